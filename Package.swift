@@ -1,0 +1,55 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "ListTape",
+  platforms: [.macOS(.v13), .iOS(.v16)],
+  products: [
+    .library(name: "ListTapeModel", targets: ["ListTapeModel"]),
+    .library(name: "ListTapeLog", targets: ["ListTapeLog"]),
+    .library(name: "ListTapeReplay", targets: ["ListTapeReplay"]),
+    .executable(name: "listtape", targets: ["listtape"]),
+    .executable(name: "listtape-bench", targets: ["listtape-bench"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CZlib",
+      pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+    ),
+    .target(name: "ListTapeJSON"),
+    .target(name: "ListTapeModel", dependencies: ["ListTapeJSON"]),
+    .target(name: "ListTapeLog", dependencies: ["CZlib"]),
+    .target(
+      name: "ListTapeReplay",
+      dependencies: ["ListTapeModel", "ListTapeLog", "ListTapeJSON"]
+    ),
+    .executableTarget(
+      name: "listtape",
+      dependencies: ["ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON"],
+      path: "Tools/listtape"
+    ),
+    .executableTarget(
+      name: "listtape-bench",
+      dependencies: ["ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON"],
+      path: "Tools/listtape-bench"
+    ),
+    .executableTarget(
+      name: "listtape-torture",
+      dependencies: ["ListTapeLog"],
+      path: "Tools/listtape-torture"
+    ),
+    .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON"]),
+    .testTarget(name: "ListTapeModelTests", dependencies: ["ListTapeModel", "ListTapeJSON"]),
+    .testTarget(name: "ListTapeLogTests", dependencies: ["ListTapeLog", "listtape-torture"]),
+    .testTarget(
+      name: "ListTapeReplayTests",
+      dependencies: ["ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON"]
+    ),
+    .testTarget(
+      name: "ListTapeCLITests",
+      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON"]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// ListTapeLog module: sources arrive in the following commits.

@@ -1,0 +1,1 @@
+// ListTapeModel module: sources arrive in the following commits.

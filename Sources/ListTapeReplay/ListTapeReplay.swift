@@ -1,0 +1,1 @@
+// ListTapeReplay module: sources arrive in the following commits.

@@ -1,0 +1,1 @@
+print("torture: not yet")

@@ -1,0 +1,1 @@
+print("listtape: not yet")
