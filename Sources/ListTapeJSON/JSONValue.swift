@@ -1,25 +1,76 @@
-/// A parsed JSON value; integers are kept apart from floats because the protocol treats
-/// them differently.
+/// A parsed JSON value.
+///
+/// Integers are kept apart from floats because the protocol treats them differently:
+/// `1` is `.int(1)`, while `1.0`, `1e3` and integers beyond `Int64` are `.double`.
 public enum JSONValue: Equatable, Sendable {
+  /// JSON `null`.
   case null
+  /// JSON `true` or `false`.
   case bool(Bool)
+  /// A number written without fraction or exponent that fits in `Int64`.
   case int(Int64)
+  /// Any other number.
   case double(Double)
+  /// A string.
   case string(String)
+  /// An array.
   case array([JSONValue])
-  case object([(key: String, value: JSONValue)])
+  /// An object, with its keys in input order.
+  case object(JSONObject)
+}
 
-  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
-    switch (lhs, rhs) {
-    case (.null, .null): return true
-    case (.bool(let a), .bool(let b)): return a == b
-    case (.int(let a), .int(let b)): return a == b
-    case (.double(let a), .double(let b)): return a == b
-    case (.string(let a), .string(let b)): return a == b
-    case (.array(let a), .array(let b)): return a == b
-    case (.object(let a), .object(let b)):
-      return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
-    default: return false
+extension JSONValue {
+  /// Whether the value is `null`.
+  public var isNull: Bool {
+    if case .null = self { return true }
+    return false
+  }
+
+  /// The boolean, or `nil` for any other kind.
+  public var boolValue: Bool? {
+    if case .bool(let value) = self { return value }
+    return nil
+  }
+
+  /// The integer, or `nil` for any other kind (doubles included).
+  public var intValue: Int64? {
+    if case .int(let value) = self { return value }
+    return nil
+  }
+
+  /// The string, or `nil` for any other kind.
+  public var stringValue: String? {
+    if case .string(let value) = self { return value }
+    return nil
+  }
+
+  /// The array, or `nil` for any other kind.
+  public var arrayValue: [JSONValue]? {
+    if case .array(let value) = self { return value }
+    return nil
+  }
+
+  /// The object, or `nil` for any other kind.
+  public var objectValue: JSONObject? {
+    if case .object(let value) = self { return value }
+    return nil
+  }
+
+  /// The member named `key` when this is an object, else `nil`.
+  public subscript(key: String) -> JSONValue? {
+    objectValue?[key]
+  }
+
+  /// A short name of the value's kind, for error messages ("string", "integer", …).
+  public var kindName: String {
+    switch self {
+    case .null: return "null"
+    case .bool: return "boolean"
+    case .int: return "integer"
+    case .double: return "float"
+    case .string: return "string"
+    case .array: return "array"
+    case .object: return "object"
     }
   }
 }

@@ -1,0 +1,249 @@
+/// A streaming JSON writer that appends UTF-8 to a byte buffer.
+///
+/// Commas and colons are placed for you; call the methods in document order
+/// (`beginObject`, `key`, value, `key`, value, `endObject`). Misordered calls produce
+/// invalid JSON rather than trapping. With `pretty`, containers are indented by two spaces.
+public struct JSONWriter: Sendable {
+  /// The JSON written so far, as UTF-8.
+  public private(set) var bytes: [UInt8]
+  /// Whether to indent nested containers with two spaces per level.
+  public let pretty: Bool
+  /// Whether the next value or key must be preceded by a comma.
+  private var needsComma = false
+  /// Whether a key was just written, so the next value follows its colon directly.
+  private var afterKey = false
+  private var depth = 0
+
+  /// A writer with an empty buffer.
+  public init(pretty: Bool = false, reservingCapacity capacity: Int = 0) {
+    self.pretty = pretty
+    bytes = []
+    bytes.reserveCapacity(capacity)
+  }
+
+  /// The JSON written so far, as a string.
+  public var text: String {
+    String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Empties the buffer (keeping its capacity) to write the next document.
+  public mutating func reset() {
+    bytes.removeAll(keepingCapacity: true)
+    needsComma = false
+    afterKey = false
+    depth = 0
+  }
+
+  /// Ends a JSON Lines record: appends `\n` so the next value starts a new document.
+  public mutating func endLine() {
+    bytes.append(ASCII.newline)
+    needsComma = false
+    afterKey = false
+    depth = 0
+  }
+
+  /// Writes `null`.
+  public mutating func null() {
+    beforeValue()
+    appendASCII("null")
+    needsComma = true
+  }
+
+  /// Writes `true` or `false`.
+  public mutating func bool(_ value: Bool) {
+    beforeValue()
+    appendASCII(value ? "true" : "false")
+    needsComma = true
+  }
+
+  /// Writes an integer.
+  public mutating func int(_ value: Int64) {
+    beforeValue()
+    if value < 0 {
+      bytes.append(ASCII.minus)
+    }
+    var magnitude = value.magnitude
+    let first = bytes.count
+    repeat {
+      bytes.append(ASCII.zero + UInt8(magnitude % 10))
+      magnitude /= 10
+    } while magnitude > 0
+    bytes[first...].reverse()
+    needsComma = true
+  }
+
+  /// Writes an integer.
+  public mutating func int(_ value: Int) {
+    int(Int64(value))
+  }
+
+  /// Writes a float in its shortest round-tripping form; infinities and NaN, which JSON
+  /// cannot express, are written as `null`.
+  public mutating func double(_ value: Double) {
+    guard value.isFinite else {
+      null()
+      return
+    }
+    beforeValue()
+    // Swift's description is the shortest text that parses back to the same value, and it
+    // always has a '.' or an exponent, so it reads back as a float.
+    bytes.append(contentsOf: value.description.utf8)
+    needsComma = true
+  }
+
+  /// Writes a string, escaping `"`, `\` and control characters.
+  public mutating func string(_ value: String) {
+    beforeValue()
+    appendQuoted(value)
+    needsComma = true
+  }
+
+  /// Writes an object key; the next call writes its value.
+  public mutating func key(_ name: String) {
+    beforeValue()
+    appendQuoted(name)
+    bytes.append(ASCII.colon)
+    if pretty {
+      bytes.append(ASCII.space)
+    }
+    needsComma = false
+    afterKey = true
+  }
+
+  /// Opens an object.
+  public mutating func beginObject() {
+    open(ASCII.openBrace)
+  }
+
+  /// Closes the innermost object.
+  public mutating func endObject() {
+    close(ASCII.closeBrace)
+  }
+
+  /// Opens an array.
+  public mutating func beginArray() {
+    open(ASCII.openBracket)
+  }
+
+  /// Closes the innermost array.
+  public mutating func endArray() {
+    close(ASCII.closeBracket)
+  }
+
+  /// Writes a whole value, keeping object key order.
+  public mutating func value(_ value: JSONValue) {
+    switch value {
+    case .null: null()
+    case .bool(let flag): bool(flag)
+    case .int(let number): int(number)
+    case .double(let number): double(number)
+    case .string(let text): string(text)
+    case .array(let elements):
+      beginArray()
+      for element in elements {
+        self.value(element)
+      }
+      endArray()
+    case .object(let object):
+      beginObject()
+      for entry in object.entries {
+        key(entry.key)
+        self.value(entry.value)
+      }
+      endObject()
+    }
+  }
+
+  // MARK: - Private
+
+  private mutating func beforeValue() {
+    if afterKey {
+      afterKey = false
+      return
+    }
+    if needsComma {
+      bytes.append(ASCII.comma)
+    }
+    if pretty && depth > 0 {
+      newlineAndIndent()
+    }
+  }
+
+  private mutating func open(_ bracket: UInt8) {
+    beforeValue()
+    bytes.append(bracket)
+    depth += 1
+    needsComma = false
+  }
+
+  private mutating func close(_ bracket: UInt8) {
+    depth -= 1
+    // `needsComma` is false only when nothing was written since the opening bracket.
+    if pretty && needsComma {
+      newlineAndIndent()
+    }
+    bytes.append(bracket)
+    needsComma = true
+    afterKey = false
+  }
+
+  private mutating func newlineAndIndent() {
+    bytes.append(ASCII.newline)
+    for _ in 0..<(2 * max(depth, 0)) {
+      bytes.append(ASCII.space)
+    }
+  }
+
+  private mutating func appendASCII(_ text: StaticString) {
+    text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+  }
+
+  private mutating func appendQuoted(_ value: String) {
+    var value = value
+    bytes.append(ASCII.quote)
+    value.withUTF8 { utf8 in
+      var runStart = 0
+      for position in utf8.indices {
+        let byte = utf8[position]
+        guard byte < 0x20 || byte == ASCII.quote || byte == ASCII.backslash else { continue }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+        appendEscape(byte)
+        runStart = position + 1
+      }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+    }
+    bytes.append(ASCII.quote)
+  }
+
+  private mutating func appendEscape(_ byte: UInt8) {
+    bytes.append(ASCII.backslash)
+    switch byte {
+    case ASCII.quote, ASCII.backslash: bytes.append(byte)
+    case ASCII.newline: bytes.append(ASCII.lowerN)
+    case ASCII.carriageReturn: bytes.append(ASCII.lowerR)
+    case ASCII.tab: bytes.append(ASCII.lowerT)
+    case 0x08: bytes.append(ASCII.lowerB)
+    case 0x0C: bytes.append(ASCII.lowerF)
+    default:
+      let hexDigits: StaticString = "0123456789abcdef"
+      bytes.append(ASCII.lowerU)
+      bytes.append(ASCII.zero)
+      bytes.append(ASCII.zero)
+      hexDigits.withUTF8Buffer { digits in
+        bytes.append(digits[Int(byte >> 4)])
+        bytes.append(digits[Int(byte & 0x0F)])
+      }
+    }
+  }
+}
+
+extension JSONValue {
+  /// The value as JSON text: compact by default, or indented by two spaces with `pretty`.
+  ///
+  /// Object keys keep their order.
+  public func serialized(pretty: Bool = false) -> String {
+    var writer = JSONWriter(pretty: pretty)
+    writer.value(self)
+    return writer.text
+  }
+}
