@@ -1,0 +1,110 @@
+/// Why stored bytes could not be decoded: a damaged, foreign or hostile record.
+public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
+  public var message: String
+  /// Byte offset inside the record or blob where decoding failed.
+  public var offset: Int
+
+  public init(_ message: String, offset: Int) {
+    self.message = message
+    self.offset = offset
+  }
+
+  public var description: String { "\(message) (at byte \(offset) of the record)" }
+}
+
+/// Appends compact binary values: LEB128 varints, zigzag integers, length-prefixed strings.
+struct ByteSink {
+  var bytes: [UInt8] = []
+
+  @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+  @inline(__always) mutating func varint(_ value: UInt64) {
+    var v = value
+    while v >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+      v >>= 7
+    }
+    bytes.append(UInt8(v))
+  }
+
+  @inline(__always) mutating func count(_ n: Int) { varint(UInt64(n)) }
+
+  @inline(__always) mutating func zigzag(_ value: Int64) {
+    varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+  }
+
+  @inline(__always) mutating func string(_ s: String) {
+    var s = s
+    s.withUTF8 { utf8 in
+      count(utf8.count)
+      bytes.append(contentsOf: utf8)
+    }
+  }
+}
+
+/// Reads what `ByteSink` wrote, checking every length against the bytes that remain so a
+/// hostile record can neither over-read nor make it allocate without bound.
+struct ByteSource {
+  let base: UnsafeRawBufferPointer
+  var offset = 0
+
+  init(_ base: UnsafeRawBufferPointer) { self.base = base }
+
+  var isAtEnd: Bool { offset == base.count }
+  var remaining: Int { base.count - offset }
+
+  func fail(_ message: String) -> CodecError { CodecError(message, offset: offset) }
+
+  @inline(__always) mutating func byte() throws(CodecError) -> UInt8 {
+    guard offset < base.count else { throw fail("unexpected end of record") }
+    let b = base[offset]
+    offset += 1
+    return b
+  }
+
+  @inline(__always) mutating func varint() throws(CodecError) -> UInt64 {
+    var result: UInt64 = 0
+    var shift: UInt64 = 0
+    while true {
+      let b = try byte()
+      if shift == 63 && b > 1 { throw fail("varint overflows 64 bits") }
+      result |= UInt64(b & 0x7F) << shift
+      if b & 0x80 == 0 { return result }
+      shift += 7
+      if shift > 63 { throw fail("varint longer than 10 bytes") }
+    }
+  }
+
+  @inline(__always) mutating func zigzag() throws(CodecError) -> Int64 {
+    let v = try varint()
+    return Int64(bitPattern: (v >> 1) ^ (0 &- (v & 1)))
+  }
+
+  /// A count of elements, each taking at least `minBytes` bytes, so it cannot exceed what
+  /// remains in the record.
+  @inline(__always) mutating func count(minBytes: Int = 1) throws(CodecError) -> Int {
+    let v = try varint()
+    guard v <= UInt64(remaining / max(minBytes, 1)) else {
+      throw fail("count \(v) exceeds the \(remaining) bytes left")
+    }
+    return Int(v)
+  }
+
+  @inline(__always) mutating func string() throws(CodecError) -> String {
+    let n = try count()
+    let slice = UnsafeRawBufferPointer(rebasing: base[offset..<offset + n])
+    offset += n
+    let units = UnsafeBufferPointer(
+      start: slice.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
+    guard let s = String(validating: units, as: UTF8.self) else {
+      throw CodecError("invalid UTF-8 in string", offset: offset - n)
+    }
+    return s
+  }
+
+  @inline(__always) mutating func identifier() throws(CodecError) -> String {
+    let s = try string()
+    guard !s.isEmpty else { throw fail("empty identifier") }
+    return s
+  }
+}

@@ -1,0 +1,313 @@
+/// The compact binary form of events stored in the log.
+///
+/// A record is a tag byte (op code, high bit set when the event has a time), the time as a
+/// zigzag varint delta from the previous timed event, then the op's fields. Strings are
+/// length-prefixed UTF-8. The running time is the codec's only state; checkpoints carry it
+/// so decoding can start at any checkpoint.
+public struct EventEncoder: Sendable {
+  /// Time of the last timed event encoded (0 before any).
+  public var lastTime: Int64
+
+  public init(lastTime: Int64 = 0) { self.lastTime = lastTime }
+
+  /// Encodes one event, appending to `bytes`.
+  public mutating func encode(_ event: Event, into bytes: inout [UInt8]) {
+    var sink = ByteSink()
+    swap(&sink.bytes, &bytes)
+    encode(event, &sink)
+    swap(&sink.bytes, &bytes)
+  }
+
+  /// Encodes one event as a new record.
+  public mutating func encode(_ event: Event) -> [UInt8] {
+    var bytes: [UInt8] = []
+    encode(event, into: &bytes)
+    return bytes
+  }
+
+  mutating func encode(_ event: Event, _ sink: inout ByteSink) {
+    let code = EventCodes.code(of: event.operation)
+    if let t = event.time {
+      sink.byte(code | 0x80)
+      sink.zigzag(t &- lastTime)
+      lastTime = t
+    } else {
+      sink.byte(code)
+    }
+    encodeFields(event.operation, &sink)
+  }
+
+  private mutating func encodeFields(_ op: Operation, _ s: inout ByteSink) {
+    func ids(_ list: [String]) {
+      s.count(list.count)
+      for id in list { s.string(id) }
+    }
+    func anchor(_ a: Anchor) {
+      s.byte(a.isAfter ? 1 : 0)
+      s.string(a.id)
+    }
+    switch op {
+    case .appendSections(let l), .deleteSections(let l), .reloadSections(let l), .deleteItems(let l),
+      .reloadItems(let l), .reconfigureItems(let l), .expand(let l), .collapse(let l),
+      .select(let l):
+      ids(l)
+    case .insertSections(let l, let a):
+      ids(l)
+      anchor(a)
+    case .moveSection(let id, let a), .moveItem(let id, let a):
+      s.string(id)
+      anchor(a)
+    case .appendItems(let items, let section, let parent):
+      s.byte((section == nil ? 0 : 1) | (parent == nil ? 0 : 2))
+      if let section { s.string(section) }
+      if let parent { s.string(parent) }
+      Self.nodes(items, &s)
+    case .insertItems(let items, let a):
+      anchor(a)
+      Self.nodes(items, &s)
+    case .deleteAllItems: break
+    case .replaceChildren(let id, let items), .applySectionSnapshot(let id, let items):
+      s.string(id)
+      Self.nodes(items, &s)
+    case .update(let item, let title, let fields):
+      s.byte((title == nil ? 0 : 1) | (fields == nil ? 0 : 2))
+      s.string(item)
+      if let title { s.string(title) }
+      if let fields { Self.fields(fields, &s) }
+    case .deselect(let l):
+      if let l {
+        s.byte(1)
+        ids(l)
+      } else {
+        s.byte(0)
+      }
+    case .configure(let multiple): s.byte(multiple ? 1 : 0)
+    case .mark(let label): s.string(label)
+    case .batch(let events):
+      s.count(events.count)
+      // Nested events carry absolute times and leave the running time alone.
+      for e in events {
+        var inner = EventEncoder(lastTime: 0)
+        inner.encode(e, &s)
+      }
+    }
+  }
+
+  static func fields(_ f: [String: String], _ s: inout ByteSink) {
+    s.count(f.count)
+    for k in f.keys.sorted() {
+      s.string(k)
+      s.string(f[k] ?? "")
+    }
+  }
+
+  static func nodes(_ list: [OutlineNode], _ s: inout ByteSink) {
+    s.count(list.count)
+    for n in list {
+      let flags: UInt8 =
+        (n.title == nil ? 0 : 1) | (n.fields == nil ? 0 : 2) | (n.expanded ? 4 : 0)
+        | (n.children.isEmpty ? 0 : 8)
+      s.byte(flags)
+      s.string(n.id)
+      if let title = n.title { s.string(title) }
+      if let fields = n.fields { Self.fields(fields, &s) }
+      if !n.children.isEmpty { nodes(n.children, &s) }
+    }
+  }
+}
+
+/// Decodes records written by `EventEncoder`, validating every byte.
+public struct EventDecoder: Sendable {
+  /// Time of the last timed event decoded (0 before any).
+  public var lastTime: Int64
+  /// Cap on nested batches and node subtrees, so hostile records cannot exhaust the stack.
+  static let maxDepth = 256
+
+  public init(lastTime: Int64 = 0) { self.lastTime = lastTime }
+
+  /// Decodes one whole record.
+  public mutating func decode(_ record: UnsafeRawBufferPointer) throws(CodecError) -> Event {
+    var src = ByteSource(record)
+    let e = try decode(&src, depth: 0)
+    guard src.isAtEnd else { throw src.fail("\(src.remaining) trailing bytes after the event") }
+    return e
+  }
+
+  /// Decodes one whole record.
+  public mutating func decode(_ record: [UInt8]) throws(CodecError) -> Event {
+    let result: Result<Event, CodecError> = record.withUnsafeBytes { raw in
+      Result { () throws(CodecError) in try self.decode(raw) }
+    }
+    return try result.get()
+  }
+
+  mutating func decode(_ s: inout ByteSource, depth: Int) throws(CodecError) -> Event {
+    let tag = try s.byte()
+    var time: Int64?
+    if tag & 0x80 != 0 {
+      let t = lastTime &+ (try s.zigzag())
+      lastTime = t
+      time = t
+    }
+    let op = try decodeFields(tag & 0x7F, &s, depth: depth)
+    return Event(op, time: time)
+  }
+
+  private mutating func decodeFields(
+    _ code: UInt8, _ s: inout ByteSource, depth: Int
+  ) throws(CodecError) -> Operation {
+    func ids() throws(CodecError) -> [String] {
+      let n = try s.count()
+      var out: [String] = []
+      out.reserveCapacity(n)
+      for _ in 0..<n { out.append(try s.identifier()) }
+      return out
+    }
+    func anchor() throws(CodecError) -> Anchor {
+      let b = try s.byte()
+      guard b <= 1 else { throw s.fail("bad anchor kind \(b)") }
+      let id = try s.identifier()
+      return b == 1 ? .after(id) : .before(id)
+    }
+    switch code {
+    case EventCodes.appendSections: return .appendSections(try ids())
+    case EventCodes.insertSections: return .insertSections(try ids(), try anchor())
+    case EventCodes.deleteSections: return .deleteSections(try ids())
+    case EventCodes.moveSection: return .moveSection(try s.identifier(), try anchor())
+    case EventCodes.reloadSections: return .reloadSections(try ids())
+    case EventCodes.appendItems:
+      let flags = try s.byte()
+      guard flags <= 3 else { throw s.fail("bad appendItems flags \(flags)") }
+      let section = flags & 1 != 0 ? try s.identifier() : nil
+      let parent = flags & 2 != 0 ? try s.identifier() : nil
+      return .appendItems(try Self.nodes(&s, depth: depth), section: section, parent: parent)
+    case EventCodes.insertItems:
+      let a = try anchor()
+      return .insertItems(try Self.nodes(&s, depth: depth), a)
+    case EventCodes.deleteItems: return .deleteItems(try ids())
+    case EventCodes.deleteAllItems: return .deleteAllItems
+    case EventCodes.moveItem: return .moveItem(try s.identifier(), try anchor())
+    case EventCodes.replaceChildren:
+      let id = try s.identifier()
+      return .replaceChildren(parent: id, items: try Self.nodes(&s, depth: depth))
+    case EventCodes.applySectionSnapshot:
+      let id = try s.identifier()
+      return .applySectionSnapshot(section: id, items: try Self.nodes(&s, depth: depth))
+    case EventCodes.reloadItems: return .reloadItems(try ids())
+    case EventCodes.reconfigureItems: return .reconfigureItems(try ids())
+    case EventCodes.update:
+      let flags = try s.byte()
+      guard flags <= 3 else { throw s.fail("bad update flags \(flags)") }
+      let item = try s.identifier()
+      let title = flags & 1 != 0 ? try s.string() : nil
+      let fields = flags & 2 != 0 ? try Self.fields(&s) : nil
+      return .update(item: item, title: title, fields: fields)
+    case EventCodes.expand: return .expand(try ids())
+    case EventCodes.collapse: return .collapse(try ids())
+    case EventCodes.select: return .select(try ids())
+    case EventCodes.deselect:
+      let b = try s.byte()
+      guard b <= 1 else { throw s.fail("bad deselect flag \(b)") }
+      return .deselect(b == 1 ? try ids() : nil)
+    case EventCodes.configure:
+      let b = try s.byte()
+      guard b <= 1 else { throw s.fail("bad configure flag \(b)") }
+      return .configure(multipleSelection: b == 1)
+    case EventCodes.mark: return .mark(try s.string())
+    case EventCodes.batch:
+      guard depth < Self.maxDepth else { throw s.fail("batches nested too deeply") }
+      let n = try s.count()
+      var events: [Event] = []
+      events.reserveCapacity(n)
+      for _ in 0..<n {
+        var inner = EventDecoder(lastTime: 0)
+        events.append(try inner.decode(&s, depth: depth + 1))
+      }
+      return .batch(events)
+    default:
+      throw CodecError("unknown op code \(code)", offset: s.offset - 1)
+    }
+  }
+
+  static func fields(_ s: inout ByteSource) throws(CodecError) -> [String: String] {
+    let n = try s.count(minBytes: 2)
+    var out: [String: String] = [:]
+    out.reserveCapacity(n)
+    for _ in 0..<n {
+      let k = try s.string()
+      out[k] = try s.string()
+    }
+    return out
+  }
+
+  static func nodes(_ s: inout ByteSource, depth: Int) throws(CodecError) -> [OutlineNode] {
+    guard depth < maxDepth else { throw s.fail("items nested too deeply") }
+    let n = try s.count(minBytes: 2)
+    var out: [OutlineNode] = []
+    out.reserveCapacity(n)
+    for _ in 0..<n {
+      let flags = try s.byte()
+      guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
+      var node = OutlineNode(try s.identifier())
+      if flags & 1 != 0 { node.title = try s.string() }
+      if flags & 2 != 0 { node.fields = try fields(&s) }
+      node.expanded = flags & 4 != 0
+      if flags & 8 != 0 { node.children = try nodes(&s, depth: depth + 1) }
+      out.append(node)
+    }
+    return out
+  }
+}
+
+/// Op codes of the binary form; part of the file format, never renumber.
+enum EventCodes {
+  static let appendSections: UInt8 = 1
+  static let insertSections: UInt8 = 2
+  static let deleteSections: UInt8 = 3
+  static let moveSection: UInt8 = 4
+  static let reloadSections: UInt8 = 5
+  static let appendItems: UInt8 = 6
+  static let insertItems: UInt8 = 7
+  static let deleteItems: UInt8 = 8
+  static let deleteAllItems: UInt8 = 9
+  static let moveItem: UInt8 = 10
+  static let replaceChildren: UInt8 = 11
+  static let applySectionSnapshot: UInt8 = 12
+  static let reloadItems: UInt8 = 13
+  static let reconfigureItems: UInt8 = 14
+  static let update: UInt8 = 15
+  static let expand: UInt8 = 16
+  static let collapse: UInt8 = 17
+  static let select: UInt8 = 18
+  static let deselect: UInt8 = 19
+  static let configure: UInt8 = 20
+  static let mark: UInt8 = 21
+  static let batch: UInt8 = 22
+
+  static func code(of op: Operation) -> UInt8 {
+    switch op {
+    case .appendSections: return appendSections
+    case .insertSections: return insertSections
+    case .deleteSections: return deleteSections
+    case .moveSection: return moveSection
+    case .reloadSections: return reloadSections
+    case .appendItems: return appendItems
+    case .insertItems: return insertItems
+    case .deleteItems: return deleteItems
+    case .deleteAllItems: return deleteAllItems
+    case .moveItem: return moveItem
+    case .replaceChildren: return replaceChildren
+    case .applySectionSnapshot: return applySectionSnapshot
+    case .reloadItems: return reloadItems
+    case .reconfigureItems: return reconfigureItems
+    case .update: return update
+    case .expand: return expand
+    case .collapse: return collapse
+    case .select: return select
+    case .deselect: return deselect
+    case .configure: return configure
+    case .mark: return mark
+    case .batch: return batch
+    }
+  }
+}

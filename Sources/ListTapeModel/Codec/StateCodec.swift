@@ -1,0 +1,123 @@
+/// The canonical binary form of a `ListState`, used for checkpoints and state hashes.
+///
+/// Layout: version byte, mode byte, section count, then per section its id, item count and
+/// items in pre-order (level, flags, id, title?, fields?). Equal states encode to equal
+/// bytes whatever their history, so the encoding doubles as a state fingerprint.
+extension ListState {
+  static let codecVersion: UInt8 = 1
+
+  /// The canonical encoding of the state.
+  public func encoded() -> [UInt8] {
+    var s = ByteSink()
+    s.bytes.reserveCapacity(16 + forest.itemIndex.count * 12)
+    s.byte(Self.codecVersion)
+    s.byte(allowsMultipleSelection ? 1 : 0)
+    s.count(forest.sectionOrder.count)
+    for sec in forest.sectionOrder {
+      s.string(forest.sections[Int(sec)].id)
+      s.count(forest.itemCount(inSection: sec))
+      forest.walk(list: forest.sections[Int(sec)].roots, visibleOnly: false) { x, level in
+        let n = forest.nodes[Int(x)]
+        s.count(level)
+        let flags: UInt8 =
+          (n.expanded ? 1 : 0) | (n.selected ? 2 : 0) | (n.title == nil ? 0 : 4)
+          | (n.fields == nil ? 0 : 8)
+        s.byte(flags)
+        s.string(n.id)
+        if let title = n.title { s.string(title) }
+        if let fields = n.fields { EventEncoder.fields(fields, &s) }
+      }
+    }
+    return s.bytes
+  }
+
+  /// A 64-bit FNV-1a fingerprint of the canonical encoding: equal states, equal hashes.
+  public var stateHash: UInt64 {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in encoded() {
+      h ^= UInt64(b)
+      h = h &* 0x100_0000_01b3
+    }
+    return h
+  }
+
+  /// Rebuilds a state from its canonical encoding, validating structure and identities.
+  public init(encoded bytes: UnsafeRawBufferPointer) throws(CodecError) {
+    var s = ByteSource(bytes)
+    self.init()
+    let version = try s.byte()
+    guard version == Self.codecVersion else {
+      throw CodecError("unknown state encoding version \(version)", offset: 0)
+    }
+    let mode = try s.byte()
+    guard mode <= 1 else { throw s.fail("bad selection mode \(mode)") }
+    allowsMultipleSelection = mode == 1
+    let sectionCount = try s.count()
+    for _ in 0..<sectionCount {
+      let id = try s.identifier()
+      guard forest.sectionIndex[id] == nil else { throw s.fail("duplicate section \"\(id)\"") }
+      let sec = forest.allocateSection(id)
+      forest.sectionOrder.append(sec)
+      let itemCount = try s.count(minBytes: 3)
+      try decodeItems(&s, count: itemCount, section: sec)
+    }
+    guard s.isAtEnd else { throw s.fail("\(s.remaining) trailing bytes after the state") }
+    guard allowsMultipleSelection || forest.selection.count <= 1 else {
+      throw s.fail("\(forest.selection.count) items selected in single-selection mode")
+    }
+  }
+
+  /// Reads `count` pre-order items and links them bottom-up, each sibling list in O(k).
+  private mutating func decodeItems(
+    _ s: inout ByteSource, count: Int, section: Handle
+  ) throws(CodecError) {
+    // open[d] = (item at depth d, its children so far); roots collect separately.
+    var roots: [Handle] = []
+    var open: [(Handle, [Handle])] = []
+    var selected: [Handle] = []
+    func close(to depth: Int) {
+      while open.count > depth {
+        let (x, kids) = open.removeLast()
+        forest.insertList(kids, parent: x, section: -1, at: nil)
+      }
+    }
+    for _ in 0..<count {
+      let level = try s.count()
+      guard level <= open.count else {
+        throw s.fail("item level \(level) skips a level (previous depth \(open.count))")
+      }
+      let flags = try s.byte()
+      guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
+      let id = try s.identifier()
+      guard forest.itemIndex[id] == nil else { throw s.fail("duplicate item \"\(id)\"") }
+      close(to: level)
+      let x = forest.allocate(id)
+      forest.nodes[Int(x)].expanded = flags & 1 != 0
+      if flags & 4 != 0 { forest.nodes[Int(x)].title = try s.string() }
+      if flags & 8 != 0 { forest.nodes[Int(x)].fields = try EventDecoder.fields(&s) }
+      if flags & 2 != 0 { selected.append(x) }
+      if level == 0 {
+        roots.append(x)
+      } else {
+        open[level - 1].1.append(x)
+      }
+      open.append((x, []))
+    }
+    close(to: 0)
+    forest.insertList(roots, parent: -1, section: section, at: nil)
+    for x in selected {
+      guard forest.isVisible(x) else {
+        throw s.fail("selected item \"\(forest.nodes[Int(x)].id)\" is hidden")
+      }
+      forest.setSelected(x, true)
+    }
+  }
+
+  /// Rebuilds a state from its canonical encoding.
+  public init(encoded bytes: [UInt8]) throws(CodecError) {
+    let result: Result<ListState, CodecError> = bytes.withUnsafeBytes { raw in
+      Result { () throws(CodecError) in try ListState(encoded: raw) }
+    }
+    self = try result.get()
+  }
+}

@@ -1,0 +1,35 @@
+/// One item as a viewer or a diff sees it: identity, place in the outline, flags, content.
+public struct OutlineRow: Equatable, Sendable {
+  public var id: String
+  public var parent: String?
+  public var level: Int
+  public var expanded: Bool
+  public var hasChildren: Bool
+  public var isVisible: Bool
+  public var isSelected: Bool
+  public var title: String?
+  public var fields: [String: String]?
+}
+
+extension ListState {
+  /// Every item of a section in depth-first pre-order (or only the visible ones), with what
+  /// a renderer needs; nil when the section is absent. - Complexity: O(items in the section).
+  public func rows(inSection id: String, visibleOnly: Bool = false) -> [OutlineRow]? {
+    guard let s = forest.sectionIndex[id] else { return nil }
+    var out: [OutlineRow] = []
+    // Visibility is inherited: track the expanded state of the open ancestors by depth.
+    var shown: [Bool] = []
+    forest.walk(list: forest.sections[Int(s)].roots, visibleOnly: visibleOnly) { x, level in
+      let n = forest.nodes[Int(x)]
+      shown.removeSubrange(level...)
+      let visible = shown.allSatisfy { $0 }
+      shown.append(visible && n.expanded)
+      out.append(
+        OutlineRow(
+          id: n.id, parent: n.parent >= 0 ? forest.nodes[Int(n.parent)].id : nil, level: level,
+          expanded: n.expanded, hasChildren: n.children >= 0, isVisible: visible,
+          isSelected: n.selected, title: n.title, fields: n.fields))
+    }
+    return out
+  }
+}

@@ -1,0 +1,328 @@
+/// The whole state of an expandable list: Apple's data-source snapshot (ordered sections),
+/// a section snapshot (an outline) inside every section, and the selection.
+///
+/// Mirrors `NSDiffableDataSourceSnapshot` and `NSDiffableDataSourceSectionSnapshot`, with
+/// `String` identifiers unique across the list. Misuse throws `ListFault` instead of
+/// trapping and leaves the state unchanged. Queries about one item never scan the list.
+public struct ListState: Sendable {
+  var forest = Forest()
+  /// Whether several items may be selected at once (single selection until configured).
+  public internal(set) var allowsMultipleSelection = false
+
+  /// An empty list: no sections, single selection.
+  public init() {}
+}
+
+// MARK: - Data-source snapshot: sections
+
+extension ListState {
+  /// Section identifiers in display order.
+  public var sectionIdentifiers: [String] { forest.sectionOrder.map { forest.sections[Int($0)].id } }
+
+  public var numberOfSections: Int { forest.sectionOrder.count }
+
+  /// Position of a section, or nil when absent. - Complexity: O(sections).
+  public func indexOfSection(_ id: String) -> Int? {
+    forest.sectionIndex[id].flatMap { forest.sectionPosition($0) }
+  }
+
+  public func containsSection(_ id: String) -> Bool { forest.sectionIndex[id] != nil }
+
+  public mutating func appendSections(_ ids: [String]) throws(ListFault) {
+    try forest.appendSections(ids)
+  }
+
+  public mutating func insertSections(_ ids: [String], beforeSection: String) throws(ListFault) {
+    try forest.insertSections(ids, anchor: beforeSection, after: false)
+  }
+
+  public mutating func insertSections(_ ids: [String], afterSection: String) throws(ListFault) {
+    try forest.insertSections(ids, anchor: afterSection, after: true)
+  }
+
+  /// Removes sections with all their items; absent ids are ignored.
+  public mutating func deleteSections(_ ids: [String]) {
+    forest.deleteSections(ids)
+  }
+
+  public mutating func moveSection(_ id: String, beforeSection: String) throws(ListFault) {
+    try forest.moveSection(id, anchor: beforeSection, after: false)
+  }
+
+  public mutating func moveSection(_ id: String, afterSection: String) throws(ListFault) {
+    try forest.moveSection(id, anchor: afterSection, after: true)
+  }
+
+  /// No structural change; every section must exist.
+  public func reloadSections(_ ids: [String]) throws(ListFault) {
+    try forest.requireSections(ids)
+  }
+}
+
+// MARK: - Data-source snapshot: items
+
+extension ListState {
+  /// Every visible item, section after section, in display order.
+  public var itemIdentifiers: [String] {
+    forest.sectionOrder.flatMap { s in
+      forest.items(inSection: s, visibleOnly: true).map { forest.nodes[Int($0)].id }
+    }
+  }
+
+  /// Visible items of a section (what the collection view shows), or nil when absent.
+  public func itemIdentifiers(inSection id: String) -> [String]? {
+    guard let s = forest.sectionIndex[id] else { return nil }
+    return forest.items(inSection: s, visibleOnly: true).map { forest.nodes[Int($0)].id }
+  }
+
+  /// Visible rows in the whole list. - Complexity: O(sections).
+  public var numberOfItems: Int {
+    forest.sectionOrder.reduce(0) { $0 + forest.visibleCount(inSection: $1) }
+  }
+
+  /// Visible rows of a section, or nil when absent. - Complexity: O(1).
+  public func numberOfItems(inSection id: String) -> Int? {
+    forest.sectionIndex[id].map { forest.visibleCount(inSection: $0) }
+  }
+
+  /// Every item of the list, visible or not. - Complexity: O(1).
+  public var numberOfAllItems: Int { forest.itemIndex.count }
+
+  public func sectionIdentifier(containingItem id: String) -> String? {
+    forest.itemIndex[id].map { forest.sections[Int(forest.section(of: $0))].id }
+  }
+
+  /// Index of a visible item among all visible items of the list, nil when hidden or absent.
+  /// - Complexity: O(sections + depth × log siblings).
+  public func indexOfItem(_ id: String) -> Int? {
+    guard let x = forest.itemIndex[id], let row = forest.row(of: x) else { return nil }
+    let s = forest.section(of: x)
+    var offset = 0
+    for t in forest.sectionOrder {
+      if t == s { break }
+      offset += forest.visibleCount(inSection: t)
+    }
+    return offset + row
+  }
+
+  /// Appends items as the last root items of a section (the last section when nil).
+  public mutating func appendItems(_ items: [OutlineNode], toSection: String? = nil)
+    throws(ListFault)
+  {
+    try forest.appendItems(items, section: toSection, parent: nil)
+  }
+
+  /// Appends bare items as the last root items of a section (the last section when nil).
+  public mutating func appendItems(_ ids: [String], toSection: String? = nil) throws(ListFault) {
+    try appendItems(ids.map { OutlineNode($0) }, toSection: toSection)
+  }
+
+  /// Appends items as the last children of `parent`; with `inSection`, the parent must lie
+  /// in that section.
+  public mutating func appendItems(
+    _ items: [OutlineNode], toParent parent: String, inSection: String? = nil
+  ) throws(ListFault) {
+    try forest.appendItems(items, section: inSection, parent: parent)
+  }
+
+  public mutating func insertItems(_ items: [OutlineNode], beforeItem: String) throws(ListFault) {
+    try forest.insertItems(items, anchor: beforeItem, after: false)
+  }
+
+  /// Inserts items as siblings after the anchor's whole subtree.
+  public mutating func insertItems(_ items: [OutlineNode], afterItem: String) throws(ListFault) {
+    try forest.insertItems(items, anchor: afterItem, after: true)
+  }
+
+  /// Removes items and all their descendants; absent ids are ignored.
+  public mutating func deleteItems(_ ids: [String]) {
+    forest.deleteItems(ids)
+  }
+
+  /// Removes every item; sections stay.
+  public mutating func deleteAllItems() {
+    forest.deleteAllItems()
+  }
+
+  public mutating func moveItem(_ id: String, beforeItem: String) throws(ListFault) {
+    try forest.moveItem(id, anchor: beforeItem, after: false)
+  }
+
+  /// Moves an item to right after the anchor's whole subtree, as its next sibling.
+  public mutating func moveItem(_ id: String, afterItem: String) throws(ListFault) {
+    try forest.moveItem(id, anchor: afterItem, after: true)
+  }
+
+  /// No structural change; every item must exist.
+  public func reloadItems(_ ids: [String]) throws(ListFault) { try forest.requireItems(ids) }
+
+  /// No structural change; every item must exist.
+  public func reconfigureItems(_ ids: [String]) throws(ListFault) { try forest.requireItems(ids) }
+
+  /// Replaces an item's title (when given) and merges `fields` key by key.
+  public mutating func updateItem(_ id: String, title: String?, fields: [String: String]?)
+    throws(ListFault)
+  {
+    try forest.update(id, title: title, fields: fields)
+  }
+}
+
+// MARK: - Section snapshots (outlines)
+
+extension ListState {
+  /// The outline of a section, or nil when absent. - Complexity: O(items in the section).
+  public func sectionSnapshot(for section: String) -> SectionSnapshot? {
+    guard let s = forest.sectionIndex[section] else { return nil }
+    return SectionSnapshot(nodes: outline(list: forest.sections[Int(s)].roots))
+  }
+
+  /// Replaces the whole content of an existing section (Apple's `apply(_:to:)`).
+  public mutating func apply(_ snapshot: SectionSnapshot, to section: String) throws(ListFault) {
+    try applyItems(snapshot.nodes, to: section)
+  }
+
+  /// Replaces the whole content of an existing section with `items`.
+  public mutating func applyItems(_ items: [OutlineNode], to section: String) throws(ListFault) {
+    try forest.replaceSection(section, with: items)
+  }
+
+  /// Drops every descendant of `parent`, then attaches `items` as its children.
+  public mutating func replaceChildren(of parent: String, with items: [OutlineNode])
+    throws(ListFault)
+  {
+    try forest.replaceChildren(of: parent, with: items)
+  }
+
+  public mutating func expand(_ ids: [String]) throws(ListFault) {
+    try forest.setExpanded(ids, true)
+  }
+
+  /// Collapses items; their descendants keep their own flags, and hidden items leave the
+  /// selection.
+  public mutating func collapse(_ ids: [String]) throws(ListFault) {
+    try forest.setExpanded(ids, false)
+  }
+
+  public func contains(_ id: String) -> Bool { forest.itemIndex[id] != nil }
+
+  /// Whether the item is expanded; false when absent.
+  public func isExpanded(_ id: String) -> Bool {
+    forest.itemIndex[id].map { forest.nodes[Int($0)].expanded } ?? false
+  }
+
+  /// Whether every ancestor is expanded; false when absent. - Complexity: O(depth).
+  public func isVisible(_ id: String) -> Bool {
+    forest.itemIndex[id].map { forest.isVisible($0) } ?? false
+  }
+
+  /// Depth of an item (0 for roots), nil when absent. - Complexity: O(depth).
+  public func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
+
+  /// The parent of an item; `.some(nil)` for a root, nil when absent.
+  public func parent(of id: String) -> String?? {
+    guard let x = forest.itemIndex[id] else { return nil }
+    let p = forest.nodes[Int(x)].parent
+    return .some(p >= 0 ? forest.nodes[Int(p)].id : nil)
+  }
+
+  /// Visible row of an item within its section; nil when hidden or absent.
+  /// - Complexity: O(depth × log siblings).
+  public func row(of id: String) -> Int? { forest.itemIndex[id].flatMap { forest.row(of: $0) } }
+
+  /// Index of an item in its section's depth-first pre-order (its section snapshot index).
+  public func index(of id: String) -> Int? {
+    forest.itemIndex[id].map { forest.preorderIndex(of: $0) }
+  }
+
+  /// Every item of a section in depth-first pre-order, or nil when absent.
+  public func allItems(inSection id: String) -> [String]? {
+    guard let s = forest.sectionIndex[id] else { return nil }
+    return forest.items(inSection: s, visibleOnly: false).map { forest.nodes[Int($0)].id }
+  }
+
+  /// Root items of a section in order, or nil when absent.
+  public func rootItems(inSection id: String) -> [String]? {
+    guard let s = forest.sectionIndex[id] else { return nil }
+    return forest.list(forest.sections[Int(s)].roots).map { forest.nodes[Int($0)].id }
+  }
+
+  /// Direct children of an item in order, or nil when absent.
+  public func children(of id: String) -> [String]? {
+    guard let x = forest.itemIndex[id] else { return nil }
+    return forest.list(forest.nodes[Int(x)].children).map { forest.nodes[Int($0)].id }
+  }
+
+  public func title(of id: String) -> String? {
+    forest.itemIndex[id].flatMap { forest.nodes[Int($0)].title }
+  }
+
+  public func fields(of id: String) -> [String: String]? {
+    forest.itemIndex[id].flatMap { forest.nodes[Int($0)].fields }
+  }
+
+  /// The subtree under `list` as nodes, flags and content included.
+  func outline(list root: Handle) -> [OutlineNode] {
+    forest.list(root).map { x in
+      let n = forest.nodes[Int(x)]
+      return OutlineNode(
+        n.id, title: n.title, fields: n.fields, expanded: n.expanded,
+        children: outline(list: n.children))
+    }
+  }
+}
+
+// MARK: - Selection
+
+extension ListState {
+  /// Selected items in display order. - Complexity: O(selected × (depth × log siblings)).
+  public var selectedItems: [String] {
+    let order = Dictionary(
+      uniqueKeysWithValues: forest.sectionOrder.enumerated().map { ($1, $0) })
+    return forest.selection.map { x in
+      (order[forest.section(of: x)] ?? 0, forest.row(of: x) ?? 0, forest.nodes[Int(x)].id)
+    }
+    .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+    .map { $0.2 }
+  }
+
+  public func isSelected(_ id: String) -> Bool {
+    forest.itemIndex[id].map { forest.nodes[Int($0)].selected } ?? false
+  }
+
+  /// Selects visible items; in single-selection mode replaces the selection and takes at
+  /// most one item (an empty list then clears it).
+  public mutating func select(_ ids: [String]) throws(ListFault) {
+    var handles: [Handle] = []
+    var seen = Set<Handle>()
+    for id in ids {
+      let x = try forest.requireItem(id)
+      guard forest.isVisible(x) else { throw .hiddenItem(id) }
+      if seen.insert(x).inserted { handles.append(x) }
+    }
+    if allowsMultipleSelection {
+      for x in handles { forest.setSelected(x, true) }
+    } else {
+      guard handles.count <= 1 else { throw .tooManySelected(handles.count) }
+      for x in forest.selection where x != handles.first { forest.setSelected(x, false) }
+      if let x = handles.first { forest.setSelected(x, true) }
+    }
+  }
+
+  /// Deselects these items (absent or unselected ids do nothing), or everything when nil.
+  public mutating func deselect(_ ids: [String]?) {
+    if let ids {
+      for id in ids {
+        if let x = forest.itemIndex[id] { forest.setSelected(x, false) }
+      }
+    } else {
+      for x in forest.selection { forest.setSelected(x, false) }
+    }
+  }
+
+  /// Sets the selection mode; switching to single selection clears the selection.
+  public mutating func setAllowsMultipleSelection(_ value: Bool) {
+    guard value != allowsMultipleSelection else { return }
+    allowsMultipleSelection = value
+    if !value { deselect(nil) }
+  }
+}

@@ -1,1 +1,0 @@
-// ListTapeModel module: sources arrive in the following commits.

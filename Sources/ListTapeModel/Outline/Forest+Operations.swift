@@ -1,0 +1,256 @@
+/// The validated, id-level operations shared by `ListState` and `SectionSnapshot`.
+///
+/// Each one checks everything that could fault before it writes anything, so a fault
+/// leaves the forest untouched.
+extension Forest {
+  // MARK: Lookups that fault
+
+  func requireSection(_ id: String) throws(ListFault) -> Handle {
+    guard let s = sectionIndex[id] else { throw .missingSection(id) }
+    return s
+  }
+
+  func requireItem(_ id: String) throws(ListFault) -> Handle {
+    guard let x = itemIndex[id] else { throw .missingItem(id) }
+    return x
+  }
+
+  func requireAnchor(_ id: String) throws(ListFault) -> Handle {
+    guard let x = itemIndex[id] else { throw .missingAnchor(id) }
+    return x
+  }
+
+  /// Checks that the ids inserted by `nodes` are unique in the event and new to the list;
+  /// `replaceable` says which existing items the same event drops first.
+  func validateNew(
+    _ nodes: [OutlineNode], replaceable: (Handle) -> Bool = { _ in false }
+  ) throws(ListFault) {
+    var seen = Set<String>()
+    var stack: [OutlineNode] = nodes.reversed()
+    while let n = stack.popLast() {
+      guard seen.insert(n.id).inserted else { throw .repeatedItem(n.id) }
+      if let h = itemIndex[n.id], !replaceable(h) { throw .duplicateItem(n.id) }
+      stack.append(contentsOf: n.children.reversed())
+    }
+  }
+
+  // MARK: Sections
+
+  mutating func appendSections(_ ids: [String]) throws(ListFault) {
+    try validateNewSections(ids)
+    for id in ids {
+      let s = allocateSection(id)
+      editSectionOrder { $0.append(s) }
+    }
+  }
+
+  mutating func insertSections(_ ids: [String], anchor: String, after: Bool) throws(ListFault) {
+    try validateNewSections(ids)
+    let a = try requireSection(anchor)
+    guard let pos = sectionPosition(a) else { throw .missingSection(anchor) }
+    var handles: [Handle] = []
+    for id in ids { handles.append(allocateSection(id)) }
+    editSectionOrder { $0.insert(contentsOf: handles, at: after ? pos + 1 : pos) }
+  }
+
+  private func validateNewSections(_ ids: [String]) throws(ListFault) {
+    var seen = Set<String>()
+    for id in ids {
+      guard seen.insert(id).inserted else { throw .repeatedSection(id) }
+      if sectionIndex[id] != nil { throw .duplicateSection(id) }
+    }
+  }
+
+  mutating func deleteSections(_ ids: [String]) {
+    for id in ids {
+      guard let s = sectionIndex[id] else { continue }
+      releaseAll(list: sections[Int(s)].roots)
+      editSectionOrder { order in
+        if let i = order.firstIndex(of: s) { order.remove(at: i) }
+      }
+      releaseSection(s)
+    }
+  }
+
+  mutating func moveSection(_ id: String, anchor: String, after: Bool) throws(ListFault) {
+    let s = try requireSection(id)
+    let a = try requireSection(anchor)
+    guard s != a else { throw .moveNextToItself(id) }
+    editSectionOrder { order in
+      if let i = order.firstIndex(of: s) { order.remove(at: i) }
+      let pos = order.firstIndex(of: a) ?? order.count
+      order.insert(s, at: after ? pos + 1 : pos)
+    }
+  }
+
+  func requireSections(_ ids: [String]) throws(ListFault) {
+    for id in ids where sectionIndex[id] == nil { throw .missingSection(id) }
+  }
+
+  // MARK: Items
+
+  /// Creates detached nodes (with their subtrees attached) for `nodes`.
+  mutating func make(_ nodes: [OutlineNode]) -> [Handle] {
+    var out: [Handle] = []
+    out.reserveCapacity(nodes.count)
+    for n in nodes {
+      let x = allocate(n.id)
+      edit(x) {
+        $0.title = n.title
+        $0.fields = n.fields
+        $0.expanded = n.expanded
+      }
+      if !n.children.isEmpty {
+        let kids = make(n.children)
+        insertList(kids, parent: x, section: -1, at: nil)
+      }
+      out.append(x)
+    }
+    return out
+  }
+
+  /// `appendItems`: as last children of `parent`, else as last roots of `section` (the
+  /// last section when both are nil).
+  mutating func appendItems(
+    _ nodes: [OutlineNode], section: String?, parent: String?
+  ) throws(ListFault) {
+    if let parent {
+      guard let p = itemIndex[parent] else { throw .missingParent(parent) }
+      if let section {
+        let s = try requireSection(section)
+        guard self.section(of: p) == s else {
+          throw .parentNotInSection(parent: parent, section: section)
+        }
+      }
+      try validateNew(nodes)
+      insertList(make(nodes), parent: p, section: -1, at: nil)
+    } else {
+      let s: Handle
+      if let section {
+        s = try requireSection(section)
+      } else {
+        guard let last = sectionOrder.last else { throw .noSections }
+        s = last
+      }
+      try validateNew(nodes)
+      insertList(make(nodes), parent: -1, section: s, at: nil)
+    }
+  }
+
+  /// `insertItems`: siblings of the anchor; `after` lands after the anchor's subtree.
+  mutating func insertItems(
+    _ nodes: [OutlineNode], anchor: String, after: Bool
+  ) throws(ListFault) {
+    let a = try requireAnchor(anchor)
+    try validateNew(nodes)
+    let p = self.nodes[Int(a)].parent
+    let s = p >= 0 ? -1 : self.nodes[Int(a)].section
+    let pos = rank(a) + (after ? 1 : 0)
+    insertList(make(nodes), parent: p, section: s, at: pos)
+  }
+
+  /// Removes items with their descendants; absent ids are ignored.
+  mutating func deleteItems(_ ids: [String]) {
+    for id in ids {
+      guard let x = itemIndex[id] else { continue }
+      detach(x)
+      releaseSubtree(x)
+    }
+  }
+
+  mutating func deleteAllItems() {
+    for s in sectionOrder {
+      releaseAll(list: sections[Int(s)].roots)
+      setListRoot(parent: -1, section: s, -1)
+    }
+  }
+
+  /// Frees every item of a list and their subtrees (the list root itself is left dangling
+  /// for the caller to reset).
+  mutating func releaseAll(list root: Handle) {
+    var stack: [Handle] = []
+    forEachInList(root) { stack.append($0) }
+    while let t = stack.popLast() {
+      forEachInList(nodes[Int(t)].children) { stack.append($0) }
+      release(t)
+    }
+  }
+
+  /// Moves an item with its subtree next to the anchor, taking the anchor's parent and
+  /// section; Apple's arithmetic: the position is computed after the item is taken out.
+  mutating func moveItem(_ id: String, anchor: String, after: Bool) throws(ListFault) {
+    let x = try requireItem(id)
+    let a = try requireAnchor(anchor)
+    guard x != a else { throw .moveNextToItself(id) }
+    guard !isSelfOrAncestor(x, of: a) else { throw .moveIntoOwnSubtree(item: id, anchor: anchor) }
+    detach(x)
+    let p = nodes[Int(a)].parent
+    let s = p >= 0 ? -1 : nodes[Int(a)].section
+    insertList([x], parent: p, section: s, at: rank(a) + (after ? 1 : 0))
+    pruneHiddenSelection()
+  }
+
+  /// Drops every descendant of `parent`, then attaches `nodes` as its children; ids that
+  /// were dropped and come back keep their selection when visible.
+  mutating func replaceChildren(of parent: String, with nodes: [OutlineNode]) throws(ListFault) {
+    guard let p = itemIndex[parent] else { throw .missingParent(parent) }
+    try validateNew(nodes) { h in h != p && self.isSelfOrAncestor(p, of: h) }
+    let kept = selectedIDs { $0 != p && self.isSelfOrAncestor(p, of: $0) }
+    releaseAll(list: self.nodes[Int(p)].children)
+    setListRoot(parent: p, section: -1, -1)
+    refreshTotals(p)
+    propagate(from: p)
+    insertList(make(nodes), parent: p, section: -1, at: nil)
+    reselect(kept)
+  }
+
+  /// Replaces the whole content of a section (Apple's `apply(_:to:)`).
+  mutating func replaceSection(_ section: String, with nodes: [OutlineNode]) throws(ListFault) {
+    let s = try requireSection(section)
+    try validateNew(nodes) { h in self.section(of: h) == s }
+    let kept = selectedIDs { self.section(of: $0) == s }
+    releaseAll(list: sections[Int(s)].roots)
+    setListRoot(parent: -1, section: s, -1)
+    insertList(make(nodes), parent: -1, section: s, at: nil)
+    reselect(kept)
+  }
+
+  /// Ids of the selected items for which `inside` holds. - Complexity: O(selected × depth).
+  private func selectedIDs(where inside: (Handle) -> Bool) -> [String] {
+    var out: [String] = []
+    for x in selection where inside(x) { out.append(nodes[Int(x)].id) }
+    return out
+  }
+
+  private mutating func reselect(_ ids: [String]) {
+    for id in ids {
+      if let x = itemIndex[id], isVisible(x) { setSelected(x, true) }
+    }
+  }
+
+  func requireItems(_ ids: [String]) throws(ListFault) {
+    for id in ids where itemIndex[id] == nil { throw .missingItem(id) }
+  }
+
+  /// Replaces the title and merges `fields` key by key; never touches structure.
+  mutating func update(_ id: String, title: String?, fields: [String: String]?) throws(ListFault) {
+    let x = try requireItem(id)
+    if title == nil && fields == nil { return }
+    edit(x) { n in
+      if let title { n.title = title }
+      if let fields {
+        var merged = n.fields ?? [:]
+        merged.merge(fields) { _, new in new }
+        n.fields = merged
+      }
+    }
+  }
+
+  mutating func setExpanded(_ ids: [String], _ value: Bool) throws(ListFault) {
+    var handles: [Handle] = []
+    handles.reserveCapacity(ids.count)
+    for id in ids { handles.append(try requireItem(id)) }
+    for x in handles { setExpanded(x, value) }
+    if !value { pruneHiddenSelection() }
+  }
+}

@@ -1,0 +1,95 @@
+/// The pure fold of events into list state, with Apple's semantics.
+extension ListState {
+  /// Folds one event into the state; a fault throws and leaves the state exactly as it was
+  /// (a batch applies all of its events or none).
+  public mutating func apply(_ event: Event) throws(ListFault) {
+    guard case .batch(let events) = event.operation else {
+      try applyOne(event.operation)
+      return
+    }
+    if forest.journal != nil {
+      // A nested batch folds in order inside the outer batch's journal.
+      try applyAll(events)
+      return
+    }
+    let mode = allowsMultipleSelection
+    forest.begin()
+    do {
+      try applyAll(events)
+    } catch {
+      forest.rollback()
+      allowsMultipleSelection = mode
+      throw error
+    }
+    forest.commit()
+  }
+
+  private mutating func applyAll(_ events: [Event]) throws(ListFault) {
+    for (i, e) in events.enumerated() {
+      do {
+        try apply(e)
+      } catch {
+        throw .inBatch(index: i, op: e.op, fault: error)
+      }
+    }
+  }
+
+  private mutating func applyOne(_ op: Operation) throws(ListFault) {
+    switch op {
+    case .appendSections(let ids): try appendSections(ids)
+    case .insertSections(let ids, .before(let a)): try insertSections(ids, beforeSection: a)
+    case .insertSections(let ids, .after(let a)): try insertSections(ids, afterSection: a)
+    case .deleteSections(let ids): deleteSections(ids)
+    case .moveSection(let id, .before(let a)): try moveSection(id, beforeSection: a)
+    case .moveSection(let id, .after(let a)): try moveSection(id, afterSection: a)
+    case .reloadSections(let ids): try reloadSections(ids)
+    case .appendItems(let items, let section, let parent):
+      try forest.appendItems(items, section: section, parent: parent)
+    case .insertItems(let items, .before(let a)): try insertItems(items, beforeItem: a)
+    case .insertItems(let items, .after(let a)): try insertItems(items, afterItem: a)
+    case .deleteItems(let ids): deleteItems(ids)
+    case .deleteAllItems: deleteAllItems()
+    case .moveItem(let id, .before(let a)): try moveItem(id, beforeItem: a)
+    case .moveItem(let id, .after(let a)): try moveItem(id, afterItem: a)
+    case .replaceChildren(let parent, let items): try replaceChildren(of: parent, with: items)
+    case .applySectionSnapshot(let section, let items): try applyItems(items, to: section)
+    case .reloadItems(let ids): try reloadItems(ids)
+    case .reconfigureItems(let ids): try reconfigureItems(ids)
+    case .update(let item, let title, let fields):
+      try updateItem(item, title: title, fields: fields)
+    case .expand(let ids): try expand(ids)
+    case .collapse(let ids): try collapse(ids)
+    case .select(let ids): try select(ids)
+    case .deselect(let ids): deselect(ids)
+    case .configure(let multiple): setAllowsMultipleSelection(multiple)
+    case .mark: break
+    case .batch: try apply(Event(op))
+    }
+  }
+}
+
+extension ListState: Equatable {
+  /// Logical equality: sections, outlines, flags, content, selection and mode; never the
+  /// internal tree shape.
+  public static func == (lhs: ListState, rhs: ListState) -> Bool {
+    guard lhs.allowsMultipleSelection == rhs.allowsMultipleSelection,
+      lhs.forest.itemIndex.count == rhs.forest.itemIndex.count,
+      lhs.forest.selection.count == rhs.forest.selection.count,
+      lhs.sectionIdentifiers == rhs.sectionIdentifiers
+    else { return false }
+    for (a, b) in zip(lhs.forest.sectionOrder, rhs.forest.sectionOrder) {
+      let xs = lhs.forest.items(inSection: a, visibleOnly: false)
+      let ys = rhs.forest.items(inSection: b, visibleOnly: false)
+      guard xs.count == ys.count else { return false }
+      for (x, y) in zip(xs, ys) {
+        let n = lhs.forest.nodes[Int(x)]
+        let m = rhs.forest.nodes[Int(y)]
+        guard n.id == m.id, n.expanded == m.expanded, n.selected == m.selected,
+          n.title == m.title, n.fields == m.fields, n.cnt == m.cnt,
+          lhs.forest.level(of: x) == rhs.forest.level(of: y)
+        else { return false }
+      }
+    }
+    return true
+  }
+}

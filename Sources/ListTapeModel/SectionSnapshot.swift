@@ -1,0 +1,179 @@
+/// A standalone outline: Apple's `NSDiffableDataSourceSectionSnapshot` with `String` ids.
+///
+/// Items have parents, children and an expanded flag; what a section shows is its visible
+/// items. Misuse throws `ListFault` and leaves the snapshot unchanged.
+public struct SectionSnapshot: Equatable, Sendable {
+  var forest: Forest
+  private var slot: Handle { 0 }
+
+  /// An empty outline.
+  public init() {
+    forest = Forest()
+    _ = forest.allocateSection("")
+    forest.sectionOrder = [0]
+  }
+
+  /// An outline holding `nodes` as its root items.
+  public init(nodes: [OutlineNode]) {
+    self.init()
+    // A fresh outline has no ids yet; only repeats inside `nodes` can fault, and those are
+    // dropped (first occurrence wins) so this initializer never fails.
+    do {
+      try forest.appendItems(nodes, section: "", parent: nil)
+    } catch {
+      var seen = Set<String>()
+      try? forest.appendItems(Self.dedupe(nodes, &seen), section: "", parent: nil)
+    }
+  }
+
+  private static func dedupe(_ nodes: [OutlineNode], _ seen: inout Set<String>) -> [OutlineNode] {
+    var out: [OutlineNode] = []
+    for var n in nodes where seen.insert(n.id).inserted {
+      n.children = dedupe(n.children, &seen)
+      out.append(n)
+    }
+    return out
+  }
+
+  public static func == (lhs: SectionSnapshot, rhs: SectionSnapshot) -> Bool {
+    lhs.nodes == rhs.nodes
+  }
+
+  /// The root items with their subtrees, flags and content.
+  public var nodes: [OutlineNode] { outline(forest.sections[0].roots) }
+
+  private func outline(_ root: Handle) -> [OutlineNode] {
+    forest.list(root).map { x in
+      let n = forest.nodes[Int(x)]
+      return OutlineNode(
+        n.id, title: n.title, fields: n.fields, expanded: n.expanded,
+        children: outline(n.children))
+    }
+  }
+
+  private func ids(_ handles: [Handle]) -> [String] { handles.map { forest.nodes[Int($0)].id } }
+
+  // MARK: Queries
+
+  /// Every item in depth-first pre-order.
+  public var items: [String] { ids(forest.items(inSection: slot, visibleOnly: false)) }
+
+  /// Items without a parent, in order.
+  public var rootItems: [String] { ids(forest.list(forest.sections[0].roots)) }
+
+  /// Items whose ancestors are all expanded, in display order.
+  public var visibleItems: [String] { ids(forest.items(inSection: slot, visibleOnly: true)) }
+
+  /// Number of visible items. - Complexity: O(1).
+  public var visibleCount: Int { forest.visibleCount(inSection: slot) }
+
+  public func contains(_ id: String) -> Bool { forest.itemIndex[id] != nil }
+
+  public func isExpanded(_ id: String) -> Bool {
+    forest.itemIndex[id].map { forest.nodes[Int($0)].expanded } ?? false
+  }
+
+  /// Whether every ancestor is expanded. - Complexity: O(depth).
+  public func isVisible(_ id: String) -> Bool {
+    forest.itemIndex[id].map { forest.isVisible($0) } ?? false
+  }
+
+  /// Depth of an item (0 for roots), nil when absent.
+  public func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
+
+  /// The parent of an item, nil for a root or an absent item.
+  public func parent(of id: String) -> String? {
+    guard let x = forest.itemIndex[id], forest.nodes[Int(x)].parent >= 0 else { return nil }
+    return forest.nodes[Int(forest.nodes[Int(x)].parent)].id
+  }
+
+  /// Index of an item in `items` (pre-order). - Complexity: O(depth × log siblings).
+  public func index(of id: String) -> Int? {
+    forest.itemIndex[id].map { forest.preorderIndex(of: $0) }
+  }
+
+  /// Index of a visible item in `visibleItems`, nil when hidden or absent.
+  public func visibleIndex(of id: String) -> Int? {
+    forest.itemIndex[id].flatMap { forest.row(of: $0) }
+  }
+
+  /// The subtree under `parent` as a new outline, with `parent` as its root when
+  /// `includingParent`.
+  public func snapshot(of parent: String, includingParent: Bool = false) throws(ListFault)
+    -> SectionSnapshot
+  {
+    let x = try forest.requireItem(parent)
+    let kids = outline(forest.nodes[Int(x)].children)
+    if includingParent {
+      let n = forest.nodes[Int(x)]
+      return SectionSnapshot(nodes: [
+        OutlineNode(n.id, title: n.title, fields: n.fields, expanded: n.expanded, children: kids)
+      ])
+    }
+    return SectionSnapshot(nodes: kids)
+  }
+
+  // MARK: Edits
+
+  /// Appends items as last children of `parent`, or as last root items when nil.
+  public mutating func append(_ items: [OutlineNode], to parent: String? = nil) throws(ListFault) {
+    try forest.appendItems(items, section: parent == nil ? "" : nil, parent: parent)
+  }
+
+  /// Appends bare items as last children of `parent`, or as last root items when nil.
+  public mutating func append(_ ids: [String], to parent: String? = nil) throws(ListFault) {
+    try append(ids.map { OutlineNode($0) }, to: parent)
+  }
+
+  /// Appends a whole outline under `parent` (or at the root level when nil).
+  public mutating func append(_ snapshot: SectionSnapshot, to parent: String? = nil)
+    throws(ListFault)
+  {
+    try append(snapshot.nodes, to: parent)
+  }
+
+  public mutating func insert(_ items: [OutlineNode], before item: String) throws(ListFault) {
+    try forest.insertItems(items, anchor: item, after: false)
+  }
+
+  /// Inserts items as siblings after the anchor's whole subtree.
+  public mutating func insert(_ items: [OutlineNode], after item: String) throws(ListFault) {
+    try forest.insertItems(items, anchor: item, after: true)
+  }
+
+  public mutating func insert(_ snapshot: SectionSnapshot, before item: String) throws(ListFault) {
+    try insert(snapshot.nodes, before: item)
+  }
+
+  public mutating func insert(_ snapshot: SectionSnapshot, after item: String) throws(ListFault) {
+    try insert(snapshot.nodes, after: item)
+  }
+
+  /// Removes items with their descendants; absent ids are ignored.
+  public mutating func delete(_ ids: [String]) { forest.deleteItems(ids) }
+
+  public mutating func deleteAll() { forest.deleteAllItems() }
+
+  public mutating func expand(_ ids: [String]) throws(ListFault) { try forest.setExpanded(ids, true) }
+
+  public mutating func collapse(_ ids: [String]) throws(ListFault) {
+    try forest.setExpanded(ids, false)
+  }
+
+  /// Replaces every descendant of `parent` with the root items of `snapshot`.
+  public mutating func replace(childrenOf parent: String, using snapshot: SectionSnapshot)
+    throws(ListFault)
+  {
+    try forest.replaceChildren(of: parent, with: snapshot.nodes)
+  }
+
+  /// Moves an item with its subtree next to the anchor (Apple's position arithmetic).
+  public mutating func move(_ id: String, before anchor: String) throws(ListFault) {
+    try forest.moveItem(id, anchor: anchor, after: false)
+  }
+
+  /// Moves an item with its subtree to right after the anchor's whole subtree.
+  public mutating func move(_ id: String, after anchor: String) throws(ListFault) {
+    try forest.moveItem(id, anchor: anchor, after: true)
+  }
+}
