@@ -118,6 +118,9 @@ public struct LineReader {
     return .text(number: lineNumber, bytes: buffer[lineStart..<contentEnd])
   }
 
+  /// The buffer's size in bytes, so tests can check that long lines stay bounded.
+  var bufferSize: Int { buffer.count }
+
   private func findNewline() -> Int? {
     guard scanFrom < end else { return nil }
     return buffer.withUnsafeBytes { raw -> Int? in
