@@ -1,1 +1,10 @@
-print("listtape: not yet")
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+let code = CLI.main(
+  Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+exit(code)

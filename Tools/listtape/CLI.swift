@@ -1,0 +1,99 @@
+import Foundation
+import ListTapeReplay
+
+/// The tool: its subcommands and the dispatch from a command line to one of them.
+enum CLI {
+  static let version = "0.1.0"
+  static let abstract = "Record, replay and inspect logs of expandable-list edits."
+  static let discussion = """
+    A log holds every edit of an expandable list (Apple's diffable data source model) as an \
+    event. Events are numbered from 1; the state at N is the list after events 1...N.
+    """
+
+  static let commands: [any Command.Type] = [
+    RecordCommand.self, ShowCommand.self, ReplayCommand.self, EventsCommand.self,
+    VerifyCommand.self, StatsCommand.self, GenerateCommand.self, CompletionCommand.self,
+    HelpCommand.self,
+  ]
+
+  static func command(named name: String) -> (any Command.Type)? {
+    commands.first { $0.spec.name == name }
+  }
+
+  /// Runs a command line (without the program name) and returns the exit code.
+  static func main(_ args: [String], environment: [String: String]) -> Int32 {
+    guard let first = args.first else {
+      Diagnostics.write(Help.root(version: version))
+      return ExitCode.usage
+    }
+    switch first {
+    case "--version":
+      print("listtape \(version)")
+      return ExitCode.success
+    case "-h", "--help":
+      print(Help.root(version: version), terminator: "")
+      return ExitCode.success
+    default:
+      break
+    }
+    guard let command = command(named: first) else {
+      let message =
+        first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
+      Diagnostics.write(Help.usageError(message, command: nil))
+      return ExitCode.usage
+    }
+    let out = Output()
+    do {
+      let parsed = try ParsedArguments(Array(args.dropFirst()), spec: command.spec)
+      if parsed.wantsHelp {
+        out.write(Help.text(for: command.spec))
+        out.flush()
+        return ExitCode.success
+      }
+      let choice = parsed.values["color"].flatMap(ColorChoice.init(rawValue:))
+      let color = ColorChoice.resolve(
+        flag: choice, environment: environment, stdoutIsTTY: Terminal.isTTY(1))
+      let invocation = Invocation(
+        spec: command.spec, arguments: parsed, out: out, style: Style(enabled: color),
+        environment: environment)
+      let code = try command.run(invocation)
+      out.flush()
+      return code
+    } catch {
+      out.flush()
+      switch error {
+      case .usage(let message, let name):
+        Diagnostics.write(Help.usageError(message, command: name))
+        return ExitCode.usage
+      case .failure(let message, let code):
+        Diagnostics.line("listtape: error: \(message)")
+        return code
+      }
+    }
+  }
+}
+
+extension CLIError {
+  /// A library error, printed with its own context (path, byte offset, event number).
+  init(_ error: ReplayError) {
+    self = .failure(error.description, code: error.exitCode)
+  }
+}
+
+/// Opens a log for reading, turning the library's error into the CLI's.
+func openTimeline(_ path: String) throws(CLIError) -> Timeline {
+  do {
+    return try Timeline(path: path)
+  } catch {
+    throw CLIError(error)
+  }
+}
+
+/// Runs `body`, turning a library error into the CLI's.
+func replaying<T>(_ body: () throws(ReplayError) -> T) throws(CLIError) -> T {
+  do {
+    return try body()
+  } catch {
+    throw CLIError(error)
+  }
+}

@@ -1,0 +1,81 @@
+import ListTapeJSON
+import ListTapeModel
+import ListTapeReplay
+
+/// `listtape events LOG`: the recorded events, as JSON Lines or one readable line each.
+enum EventsCommand: Command {
+  static let spec = CommandSpec(
+    name: "events",
+    abstract: "Print the recorded events.",
+    discussion: """
+      With --json, prints one JSON object per line exactly as recorded (with the time the \
+      recorder stamped), so piping the output into `listtape record` gives a log with the \
+      same states. Without it, prints one readable line per event. --numbered adds the event \
+      number (as an "event" key first in each JSON object, which a recorder ignores).
+      """,
+    arguments: [logArgument],
+    options: [
+      OptionSpec(name: "from", value: "a", help: "The first event to print.", defaultText: "1"),
+      OptionSpec(name: "to", value: "b", help: "The last event to print.", defaultText: "the last event"),
+      OptionSpec(
+        name: "op", value: "op", help: "Only events with this op (top-level; a batch is one event).",
+        choices: Operation.allNames),
+      OptionSpec(name: "json", help: "Print JSON Lines."),
+      OptionSpec(name: "numbered", help: "Print each event's number."),
+    ])
+
+  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
+    let timeline = try openTimeline(invocation.required("log"))
+    warnIfDamaged(timeline)
+    let count = timeline.eventCount
+    let from = try resolvePoint(
+      invocation.value("from"), in: timeline, invocation: invocation, option: "--from")
+    let to = try resolvePoint(
+      invocation.value("to"), in: timeline, invocation: invocation, option: "--to")
+    let first = invocation.value("from") == nil ? 1 : max(from, 1)
+    if invocation.value("from") != nil && from == 0 && count > 0 {
+      throw invocation.usageError("--from 0 is out of range: events are numbered from 1")
+    }
+    guard first <= to || count == 0 else {
+      throw invocation.usageError("--from \(first) is after --to \(to)")
+    }
+    let op = invocation.value("op")
+    let json = invocation.flag("json")
+    let numbered = invocation.flag("numbered")
+    let out = invocation.out
+    let style = invocation.style
+    var scratch = JSONWriter(reservingCapacity: 4096)
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(1 << 16)
+    do {
+      try timeline.forEachEvent(from: first, through: to) { n, event in
+        if let op, event.op != op { return true }
+        if json {
+          scratch.reset()
+          event.encode(to: &scratch)
+          if numbered {
+            // `{"event":N,` then the event's own object without its opening brace.
+            buffer.append(contentsOf: "{\"event\":\(n),".utf8)
+            buffer.append(contentsOf: scratch.bytes.dropFirst())
+          } else {
+            buffer.append(contentsOf: scratch.bytes)
+          }
+          buffer.append(0x0A)
+          if buffer.count > 60_000 {
+            out.bytes(buffer)
+            buffer.removeAll(keepingCapacity: true)
+          }
+        } else {
+          out.line(Render.event(event, number: numbered ? n : nil, style: style))
+        }
+        return true
+      }
+    } catch let error as ReplayError {
+      throw CLIError(error)
+    } catch {
+      throw .failure("\(error)", code: ExitCode.io)
+    }
+    out.bytes(buffer)
+    return ExitCode.success
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import ListTapeJSON
+import ListTapeModel
+import ListTapeReplay
+
+/// `listtape replay LOG`: folds the log and reports every fault.
+enum ReplayCommand: Command {
+  static let spec = CommandSpec(
+    name: "replay",
+    abstract: "Fold a log from the start and report every fault.",
+    discussion: """
+      Prints each fault as `event N: OP: reason` on standard output, then a summary: events \
+      folded, faults, rows in the final state, elapsed time. Exit status: 0 without faults, 3 \
+      with faults, 2 when the log is damaged (the readable part is still replayed).
+      """,
+    arguments: [logArgument],
+    options: [
+      OptionSpec(name: "to", value: "n", help: "Stop after event N.", defaultText: "the last event"),
+      OptionSpec(name: "strict", help: "Stop at the first fault."),
+      OptionSpec(name: "json", help: "Print the faults and the summary as one JSON object."),
+    ])
+
+  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
+    let timeline = try openTimeline(invocation.required("log"))
+    warnIfDamaged(timeline)
+    let total = timeline.eventCount
+    let through = try resolvePoint(
+      invocation.value("to"), in: timeline, invocation: invocation, option: "--to")
+    let strict = invocation.flag("strict")
+    let json = invocation.flag("json")
+    let out = invocation.out
+    let style = invocation.style
+    var faults: [(event: Int, op: String, reason: String)] = []
+    let progress = Progress("replaying", enabled: Terminal.isTTY(2) && through >= 100_000)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let result = try replaying { () throws(ReplayError) in
+      try timeline.replay(through: through, progress: progress.update) { n, event, fault in
+        faults.append((n, event.op, fault.description))
+        if !json {
+          progress.finish()
+          out.line(style.red("event \(n): \(event.op): \(fault)"))
+        }
+        return !strict
+      }
+    }
+    progress.finish()
+    let elapsed = clock.now - start
+    let seconds =
+      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let state = result.state
+    let stopped = strict && !faults.isEmpty
+    if json {
+      var w = JSONWriter()
+      w.beginObject()
+      w.key("events")
+      w.int(total)
+      w.key("through")
+      w.int(result.stoppedAt)
+      w.key("faultCount")
+      w.int(faults.count)
+      w.key("faults")
+      w.beginArray()
+      for f in faults {
+        w.beginObject()
+        w.key("event")
+        w.int(f.event)
+        w.key("op")
+        w.string(f.op)
+        w.key("reason")
+        w.string(f.reason)
+        w.endObject()
+      }
+      w.endArray()
+      w.key("sections")
+      w.int(state.numberOfSections)
+      w.key("items")
+      w.int(state.numberOfAllItems)
+      w.key("visible")
+      w.int(state.numberOfItems)
+      w.key("selected")
+      w.int(state.selectedItems.count)
+      w.key("stoppedAtFault")
+      w.bool(stopped)
+      w.key("damaged")
+      w.bool(timeline.isDamaged)
+      w.key("seconds")
+      w.double(seconds)
+      w.endObject()
+      w.endLine()
+      out.bytes(w.bytes)
+    } else {
+      var line = "replayed \(Render.plural(result.stoppedAt, "event"))"
+      if result.stoppedAt < total { line += " of \(Render.count(total))" }
+      line += ": "
+      line +=
+        faults.isEmpty
+        ? style.green("no faults") : style.red(Render.plural(faults.count, "fault"))
+      if stopped { line += " (stopped at the first, --strict)" }
+      line += "; \(Render.plural(state.numberOfSections, "section")), "
+      line += "\(Render.plural(state.numberOfAllItems, "item")) "
+      line += "(\(Render.count(state.numberOfItems)) visible, "
+      line += "\(Render.count(state.selectedItems.count)) selected)"
+      line += " in \(Render.decimal(seconds, 3)) s"
+      out.line(line)
+    }
+    if timeline.isDamaged { return ExitCode.damaged }
+    return faults.isEmpty ? ExitCode.success : ExitCode.faults
+  }
+}

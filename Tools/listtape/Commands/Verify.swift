@@ -1,0 +1,67 @@
+import ListTapeJSON
+import ListTapeReplay
+
+/// `listtape verify LOG`: checks every frame and checkpoint.
+enum VerifyCommand: Command {
+  static let spec = CommandSpec(
+    name: "verify",
+    abstract: "Check a log's integrity.",
+    discussion: """
+      Reads every frame and checkpoint and checks their checksums and sequence. Exit status: \
+      0 when the log is intact, 2 when it is damaged; the report then gives the byte offset \
+      of the damage and the first event that cannot be read.
+      """,
+    arguments: [logArgument],
+    options: [OptionSpec(name: "json", help: "Print the report as a JSON object.")])
+
+  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
+    let path = invocation.required("log")
+    let timeline = try openTimeline(path)
+    let progress = Progress("verifying", enabled: false)
+    let report = timeline.verify()
+    progress.finish()
+    let out = invocation.out
+    let style = invocation.style
+    if invocation.flag("json") {
+      var w = JSONWriter()
+      w.beginObject()
+      w.key("path")
+      w.string(path)
+      w.key("intact")
+      w.bool(report.intact)
+      w.key("events")
+      w.int(report.events)
+      w.key("frames")
+      w.int(report.frames)
+      w.key("checkpoints")
+      w.int(report.checkpoints)
+      w.key("bytes")
+      w.int(report.bytes)
+      w.key("problem")
+      if let p = report.problem { w.string(p) } else { w.null() }
+      w.key("offset")
+      if let o = report.offset { w.int(o) } else { w.null() }
+      w.key("event")
+      if let e = report.event { w.int(e) } else { w.null() }
+      w.endObject()
+      w.endLine()
+      out.bytes(w.bytes)
+    } else {
+      let contents =
+        "\(Render.plural(report.events, "event")) in \(Render.plural(report.frames, "frame")), "
+        + "\(Render.plural(report.checkpoints, "checkpoint")), "
+        + "\(Render.plural(report.bytes, "byte"))"
+      if report.intact {
+        out.line("\(path): \(style.green("intact")): \(contents)")
+      } else {
+        var line = "\(path): \(style.red("damaged"))"
+        if let offset = report.offset { line += " at byte \(offset)" }
+        if let event = report.event { line += " (event \(event))" }
+        if let problem = report.problem { line += ": \(problem)" }
+        out.line(line)
+        out.line("  readable before the damage: \(contents)")
+      }
+    }
+    return report.intact ? ExitCode.success : ExitCode.damaged
+  }
+}

@@ -1,0 +1,205 @@
+import ListTapeModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Text renderings for people: the list at an event, one event per line, times.
+enum Render {
+  /// `2020-09-22T10:22:13.120Z` for milliseconds since the epoch.
+  static func time(_ ms: Int64) -> String {
+    let whole = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+    var seconds = time_t(whole)
+    let millis = Int(ms - whole * 1000)
+    var parts = tm()
+    guard gmtime_r(&seconds, &parts) != nil else { return "\(ms) ms" }
+    func pad(_ n: Int32, _ width: Int = 2) -> String {
+      let s = String(n)
+      return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+    let ms3 = String(repeating: "0", count: 3 - String(millis).count) + String(millis)
+    return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
+      + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).\(ms3)Z"
+  }
+
+  /// `5 min 13.2 s`, `850 ms`, `2 h 3 min`.
+  static func duration(milliseconds ms: Int64) -> String {
+    if ms < 1000 { return "\(ms) ms" }
+    let s = Double(ms) / 1000
+    if s < 60 { return "\(decimal(s, 1)) s" }
+    let total = ms / 1000
+    if total < 3600 { return "\(total / 60) min \(total % 60) s" }
+    if total < 86400 { return "\(total / 3600) h \(total % 3600 / 60) min" }
+    return "\(total / 86400) d \(total % 86400 / 3600) h"
+  }
+
+  /// `x` with `places` decimals, without Foundation's locale handling.
+  static func decimal(_ x: Double, _ places: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<places { scale *= 10 }
+    let n = Int64((abs(x) * scale).rounded())
+    let whole = n / Int64(scale)
+    var frac = String(n % Int64(scale))
+    frac = String(repeating: "0", count: max(0, places - frac.count)) + frac
+    return (x < 0 ? "-" : "") + (places > 0 ? "\(whole).\(frac)" : "\(whole)")
+  }
+
+  /// `1 234 567` for large counts, so figures read at a glance.
+  static func count(_ n: Int) -> String {
+    let digits = Array(String(n.magnitude))
+    var out = ""
+    for (i, d) in digits.enumerated() {
+      if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+      out.append(d)
+    }
+    return (n < 0 ? "-" : "") + out
+  }
+
+  /// `1 event`, `2 events`.
+  static func plural(_ n: Int, _ word: String, _ plural: String? = nil) -> String {
+    "\(count(n)) \(n == 1 ? word : plural ?? word + "s")"
+  }
+
+  // MARK: - State
+
+  /// The header line of `show`: where in the log the state is.
+  static func header(event n: Int, of total: Int, event: Event?, style: Style) -> String {
+    var line = style.bold("event \(n)") + " of \(total)"
+    if let event {
+      line += "  " + style.cyan(event.op)
+      if let t = event.time { line += "  " + time(t) }
+      if case .mark(let label) = event.operation { line += "  " + style.yellow("“\(label)”") }
+    } else {
+      line += "  " + style.dim("(the empty list before the first event)")
+    }
+    return line
+  }
+
+  /// The list as a person reads it: sections as headers, rows indented by level, ▸/▾ on
+  /// items with children, ✓ on selected rows, titles in quotes; hidden rows only with `all`.
+  static func state(_ state: ListState, all: Bool, style: Style, into out: Output) {
+    let sections = state.sectionIdentifiers
+    let selected = state.selectedItems.count
+    var summary = [
+      plural(sections.count, "section"), plural(state.numberOfAllItems, "item"),
+      "\(count(state.numberOfItems)) visible",
+      "\(count(selected)) selected",
+    ]
+    summary.append(state.allowsMultipleSelection ? "multiple selection" : "single selection")
+    out.line(style.dim(summary.joined(separator: " · ")))
+    if sections.isEmpty {
+      out.line()
+      out.line(style.dim("(no sections)"))
+      return
+    }
+    for id in sections {
+      out.line()
+      let rows = state.rows(inSection: id, visibleOnly: !all) ?? []
+      let visible = state.numberOfItems(inSection: id) ?? 0
+      let total = all ? rows.count : (state.allItems(inSection: id)?.count ?? rows.count)
+      out.line(
+        style.bold(style.blue(id)) + "  "
+          + style.dim("\(plural(total, "item")), \(count(visible)) visible"))
+      if rows.isEmpty {
+        out.line(style.dim("  (empty)"))
+        continue
+      }
+      for row in rows { out.line(Render.row(row, style: style)) }
+    }
+  }
+
+  static func row(_ row: OutlineRow, style: Style) -> String {
+    let indent = String(repeating: "  ", count: row.level + 1)
+    let disclosure = row.hasChildren ? (row.expanded ? "▾ " : "▸ ") : "  "
+    var text = row.id
+    if let title = row.title { text += "  " + style.cyan("\"\(title)\"") }
+    if let fields = row.fields, !fields.isEmpty {
+      let pairs = fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }
+      text += "  " + style.dim("[" + pairs.joined(separator: ", ") + "]")
+    }
+    var line = indent + disclosure
+    if !row.isVisible {
+      line = style.dim(line + text + "  (hidden)")
+    } else if row.isSelected {
+      line += style.inverse(style.green(text)) + " " + style.green("✓")
+    } else {
+      line += text
+    }
+    return line
+  }
+
+  // MARK: - Events
+
+  /// One event on one line: op, then what it does in a few words.
+  static func event(_ event: Event, number: Int?, style: Style) -> String {
+    var parts: [String] = []
+    if let number { parts.append(style.bold("#\(number)")) }
+    if let t = event.time { parts.append(style.dim(time(t))) }
+    parts.append(style.cyan(event.op))
+    let detail = describe(event.operation)
+    if !detail.isEmpty { parts.append(detail) }
+    return parts.joined(separator: "  ")
+  }
+
+  static func describe(_ op: Operation) -> String {
+    switch op {
+    case .appendSections(let ids), .deleteSections(let ids), .reloadSections(let ids),
+      .deleteItems(let ids), .reloadItems(let ids), .reconfigureItems(let ids),
+      .expand(let ids), .collapse(let ids), .select(let ids):
+      return list(ids)
+    case .insertSections(let ids, let anchor): return "\(list(ids)) \(describe(anchor))"
+    case .moveSection(let id, let anchor), .moveItem(let id, let anchor):
+      return "\(id) \(describe(anchor))"
+    case .appendItems(let nodes, let section, let parent):
+      var s = nodeList(nodes)
+      if let parent { s += " under \(parent)" }
+      if let section { s += " in section \(section)" }
+      return s
+    case .insertItems(let nodes, let anchor): return "\(nodeList(nodes)) \(describe(anchor))"
+    case .deleteAllItems: return ""
+    case .replaceChildren(let parent, let nodes):
+      return "children of \(parent) := \(nodes.isEmpty ? "[]" : nodeList(nodes))"
+    case .applySectionSnapshot(let section, let nodes):
+      return "section \(section) := \(nodes.isEmpty ? "[]" : nodeList(nodes))"
+    case .update(let item, let title, let fields):
+      var s = item
+      if let title { s += " title \"\(title)\"" }
+      if let fields, !fields.isEmpty {
+        s += " fields " + fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }.joined(separator: ", ")
+      }
+      return s
+    case .deselect(let ids): return ids.map(list) ?? "all"
+    case .configure(let multiple): return multiple ? "multiple selection" : "single selection"
+    case .mark(let label): return "\"\(label)\""
+    case .batch(let events):
+      let ops = events.prefix(6).map(\.op).joined(separator: ", ")
+      let more = events.count > 6 ? ", …" : ""
+      return "\(plural(events.count, "event")): \(ops)\(more)"
+    }
+  }
+
+  private static func describe(_ anchor: Anchor) -> String {
+    switch anchor {
+    case .before(let id): return "before \(id)"
+    case .after(let id): return "after \(id)"
+    }
+  }
+
+  private static func list(_ ids: [String]) -> String {
+    if ids.isEmpty { return "[]" }
+    let shown = ids.prefix(6).joined(separator: ", ")
+    return ids.count > 6 ? "\(shown), … (\(ids.count) in all)" : shown
+  }
+
+  private static func nodeList(_ nodes: [OutlineNode]) -> String {
+    func size(_ n: OutlineNode) -> Int { n.children.reduce(0) { $0 + 1 + size($1) } }
+    let shown = nodes.prefix(6).map { n -> String in
+      let inner = size(n)
+      return inner > 0 ? "\(n.id) (+\(inner))" : n.id
+    }
+    let text = shown.joined(separator: ", ")
+    return nodes.count > 6 ? "\(text), … (\(nodes.count) in all)" : text
+  }
+}

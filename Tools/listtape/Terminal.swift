@@ -1,0 +1,144 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Buffered standard output: commands print many short lines, so bytes are gathered and
+/// written in large `write(2)` calls.
+final class Output {
+  private var buffer: [UInt8] = []
+  private let fd: Int32
+  private let limit = 1 << 16
+
+  init(fileDescriptor: Int32 = 1) {
+    fd = fileDescriptor
+    buffer.reserveCapacity(limit + 4096)
+  }
+
+  deinit { flush() }
+
+  func write(_ text: String) {
+    var text = text
+    text.withUTF8 { buffer.append(contentsOf: $0) }
+    if buffer.count >= limit { flush() }
+  }
+
+  func line(_ text: String = "") {
+    write(text)
+    buffer.append(0x0A)
+    if buffer.count >= limit { flush() }
+  }
+
+  /// Appends raw bytes, e.g. a JSONWriter's output.
+  func bytes(_ bytes: [UInt8]) {
+    buffer.append(contentsOf: bytes)
+    if buffer.count >= limit { flush() }
+  }
+
+  func flush() {
+    var offset = 0
+    while offset < buffer.count {
+      let n = buffer.withUnsafeBytes { raw -> Int in
+        guard let base = raw.baseAddress else { return 0 }
+        return systemWrite(fd, base + offset, raw.count - offset)
+      }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { break }
+      offset += n
+    }
+    buffer.removeAll(keepingCapacity: true)
+  }
+}
+
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+  #if canImport(Glibc)
+  return Glibc.write(fd, bytes, count)
+  #else
+  return Darwin.write(fd, bytes, count)
+  #endif
+}
+
+/// Messages on standard error, one line at a time, unbuffered.
+enum Diagnostics {
+  static func line(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  }
+
+  static func write(_ text: String) {
+    FileHandle.standardError.write(Data(text.utf8))
+  }
+}
+
+/// Whether to colour output, decided once per run.
+enum ColorChoice: String, CaseIterable {
+  case always, never, auto
+
+  /// `--color` first, then `NO_COLOR` (any non-empty value), then `TERM=dumb`, then isatty.
+  static func resolve(flag: ColorChoice?, environment: [String: String], stdoutIsTTY: Bool) -> Bool
+  {
+    switch flag {
+    case .always: return true
+    case .never: return false
+    case .auto, .none: break
+    }
+    if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+    if environment["TERM"] == "dumb" { return false }
+    return stdoutIsTTY
+  }
+}
+
+/// ANSI styling that collapses to plain text when colour is off.
+struct Style {
+  var enabled: Bool
+
+  func bold(_ s: String) -> String { wrap(s, "1") }
+  func dim(_ s: String) -> String { wrap(s, "2") }
+  func red(_ s: String) -> String { wrap(s, "31") }
+  func green(_ s: String) -> String { wrap(s, "32") }
+  func yellow(_ s: String) -> String { wrap(s, "33") }
+  func blue(_ s: String) -> String { wrap(s, "34") }
+  func cyan(_ s: String) -> String { wrap(s, "36") }
+  func inverse(_ s: String) -> String { wrap(s, "7") }
+
+  private func wrap(_ s: String, _ code: String) -> String {
+    enabled ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s
+  }
+}
+
+enum Terminal {
+  static func isTTY(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+}
+
+/// A progress line on standard error, redrawn in place at most a few times a second, and
+/// only when standard error is a terminal.
+final class Progress {
+  private let label: String
+  private let enabled: Bool
+  private var lastDraw: UInt64 = 0
+  private var drawn = false
+
+  init(_ label: String, enabled: Bool = Terminal.isTTY(2)) {
+    self.label = label
+    self.enabled = enabled
+  }
+
+  func update(_ done: Int, _ total: Int) {
+    guard enabled else { return }
+    let now = DispatchTime.now().uptimeNanoseconds
+    guard now - lastDraw > 100_000_000 || !drawn else { return }
+    lastDraw = now
+    drawn = true
+    let percent = total > 0 ? done * 100 / total : 0
+    Diagnostics.write("\r\u{1B}[K\(label) \(done)/\(total) events (\(percent)%)")
+  }
+
+  /// Erases the line before other output goes to the terminal.
+  func finish() {
+    guard enabled, drawn else { return }
+    Diagnostics.write("\r\u{1B}[K")
+    drawn = false
+  }
+}
