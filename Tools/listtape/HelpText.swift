@@ -9,7 +9,7 @@ enum Help {
     if !spec.discussion.isEmpty {
       out += "\n" + paragraphs(spec.discussion) + "\n"
     }
-    out += "\nUSAGE: \(spec.usage)\n"
+    out += "\n" + wrapped("USAGE: " + spec.usage) + "\n"
     if !spec.arguments.isEmpty {
       out += "\nARGUMENTS:\n"
       for a in spec.arguments {
@@ -65,6 +65,15 @@ enum Help {
       for l in lines { out += String(repeating: " ", count: gutter) + l + "\n" }
     }
     return out
+  }
+
+  /// A usage line wrapped at the full width, continuation lines under the command.
+  static func wrapped(_ usage: String) -> String {
+    let indent = String(repeating: " ", count: 7)
+    let lines = wrap(usage, width: width)
+    guard lines.count > 1 else { return usage }
+    let rest = wrap(lines.dropFirst().joined(separator: " "), width: width - indent.count)
+    return ([lines[0]] + rest.map { indent + $0 }).joined(separator: "\n")
   }
 
   /// Text wrapped at the full width, paragraph by paragraph.

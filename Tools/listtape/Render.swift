@@ -46,7 +46,7 @@ enum Render {
     return (x < 0 ? "-" : "") + (places > 0 ? "\(whole).\(frac)" : "\(whole)")
   }
 
-  /// `1 234 567` for large counts, so figures read at a glance.
+  /// `1,234,567` for large counts, so figures read at a glance.
   static func count(_ n: Int) -> String {
     let digits = Array(String(n.magnitude))
     var out = ""
@@ -114,7 +114,7 @@ enum Render {
     let indent = String(repeating: "  ", count: row.level + 1)
     let disclosure = row.hasChildren ? (row.expanded ? "▾ " : "▸ ") : "  "
     var text = row.id
-    if let title = row.title { text += "  " + style.cyan("\"\(title)\"") }
+    if let title = row.title, title != row.id { text += "  " + style.cyan("\"\(title)\"") }
     if let fields = row.fields, !fields.isEmpty {
       let pairs = fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }
       text += "  " + style.dim("[" + pairs.joined(separator: ", ") + "]")

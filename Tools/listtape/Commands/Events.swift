@@ -15,8 +15,12 @@ enum EventsCommand: Command {
       """,
     arguments: [logArgument],
     options: [
-      OptionSpec(name: "from", value: "a", help: "The first event to print.", defaultText: "1"),
-      OptionSpec(name: "to", value: "b", help: "The last event to print.", defaultText: "the last event"),
+      OptionSpec(
+        name: "from", value: "a", help: "The first event to print: N, mark:LABEL or time:ISO8601.",
+        defaultText: "1"),
+      OptionSpec(
+        name: "to", value: "b", help: "The last event to print: N, mark:LABEL or time:ISO8601.",
+        defaultText: "the last event"),
       OptionSpec(
         name: "op", value: "op", help: "Only events with this op (top-level; a batch is one event).",
         choices: Operation.allNames),

@@ -124,6 +124,12 @@ enum Interruption {
 
   static func install() {
     devNull.store(open("/dev/null", O_RDONLY), ordering: .relaxed)
+    // A parent may have spawned us with these blocked (the mask survives exec); unblock them.
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGINT)
+    sigaddset(&set, SIGTERM)
+    pthread_sigmask(SIG_UNBLOCK, &set, nil)
     for sig in [SIGINT, SIGTERM] {
       _ = signal(sig) { sig in
         Interruption.flag.store(true, ordering: .relaxed)

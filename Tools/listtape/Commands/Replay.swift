@@ -15,7 +15,9 @@ enum ReplayCommand: Command {
       """,
     arguments: [logArgument],
     options: [
-      OptionSpec(name: "to", value: "n", help: "Stop after event N.", defaultText: "the last event"),
+      OptionSpec(
+        name: "to", value: "point", help: "Stop after this event: N, mark:LABEL or time:ISO8601.",
+        defaultText: "the last event"),
       OptionSpec(name: "strict", help: "Stop at the first fault."),
       OptionSpec(name: "json", help: "Print the faults and the summary as one JSON object."),
     ])
@@ -101,7 +103,7 @@ enum ReplayCommand: Command {
       line += "\(Render.plural(state.numberOfAllItems, "item")) "
       line += "(\(Render.count(state.numberOfItems)) visible, "
       line += "\(Render.count(state.selectedItems.count)) selected)"
-      line += " in \(Render.decimal(seconds, 3)) s"
+      line += " in \(seconds < 1 ? Render.decimal(seconds * 1000, 1) + " ms" : Render.decimal(seconds, 2) + " s")"
       out.line(line)
     }
     if timeline.isDamaged { return ExitCode.damaged }
