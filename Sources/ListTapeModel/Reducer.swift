@@ -34,7 +34,7 @@ extension ListState {
     }
   }
 
-  private mutating func applyOne(_ op: Operation) throws(ListFault) {
+  private mutating func applyOne(_ op: ListOperation) throws(ListFault) {
     switch op {
     case .appendSections(let ids): try appendSections(ids)
     case .insertSections(let ids, .before(let a)): try insertSections(ids, beforeSection: a)

@@ -37,7 +37,7 @@ public struct EventEncoder: Sendable {
     encodeFields(event.operation, &sink)
   }
 
-  private mutating func encodeFields(_ op: Operation, _ s: inout ByteSink) {
+  private mutating func encodeFields(_ op: ListOperation, _ s: inout ByteSink) {
     func ids(_ list: [String]) {
       s.count(list.count)
       for id in list { s.string(id) }
@@ -155,7 +155,7 @@ public struct EventDecoder: Sendable {
 
   private mutating func decodeFields(
     _ code: UInt8, _ s: inout ByteSource, depth: Int
-  ) throws(CodecError) -> Operation {
+  ) throws(CodecError) -> ListOperation {
     func ids() throws(CodecError) -> [String] {
       let n = try s.count()
       var out: [String] = []
@@ -284,7 +284,7 @@ enum EventCodes {
   static let mark: UInt8 = 21
   static let batch: UInt8 = 22
 
-  static func code(of op: Operation) -> UInt8 {
+  static func code(of op: ListOperation) -> UInt8 {
     switch op {
     case .appendSections: return appendSections
     case .insertSections: return insertSections

@@ -187,7 +187,7 @@ extension Forest {
     let p = nodes[Int(a)].parent
     let s = p >= 0 ? -1 : nodes[Int(a)].section
     insertList([x], parent: p, section: s, at: rank(a) + (after ? 1 : 0))
-    pruneHiddenSelection()
+    if nodes[Int(x)].sel > 0 && !isVisible(x) { deselectSubtree(of: x, includingSelf: true) }
   }
 
   /// Drops every descendant of `parent`, then attaches `nodes` as its children; ids that
@@ -250,7 +250,9 @@ extension Forest {
     var handles: [Handle] = []
     handles.reserveCapacity(ids.count)
     for id in ids { handles.append(try requireItem(id)) }
-    for x in handles { setExpanded(x, value) }
-    if !value { pruneHiddenSelection() }
+    for x in handles {
+      setExpanded(x, value)
+      if !value { deselectSubtree(of: x, includingSelf: false) }
+    }
   }
 }

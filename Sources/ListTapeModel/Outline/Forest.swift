@@ -31,6 +31,10 @@ struct Node {
   var visSum: Int32 = 1
   /// Sum of `cnt` over this treap subtree.
   var cntSum: Int32 = 1
+  /// Selected items in this item's subtree, the item included.
+  var sel: Int32 = 0
+  /// Sum of `sel` over this treap subtree.
+  var selSum: Int32 = 0
 
   init(id: String, priority: UInt32) {
     self.id = id
@@ -73,6 +77,7 @@ struct Forest {
   @inline(__always) func visSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].visSum }
   @inline(__always) func cntSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].cntSum }
   @inline(__always) func size(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].size }
+  @inline(__always) func selSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].selSum }
 
   func handle(ofItem id: String) -> Handle? { itemIndex[id] }
   func handle(ofSection id: String) -> Handle? { sectionIndex[id] }
