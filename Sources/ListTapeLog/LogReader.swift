@@ -172,7 +172,7 @@ public final class LogReader {
   /// The latest checkpoint folding at most `seq` events, with its state bytes.
   ///
   /// Seek to N = decode this state, then `forEachRecord(from: cp.seq + 1, through: N)`.
-  /// The index keeps at most one checkpoint per 16 KiB of file, so an older one may be chosen.
+  /// (Past 262,144 checkpoints the index thins them, so an older one may be chosen.)
   public func checkpoint(atOrBefore seq: UInt64) throws(LogError) -> (seq: UInt64, state: [UInt8])?
   {
     let cps = scan.checkpoints

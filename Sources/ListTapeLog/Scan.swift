@@ -61,9 +61,11 @@ struct FrameScan {
   /// Why the last scan stopped before the end of the file; nil if it reached the end cleanly.
   var stop: LogDamage?
 
-  /// Index entries are kept at most once per this many bytes, so memory stays O(file / 16 KiB).
+  /// Frame marks are kept at most once per this many bytes, so memory stays O(file / 16 KiB).
   static let markSpacing: UInt64 = 16 << 10
   static let maxGapsKept = 1024
+  /// Checkpoint entries kept before thinning (16 bytes each: a 4 MiB cap).
+  static let maxCheckpointsKept = 1 << 18
 
   init(source: ByteSource, salt: UInt32, start: UInt64) {
     self.source = source
@@ -185,8 +187,10 @@ struct FrameScan {
       nextSeq += UInt64(h.eventCount)
       bytesSinceCheckpoint += h.frameLength
     case Format.typeCheckpoint:
-      if checkpoints.last.map({ offset - $0.offset >= Self.markSpacing }) ?? true {
-        checkpoints.append(Mark(offset: offset, seq: h.firstSeq))
+      checkpoints.append(Mark(offset: offset, seq: h.firstSeq))
+      if checkpoints.count > Self.maxCheckpointsKept {
+        // Only a hostile or absurd file gets here: keep every other one, bounding memory.
+        checkpoints = checkpoints.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
       }
       checkpointFrames += 1
       checkpointBytes += h.frameLength
