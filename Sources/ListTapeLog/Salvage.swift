@@ -81,7 +81,7 @@ extension LogReader {
       throw LogError(.io, path: source, message: "zlib init failed")
     }
     var out = SalvageWriter(
-      fd: dstFD, path: tmp, salt: newHeader.salt, end: UInt64(Format.headerLength))
+      fd: dstFD, path: tmp, salt: newHeader.salt, end: 0)
     try out.write(newHeader.encode())
 
     let scan = FrameScan(source: src, salt: oldHeader.salt, start: UInt64(oldHeader.headerLength))
