@@ -33,3 +33,22 @@ extension ListState {
     return out
   }
 }
+
+extension ListState {
+  /// Number of selected items. - Complexity: O(1).
+  public var numberOfSelectedItems: Int { forest.selection.count }
+
+  /// Where an item sits: its section, parent and previous sibling (nil when first); nil
+  /// when absent. - Complexity: O(depth × log siblings).
+  public func placement(of id: String) -> (section: String, parent: String?, after: String?)? {
+    guard let x = forest.itemIndex[id] else { return nil }
+    let n = forest.nodes[Int(x)]
+    let section = forest.sections[Int(forest.section(of: x))].id
+    let r = forest.rank(x)
+    let previous = r > 0 ? forest.element(at: r - 1, in: forest.listRoot(of: x)) : nil
+    return (
+      section, n.parent >= 0 ? forest.nodes[Int(n.parent)].id : nil,
+      previous.map { forest.nodes[Int($0)].id }
+    )
+  }
+}

@@ -164,6 +164,11 @@ public final class Timeline {
   /// The state after events 1...n (n = 0 is empty); faults are skipped as the reducer does.
   /// - Complexity: one checkpoint decode plus a replay of at most K events.
   public func state(at n: Int) throws(ReplayError) -> ListState {
+    try seek(to: n).state
+  }
+
+  /// The state after event `n` and the decoder positioned right after it.
+  func seek(to n: Int) throws(ReplayError) -> (state: ListState, decoder: EventDecoder) {
     guard n >= 0 && n <= eventCount else {
       throw ReplayError(.usage, "event \(n) is out of range 0...\(eventCount) (\(path))")
     }
@@ -175,11 +180,28 @@ public final class Timeline {
       decoder.lastTime = cp.checkpoint.lastTime
       start = cp.seq + 1
     }
-    try scan(from: start, through: n) { seq, bytes in
-      try? state.apply(try decode(&decoder, bytes, seq))
+    try fold(&state, &decoder, from: start, through: n)
+    return (state, decoder)
+  }
+
+  /// Folds events `from...through` into `state`, skipping faults.
+  func fold(
+    _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
+    after: ((Int, Event) -> Void)? = nil
+  ) throws(ReplayError) {
+    guard from <= through else { return }
+    var s = state
+    var d = decoder
+    defer {
+      state = s
+      decoder = d
+    }
+    try scan(from: from, through: through) { seq, bytes in
+      let e = try decode(&d, bytes, seq)
+      try? s.apply(e)
+      after?(seq, e)
       return true
     }
-    return state
   }
 
   /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to

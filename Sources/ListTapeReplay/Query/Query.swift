@@ -88,7 +88,7 @@ public struct Query: Sendable, CustomStringConvertible {
       if let section { return .int(s.numberOfItems(inSection: section) ?? 0) }
       return .int(s.numberOfItems)
     case .countItems: return .int(s.numberOfAllItems)
-    case .countSelected: return .int(s.selectedItems.count)
+    case .countSelected: return .int(s.numberOfSelectedItems)
     case .countSections: return .int(s.numberOfSections)
     case .level(let id): return .int(s.level(of: id) ?? -1)
     case .row(let id): return .int(s.row(of: id) ?? -1)
