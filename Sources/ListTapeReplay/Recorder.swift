@@ -32,7 +32,6 @@ public final class Recorder {
     case .interval: o.fsync = .interval(seconds: 1)
     case .never: o.fsync = .never
     }
-    o.maxEventsBetweenCheckpoints = 20_000
     o.eventCodecVersion = 1
     o.stateCodecVersion = UInt32(Checkpoint.version)
     return o

@@ -299,3 +299,8 @@ public final class Timeline {
     return nil
   }
 }
+
+extension Timeline {
+  /// Number of checkpoints the log holds (in its index).
+  public var checkpointCount: Int { reader.checkpointSeqs.count }
+}

@@ -59,6 +59,10 @@ extension ListState {
       let sec = forest.allocateSection(id)
       forest.sectionOrder.append(sec)
       let itemCount = try s.count(minBytes: 3)
+      // Grow the tables once, not by doubling while 100k items arrive.
+      let needed = forest.nodes.count + itemCount
+      if forest.nodes.capacity < needed { forest.nodes.reserveCapacity(needed + needed / 2) }
+      if forest.itemIndex.capacity < needed { forest.itemIndex.reserveCapacity(needed + needed / 2) }
       try decodeItems(&s, count: itemCount, section: sec)
     }
     guard s.isAtEnd else { throw s.fail("\(s.remaining) trailing bytes after the state") }

@@ -195,7 +195,7 @@ extension Forest {
   mutating func replaceChildren(of parent: String, with nodes: [OutlineNode]) throws(ListFault) {
     guard let p = itemIndex[parent] else { throw .missingParent(parent) }
     try validateNew(nodes) { h in h != p && self.isSelfOrAncestor(p, of: h) }
-    let kept = selectedIDs { $0 != p && self.isSelfOrAncestor(p, of: $0) }
+    let kept = selectedIDs(inList: self.nodes[Int(p)].children)
     releaseAll(list: self.nodes[Int(p)].children)
     setListRoot(parent: p, section: -1, -1)
     refreshTotals(p)
@@ -208,17 +208,26 @@ extension Forest {
   mutating func replaceSection(_ section: String, with nodes: [OutlineNode]) throws(ListFault) {
     let s = try requireSection(section)
     try validateNew(nodes) { h in self.section(of: h) == s }
-    let kept = selectedIDs { self.section(of: $0) == s }
+    let kept = selectedIDs(inList: sections[Int(s)].roots)
     releaseAll(list: sections[Int(s)].roots)
     setListRoot(parent: -1, section: s, -1)
     insertList(make(nodes), parent: -1, section: s, at: nil)
     reselect(kept)
   }
 
-  /// Ids of the selected items for which `inside` holds. - Complexity: O(selected × depth).
-  private func selectedIDs(where inside: (Handle) -> Bool) -> [String] {
+  /// Ids of the selected items in a sibling list and below it, found through the
+  /// selected-count aggregates. - Complexity: O(selected there × log siblings).
+  private func selectedIDs(inList root: Handle) -> [String] {
     var out: [String] = []
-    for x in selection where inside(x) { out.append(nodes[Int(x)].id) }
+    var stack: [Handle] = [root]
+    while let t = stack.popLast() {
+      guard t >= 0, selSum(t) > 0 else { continue }
+      let n = nodes[Int(t)]
+      if n.selected { out.append(n.id) }
+      stack.append(n.left)
+      stack.append(n.right)
+      if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
+    }
     return out
   }
 
