@@ -59,7 +59,7 @@ public final class Recorder {
       let timeline = try Timeline(path: path)
       let n = timeline.eventCount
       state = try timeline.state(at: n)
-      encoder.lastTime = try timeline.decoder(after: n).lastTime
+      encoder = EventEncoder(continuing: try timeline.decoder(after: n))
     }
     return Recorder(writer: writer, state: state, encoder: encoder)
   }

@@ -48,6 +48,10 @@ private struct Generator {
   var state = ListState()
   var time: Int64 = 1_764_400_000_000
   var live: [String] = []
+  /// The working set: ids picked lately.
+  var recent: [String] = []
+  var recentNext = 0
+  let recentSize = 24
   var nextID = 0
   var marks = 0
   let sections = ["symbols", "languages", "form", "favorites", "contacts"]
@@ -58,7 +62,12 @@ private struct Generator {
   }
 
   mutating func stamp(_ op: ListOperation) -> Event {
-    time += Int64(20 + rng.below(rng.chance(5) ? 30_000 : 900))
+    // Human pacing: quick bursts (drags, repeated taps), ordinary gaps, rare long pauses.
+    switch rng.below(100) {
+    case 0..<30: time += Int64(16 + rng.below(60))
+    case 30..<95: time += Int64(150 + rng.below(1_200))
+    default: time += Int64(2_000 + rng.below(60_000))
+    }
     let e = Event(op, time: time)
     if (try? state.apply(e)) != nil { track(op) }
     return e
@@ -116,7 +125,24 @@ private struct Generator {
   }
 
   /// A random live id; ids deleted since they were inserted are dropped as they are met.
+  /// A random live id with a person's locality: mostly one of the items recently worked
+  /// on (people act on the rows in front of them), sometimes anywhere in the list.
   mutating func pick() -> String? {
+    if !recent.isEmpty && rng.chance(80) {
+      let id = recent[rng.below(recent.count)]
+      if state.contains(id) { return id }
+    }
+    guard let id = pickAnywhere() else { return nil }
+    if recent.count < recentSize {
+      recent.append(id)
+    } else {
+      recent[recentNext % recentSize] = id
+    }
+    recentNext += 1
+    return id
+  }
+
+  mutating func pickAnywhere() -> String? {
     while !live.isEmpty {
       let i = rng.below(live.count)
       if state.contains(live[i]) { return live[i] }

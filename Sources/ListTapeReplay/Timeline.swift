@@ -49,27 +49,21 @@ public final class Timeline {
     throws(ReplayError) -> Event
   {
     do {
-      return try d.decode(bytes)
+      return try d.decode(bytes, seq: seq)
     } catch {
       throw ReplayError.undecodable("event", event: seq, path: path, error)
     }
   }
 
-  /// The decoder state right after event `n` (its running time), from the nearest
-  /// checkpoint plus a decode (no fold) of the events after it.
+  /// The decoder state right after event `n`: decoded (not folded) from the reset point at
+  /// or before it, at most `EventCodecLayout.resetInterval` records.
   func decoder(after n: Int) throws(ReplayError) -> EventDecoder {
-    guard n > 0 else { return EventDecoder() }
     var decoder = EventDecoder()
-    var start = 1
-    if let cp = try checkpoint(atOrBefore: n) {
-      decoder.lastTime = cp.checkpoint.lastTime
-      start = cp.seq + 1
-    }
-    if start <= n {
-      try scan(from: start, through: n) { seq, bytes in
-        _ = try decode(&decoder, bytes, seq)
-        return true
-      }
+    guard n > 0 else { return decoder }
+    let start = EventCodecLayout.resetPoint(atOrBefore: n)
+    try scan(from: start, through: n) { seq, bytes in
+      _ = try decode(&decoder, bytes, seq)
+      return true
     }
     return decoder
   }
@@ -177,7 +171,7 @@ public final class Timeline {
     var start = 1
     if let cp = try checkpoint(atOrBefore: n) {
       state = cp.checkpoint.state
-      decoder.lastTime = cp.checkpoint.lastTime
+      decoder = try self.decoder(after: cp.seq)
       start = cp.seq + 1
     }
     try fold(&state, &decoder, from: start, through: n)

@@ -91,7 +91,11 @@ struct ByteSource {
   }
 
   @inline(__always) mutating func string() throws(CodecError) -> String {
-    let n = try count()
+    try text(try count())
+  }
+
+  /// The next `n` bytes (already checked to remain) as validated UTF-8.
+  @inline(__always) mutating func text(_ n: Int) throws(CodecError) -> String {
     let slice = UnsafeRawBufferPointer(rebasing: base[offset..<offset + n])
     offset += n
     let units = UnsafeBufferPointer(

@@ -3,6 +3,7 @@ struct Journal {
   var nodeCount: Int
   var sectionCount: Int
   var nodes: [(Handle, Node)] = []
+  var content: [(Handle, ItemContent)] = []
   var sections: [(Handle, SectionSlot)] = []
   var itemIndex: [(String, Handle?)] = []
   var sectionIndex: [(String, Handle?)] = []
@@ -23,6 +24,14 @@ extension Forest {
       journal?.nodes.append((x, nodes[Int(x)]))
     }
     body(&nodes[Int(x)])
+  }
+
+  /// Writes an item's content through `body`, journalling its old value inside a batch.
+  mutating func editContent(_ x: Handle, _ body: (inout ItemContent) -> Void) {
+    if journal != nil, Int(x) < journal?.nodeCount ?? 0 {
+      journal?.content.append((x, content[Int(x)]))
+    }
+    body(&content[Int(x)])
   }
 
   mutating func editSection(_ s: Handle, _ body: (inout SectionSlot) -> Void) {
@@ -69,11 +78,13 @@ extension Forest {
     guard let j = journal else { return }
     journal = nil
     for (x, n) in j.nodes.reversed() { nodes[Int(x)] = n }
+    for (x, c) in j.content.reversed() { content[Int(x)] = c }
     for (s, v) in j.sections.reversed() { sections[Int(s)] = v }
     for (k, v) in j.itemIndex.reversed() { itemIndex[k] = v }
     for (k, v) in j.sectionIndex.reversed() { sectionIndex[k] = v }
     if let order = j.sectionOrder { sectionOrder = order }
     nodes.removeSubrange(j.nodeCount...)
+    content.removeSubrange(j.nodeCount...)
     sections.removeSubrange(j.sectionCount...)
     selection = j.selection
     prioritySeed = j.prioritySeed
@@ -92,14 +103,16 @@ extension Forest {
 
   /// A fresh, detached node registered under `id`.
   mutating func allocate(_ id: String) -> Handle {
-    let node = Node(id: id, priority: nextPriority())
+    let node = Node(priority: nextPriority())
     let x: Handle
     if journal == nil, let free = freeNodes.popLast() {
       x = free
       nodes[Int(x)] = node
+      content[Int(x)] = ItemContent(id: id)
     } else {
       x = Handle(nodes.count)
       nodes.append(node)
+      content.append(ItemContent(id: id))
     }
     setItemIndex(id, x)
     return x
@@ -107,15 +120,17 @@ extension Forest {
 
   /// Unregisters and frees a node already detached from every list.
   mutating func release(_ x: Handle) {
-    let id = nodes[Int(x)].id
+    let id = content[Int(x)].id
     setItemIndex(id, nil)
     if nodes[Int(x)].selected { selection.remove(x) }
     edit(x) {
       $0.live = false
       $0.selected = false
+      $0.children = -1
+    }
+    editContent(x) {
       $0.title = nil
       $0.fields = nil
-      $0.children = -1
     }
     if journal != nil {
       journal?.pendingFreeNodes.append(x)

@@ -95,10 +95,12 @@ extension Forest {
     out.reserveCapacity(nodes.count)
     for n in nodes {
       let x = allocate(n.id)
-      edit(x) {
-        $0.title = n.title
-        $0.fields = n.fields
-        $0.expanded = n.expanded
+      if n.expanded { edit(x) { $0.expanded = true } }
+      if n.title != nil || n.fields != nil {
+        editContent(x) {
+          $0.title = n.title
+          $0.fields = n.fields
+        }
       }
       if !n.children.isEmpty {
         let kids = make(n.children)
@@ -223,7 +225,7 @@ extension Forest {
     while let t = stack.popLast() {
       guard t >= 0, selSum(t) > 0 else { continue }
       let n = nodes[Int(t)]
-      if n.selected { out.append(n.id) }
+      if n.selected { out.append(content[Int(t)].id) }
       stack.append(n.left)
       stack.append(n.right)
       if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
@@ -245,7 +247,7 @@ extension Forest {
   mutating func update(_ id: String, title: String?, fields: [String: String]?) throws(ListFault) {
     let x = try requireItem(id)
     if title == nil && fields == nil { return }
-    edit(x) { n in
+    editContent(x) { n in
       if let title { n.title = title }
       if let fields {
         var merged = n.fields ?? [:]

@@ -1,12 +1,17 @@
 /// Handle of a node or section slot inside a `Forest`; `-1` means none.
 typealias Handle = Int32
 
-/// One item of the list: its identity and display content, its place in the outline, and
-/// the links of the treap that orders it among its siblings.
-struct Node {
+/// An item's identity and display content, kept apart from `Node` so the hot outline
+/// fields are plain values: walking and rebalancing never touch reference counts.
+struct ItemContent {
   var id: String
   var title: String?
   var fields: [String: String]?
+}
+
+/// One item's place in the outline: its links, flags and the treap that orders it among
+/// its siblings (its content lives at the same handle in `Forest.content`).
+struct Node {
   /// Parent item, or -1 for a root item.
   var parent: Handle = -1
   /// Section slot; meaningful for root items only (others find it through their root).
@@ -36,8 +41,7 @@ struct Node {
   /// Sum of `sel` over this treap subtree.
   var selSum: Int32 = 0
 
-  init(id: String, priority: UInt32) {
-    self.id = id
+  init(priority: UInt32) {
     self.priority = priority
   }
 }
@@ -58,6 +62,8 @@ struct SectionSlot {
 /// overwrote, replayed backwards on rollback.
 struct Forest {
   var nodes: [Node] = []
+  /// Identity and display content of each node, by handle.
+  var content: [ItemContent] = []
   var freeNodes: [Handle] = []
   var sections: [SectionSlot] = []
   var freeSections: [Handle] = []
