@@ -184,11 +184,15 @@ public final class Timeline {
     after: ((Int, Event) -> Void)? = nil
   ) throws(ReplayError) {
     guard from <= through else { return }
-    var s = state
-    var d = decoder
+    // Move the state into the closure's variable (a copy would make the first write
+    // duplicate the whole state), and move it back when done.
+    var s = ListState()
+    var d = EventDecoder()
+    swap(&s, &state)
+    swap(&d, &decoder)
     defer {
-      state = s
-      decoder = d
+      swap(&s, &state)
+      swap(&d, &decoder)
     }
     try scan(from: from, through: through) { seq, bytes in
       let e = try decode(&d, bytes, seq)

@@ -133,8 +133,8 @@ enum ReplayBench {
   static func largeLogFigures(events count: Int, maxItems: Int) throws {
     print("## A \(count.formatted())-event session (list of up to \(maxItems.formatted()) items)\n")
     let planted = count * 9 / 10
-    let a = directory + "/large-\(count)-a.ltape"
-    let b = directory + "/large-\(count)-b.ltape"
+    let a = directory + "/large-\(count)-v2-a.ltape"
+    let b = directory + "/large-\(count)-v2-b.ltape"
     let generate = try Clock.measure {
       try writeLarge(a, events: count, maxItems: maxItems, planted: planted, bug: true)
       try writeLarge(b, events: count, maxItems: maxItems, planted: planted, bug: false)
@@ -322,7 +322,17 @@ enum Memory {
     return peak()
   }
 
+  /// Peak resident bytes of this process image. On Linux VmHWM (per address space): the
+  /// rusage maximum survives exec and would report the parent's peak in a spawned child.
   static func peak() -> Int {
+    #if os(Linux)
+    if let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+      let kb = Int(line.split(separator: " ").dropFirst().first ?? "")
+    {
+      return kb * 1024
+    }
+    #endif
     var usage = rusage()
     #if os(Linux)
     getrusage(RUSAGE_SELF.rawValue, &usage)
