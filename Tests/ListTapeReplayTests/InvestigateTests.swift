@@ -181,3 +181,24 @@ func plantedSession(events: Int = 6_000, planted: Int = 4_321, seed: UInt64 = 9)
     }
   }
 }
+
+@Suite struct ExternalCheckTests {
+  @Test func bisectWithAnExternalCommand() throws {
+    let (timeline, path) = try record(plantedSession(events: 1_500, planted: 1_000))
+    // Bad when the state JSON mentions the planted section; skip event 500; abort never.
+    let check = ExternalCheck(
+      command:
+        #"if [ "$LISTTAPE_EVENT" = 500 ]; then exit 125; fi; grep -q zzz-bug && exit 1; exit 0"#,
+      logPath: path)
+    let result = try Bisect.run(timeline) { n, s in try check.verdict(event: n, state: s) }
+    #expect(result.first == 1_000)
+  }
+
+  @Test func exitCodesAbove127Abort() throws {
+    let (timeline, path) = try record(plantedSession(events: 300, planted: 200))
+    let check = ExternalCheck(command: "cat >/dev/null; exit 200", logPath: path)
+    #expect(throws: ReplayError.self) {
+      _ = try Bisect.run(timeline) { n, s in try check.verdict(event: n, state: s) }
+    }
+  }
+}

@@ -105,7 +105,9 @@ enum ReplayBench {
     print(
       "| LogWriter.append, fsync interval | \(fmt0(writeRate)) events/s | ≥ 1,000,000: "
         + "\(writeRate >= 1e6 ? "met" : "NOT met") |")
-    print("| Recorder.record (encode + append + fold) | \(fmt0(Double(count) / recordTime)) events/s | |")
+    print(
+      "| Recorder.record (encode + append + fold) | \(fmt0(Double(count) / recordTime)) events/s | |"
+    )
     let pipeRate = Double(count) / pipelineTime
     print(
       "| JSON Lines → log in process (parse + record) | \(fmt0(pipeRate)) lines/s | ≥ 300,000: "
@@ -139,7 +141,9 @@ enum ReplayBench {
       try writeLarge(a, events: count, maxItems: maxItems, planted: planted, bug: true)
       try writeLarge(b, events: count, maxItems: maxItems, planted: planted, bug: false)
     }
-    print("(generated and recorded both logs in \(fmt(generate)) s; \(fileSize(a).formatted()) B each)\n")
+    print(
+      "(generated and recorded both logs in \(fmt(generate)) s; \(fileSize(a).formatted()) B each)\n"
+    )
 
     // State at a random event, after open.
     let openStart = Clock.now()
@@ -248,7 +252,8 @@ enum ReplayBench {
     try p.run()
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    return Int(
+      String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
   }
 
   /// Times the release `listtape record` binary next to this one, if it was built.
@@ -295,7 +300,8 @@ enum ReplayBench {
   /// Child mode: prints baseline and peak resident bytes of a full replay.
   static func replayMemory(_ path: String) {
     let baseline = Memory.resident()
-    guard let t = try? Timeline(path: path), (try? t.replay(through: .max) { _, _, _ in true }) != nil
+    guard let t = try? Timeline(path: path),
+      (try? t.replay(through: .max) { _, _, _ in true }) != nil
     else { return }
     print(baseline, Memory.peak())
   }
@@ -316,7 +322,9 @@ enum Memory {
     #if os(Linux)
     if let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
       let fields = text.split(separator: " ")
-      if fields.count > 1, let pages = Int(fields[1]) { return pages * Int(sysconf(Int32(_SC_PAGESIZE))) }
+      if fields.count > 1, let pages = Int(fields[1]) {
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+      }
     }
     #endif
     return peak()

@@ -25,7 +25,9 @@ if args.count == 2 && args[0] == "__replay-memory" {
   let quick = args.contains("--quick")
   let selected = Set(args.filter { !$0.hasPrefix("--") })
   func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
-  print("# listtape-bench (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores)\n")
+  print(
+    "# listtape-bench (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores)\n"
+  )
   if wants("model") { ModelBench.run(quick: quick) }
   if wants("log") { LogBench.run() }
   if wants("replay") { ReplayBench.run(quick: quick) }
