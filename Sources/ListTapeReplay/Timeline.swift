@@ -8,6 +8,10 @@ import ListTapeModel
 public final class Timeline {
   public let path: String
   let reader: LogReader
+  /// The last checkpoint decoded, kept so that seeks within one checkpoint interval (a
+  /// bisect's last steps, a scrubber's back and forth) decode it once. The copy handed out
+  /// is copy-on-write.
+  var cachedCheckpoint: (seq: Int, state: ListState, decoder: EventDecoder)?
 
   /// Opens and scans a log; a missing file is `.cannotOpen`, a non-log `.notALog`.
   public init(path: String) throws(ReplayError) {
@@ -162,17 +166,31 @@ public final class Timeline {
   }
 
   /// The state after event `n` and the decoder positioned right after it.
-  func seek(to n: Int) throws(ReplayError) -> (state: ListState, decoder: EventDecoder) {
+  /// With `cache`, the decoded checkpoint is kept for the next seek into the same interval
+  /// (worth it for many nearby seeks; a lone seek would pay for a copy it never uses).
+  func seek(to n: Int, cache: Bool = false) throws(ReplayError) -> (
+    state: ListState, decoder: EventDecoder
+  ) {
     guard n >= 0 && n <= eventCount else {
       throw ReplayError(.usage, "event \(n) is out of range 0...\(eventCount) (\(path))")
     }
     var state = ListState()
     var decoder = EventDecoder()
     var start = 1
-    if let cp = try checkpoint(atOrBefore: n) {
+    let seqs = reader.checkpointSeqs
+    var lo = 0
+    var hi = seqs.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if seqs[mid] <= UInt64(n) { lo = mid + 1 } else { hi = mid }
+    }
+    if lo > 0, let cached = cachedCheckpoint, cached.seq == Int(seqs[lo - 1]) {
+      (state, decoder, start) = (cached.state, cached.decoder, cached.seq + 1)
+    } else if let cp = try checkpoint(atOrBefore: n) {
       state = cp.checkpoint.state
       decoder = try self.decoder(after: cp.seq)
       start = cp.seq + 1
+      if cache { cachedCheckpoint = (cp.seq, state, decoder) }
     }
     try fold(&state, &decoder, from: start, through: n)
     return (state, decoder)

@@ -30,7 +30,7 @@ public struct Cursor {
       try timeline.fold(&state, &decoder, from: position + 1, through: n)
       folded += n - position
     } else {
-      (state, decoder) = try timeline.seek(to: n)
+      (state, decoder) = try timeline.seek(to: n, cache: true)
       seeks += 1
     }
     position = n
