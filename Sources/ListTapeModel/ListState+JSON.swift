@@ -17,12 +17,13 @@ extension ListState {
       w.beginArray()
       forest.walk(list: forest.sections[Int(s)].roots, visibleOnly: false) { x, level in
         let n = forest.nodes[Int(x)]
+        let c = forest.content[Int(x)]
         w.beginObject()
         w.key("id")
-        w.string(n.id)
+        w.string(c.id)
         w.key("parent")
         if n.parent >= 0 {
-          w.string(forest.nodes[Int(n.parent)].id)
+          w.string(forest.content[Int(n.parent)].id)
         } else {
           w.null()
         }
@@ -30,11 +31,11 @@ extension ListState {
         w.int(level)
         w.key("expanded")
         w.bool(n.expanded)
-        if let title = n.title {
+        if let title = c.title {
           w.key("title")
           w.string(title)
         }
-        if let fields = n.fields {
+        if let fields = c.fields {
           w.key("fields")
           OutlineNode.encodeFields(fields, to: &w)
         }
@@ -44,7 +45,7 @@ extension ListState {
       w.key("visible")
       w.beginArray()
       forest.walk(list: forest.sections[Int(s)].roots, visibleOnly: true) { x, _ in
-        w.string(forest.nodes[Int(x)].id)
+        w.string(forest.content[Int(x)].id)
       }
       w.endArray()
       w.endObject()

@@ -21,15 +21,35 @@ extension ListState {
     var shown: [Bool] = []
     forest.walk(list: forest.sections[Int(s)].roots, visibleOnly: visibleOnly) { x, level in
       let n = forest.nodes[Int(x)]
+      let c = forest.content[Int(x)]
       shown.removeSubrange(level...)
       let visible = shown.allSatisfy { $0 }
       shown.append(visible && n.expanded)
       out.append(
         OutlineRow(
-          id: n.id, parent: n.parent >= 0 ? forest.nodes[Int(n.parent)].id : nil, level: level,
+          id: c.id, parent: n.parent >= 0 ? forest.content[Int(n.parent)].id : nil, level: level,
           expanded: n.expanded, hasChildren: n.children >= 0, isVisible: visible,
-          isSelected: n.selected, title: n.title, fields: n.fields))
+          isSelected: n.selected, title: c.title, fields: c.fields))
     }
     return out
+  }
+}
+
+extension ListState {
+  /// Number of selected items. - Complexity: O(1).
+  public var numberOfSelectedItems: Int { forest.selection.count }
+
+  /// Where an item sits: its section, parent and previous sibling (nil when first); nil
+  /// when absent. - Complexity: O(depth × log siblings).
+  public func placement(of id: String) -> (section: String, parent: String?, after: String?)? {
+    guard let x = forest.itemIndex[id] else { return nil }
+    let n = forest.nodes[Int(x)]
+    let section = forest.sections[Int(forest.section(of: x))].id
+    let r = forest.rank(x)
+    let previous = r > 0 ? forest.element(at: r - 1, in: forest.listRoot(of: x)) : nil
+    return (
+      section, n.parent >= 0 ? forest.content[Int(n.parent)].id : nil,
+      previous.map { forest.content[Int($0)].id }
+    )
   }
 }

@@ -65,14 +65,14 @@ extension ListState {
   /// Every visible item, section after section, in display order.
   public var itemIdentifiers: [String] {
     forest.sectionOrder.flatMap { s in
-      forest.items(inSection: s, visibleOnly: true).map { forest.nodes[Int($0)].id }
+      forest.items(inSection: s, visibleOnly: true).map { forest.content[Int($0)].id }
     }
   }
 
   /// Visible items of a section (what the collection view shows), or nil when absent.
   public func itemIdentifiers(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.items(inSection: s, visibleOnly: true).map { forest.nodes[Int($0)].id }
+    return forest.items(inSection: s, visibleOnly: true).map { forest.content[Int($0)].id }
   }
 
   /// Visible rows in the whole list. - Complexity: O(sections).
@@ -222,7 +222,7 @@ extension ListState {
   public func parent(of id: String) -> String?? {
     guard let x = forest.itemIndex[id] else { return nil }
     let p = forest.nodes[Int(x)].parent
-    return .some(p >= 0 ? forest.nodes[Int(p)].id : nil)
+    return .some(p >= 0 ? forest.content[Int(p)].id : nil)
   }
 
   /// Visible row of an item within its section; nil when hidden or absent.
@@ -237,35 +237,36 @@ extension ListState {
   /// Every item of a section in depth-first pre-order, or nil when absent.
   public func allItems(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.items(inSection: s, visibleOnly: false).map { forest.nodes[Int($0)].id }
+    return forest.items(inSection: s, visibleOnly: false).map { forest.content[Int($0)].id }
   }
 
   /// Root items of a section in order, or nil when absent.
   public func rootItems(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.list(forest.sections[Int(s)].roots).map { forest.nodes[Int($0)].id }
+    return forest.list(forest.sections[Int(s)].roots).map { forest.content[Int($0)].id }
   }
 
   /// Direct children of an item in order, or nil when absent.
   public func children(of id: String) -> [String]? {
     guard let x = forest.itemIndex[id] else { return nil }
-    return forest.list(forest.nodes[Int(x)].children).map { forest.nodes[Int($0)].id }
+    return forest.list(forest.nodes[Int(x)].children).map { forest.content[Int($0)].id }
   }
 
   public func title(of id: String) -> String? {
-    forest.itemIndex[id].flatMap { forest.nodes[Int($0)].title }
+    forest.itemIndex[id].flatMap { forest.content[Int($0)].title }
   }
 
   public func fields(of id: String) -> [String: String]? {
-    forest.itemIndex[id].flatMap { forest.nodes[Int($0)].fields }
+    forest.itemIndex[id].flatMap { forest.content[Int($0)].fields }
   }
 
   /// The subtree under `list` as nodes, flags and content included.
   func outline(list root: Handle) -> [OutlineNode] {
     forest.list(root).map { x in
       let n = forest.nodes[Int(x)]
+      let c = forest.content[Int(x)]
       return OutlineNode(
-        n.id, title: n.title, fields: n.fields, expanded: n.expanded,
+        c.id, title: c.title, fields: c.fields, expanded: n.expanded,
         children: outline(list: n.children))
     }
   }
@@ -279,7 +280,7 @@ extension ListState {
     let order = Dictionary(
       uniqueKeysWithValues: forest.sectionOrder.enumerated().map { ($1, $0) })
     return forest.selection.map { x in
-      (order[forest.section(of: x)] ?? 0, forest.row(of: x) ?? 0, forest.nodes[Int(x)].id)
+      (order[forest.section(of: x)] ?? 0, forest.row(of: x) ?? 0, forest.content[Int(x)].id)
     }
     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
     .map { $0.2 }

@@ -34,7 +34,7 @@ extension ListState {
     }
   }
 
-  private mutating func applyOne(_ op: Operation) throws(ListFault) {
+  private mutating func applyOne(_ op: ListOperation) throws(ListFault) {
     switch op {
     case .appendSections(let ids): try appendSections(ids)
     case .insertSections(let ids, .before(let a)): try insertSections(ids, beforeSection: a)
@@ -83,9 +83,11 @@ extension ListState: Equatable {
       guard xs.count == ys.count else { return false }
       for (x, y) in zip(xs, ys) {
         let n = lhs.forest.nodes[Int(x)]
+        let c = lhs.forest.content[Int(x)]
         let m = rhs.forest.nodes[Int(y)]
-        guard n.id == m.id, n.expanded == m.expanded, n.selected == m.selected,
-          n.title == m.title, n.fields == m.fields, n.cnt == m.cnt,
+        let d = rhs.forest.content[Int(y)]
+        guard c.id == d.id, n.expanded == m.expanded, n.selected == m.selected,
+          c.title == d.title, c.fields == d.fields, n.cnt == m.cnt,
           lhs.forest.level(of: x) == rhs.forest.level(of: y)
         else { return false }
       }

@@ -45,13 +45,14 @@ public struct SectionSnapshot: Equatable, Sendable {
   private func outline(_ root: Handle) -> [OutlineNode] {
     forest.list(root).map { x in
       let n = forest.nodes[Int(x)]
+      let c = forest.content[Int(x)]
       return OutlineNode(
-        n.id, title: n.title, fields: n.fields, expanded: n.expanded,
+        c.id, title: c.title, fields: c.fields, expanded: n.expanded,
         children: outline(n.children))
     }
   }
 
-  private func ids(_ handles: [Handle]) -> [String] { handles.map { forest.nodes[Int($0)].id } }
+  private func ids(_ handles: [Handle]) -> [String] { handles.map { forest.content[Int($0)].id } }
 
   // MARK: Queries
 
@@ -84,7 +85,7 @@ public struct SectionSnapshot: Equatable, Sendable {
   /// The parent of an item, nil for a root or an absent item.
   public func parent(of id: String) -> String? {
     guard let x = forest.itemIndex[id], forest.nodes[Int(x)].parent >= 0 else { return nil }
-    return forest.nodes[Int(forest.nodes[Int(x)].parent)].id
+    return forest.content[Int(forest.nodes[Int(x)].parent)].id
   }
 
   /// Index of an item in `items` (pre-order). - Complexity: O(depth × log siblings).
@@ -106,8 +107,9 @@ public struct SectionSnapshot: Equatable, Sendable {
     let kids = outline(forest.nodes[Int(x)].children)
     if includingParent {
       let n = forest.nodes[Int(x)]
+      let c = forest.content[Int(x)]
       return SectionSnapshot(nodes: [
-        OutlineNode(n.id, title: n.title, fields: n.fields, expanded: n.expanded, children: kids)
+        OutlineNode(c.id, title: c.title, fields: c.fields, expanded: n.expanded, children: kids)
       ])
     }
     return SectionSnapshot(nodes: kids)

@@ -1,1 +1,34 @@
-print("bench: not yet")
+import Foundation
+
+/// listtape-bench: the figures the issues name, measured. Pass `--quick` for a smoke run,
+/// and names (model, log, replay) to run only some groups.
+let args = Array(CommandLine.arguments.dropFirst())
+if args.count == 2 && args[0] == "__replay-memory" {
+  ReplayBench.replayMemory(args[1])
+} else if args.count == 2 && args[0] == "__state-memory" {
+  ReplayBench.stateMemory(args[1])
+} else if args.count == 2 && args[0] == "__profile" {
+  ProfileMode.run(args[1])
+} else if args.count == 1 && args[0] == "__sizes" {
+  ProfileMode.sizes()
+} else if args.contains("--help") || args.contains("-h") {
+  print(
+    """
+    OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
+
+    USAGE: listtape-bench [model] [log] [replay] [--quick]
+
+    OPTIONS:
+      --quick   Smaller sizes, for a quick look (the figures are for full runs).
+    """)
+} else {
+  let quick = args.contains("--quick")
+  let selected = Set(args.filter { !$0.hasPrefix("--") })
+  func wants(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
+  print(
+    "# listtape-bench (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores)\n"
+  )
+  if wants("model") { ModelBench.run(quick: quick) }
+  if wants("log") { LogBench.run() }
+  if wants("replay") { ReplayBench.run(quick: quick) }
+}

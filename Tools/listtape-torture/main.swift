@@ -1,1 +1,1 @@
-print("torture: not yet")
+print("torture: todo")

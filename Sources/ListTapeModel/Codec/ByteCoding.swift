@@ -91,11 +91,23 @@ struct ByteSource {
   }
 
   @inline(__always) mutating func string() throws(CodecError) -> String {
-    let n = try count()
+    try text(try count())
+  }
+
+  /// The next `n` bytes (already checked to remain) as validated UTF-8.
+  @inline(__always) mutating func text(_ n: Int) throws(CodecError) -> String {
     let slice = UnsafeRawBufferPointer(rebasing: base[offset..<offset + n])
     offset += n
     let units = UnsafeBufferPointer(
       start: slice.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
+    // ASCII (the common case) is valid UTF-8 as is; only other text needs full validation,
+    // whose generic path costs far more than the check.
+    var ascii = true
+    for b in units where b >= 0x80 {
+      ascii = false
+      break
+    }
+    if ascii { return String(decoding: units, as: UTF8.self) }
     guard let s = String(validating: units, as: UTF8.self) else {
       throw CodecError("invalid UTF-8 in string", offset: offset - n)
     }

@@ -1,50 +1,122 @@
+/// The codec's shared rules: records restart from a clean state every `resetInterval`
+/// events, so decoding can begin at any reset point, and a gap (a salvaged log) can never
+/// make later records decode to different events.
+public enum EventCodecLayout {
+  /// Events between reset points: event numbers 1, 1 + k, 1 + 2k, … start clean.
+  public static let resetInterval = 256
+  /// Identifiers remembered for back-references.
+  static let ringSize = 64
+
+  /// Whether event `seq` starts from a clean codec state.
+  public static func isResetPoint(_ seq: Int) -> Bool { (seq - 1) % resetInterval == 0 }
+
+  /// The reset point at or before event `seq` (seq ≥ 1).
+  public static func resetPoint(atOrBefore seq: Int) -> Int {
+    ((seq - 1) / resetInterval) * resetInterval + 1
+  }
+}
+
 /// The compact binary form of events stored in the log.
 ///
 /// A record is a tag byte (op code, high bit set when the event has a time), the time as a
-/// zigzag varint delta from the previous timed event, then the op's fields. Strings are
-/// length-prefixed UTF-8. The running time is the codec's only state; checkpoints carry it
-/// so decoding can start at any checkpoint.
+/// zigzag varint delta from the previous timed event, then the op's fields. Identifiers are
+/// either a back-reference to one of the last 64 distinct identifiers written (one byte: UI
+/// sessions keep touching the same rows) or length-prefixed UTF-8; other strings are always
+/// length-prefixed. The running time and the identifier ring are the codec's state, reset
+/// at every reset point (`EventCodecLayout`).
 public struct EventEncoder: Sendable {
-  /// Time of the last timed event encoded (0 before any).
-  public var lastTime: Int64
+  /// Time of the last timed event encoded (0 after a reset).
+  public var lastTime: Int64 = 0
+  var ring: [String] = []
+  var ringNext = 0
+  var slots: [String: Int] = [:]
+  /// The event number the next record gets.
+  public private(set) var nextSeq = 1
 
-  public init(lastTime: Int64 = 0) { self.lastTime = lastTime }
+  /// An encoder for a log's first event.
+  public init() {}
 
-  /// Encodes one event, appending to `bytes`.
+  /// An encoder continuing where `decoder` stopped (appending to an existing log).
+  public init(continuing decoder: EventDecoder) {
+    lastTime = decoder.lastTime
+    ring = decoder.ring
+    ringNext = decoder.ringNext
+    nextSeq = decoder.expected
+    for (i, id) in ring.enumerated() { slots[id] = i }
+  }
+
+  /// Encodes the next event (number `nextSeq`), appending to `bytes`.
   public mutating func encode(_ event: Event, into bytes: inout [UInt8]) {
     var sink = ByteSink()
     swap(&sink.bytes, &bytes)
-    encode(event, &sink)
+    if EventCodecLayout.isResetPoint(nextSeq) { reset() }
+    encode(event, &sink, nested: false)
+    nextSeq += 1
     swap(&sink.bytes, &bytes)
   }
 
-  /// Encodes one event as a new record.
+  /// Encodes the next event as a new record.
   public mutating func encode(_ event: Event) -> [UInt8] {
     var bytes: [UInt8] = []
     encode(event, into: &bytes)
     return bytes
   }
 
-  mutating func encode(_ event: Event, _ sink: inout ByteSink) {
+  mutating func reset() {
+    lastTime = 0
+    ring.removeAll(keepingCapacity: true)
+    ringNext = 0
+    slots.removeAll(keepingCapacity: true)
+  }
+
+  /// Nested (batch) events write absolute times and leave the running time alone.
+  mutating func encode(_ event: Event, _ sink: inout ByteSink, nested: Bool) {
     let code = EventCodes.code(of: event.operation)
     if let t = event.time {
       sink.byte(code | 0x80)
-      sink.zigzag(t &- lastTime)
-      lastTime = t
+      if nested {
+        sink.zigzag(t)
+      } else {
+        sink.zigzag(t &- lastTime)
+        lastTime = t
+      }
     } else {
       sink.byte(code)
     }
     encodeFields(event.operation, &sink)
   }
 
-  private mutating func encodeFields(_ op: Operation, _ s: inout ByteSink) {
+  /// An identifier: a ring slot when it was written lately, else its text (then remembered).
+  mutating func identifier(_ id: String, _ s: inout ByteSink) {
+    if let slot = slots[id] {
+      s.count(slot)
+      return
+    }
+    var id = id
+    id.withUTF8 { utf8 in
+      s.count(EventCodecLayout.ringSize + utf8.count)
+      s.bytes.append(contentsOf: utf8)
+    }
+    if ring.count < EventCodecLayout.ringSize {
+      slots[id] = ring.count
+      ring.append(id)
+    } else {
+      let old = ring[ringNext]
+      if slots[old] == ringNext { slots[old] = nil }
+      ring[ringNext] = id
+      slots[id] = ringNext
+    }
+    ringNext = (ringNext + 1) % EventCodecLayout.ringSize
+  }
+
+  private mutating func encodeFields(_ op: ListOperation, _ s: inout ByteSink) {
     func ids(_ list: [String]) {
       s.count(list.count)
-      for id in list { s.string(id) }
+      for id in list { identifier(id, &s) }
     }
     func anchor(_ a: Anchor) {
       s.byte(a.isAfter ? 1 : 0)
-      s.string(a.id)
+      identifier(a.id, &s)
     }
     switch op {
     case .appendSections(let l), .deleteSections(let l), .reloadSections(let l), .deleteItems(let l),
@@ -55,23 +127,23 @@ public struct EventEncoder: Sendable {
       ids(l)
       anchor(a)
     case .moveSection(let id, let a), .moveItem(let id, let a):
-      s.string(id)
+      identifier(id, &s)
       anchor(a)
     case .appendItems(let items, let section, let parent):
       s.byte((section == nil ? 0 : 1) | (parent == nil ? 0 : 2))
-      if let section { s.string(section) }
-      if let parent { s.string(parent) }
-      Self.nodes(items, &s)
+      if let section { identifier(section, &s) }
+      if let parent { identifier(parent, &s) }
+      nodes(items, &s)
     case .insertItems(let items, let a):
       anchor(a)
-      Self.nodes(items, &s)
+      nodes(items, &s)
     case .deleteAllItems: break
     case .replaceChildren(let id, let items), .applySectionSnapshot(let id, let items):
-      s.string(id)
-      Self.nodes(items, &s)
+      identifier(id, &s)
+      nodes(items, &s)
     case .update(let item, let title, let fields):
       s.byte((title == nil ? 0 : 1) | (fields == nil ? 0 : 2))
-      s.string(item)
+      identifier(item, &s)
       if let title { s.string(title) }
       if let fields { Self.fields(fields, &s) }
     case .deselect(let l):
@@ -85,11 +157,7 @@ public struct EventEncoder: Sendable {
     case .mark(let label): s.string(label)
     case .batch(let events):
       s.count(events.count)
-      // Nested events carry absolute times and leave the running time alone.
-      for e in events {
-        var inner = EventEncoder(lastTime: 0)
-        inner.encode(e, &s)
-      }
+      for e in events { encode(e, &s, nested: true) }
     }
   }
 
@@ -101,14 +169,14 @@ public struct EventEncoder: Sendable {
     }
   }
 
-  static func nodes(_ list: [OutlineNode], _ s: inout ByteSink) {
+  mutating func nodes(_ list: [OutlineNode], _ s: inout ByteSink) {
     s.count(list.count)
     for n in list {
       let flags: UInt8 =
         (n.title == nil ? 0 : 1) | (n.fields == nil ? 0 : 2) | (n.expanded ? 4 : 0)
         | (n.children.isEmpty ? 0 : 8)
       s.byte(flags)
-      s.string(n.id)
+      identifier(n.id, &s)
       if let title = n.title { s.string(title) }
       if let fields = n.fields { Self.fields(fields, &s) }
       if !n.children.isEmpty { nodes(n.children, &s) }
@@ -118,87 +186,140 @@ public struct EventEncoder: Sendable {
 
 /// Decodes records written by `EventEncoder`, validating every byte.
 public struct EventDecoder: Sendable {
-  /// Time of the last timed event decoded (0 before any).
-  public var lastTime: Int64
+  /// Time of the last timed event decoded (0 after a reset).
+  public private(set) var lastTime: Int64 = 0
+  var ring: [String] = []
+  var ringNext = 0
+  /// The event number the next record must have (unless it is a reset point).
+  public private(set) var expected = 1
   /// Cap on nested batches and node subtrees, so hostile records cannot exhaust the stack.
   static let maxDepth = 256
 
-  public init(lastTime: Int64 = 0) { self.lastTime = lastTime }
+  /// A decoder for a log's first event.
+  public init() {}
 
-  /// Decodes one whole record.
-  public mutating func decode(_ record: UnsafeRawBufferPointer) throws(CodecError) -> Event {
+  /// Decodes record number `seq`. Records must come in order; after a gap only a reset
+  /// point can be decoded (anything else throws rather than guess at references).
+  public mutating func decode(_ record: UnsafeRawBufferPointer, seq: Int) throws(CodecError)
+    -> Event
+  {
+    if EventCodecLayout.isResetPoint(seq) {
+      lastTime = 0
+      ring.removeAll(keepingCapacity: true)
+      ringNext = 0
+    } else if seq != expected {
+      throw CodecError(
+        "event \(seq) follows a gap (expected event \(expected)); decoding resumes at event "
+          + "\(EventCodecLayout.resetPoint(atOrBefore: seq) + EventCodecLayout.resetInterval)",
+        offset: 0)
+    }
     var src = ByteSource(record)
-    let e = try decode(&src, depth: 0)
+    let e = try decode(&src, depth: 0, nested: false)
     guard src.isAtEnd else { throw src.fail("\(src.remaining) trailing bytes after the event") }
+    expected = seq + 1
     return e
   }
 
-  /// Decodes one whole record.
-  public mutating func decode(_ record: [UInt8]) throws(CodecError) -> Event {
+  /// Decodes record number `seq`.
+  public mutating func decode(_ record: [UInt8], seq: Int) throws(CodecError) -> Event {
     let result: Result<Event, CodecError> = record.withUnsafeBytes { raw in
-      Result { () throws(CodecError) in try self.decode(raw) }
+      Result { () throws(CodecError) in try self.decode(raw, seq: seq) }
     }
     return try result.get()
   }
 
-  mutating func decode(_ s: inout ByteSource, depth: Int) throws(CodecError) -> Event {
+  mutating func decode(_ s: inout ByteSource, depth: Int, nested: Bool) throws(CodecError)
+    -> Event
+  {
     let tag = try s.byte()
     var time: Int64?
     if tag & 0x80 != 0 {
-      let t = lastTime &+ (try s.zigzag())
-      lastTime = t
-      time = t
+      if nested {
+        time = try s.zigzag()
+      } else {
+        let t = lastTime &+ (try s.zigzag())
+        lastTime = t
+        time = t
+      }
     }
     let op = try decodeFields(tag & 0x7F, &s, depth: depth)
     return Event(op, time: time)
   }
 
+  /// An identifier: a ring slot or literal text (then remembered), never empty.
+  mutating func identifier(_ s: inout ByteSource) throws(CodecError) -> String {
+    let v = try s.varint()
+    if v < UInt64(EventCodecLayout.ringSize) {
+      guard Int(v) < ring.count else {
+        throw s.fail("reference to identifier slot \(v) of \(ring.count)")
+      }
+      return ring[Int(v)]
+    }
+    let n = v - UInt64(EventCodecLayout.ringSize)
+    guard n > 0 else { throw s.fail("empty identifier") }
+    guard n <= UInt64(s.remaining) else {
+      throw s.fail("identifier of \(n) bytes exceeds the \(s.remaining) bytes left")
+    }
+    let id = try s.text(Int(n))
+    if ring.count < EventCodecLayout.ringSize {
+      ring.append(id)
+    } else {
+      ring[ringNext] = id
+    }
+    ringNext = (ringNext + 1) % EventCodecLayout.ringSize
+    return id
+  }
+
   private mutating func decodeFields(
     _ code: UInt8, _ s: inout ByteSource, depth: Int
-  ) throws(CodecError) -> Operation {
+  ) throws(CodecError) -> ListOperation {
     func ids() throws(CodecError) -> [String] {
       let n = try s.count()
       var out: [String] = []
       out.reserveCapacity(n)
-      for _ in 0..<n { out.append(try s.identifier()) }
+      for _ in 0..<n { out.append(try identifier(&s)) }
       return out
     }
     func anchor() throws(CodecError) -> Anchor {
       let b = try s.byte()
       guard b <= 1 else { throw s.fail("bad anchor kind \(b)") }
-      let id = try s.identifier()
+      let id = try identifier(&s)
       return b == 1 ? .after(id) : .before(id)
     }
     switch code {
     case EventCodes.appendSections: return .appendSections(try ids())
     case EventCodes.insertSections: return .insertSections(try ids(), try anchor())
     case EventCodes.deleteSections: return .deleteSections(try ids())
-    case EventCodes.moveSection: return .moveSection(try s.identifier(), try anchor())
+    case EventCodes.moveSection:
+      let id = try identifier(&s)
+      return .moveSection(id, try anchor())
     case EventCodes.reloadSections: return .reloadSections(try ids())
     case EventCodes.appendItems:
       let flags = try s.byte()
       guard flags <= 3 else { throw s.fail("bad appendItems flags \(flags)") }
-      let section = flags & 1 != 0 ? try s.identifier() : nil
-      let parent = flags & 2 != 0 ? try s.identifier() : nil
-      return .appendItems(try Self.nodes(&s, depth: depth), section: section, parent: parent)
+      let section = flags & 1 != 0 ? try identifier(&s) : nil
+      let parent = flags & 2 != 0 ? try identifier(&s) : nil
+      return .appendItems(try nodes(&s, depth: depth), section: section, parent: parent)
     case EventCodes.insertItems:
       let a = try anchor()
-      return .insertItems(try Self.nodes(&s, depth: depth), a)
+      return .insertItems(try nodes(&s, depth: depth), a)
     case EventCodes.deleteItems: return .deleteItems(try ids())
     case EventCodes.deleteAllItems: return .deleteAllItems
-    case EventCodes.moveItem: return .moveItem(try s.identifier(), try anchor())
+    case EventCodes.moveItem:
+      let id = try identifier(&s)
+      return .moveItem(id, try anchor())
     case EventCodes.replaceChildren:
-      let id = try s.identifier()
-      return .replaceChildren(parent: id, items: try Self.nodes(&s, depth: depth))
+      let id = try identifier(&s)
+      return .replaceChildren(parent: id, items: try nodes(&s, depth: depth))
     case EventCodes.applySectionSnapshot:
-      let id = try s.identifier()
-      return .applySectionSnapshot(section: id, items: try Self.nodes(&s, depth: depth))
+      let id = try identifier(&s)
+      return .applySectionSnapshot(section: id, items: try nodes(&s, depth: depth))
     case EventCodes.reloadItems: return .reloadItems(try ids())
     case EventCodes.reconfigureItems: return .reconfigureItems(try ids())
     case EventCodes.update:
       let flags = try s.byte()
       guard flags <= 3 else { throw s.fail("bad update flags \(flags)") }
-      let item = try s.identifier()
+      let item = try identifier(&s)
       let title = flags & 1 != 0 ? try s.string() : nil
       let fields = flags & 2 != 0 ? try Self.fields(&s) : nil
       return .update(item: item, title: title, fields: fields)
@@ -219,10 +340,7 @@ public struct EventDecoder: Sendable {
       let n = try s.count()
       var events: [Event] = []
       events.reserveCapacity(n)
-      for _ in 0..<n {
-        var inner = EventDecoder(lastTime: 0)
-        events.append(try inner.decode(&s, depth: depth + 1))
-      }
+      for _ in 0..<n { events.append(try decode(&s, depth: depth + 1, nested: true)) }
       return .batch(events)
     default:
       throw CodecError("unknown op code \(code)", offset: s.offset - 1)
@@ -240,17 +358,17 @@ public struct EventDecoder: Sendable {
     return out
   }
 
-  static func nodes(_ s: inout ByteSource, depth: Int) throws(CodecError) -> [OutlineNode] {
-    guard depth < maxDepth else { throw s.fail("items nested too deeply") }
+  mutating func nodes(_ s: inout ByteSource, depth: Int) throws(CodecError) -> [OutlineNode] {
+    guard depth < Self.maxDepth else { throw s.fail("items nested too deeply") }
     let n = try s.count(minBytes: 2)
     var out: [OutlineNode] = []
     out.reserveCapacity(n)
     for _ in 0..<n {
       let flags = try s.byte()
       guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
-      var node = OutlineNode(try s.identifier())
+      var node = OutlineNode(try identifier(&s))
       if flags & 1 != 0 { node.title = try s.string() }
-      if flags & 2 != 0 { node.fields = try fields(&s) }
+      if flags & 2 != 0 { node.fields = try Self.fields(&s) }
       node.expanded = flags & 4 != 0
       if flags & 8 != 0 { node.children = try nodes(&s, depth: depth + 1) }
       out.append(node)
@@ -284,7 +402,7 @@ enum EventCodes {
   static let mark: UInt8 = 21
   static let batch: UInt8 = 22
 
-  static func code(of op: Operation) -> UInt8 {
+  static func code(of op: ListOperation) -> UInt8 {
     switch op {
     case .appendSections: return appendSections
     case .insertSections: return insertSections

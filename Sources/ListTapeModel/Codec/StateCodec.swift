@@ -18,14 +18,15 @@ extension ListState {
       s.count(forest.itemCount(inSection: sec))
       forest.walk(list: forest.sections[Int(sec)].roots, visibleOnly: false) { x, level in
         let n = forest.nodes[Int(x)]
+        let c = forest.content[Int(x)]
         s.count(level)
         let flags: UInt8 =
-          (n.expanded ? 1 : 0) | (n.selected ? 2 : 0) | (n.title == nil ? 0 : 4)
-          | (n.fields == nil ? 0 : 8)
+          (n.expanded ? 1 : 0) | (n.selected ? 2 : 0) | (c.title == nil ? 0 : 4)
+          | (c.fields == nil ? 0 : 8)
         s.byte(flags)
-        s.string(n.id)
-        if let title = n.title { s.string(title) }
-        if let fields = n.fields { EventEncoder.fields(fields, &s) }
+        s.string(c.id)
+        if let title = c.title { s.string(title) }
+        if let fields = c.fields { EventEncoder.fields(fields, &s) }
       }
     }
     return s.bytes
@@ -59,6 +60,10 @@ extension ListState {
       let sec = forest.allocateSection(id)
       forest.sectionOrder.append(sec)
       let itemCount = try s.count(minBytes: 3)
+      // Grow the tables once, not by doubling while 100k items arrive.
+      let needed = forest.nodes.count + itemCount
+      if forest.nodes.capacity < needed { forest.nodes.reserveCapacity(needed + needed / 2) }
+      if forest.itemIndex.capacity < needed { forest.itemIndex.reserveCapacity(needed + needed / 2) }
       try decodeItems(&s, count: itemCount, section: sec)
     }
     guard s.isAtEnd else { throw s.fail("\(s.remaining) trailing bytes after the state") }
@@ -93,8 +98,8 @@ extension ListState {
       close(to: level)
       let x = forest.allocate(id)
       forest.nodes[Int(x)].expanded = flags & 1 != 0
-      if flags & 4 != 0 { forest.nodes[Int(x)].title = try s.string() }
-      if flags & 8 != 0 { forest.nodes[Int(x)].fields = try EventDecoder.fields(&s) }
+      if flags & 4 != 0 { forest.content[Int(x)].title = try s.string() }
+      if flags & 8 != 0 { forest.content[Int(x)].fields = try EventDecoder.fields(&s) }
       if flags & 2 != 0 { selected.append(x) }
       if level == 0 {
         roots.append(x)
@@ -107,7 +112,7 @@ extension ListState {
     forest.insertList(roots, parent: -1, section: section, at: nil)
     for x in selected {
       guard forest.isVisible(x) else {
-        throw s.fail("selected item \"\(forest.nodes[Int(x)].id)\" is hidden")
+        throw s.fail("selected item \"\(forest.content[Int(x)].id)\" is hidden")
       }
       forest.setSelected(x, true)
     }

@@ -53,7 +53,7 @@ extension Event {
     self.init(try Self.operation(op, f), time: time)
   }
 
-  private static func operation(_ op: String, _ f: Fields) throws(MalformedEvent) -> Operation {
+  private static func operation(_ op: String, _ f: Fields) throws(MalformedEvent) -> ListOperation {
     switch op {
     case "appendSections": return .appendSections(try f.ids("sections"))
     case "insertSections": return .insertSections(try f.ids("sections"), try f.anchor())
@@ -266,7 +266,7 @@ extension Event {
   }
 }
 
-extension Operation {
+extension ListOperation {
   fileprivate func encodeFields(to w: inout JSONWriter) {
     func ids(_ key: String, _ list: [String]) {
       w.key(key)

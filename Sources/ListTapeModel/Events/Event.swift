@@ -18,11 +18,11 @@ public enum Anchor: Equatable, Hashable, Sendable {
 
 /// One recorded edit of the list: an operation and the wall-clock time it happened.
 public struct Event: Equatable, Hashable, Sendable {
-  public var operation: Operation
+  public var operation: ListOperation
   /// Milliseconds since the Unix epoch; the recorder stamps events that have none.
   public var time: Int64?
 
-  public init(_ operation: Operation, time: Int64? = nil) {
+  public init(_ operation: ListOperation, time: Int64? = nil) {
     self.operation = operation
     self.time = time
   }
@@ -32,7 +32,7 @@ public struct Event: Equatable, Hashable, Sendable {
 }
 
 /// Every operation of protocol section 1.
-public enum Operation: Equatable, Hashable, Sendable {
+public enum ListOperation: Equatable, Hashable, Sendable {
   case appendSections([String])
   case insertSections([String], Anchor)
   case deleteSections([String])

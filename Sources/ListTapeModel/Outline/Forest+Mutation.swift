@@ -3,6 +3,7 @@ struct Journal {
   var nodeCount: Int
   var sectionCount: Int
   var nodes: [(Handle, Node)] = []
+  var content: [(Handle, ItemContent)] = []
   var sections: [(Handle, SectionSlot)] = []
   var itemIndex: [(String, Handle?)] = []
   var sectionIndex: [(String, Handle?)] = []
@@ -23,6 +24,14 @@ extension Forest {
       journal?.nodes.append((x, nodes[Int(x)]))
     }
     body(&nodes[Int(x)])
+  }
+
+  /// Writes an item's content through `body`, journalling its old value inside a batch.
+  mutating func editContent(_ x: Handle, _ body: (inout ItemContent) -> Void) {
+    if journal != nil, Int(x) < journal?.nodeCount ?? 0 {
+      journal?.content.append((x, content[Int(x)]))
+    }
+    body(&content[Int(x)])
   }
 
   mutating func editSection(_ s: Handle, _ body: (inout SectionSlot) -> Void) {
@@ -69,11 +78,13 @@ extension Forest {
     guard let j = journal else { return }
     journal = nil
     for (x, n) in j.nodes.reversed() { nodes[Int(x)] = n }
+    for (x, c) in j.content.reversed() { content[Int(x)] = c }
     for (s, v) in j.sections.reversed() { sections[Int(s)] = v }
     for (k, v) in j.itemIndex.reversed() { itemIndex[k] = v }
     for (k, v) in j.sectionIndex.reversed() { sectionIndex[k] = v }
     if let order = j.sectionOrder { sectionOrder = order }
     nodes.removeSubrange(j.nodeCount...)
+    content.removeSubrange(j.nodeCount...)
     sections.removeSubrange(j.sectionCount...)
     selection = j.selection
     prioritySeed = j.prioritySeed
@@ -92,14 +103,16 @@ extension Forest {
 
   /// A fresh, detached node registered under `id`.
   mutating func allocate(_ id: String) -> Handle {
-    let node = Node(id: id, priority: nextPriority())
+    let node = Node(priority: nextPriority())
     let x: Handle
     if journal == nil, let free = freeNodes.popLast() {
       x = free
       nodes[Int(x)] = node
+      content[Int(x)] = ItemContent(id: id)
     } else {
       x = Handle(nodes.count)
       nodes.append(node)
+      content.append(ItemContent(id: id))
     }
     setItemIndex(id, x)
     return x
@@ -107,15 +120,17 @@ extension Forest {
 
   /// Unregisters and frees a node already detached from every list.
   mutating func release(_ x: Handle) {
-    let id = nodes[Int(x)].id
+    let id = content[Int(x)].id
     setItemIndex(id, nil)
     if nodes[Int(x)].selected { selection.remove(x) }
     edit(x) {
       $0.live = false
       $0.selected = false
+      $0.children = -1
+    }
+    editContent(x) {
       $0.title = nil
       $0.fields = nil
-      $0.children = -1
     }
     if journal != nil {
       journal?.pendingFreeNodes.append(x)
@@ -153,42 +168,51 @@ extension Forest {
 
   // MARK: Treap primitives
 
-  /// Recomputes the treap aggregates of `t` from its own values and its treap children.
-  @inline(__always) mutating func pull(_ t: Handle) {
+  /// Recomputes the treap aggregates of `t` from its own values and its treap children;
+  /// returns whether anything changed.
+  @discardableResult
+  @inline(__always) mutating func pull(_ t: Handle) -> Bool {
     let n = nodes[Int(t)]
     let sz = 1 + size(n.left) + size(n.right)
     let vs = n.vis + visSum(n.left) + visSum(n.right)
     let cs = n.cnt + cntSum(n.left) + cntSum(n.right)
-    if n.size != sz || n.visSum != vs || n.cntSum != cs {
+    let ss = n.sel + selSum(n.left) + selSum(n.right)
+    if n.size != sz || n.visSum != vs || n.cntSum != cs || n.selSum != ss {
       edit(t) {
         $0.size = sz
         $0.visSum = vs
         $0.cntSum = cs
+        $0.selSum = ss
       }
+      return true
     }
+    return false
   }
 
-  /// Recomputes an item's own `vis` and `cnt` from its children.
+  /// Recomputes an item's own `vis`, `cnt` and `sel` from its children.
   @inline(__always) mutating func refreshTotals(_ x: Handle) {
     let n = nodes[Int(x)]
     let c = 1 + cntSum(n.children)
     let v = 1 + (n.expanded ? visSum(n.children) : 0)
-    if n.cnt != c || n.vis != v {
+    let s = (n.selected ? 1 : 0) + selSum(n.children)
+    if n.cnt != c || n.vis != v || n.sel != s {
       edit(x) {
         $0.cnt = c
         $0.vis = v
+        $0.sel = s
       }
     }
   }
 
-  /// Re-establishes aggregates from `x` up to its section's root list.
+  /// Re-establishes aggregates from `x` up to its section's root list, stopping as soon as
+  /// a node's aggregates come out unchanged (nothing above it can change then).
   /// - Complexity: O(depth × log siblings).
   mutating func propagate(from x: Handle) {
     var c = x
     while c >= 0 {
       var t = c
       while t >= 0 {
-        pull(t)
+        if !pull(t) { return }
         t = nodes[Int(t)].up
       }
       let p = nodes[Int(c)].parent
@@ -370,6 +394,7 @@ extension Forest {
     propagate(from: x)
   }
 
+  /// Selects or deselects an item and fixes the selected counts above it.
   mutating func setSelected(_ x: Handle, _ value: Bool) {
     guard nodes[Int(x)].selected != value else { return }
     edit(x) { $0.selected = value }
@@ -378,12 +403,28 @@ extension Forest {
     } else {
       selection.remove(x)
     }
+    if nodes[Int(x)].live {
+      refreshTotals(x)
+      propagate(from: x)
+    }
   }
 
-  /// Drops every selected item that is no longer visible.
-  /// - Complexity: O(selected × depth).
-  mutating func pruneHiddenSelection() {
-    guard !selection.isEmpty else { return }
-    for x in selection where !isVisible(x) { setSelected(x, false) }
+  /// Deselects every selected item below `x` (and `x` itself when `includingSelf`),
+  /// visiting only treap nodes whose subtree holds a selection.
+  /// - Complexity: O(deselected × depth × log siblings).
+  mutating func deselectSubtree(of x: Handle, includingSelf: Bool) {
+    guard nodes[Int(x)].sel > 0 else { return }
+    var found: [Handle] = []
+    if includingSelf && nodes[Int(x)].selected { found.append(x) }
+    var stack: [Handle] = [nodes[Int(x)].children]
+    while let t = stack.popLast() {
+      guard t >= 0, selSum(t) > 0 else { continue }
+      let n = nodes[Int(t)]
+      if n.selected { found.append(t) }
+      stack.append(n.left)
+      stack.append(n.right)
+      if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
+    }
+    for y in found { setSelected(y, false) }
   }
 }

@@ -95,10 +95,12 @@ extension Forest {
     out.reserveCapacity(nodes.count)
     for n in nodes {
       let x = allocate(n.id)
-      edit(x) {
-        $0.title = n.title
-        $0.fields = n.fields
-        $0.expanded = n.expanded
+      if n.expanded { edit(x) { $0.expanded = true } }
+      if n.title != nil || n.fields != nil {
+        editContent(x) {
+          $0.title = n.title
+          $0.fields = n.fields
+        }
       }
       if !n.children.isEmpty {
         let kids = make(n.children)
@@ -187,7 +189,7 @@ extension Forest {
     let p = nodes[Int(a)].parent
     let s = p >= 0 ? -1 : nodes[Int(a)].section
     insertList([x], parent: p, section: s, at: rank(a) + (after ? 1 : 0))
-    pruneHiddenSelection()
+    if nodes[Int(x)].sel > 0 && !isVisible(x) { deselectSubtree(of: x, includingSelf: true) }
   }
 
   /// Drops every descendant of `parent`, then attaches `nodes` as its children; ids that
@@ -195,7 +197,7 @@ extension Forest {
   mutating func replaceChildren(of parent: String, with nodes: [OutlineNode]) throws(ListFault) {
     guard let p = itemIndex[parent] else { throw .missingParent(parent) }
     try validateNew(nodes) { h in h != p && self.isSelfOrAncestor(p, of: h) }
-    let kept = selectedIDs { $0 != p && self.isSelfOrAncestor(p, of: $0) }
+    let kept = selectedIDs(inList: self.nodes[Int(p)].children)
     releaseAll(list: self.nodes[Int(p)].children)
     setListRoot(parent: p, section: -1, -1)
     refreshTotals(p)
@@ -208,17 +210,26 @@ extension Forest {
   mutating func replaceSection(_ section: String, with nodes: [OutlineNode]) throws(ListFault) {
     let s = try requireSection(section)
     try validateNew(nodes) { h in self.section(of: h) == s }
-    let kept = selectedIDs { self.section(of: $0) == s }
+    let kept = selectedIDs(inList: sections[Int(s)].roots)
     releaseAll(list: sections[Int(s)].roots)
     setListRoot(parent: -1, section: s, -1)
     insertList(make(nodes), parent: -1, section: s, at: nil)
     reselect(kept)
   }
 
-  /// Ids of the selected items for which `inside` holds. - Complexity: O(selected × depth).
-  private func selectedIDs(where inside: (Handle) -> Bool) -> [String] {
+  /// Ids of the selected items in a sibling list and below it, found through the
+  /// selected-count aggregates. - Complexity: O(selected there × log siblings).
+  private func selectedIDs(inList root: Handle) -> [String] {
     var out: [String] = []
-    for x in selection where inside(x) { out.append(nodes[Int(x)].id) }
+    var stack: [Handle] = [root]
+    while let t = stack.popLast() {
+      guard t >= 0, selSum(t) > 0 else { continue }
+      let n = nodes[Int(t)]
+      if n.selected { out.append(content[Int(t)].id) }
+      stack.append(n.left)
+      stack.append(n.right)
+      if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
+    }
     return out
   }
 
@@ -236,7 +247,7 @@ extension Forest {
   mutating func update(_ id: String, title: String?, fields: [String: String]?) throws(ListFault) {
     let x = try requireItem(id)
     if title == nil && fields == nil { return }
-    edit(x) { n in
+    editContent(x) { n in
       if let title { n.title = title }
       if let fields {
         var merged = n.fields ?? [:]
@@ -250,7 +261,9 @@ extension Forest {
     var handles: [Handle] = []
     handles.reserveCapacity(ids.count)
     for id in ids { handles.append(try requireItem(id)) }
-    for x in handles { setExpanded(x, value) }
-    if !value { pruneHiddenSelection() }
+    for x in handles {
+      setExpanded(x, value)
+      if !value { deselectSubtree(of: x, includingSelf: false) }
+    }
   }
 }

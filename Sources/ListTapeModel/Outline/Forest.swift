@@ -1,12 +1,17 @@
 /// Handle of a node or section slot inside a `Forest`; `-1` means none.
 typealias Handle = Int32
 
-/// One item of the list: its identity and display content, its place in the outline, and
-/// the links of the treap that orders it among its siblings.
-struct Node {
+/// An item's identity and display content, kept apart from `Node` so the hot outline
+/// fields are plain values: walking and rebalancing never touch reference counts.
+struct ItemContent {
   var id: String
   var title: String?
   var fields: [String: String]?
+}
+
+/// One item's place in the outline: its links, flags and the treap that orders it among
+/// its siblings (its content lives at the same handle in `Forest.content`).
+struct Node {
   /// Parent item, or -1 for a root item.
   var parent: Handle = -1
   /// Section slot; meaningful for root items only (others find it through their root).
@@ -31,9 +36,12 @@ struct Node {
   var visSum: Int32 = 1
   /// Sum of `cnt` over this treap subtree.
   var cntSum: Int32 = 1
+  /// Selected items in this item's subtree, the item included.
+  var sel: Int32 = 0
+  /// Sum of `sel` over this treap subtree.
+  var selSum: Int32 = 0
 
-  init(id: String, priority: UInt32) {
-    self.id = id
+  init(priority: UInt32) {
     self.priority = priority
   }
 }
@@ -54,6 +62,8 @@ struct SectionSlot {
 /// overwrote, replayed backwards on rollback.
 struct Forest {
   var nodes: [Node] = []
+  /// Identity and display content of each node, by handle.
+  var content: [ItemContent] = []
   var freeNodes: [Handle] = []
   var sections: [SectionSlot] = []
   var freeSections: [Handle] = []
@@ -73,6 +83,7 @@ struct Forest {
   @inline(__always) func visSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].visSum }
   @inline(__always) func cntSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].cntSum }
   @inline(__always) func size(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].size }
+  @inline(__always) func selSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].selSum }
 
   func handle(ofItem id: String) -> Handle? { itemIndex[id] }
   func handle(ofSection id: String) -> Handle? { sectionIndex[id] }

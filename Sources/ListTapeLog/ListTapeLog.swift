@@ -1,1 +1,0 @@
-// ListTapeLog module: sources arrive in the following commits.

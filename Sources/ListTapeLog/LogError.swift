@@ -1,0 +1,162 @@
+/// Why a frame (or the file header) was rejected; the reason half of a damage report.
+public enum DamageReason: Sendable, Equatable, CustomStringConvertible {
+  /// The file ends inside a frame header.
+  case incompleteHeader
+  /// The header is intact but the file ends inside its payload.
+  case incompletePayload
+  /// The bytes where a frame should start are not a frame marker.
+  case badMagic
+  /// The header checksum (seeded with the log's salt) does not match.
+  case headerChecksum
+  /// A valid frame of this log, but written for another file offset (duplicated or moved).
+  case misplacedFrame(writtenAt: UInt32)
+  /// A frame type this version does not know and may not skip.
+  case unknownFrameType(UInt8)
+  /// Flag bits this version does not understand (for example a preset dictionary).
+  case unsupportedFlags(UInt8)
+  /// A length or count outside the format's caps or inconsistent with the others.
+  case lengthOutOfRange(String)
+  /// The payload checksum does not match.
+  case payloadChecksum
+  /// The frame does not continue the event numbering.
+  case sequence(expected: UInt64, found: UInt64)
+  /// The payload does not inflate to exactly the declared size.
+  case decompression(String)
+  /// The inflated payload does not split into exactly the declared records.
+  case recordFraming(String)
+  /// A META frame whose content is malformed.
+  case badMetaFrame(String)
+  /// The file changed under the reader (shrank, or a frame no longer validates).
+  case fileChanged
+
+  public var description: String {
+    switch self {
+    case .incompleteHeader: return "incomplete frame header"
+    case .incompletePayload: return "incomplete frame payload"
+    case .badMagic: return "no frame marker"
+    case .headerChecksum: return "header checksum mismatch"
+    case .misplacedFrame(let at):
+      return "frame of this log written for another offset (\(at) mod 2^32)"
+    case .unknownFrameType(let t): return "unknown frame type \(t)"
+    case .unsupportedFlags(let f): return "unsupported frame flags 0x\(String(f, radix: 16))"
+    case .lengthOutOfRange(let what): return "length out of range: \(what)"
+    case .payloadChecksum: return "payload checksum mismatch"
+    case .sequence(let expected, let found):
+      return "event numbering broken: expected \(expected), found \(found)"
+    case .decompression(let what): return "decompression failed: \(what)"
+    case .recordFraming(let what): return "record framing broken: \(what)"
+    case .badMetaFrame(let what): return "bad META frame: \(what)"
+    case .fileChanged: return "file changed while reading"
+    }
+  }
+}
+
+/// Where and why reading stopped short of the end of the file.
+public struct LogDamage: Sendable, Equatable, CustomStringConvertible {
+  /// A torn tail has no readable frame after it; damage has.
+  public enum Kind: Sendable, Equatable {
+    /// Nothing readable follows: an interrupted write, a zero-filled or garbage tail.
+    case tornTail
+    /// A frame of this log follows the bad bytes: cutting there would lose data.
+    case damaged
+  }
+
+  /// Torn tail or mid-file damage.
+  public var kind: Kind
+  /// Byte offset of the first bad frame.
+  public var offset: UInt64
+  /// Bytes from `offset` to the end of the file.
+  public var bytesToEnd: UInt64
+  /// The last event that reads back intact (0 if none).
+  public var lastGoodEvent: UInt64
+  /// What was wrong at `offset`.
+  public var reason: DamageReason
+  /// Offset of the next frame of this log that validates, if any.
+  public var nextFrameOffset: UInt64?
+  /// First event number held by (or following) that frame, if known.
+  public var nextEvent: UInt64?
+
+  public var description: String {
+    switch kind {
+    case .tornTail:
+      return
+        "torn tail at byte \(offset) (after event \(lastGoodEvent)), \(bytesToEnd) bytes: \(reason)"
+    case .damaged:
+      var s = "damaged frame at byte \(offset) (after event \(lastGoodEvent)): \(reason)"
+      if let next = nextFrameOffset {
+        s += "; next readable frame at byte \(next)"
+        if let e = nextEvent { s += " (event \(e))" }
+      }
+      return s
+    }
+  }
+}
+
+/// Every failure of the log layer: a kind, the file, and where in it.
+public struct LogError: Error, Sendable, CustomStringConvertible {
+  /// The broad category, for exit codes and tests.
+  public enum Kind: Sendable, Equatable {
+    /// A system call failed (see `errno`).
+    case io
+    /// Another process holds the writer lock.
+    case locked
+    /// The file is not a ListTape log (wrong magic or header checksum).
+    case notALog
+    /// The file is shorter than its header.
+    case incompleteHeader
+    /// A major version or codec this build cannot read.
+    case unsupportedVersion
+    /// A frame is bad and readable data follows it (or it was met while decoding).
+    case damaged
+    /// A record or checkpoint exceeds the format's caps.
+    case tooLarge
+    /// An earlier write or fsync failed; the writer refuses to continue.
+    case poisoned
+    /// The writer was closed.
+    case closed
+    /// The target of a salvage already exists.
+    case exists
+  }
+
+  /// The category of failure.
+  public var kind: Kind
+  /// The log file concerned.
+  public var path: String
+  /// Byte offset in the file, when known.
+  public var offset: UInt64?
+  /// The last event that reads back intact, when known.
+  public var lastGoodEvent: UInt64?
+  /// Damage details when the failure is a bad frame.
+  public var damage: LogDamage?
+  /// The system error number, when a system call failed.
+  public var errno: Int32?
+  /// One line saying what went wrong, without the path.
+  public var message: String
+
+  /// Creates an error; the module uses the static helpers.
+  public init(
+    _ kind: Kind, path: String, message: String, offset: UInt64? = nil,
+    lastGoodEvent: UInt64? = nil, damage: LogDamage? = nil, errno: Int32? = nil
+  ) {
+    self.kind = kind
+    self.path = path
+    self.message = message
+    self.offset = offset
+    self.lastGoodEvent = lastGoodEvent
+    self.damage = damage
+    self.errno = errno
+  }
+
+  /// `<what> (<path>)`, the form the CLI prints after `listtape: error:`.
+  public var description: String { "\(message) (\(path))" }
+
+  static func damaged(_ d: LogDamage, path: String) -> LogError {
+    LogError(
+      .damaged, path: path, message: d.description, offset: d.offset,
+      lastGoodEvent: d.lastGoodEvent, damage: d)
+  }
+
+  static func io(_ what: String, path: String, errno e: Int32, offset: UInt64? = nil) -> LogError {
+    LogError(.io, path: path, message: "\(what): \(errnoText(e))", offset: offset, errno: e)
+  }
+}

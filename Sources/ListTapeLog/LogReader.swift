@@ -1,0 +1,444 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a log without ever locking or changing it, including one a writer is appending to.
+///
+/// Open validates the header and scans every frame (header and payload checksums, event
+/// numbering) into a sparse in-memory index; `refresh()` extends the scan to frames appended
+/// since. Not thread safe: use one reader per thread.
+public final class LogReader {
+  /// The log file (or a label, for in-memory logs).
+  public let path: String
+  private let fd: Int32?
+  private let source: ByteSource
+  private let header: FileHeader
+  private var scan: FrameScan
+  private let inflater: Inflater
+  private var raw: UnsafeMutableRawPointer
+  private var rawCapacity: Int
+
+  /// Opens and scans the log at `path`.
+  public convenience init(path: String) throws(LogError) {
+    let fd: Int32
+    switch Posix.open(path, O_RDONLY) {
+    case .success(let f): fd = f
+    case .failure(let e): throw .io("cannot open", path: path, errno: e)
+    }
+    let source: ByteSource
+    do throws(LogError) {
+      source = try ByteSource(fd: fd, path: path)
+    } catch {
+      _ = Posix.close(fd)
+      throw error
+    }
+    try self.init(source: source, fd: fd)
+  }
+
+  /// Reads a log held in memory (tests, fuzzing, logs received over the wire).
+  public convenience init(bytes: [UInt8], label: String = "<memory>") throws(LogError) {
+    try self.init(source: ByteSource(bytes: bytes, path: label), fd: nil)
+  }
+
+  private init(source: ByteSource, fd: Int32?) throws(LogError) {
+    self.path = source.path
+    self.fd = fd
+    self.source = source
+    self.rawCapacity = 64 << 10
+    self.raw = UnsafeMutableRawPointer.allocate(byteCount: 64 << 10, alignment: 16)
+    do throws(LogError) {
+      let available = Int(min(source.size, UInt64(Format.headerLength)))
+      guard let hb = try source.bytes(at: 0, count: available) else {
+        throw LogError(.io, path: path, message: "cannot read header")
+      }
+      let header = try FileHeader.decode(hb, path: path)
+      guard source.size >= UInt64(header.headerLength) else {
+        throw LogError(
+          .incompleteHeader, path: path,
+          message: "incomplete header: file has \(source.size) of \(header.headerLength) bytes")
+      }
+      guard let inflater = Inflater() else {
+        throw LogError(.io, path: path, message: "zlib inflateInit failed")
+      }
+      self.header = header
+      self.inflater = inflater
+      self.scan = FrameScan(
+        source: source, salt: header.salt, start: UInt64(header.headerLength))
+      try scan.run(inflater: inflater)
+      source.shrink()
+    } catch {
+      raw.deallocate()
+      if let fd { _ = Posix.close(fd) }
+      throw error
+    }
+  }
+
+  deinit {
+    raw.deallocate()
+    if let fd { _ = Posix.close(fd) }
+  }
+
+  // MARK: What the scan found
+
+  /// Events readable in order from event 1 (the last event number, counting lost gaps).
+  public var eventCount: UInt64 { scan.lastSeq }
+  /// Why the readable prefix ends before the end of the file, or nil if it reaches it.
+  ///
+  /// While a writer is recording, a `.tornTail` here usually means a frame being written.
+  public var stop: LogDamage? { scan.stop }
+  /// Byte offset where the readable prefix ends.
+  public var validEnd: UInt64 { scan.end }
+  /// File size when last scanned.
+  public var fileSize: UInt64 { source.size }
+  /// Events lost in a salvaged log (first 1024 gaps).
+  public var gaps: [LogGap] { scan.gaps }
+  /// The log's random identity.
+  public var uuid: [UInt8] { header.uuid }
+  /// Creation time, milliseconds since the Unix epoch.
+  public var createdMillis: UInt64 { header.createdMillis }
+  /// Event encoding version recorded by the writer that created the log.
+  public var eventCodecVersion: UInt32 { header.eventCodecVersion }
+  /// Checkpoint encoding version recorded by the writer that created the log.
+  public var stateCodecVersion: UInt32 { header.stateCodecVersion }
+  /// Format version of the file.
+  public var formatVersion: (major: UInt16, minor: UInt16) { (header.major, header.minor) }
+
+  /// Whether a writer currently holds the log's lock (probes with a shared lock, released at once).
+  public var isBeingWritten: Bool {
+    guard fd != nil else { return false }
+    guard case .success(let probe) = Posix.open(path, O_RDONLY) else { return false }
+    defer { _ = Posix.close(probe) }
+    if flock(probe, LOCK_SH | LOCK_NB) == 0 {
+      _ = flock(probe, LOCK_UN)
+      return false
+    }
+    return errno == EWOULDBLOCK
+  }
+
+  /// Picks up complete frames appended since the last scan; returns how many events arrived.
+  ///
+  /// A partial frame at the end stays "not yet" (`stop` says torn tail) until it completes.
+  @discardableResult
+  public func refresh() throws(LogError) -> UInt64 {
+    let before = scan.lastSeq
+    try source.refresh()
+    try scan.run(inflater: inflater)
+    source.shrink()
+    return scan.lastSeq - before
+  }
+
+  // MARK: Records
+
+  /// Calls `body` with each record numbered `from...through` (clamped to the readable prefix),
+  /// in order; returns the last event number delivered (or `from - 1` if none).
+  ///
+  /// `body` gets a view into the inflated frame, valid only during the call: copy what you keep.
+  /// Memory is bounded by one frame. Throws `.damaged` if a frame no longer decodes (the
+  /// records before it were delivered), `.io` on read errors. `body` must not use this reader.
+  /// - Complexity: O(frames from the nearest index mark to `through`).
+  @discardableResult
+  public func forEachRecord(
+    from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) -> Void
+  ) throws(LogError) -> UInt64 {
+    let first = max(from, 1)
+    let last = min(through, scan.lastSeq)
+    guard first <= last else { return first - 1 }
+    let marks = scan.marks
+    var lo = 0
+    var hi = marks.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if marks[mid].seq <= first { lo = mid + 1 } else { hi = mid }
+    }
+    var offset = lo > 0 ? marks[lo - 1].offset : UInt64(header.headerLength)
+    var delivered = first - 1
+    while offset < scan.end && delivered < last {
+      let h = try frameHeader(at: offset, lastGood: delivered)
+      if h.type == Format.typeEvents {
+        let frameLast = h.firstSeq + UInt64(h.eventCount) - 1
+        if frameLast >= first {
+          let p = try inflate(h, at: offset, lastGood: delivered)
+          try deliver(h, p, at: offset, from: first, through: last, body)
+          delivered = min(frameLast, last)
+        }
+      }
+      offset += h.frameLength
+    }
+    return delivered
+  }
+
+  /// The latest checkpoint folding at most `seq` events, with its state bytes.
+  ///
+  /// Seek to N = decode this state, then `forEachRecord(from: cp.seq + 1, through: N)`.
+  /// (Past 262,144 checkpoints the index thins them, so an older one may be chosen.)
+  public func checkpoint(atOrBefore seq: UInt64) throws(LogError) -> (seq: UInt64, state: [UInt8])?
+  {
+    let cps = scan.checkpoints
+    var lo = 0
+    var hi = cps.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if cps[mid].seq <= seq { lo = mid + 1 } else { hi = mid }
+    }
+    guard lo > 0 else { return nil }
+    let mark = cps[lo - 1]
+    let h = try frameHeader(at: mark.offset, lastGood: mark.seq)
+    guard h.type == Format.typeCheckpoint, h.firstSeq == mark.seq else {
+      throw damage(at: mark.offset, lastGood: mark.seq, .fileChanged)
+    }
+    let p = try inflate(h, at: mark.offset, lastGood: mark.seq)
+    let state = [UInt8](p)
+    if rawCapacity > (4 << 20) { shrinkRaw() }
+    return (h.firstSeq, state)
+  }
+
+  /// Sequence numbers of checkpoints in the index, in order.
+  public var checkpointSeqs: [UInt64] { scan.checkpoints.map(\.seq) }
+
+  // MARK: Frame decoding
+
+  /// Re-reads and re-checks a frame header the scan accepted (the file may have changed since).
+  private func frameHeader(at offset: UInt64, lastGood: UInt64) throws(LogError) -> FrameHeader {
+    guard let hb = try source.bytes(at: offset, count: Format.frameHeaderLength),
+      let h = FrameHeader.decode(hb, salt: header.salt),
+      h.offsetLow == UInt32(truncatingIfNeeded: offset), h.shapeProblem() == nil
+    else { throw damage(at: offset, lastGood: lastGood, .fileChanged) }
+    return h
+  }
+
+  /// The frame's payload inflated into the reusable raw buffer, after a payload CRC check.
+  private func inflate(_ h: FrameHeader, at offset: UInt64, lastGood: UInt64) throws(LogError)
+    -> UnsafeRawBufferPointer
+  {
+    let start = offset + UInt64(Format.frameHeaderLength)
+    guard let pb = try source.bytes(at: start, count: Int(h.payloadLength)) else {
+      throw damage(at: offset, lastGood: lastGood, .fileChanged)
+    }
+    guard crc32Bytes(0, pb) == h.payloadCRC else {
+      throw damage(at: offset, lastGood: lastGood, .payloadChecksum)
+    }
+    let n = Int(h.rawLength)
+    if n > rawCapacity {
+      raw.deallocate()
+      rawCapacity = n
+      raw = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 16)
+    }
+    let out = UnsafeMutableRawBufferPointer(start: raw, count: n)
+    if h.isCompressed {
+      if let err = inflater.inflateExact(pb, into: out) {
+        throw damage(at: offset, lastGood: lastGood, .decompression(err))
+      }
+    } else {
+      out.copyMemory(from: pb)
+    }
+    return UnsafeRawBufferPointer(out)
+  }
+
+  private func shrinkRaw() {
+    raw.deallocate()
+    rawCapacity = 64 << 10
+    raw = UnsafeMutableRawPointer.allocate(byteCount: rawCapacity, alignment: 16)
+  }
+
+  /// Splits an inflated EVENTS payload into records and hands those in range to `body`.
+  private func deliver(
+    _ h: FrameHeader, _ p: UnsafeRawBufferPointer, at offset: UInt64, from: UInt64,
+    through: UInt64, _ body: (UInt64, UnsafeRawBufferPointer) -> Void
+  ) throws(LogError) {
+    // Validate the framing of the whole frame first, so a bad frame delivers nothing.
+    if let problem = RecordFraming.check(p, count: Int(h.eventCount)) {
+      throw damage(at: offset, lastGood: h.firstSeq - 1, .recordFraming(problem))
+    }
+    guard let base = p.baseAddress else { return }
+    var pos = 0
+    var seq = h.firstSeq
+    let end = min(through, h.firstSeq + UInt64(h.eventCount) - 1)
+    while seq <= end {
+      let (len, used) = RecordFraming.length(base, pos)
+      pos += used
+      if seq >= from { body(seq, UnsafeRawBufferPointer(start: base + pos, count: len)) }
+      pos += len
+      seq += 1
+    }
+  }
+
+  private func damage(at offset: UInt64, lastGood: UInt64, _ reason: DamageReason) -> LogError {
+    let d = LogDamage(
+      kind: .damaged, offset: offset, bytesToEnd: source.size &- offset, lastGoodEvent: lastGood,
+      reason: reason)
+    return .damaged(d, path: path)
+  }
+
+  // MARK: Verify
+
+  /// Re-reads the whole file: every checksum, every inflate, every record's framing, numbering.
+  ///
+  /// Scans afresh (not from the index), so it also sees bytes appended since open.
+  public func verify() throws(LogError) -> VerifyReport {
+    try source.refresh()
+    var s = FrameScan(source: source, salt: header.salt, start: UInt64(header.headerLength))
+    try s.run(inflater: inflater)
+    var status = VerifyReport.Status.intact
+    if let stop = s.stop {
+      status = stop.kind == .tornTail ? .tornTail(stop) : .damaged(stop)
+    }
+    // Decode every accepted frame; the first that fails ends the verified prefix.
+    var offset = UInt64(header.headerLength)
+    var report = VerifyReport(
+      status: status, frames: s.frames, eventFrames: s.eventFrames,
+      checkpointFrames: s.checkpointFrames, metaFrames: s.metaFrames,
+      skippedFrames: s.skippedFrames, events: s.lastSeq, fileBytes: source.size,
+      headerBytes: UInt64(header.headerLength),
+      frameHeaderBytes: UInt64(s.frames * Format.frameHeaderLength),
+      payloadBytes: s.payloadBytes, rawBytes: s.rawBytes, checkpointBytes: s.checkpointBytes,
+      gaps: s.gapCount)
+    var lastGood: UInt64 = 0
+    while offset < s.end {
+      let h = try frameHeader(at: offset, lastGood: lastGood)
+      do throws(LogError) {
+        let p = try inflate(h, at: offset, lastGood: lastGood)
+        if h.type == Format.typeEvents,
+          let problem = RecordFraming.check(p, count: Int(h.eventCount))
+        {
+          throw damage(at: offset, lastGood: lastGood, .recordFraming(problem))
+        }
+      } catch {
+        guard var d = error.damage else { throw error }
+        d.bytesToEnd = source.size - offset
+        if let (next, nh) = try s.findFrame(from: offset + 1) {
+          d.nextFrameOffset = next
+          d.nextEvent = nh.type == Format.typeCheckpoint ? nh.firstSeq &+ 1 : nh.firstSeq
+        }
+        report.status = .damaged(d)
+        report.events = lastGood
+        break
+      }
+      if h.type == Format.typeEvents { lastGood = h.firstSeq + UInt64(h.eventCount) - 1 }
+      offset += h.frameLength
+    }
+    if rawCapacity > (4 << 20) { shrinkRaw() }
+    source.shrink()
+    return report
+  }
+}
+
+/// What `verify()` found, with the counts `stats` prints.
+public struct VerifyReport: Sendable, Equatable {
+  /// Overall verdict.
+  public enum Status: Sendable, Equatable {
+    /// Every byte of the file belongs to a valid frame.
+    case intact
+    /// The file ends in bytes that are not a complete frame; nothing readable follows.
+    case tornTail(LogDamage)
+    /// A bad frame with readable data after it, or a frame that fails to decode.
+    case damaged(LogDamage)
+  }
+
+  /// Intact, torn tail or damaged.
+  public var status: Status
+  /// Valid frames of every type.
+  public var frames: Int
+  /// Valid EVENTS frames.
+  public var eventFrames: Int
+  /// Valid CHECKPOINT frames.
+  public var checkpointFrames: Int
+  /// Valid META frames.
+  public var metaFrames: Int
+  /// Valid frames of skippable extension types.
+  public var skippedFrames: Int
+  /// Events readable in order (the last good event number).
+  public var events: UInt64
+  /// File size.
+  public var fileBytes: UInt64
+  /// File header size.
+  public var headerBytes: UInt64
+  /// Frame header bytes of valid frames.
+  public var frameHeaderBytes: UInt64
+  /// Compressed payload bytes of valid frames.
+  public var payloadBytes: UInt64
+  /// Inflated payload bytes of valid frames.
+  public var rawBytes: UInt64
+  /// On-disk bytes of checkpoint frames (header included).
+  public var checkpointBytes: UInt64
+  /// META gap frames (events lost by a salvage).
+  public var gaps: Int
+}
+
+/// The record framing inside an EVENTS payload: each record is a LEB128 length, then its bytes.
+enum RecordFraming {
+  /// nil if `p` holds exactly `count` well-formed records, else what is wrong.
+  static func check(_ p: UnsafeRawBufferPointer, count: Int) -> String? {
+    guard let base = p.baseAddress else { return count == 0 ? nil : "empty payload" }
+    var pos = 0
+    var n = 0
+    let size = p.count
+    while pos < size {
+      var len = 0
+      var shift = 0
+      while true {
+        guard pos < size else { return "truncated length in record \(n + 1)" }
+        let b = base.load(fromByteOffset: pos, as: UInt8.self)
+        pos += 1
+        guard shift < 28 || (shift == 28 && b < 0x10) else { return "length overflow" }
+        len |= Int(b & 0x7F) << shift
+        if b < 0x80 { break }
+        shift += 7
+      }
+      guard len <= size - pos else { return "record \(n + 1) runs past the frame" }
+      pos += len
+      n += 1
+      guard n <= count else { return "more than \(count) records" }
+    }
+    return n == count ? nil : "\(n) records, header says \(count)"
+  }
+
+  /// The length prefix at `pos` of an already checked payload: (length, prefix bytes).
+  @inline(__always)
+  static func length(_ base: UnsafeRawPointer, _ pos: Int) -> (Int, Int) {
+    let b0 = base.load(fromByteOffset: pos, as: UInt8.self)
+    if b0 < 0x80 { return (Int(b0), 1) }
+    var len = Int(b0 & 0x7F)
+    var shift = 7
+    var used = 1
+    while true {
+      let b = base.load(fromByteOffset: pos + used, as: UInt8.self)
+      used += 1
+      len |= Int(b & 0x7F) << shift
+      if b < 0x80 { return (len, used) }
+      shift += 7
+    }
+  }
+
+  /// Appends the LEB128 encoding of `n` at `p`; returns bytes written (1...5).
+  @inline(__always)
+  static func putLength(_ n: Int, _ p: UnsafeMutableRawPointer) -> Int {
+    var v = UInt32(truncatingIfNeeded: n)
+    var i = 0
+    while v >= 0x80 {
+      p.storeBytes(of: UInt8(truncatingIfNeeded: v) | 0x80, toByteOffset: i, as: UInt8.self)
+      v >>= 7
+      i += 1
+    }
+    p.storeBytes(of: UInt8(v), toByteOffset: i, as: UInt8.self)
+    return i + 1
+  }
+}
+
+extension LogReader {
+  /// Inflates every EVENTS frame and nothing else: the zlib floor that replay is measured
+  /// against by listtape-bench. Returns the inflated byte count.
+  package func inflateAllEventFrames() throws(LogError) -> Int {
+    var offset = UInt64(header.headerLength)
+    var total = 0
+    while offset < scan.end {
+      let h = try frameHeader(at: offset, lastGood: 0)
+      if h.type == Format.typeEvents {
+        total += try inflate(h, at: offset, lastGood: 0).count
+      }
+      offset += h.frameLength
+    }
+    return total
+  }
+}

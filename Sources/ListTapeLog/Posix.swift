@@ -1,0 +1,218 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// strerror text for an errno value.
+func errnoText(_ e: Int32) -> String {
+  guard let s = strerror(e) else { return "errno \(e)" }
+  return String(cString: s)
+}
+
+/// Thin, typed-throwing wrappers over the few system calls the log needs.
+enum Posix {
+  /// Opens a file, retrying on EINTR; returns the fd or the errno.
+  static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Opened {
+    while true {
+      let fd = path.withCString { sysOpen($0, flags | O_CLOEXEC, mode) }
+      if fd >= 0 { return .success(fd) }
+      if errno != EINTR { return .failure(errno) }
+    }
+  }
+
+  /// An open file descriptor or the errno of the failure.
+  enum Opened {
+    case success(Int32)
+    case failure(Int32)
+  }
+
+  /// The size of an open file.
+  static func size(_ fd: Int32, path: String) throws(LogError) -> UInt64 {
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { throw .io("cannot stat", path: path, errno: errno) }
+    return UInt64(max(0, st.st_size))
+  }
+
+  /// Reads up to `count` bytes at `offset`; returns how many arrived (fewer only at EOF).
+  static func pread(
+    _ fd: Int32, _ buf: UnsafeMutableRawPointer, _ count: Int, _ offset: UInt64, path: String
+  ) throws(LogError) -> Int {
+    var done = 0
+    while done < count {
+      let n = sysPread(fd, buf + done, count - done, off_t(offset) + off_t(done))
+      if n > 0 {
+        done += n
+      } else if n == 0 {
+        break
+      } else if errno != EINTR {
+        throw .io("read failed", path: path, errno: errno, offset: offset + UInt64(done))
+      }
+    }
+    return done
+  }
+
+  /// Writes every byte or returns the errno of the failure (ENOSPC for a short write).
+  static func writeAll(_ fd: Int32, _ p: UnsafeRawBufferPointer) -> Int32? {
+    guard var base = p.baseAddress else { return nil }
+    var left = p.count
+    while left > 0 {
+      let n = sysWrite(fd, base, left)
+      if n > 0 {
+        base += n
+        left -= n
+      } else if n == 0 {
+        return ENOSPC
+      } else if errno != EINTR {
+        return errno
+      }
+    }
+    return nil
+  }
+
+  /// fdatasync where it exists (Linux), fsync elsewhere; returns the errno on failure.
+  static func dataSync(_ fd: Int32) -> Int32? {
+    #if canImport(Glibc)
+    let rc = fdatasync(fd)
+    #else
+    let rc = fsync(fd)
+    #endif
+    return rc == 0 ? nil : errno
+  }
+
+  /// fsyncs the directory holding `path`, so a created or renamed entry survives power loss.
+  static func syncDirectory(of path: String) -> Int32? {
+    let dir = directory(of: path)
+    switch open(dir, O_RDONLY) {
+    case .failure(let e): return e
+    case .success(let fd):
+      defer { _ = close(fd) }
+      return fsync(fd) == 0 ? nil : errno
+    }
+  }
+
+  static func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    let d = String(path[..<slash])
+    return d.isEmpty ? "/" : d
+  }
+
+  static func close(_ fd: Int32) -> Int32 { sysClose(fd) }
+
+  /// Milliseconds since the Unix epoch, for the header's creation stamp.
+  static func nowMillis() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return UInt64(max(0, ts.tv_sec)) * 1000 + UInt64(max(0, ts.tv_nsec)) / 1_000_000
+  }
+
+  /// Monotonic nanoseconds, for batch delays and fsync intervals.
+  static func monotonicNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(max(0, ts.tv_sec)) * 1_000_000_000 + UInt64(max(0, ts.tv_nsec))
+  }
+}
+
+#if canImport(Glibc)
+private func sysOpen(_ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 {
+  Glibc.open(p, f, m)
+}
+private func sysPread(_ fd: Int32, _ b: UnsafeMutableRawPointer, _ n: Int, _ o: off_t) -> Int {
+  Glibc.pread(fd, b, n, o)
+}
+private func sysWrite(_ fd: Int32, _ b: UnsafeRawPointer, _ n: Int) -> Int { Glibc.write(fd, b, n) }
+private func sysClose(_ fd: Int32) -> Int32 { Glibc.close(fd) }
+#elseif canImport(Darwin)
+private func sysOpen(_ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 {
+  Darwin.open(p, f, m)
+}
+private func sysPread(_ fd: Int32, _ b: UnsafeMutableRawPointer, _ n: Int, _ o: off_t) -> Int {
+  Darwin.pread(fd, b, n, o)
+}
+private func sysWrite(_ fd: Int32, _ b: UnsafeRawPointer, _ n: Int) -> Int {
+  Darwin.write(fd, b, n)
+}
+private func sysClose(_ fd: Int32) -> Int32 { Darwin.close(fd) }
+#endif
+
+/// Random bytes for a new log's UUID, from the system generator.
+func randomUUID() -> [UInt8] {
+  var g = SystemRandomNumberGenerator()
+  return (0..<16).map { _ in UInt8.random(in: 0...255, using: &g) }
+}
+
+/// A read-only view of a log's bytes, from a file (pread through a window) or from memory.
+///
+/// Views returned by `bytes(at:count:)` stay valid until the next call.
+final class ByteSource {
+  let path: String
+  private let fd: Int32?
+  private(set) var size: UInt64
+  private var buffer: UnsafeMutableRawPointer
+  private var capacity: Int
+  private var windowStart: UInt64 = 0
+  private var windowLength = 0
+  private static let window = 1 << 20
+
+  /// Reads through `fd` (not owned: the caller closes it).
+  init(fd: Int32, path: String) throws(LogError) {
+    self.fd = fd
+    self.path = path
+    self.size = try Posix.size(fd, path: path)
+    self.capacity = Self.window
+    self.buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.window, alignment: 16)
+  }
+
+  /// Reads from a copy of `bytes`, for tests and fuzzing.
+  init(bytes: [UInt8], path: String) {
+    self.fd = nil
+    self.path = path
+    self.size = UInt64(bytes.count)
+    self.capacity = max(1, bytes.count)
+    self.buffer = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+    bytes.withUnsafeBytes { p in
+      if let b = p.baseAddress { buffer.copyMemory(from: b, byteCount: p.count) }
+    }
+    self.windowLength = bytes.count
+  }
+
+  deinit { buffer.deallocate() }
+
+  /// Re-reads the file size and forgets cached bytes (the file may have grown or been cut).
+  func refresh() throws(LogError) {
+    guard let fd else { return }
+    size = try Posix.size(fd, path: path)
+    windowLength = 0
+  }
+
+  /// `count` bytes at `offset`, or nil when the file (as last sized) does not hold them all.
+  func bytes(at offset: UInt64, count: Int) throws(LogError) -> UnsafeRawBufferPointer? {
+    guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
+    if offset >= windowStart, offset - windowStart + UInt64(count) <= UInt64(windowLength) {
+      return UnsafeRawBufferPointer(start: buffer + Int(offset - windowStart), count: count)
+    }
+    guard let fd else { return nil }
+    if count > capacity {
+      buffer.deallocate()
+      capacity = count
+      buffer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+    }
+    let want = Int(min(UInt64(max(count, min(capacity, Self.window))), size - offset))
+    windowLength = 0
+    let got = try Posix.pread(fd, buffer, want, offset, path: path)
+    windowStart = offset
+    windowLength = got
+    guard got >= count else { return nil }
+    return UnsafeRawBufferPointer(start: buffer, count: count)
+  }
+
+  /// Drops an oversized window buffer after reading a big frame.
+  func shrink() {
+    guard fd != nil, capacity > Self.window else { return }
+    buffer.deallocate()
+    capacity = Self.window
+    buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    windowLength = 0
+  }
+}

@@ -1,0 +1,247 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A run of bytes in the damaged log that held no usable frame.
+public struct ByteRange: Sendable, Equatable {
+  /// First byte of the run.
+  public var offset: UInt64
+  /// Length of the run.
+  public var length: UInt64
+}
+
+/// What `LogReader.salvage(from:to:)` kept and lost.
+public struct SalvageReport: Sendable, Equatable, CustomStringConvertible {
+  /// Frames copied into the new log (META gap frames it added not counted).
+  public var framesKept = 0
+  /// Events copied.
+  public var eventsKept: UInt64 = 0
+  /// The last event number of the new log (gaps included).
+  public var lastEvent: UInt64 = 0
+  /// Lost event ranges, each recorded in the new log as a META gap frame.
+  public var gaps: [LogGap] = []
+  /// Byte runs of the old log that were skipped.
+  public var damagedRanges: [ByteRange] = []
+  /// Valid frames skipped because they repeat or precede events already kept.
+  public var framesDropped = 0
+
+  public var description: String {
+    let lost = gaps.reduce(UInt64(0)) { $0 + $1.count }
+    return
+      "kept \(eventsKept) events in \(framesKept) frames; lost \(lost) events in \(gaps.count) gaps; "
+      + "skipped \(damagedRanges.count) damaged ranges and \(framesDropped) stray frames"
+  }
+}
+
+extension LogReader {
+  /// Writes a new log at `destination` holding every readable frame of `source`, in order.
+  ///
+  /// Resynchronises past damage by searching for frame headers of the source log (even
+  /// ones displaced from their offsets); a jump in event numbers becomes a META gap frame.
+  /// Event numbers are preserved, so event N means the same event in both logs. The new
+  /// log gets a fresh identity and is renamed into place only after fsync. The source's
+  /// header must be intact. Folding across a gap needs a checkpoint after it.
+  public static func salvage(from source: String, to destination: String) throws(LogError)
+    -> SalvageReport
+  {
+    var st = stat()
+    if lstat(destination, &st) == 0 {
+      throw LogError(.exists, path: destination, message: "salvage target already exists")
+    }
+    let srcFD: Int32
+    switch Posix.open(source, O_RDONLY) {
+    case .success(let f): srcFD = f
+    case .failure(let e): throw .io("cannot open", path: source, errno: e)
+    }
+    defer { _ = Posix.close(srcFD) }
+    let src = try ByteSource(fd: srcFD, path: source)
+    guard let hb = try src.bytes(at: 0, count: Int(min(src.size, UInt64(Format.headerLength))))
+    else { throw LogError(.io, path: source, message: "cannot read header") }
+    let oldHeader = try FileHeader.decode(hb, path: source)
+    var newHeader = oldHeader
+    newHeader.uuid = randomUUID()
+    newHeader.createdMillis = Posix.nowMillis()
+    newHeader.headerLength = UInt32(Format.headerLength)
+    newHeader.minor = Format.minor
+
+    let tmp = "\(destination).salvage-\(getpid())"
+    let dstFD: Int32
+    switch Posix.open(tmp, O_WRONLY | O_CREAT | O_EXCL) {
+    case .success(let f): dstFD = f
+    case .failure(let e): throw .io("cannot create", path: tmp, errno: e)
+    }
+    var ok = false
+    defer {
+      _ = Posix.close(dstFD)
+      if !ok { _ = unlink(tmp) }
+    }
+    guard let inflater = Inflater(), let deflater = Deflater(level: 6) else {
+      throw LogError(.io, path: source, message: "zlib init failed")
+    }
+    var out = SalvageWriter(
+      fd: dstFD, path: tmp, salt: newHeader.salt, end: 0)
+    try out.write(newHeader.encode())
+
+    let scan = FrameScan(source: src, salt: oldHeader.salt, start: UInt64(oldHeader.headerLength))
+    var report = SalvageReport()
+    var nextSeq: UInt64 = 1
+    var offset = UInt64(oldHeader.headerLength)
+    var damageStart: UInt64?
+    var scratch: [UInt8] = []
+
+    /// Records a META gap frame for events `nextSeq..<upTo`.
+    func gap(upTo: UInt64) throws(LogError) {
+      guard upTo > nextSeq else { return }
+      let lost = LogGap(firstEvent: nextSeq, count: upTo - nextSeq)
+      var raw: [UInt8] = [Format.metaGap]
+      withUnsafeBytes(of: lost.count.littleEndian) { raw += $0 }
+      try out.writeCompressed(type: Format.typeMeta, firstSeq: nextSeq, raw: raw, deflater)
+      report.gaps.append(lost)
+      nextSeq = upTo
+    }
+
+    while offset < src.size {
+      var usable: (FrameHeader, UInt64)?  // header and events lost (META gap)
+      if case .ok(let h) = try scan.check(at: offset, placed: false, payload: true),
+        let lost = try decodes(h, at: offset, src: src, inflater: inflater, scratch: &scratch)
+      {
+        usable = (h, lost)
+      }
+      guard let (h, lost) = usable else {
+        if damageStart == nil { damageStart = offset }
+        guard let (next, _) = try scan.findFrame(from: offset + 1, payload: true) else {
+          offset = src.size
+          break
+        }
+        offset = next
+        continue
+      }
+      if let start = damageStart {
+        report.damagedRanges.append(ByteRange(offset: start, length: offset - start))
+        damageStart = nil
+      }
+      var keep = true
+      switch h.type {
+      case Format.typeEvents:
+        if h.firstSeq < nextSeq {
+          keep = false
+        } else {
+          try gap(upTo: h.firstSeq)
+          nextSeq += UInt64(h.eventCount)
+          report.eventsKept += UInt64(h.eventCount)
+        }
+      case Format.typeCheckpoint:
+        keep = h.firstSeq == nextSeq - 1
+      case Format.typeMeta:
+        keep = false
+        if lost > 0 { try gap(upTo: max(nextSeq, h.firstSeq &+ lost)) }
+      default:
+        break
+      }
+      if keep {
+        guard let payload = try src.bytes(at: offset + 36, count: Int(h.payloadLength)) else {
+          throw LogError(.io, path: source, message: "file changed during salvage")
+        }
+        try out.copy(h, payload: payload)
+        report.framesKept += 1
+      } else if h.type != Format.typeMeta {
+        report.framesDropped += 1
+      }
+      offset += h.frameLength
+    }
+    if let start = damageStart {
+      report.damagedRanges.append(ByteRange(offset: start, length: src.size - start))
+    }
+    report.lastEvent = nextSeq - 1
+    if let e = Posix.dataSync(dstFD) { throw .io("cannot sync", path: tmp, errno: e) }
+    guard rename(tmp, destination) == 0 else {
+      throw .io("cannot rename \(tmp)", path: destination, errno: errno)
+    }
+    ok = true
+    if let e = Posix.syncDirectory(of: destination) {
+      throw .io("cannot sync directory", path: destination, errno: e)
+    }
+    return report
+  }
+
+  /// Whether a frame that passed its checksums also decodes: inflates exactly, splits into
+  /// its records, or (META) parses. Returns events lost for a META gap (0 otherwise), nil if bad.
+  private static func decodes(
+    _ h: FrameHeader, at offset: UInt64, src: ByteSource, inflater: Inflater,
+    scratch: inout [UInt8]
+  ) throws(LogError) -> UInt64? {
+    guard let pb = try src.bytes(at: offset + 36, count: Int(h.payloadLength)) else { return nil }
+    if scratch.count < Int(h.rawLength) {
+      scratch = [UInt8](repeating: 0, count: Int(h.rawLength))
+    }
+    let n = Int(h.rawLength)
+    return scratch.withUnsafeMutableBytes { all -> UInt64? in
+      let dst = UnsafeMutableRawBufferPointer(rebasing: all[0..<n])
+      if h.isCompressed {
+        if inflater.inflateExact(pb, into: dst) != nil { return nil }
+      } else {
+        dst.copyMemory(from: pb)
+      }
+      let raw = UnsafeRawBufferPointer(dst)
+      switch h.type {
+      case Format.typeEvents:
+        return RecordFraming.check(raw, count: Int(h.eventCount)) == nil ? 0 : nil
+      case Format.typeMeta:
+        guard let kind = raw.first else { return nil }
+        guard kind == Format.metaGap else { return 0 }
+        guard raw.count >= 9 else { return nil }
+        let lost = raw.loadLE(UInt64.self, at: 1)
+        return lost >= 1 && lost < UInt64.max / 2 ? lost : nil
+      default:
+        return 0
+      }
+    }
+  }
+}
+
+/// Appends frames to the salvage output, re-binding each to its new offset and salt.
+private struct SalvageWriter {
+  let fd: Int32
+  let path: String
+  let salt: UInt32
+  var end: UInt64
+
+  mutating func write(_ bytes: [UInt8]) throws(LogError) {
+    if let e = bytes.withUnsafeBytes({ Posix.writeAll(fd, $0) }) {
+      throw .io("write failed", path: path, errno: e, offset: end)
+    }
+    end += UInt64(bytes.count)
+  }
+
+  mutating func copy(_ old: FrameHeader, payload: UnsafeRawBufferPointer) throws(LogError) {
+    var h = old
+    h.offsetLow = UInt32(truncatingIfNeeded: end)
+    var head = [UInt8](repeating: 0, count: Format.frameHeaderLength)
+    head.withUnsafeMutableBytes { h.encode(into: $0, salt: salt) }
+    try write(head)
+    if let e = Posix.writeAll(fd, payload) {
+      throw .io("write failed", path: path, errno: e, offset: end)
+    }
+    end += UInt64(payload.count)
+  }
+
+  mutating func writeCompressed(type: UInt8, firstSeq: UInt64, raw: [UInt8], _ d: Deflater)
+    throws(LogError)
+  {
+    var payload = [UInt8](repeating: 0, count: d.bound(raw.count))
+    let n = raw.withUnsafeBytes { r in payload.withUnsafeMutableBytes { d.compress(r, into: $0) } }
+    guard let n else { throw LogError(.io, path: path, message: "zlib deflate failed") }
+    payload.removeSubrange(n...)
+    let h = FrameHeader(
+      type: type, flags: Format.flagCompressed, eventCount: 0, firstSeq: firstSeq,
+      payloadLength: UInt32(n), rawLength: UInt32(raw.count), offsetLow: 0,
+      payloadCRC: payload.withUnsafeBytes { crc32Bytes(0, $0) })
+    var head = [UInt8](repeating: 0, count: Format.frameHeaderLength)
+    var moved = h
+    moved.offsetLow = UInt32(truncatingIfNeeded: end)
+    head.withUnsafeMutableBytes { moved.encode(into: $0, salt: salt) }
+    try write(head + payload)
+  }
+}

@@ -1,0 +1,102 @@
+import CZlib
+
+/// A zlib deflate stream reused frame after frame (reset, not re-created).
+///
+/// The `z_stream` lives at a fixed heap address because zlib keeps a back-pointer to it.
+final class Deflater {
+  private let stream: UnsafeMutablePointer<z_stream>
+
+  init?(level: Int32) {
+    let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    s.initialize(to: z_stream())
+    guard listtape_deflateInit2(s, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) == Z_OK else {
+      s.deinitialize(count: 1)
+      s.deallocate()
+      return nil
+    }
+    stream = s
+  }
+
+  deinit {
+    deflateEnd(stream)
+    stream.deinitialize(count: 1)
+    stream.deallocate()
+  }
+
+  /// The most bytes `compress` can produce for `count` input bytes.
+  func bound(_ count: Int) -> Int { Int(deflateBound(stream, uLong(count))) }
+
+  /// Compresses `src` as one complete zlib stream into `dst`; nil if `dst` is too small.
+  func compress(_ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer) -> Int? {
+    guard let out = dst.baseAddress, dst.count > 0, src.count <= Int(UInt32.max) else { return nil }
+    deflateReset(stream)
+    stream.pointee.next_in = UnsafeMutablePointer(
+      mutating: src.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.avail_in = uInt(src.count)
+    stream.pointee.next_out = out.assumingMemoryBound(to: Bytef.self)
+    stream.pointee.avail_out = uInt(min(dst.count, Int(UInt32.max)))
+    let rc = deflate(stream, Z_FINISH)
+    guard rc == Z_STREAM_END else { return nil }
+    return Int(stream.pointee.total_out)
+  }
+}
+
+/// A zlib inflate stream reused across frames; inflates to exactly a declared size.
+final class Inflater {
+  private let stream: UnsafeMutablePointer<z_stream>
+  private var scratch: UInt8 = 0
+
+  init?() {
+    let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    s.initialize(to: z_stream())
+    guard listtape_inflateInit2(s, 15) == Z_OK else {
+      s.deinitialize(count: 1)
+      s.deallocate()
+      return nil
+    }
+    stream = s
+  }
+
+  deinit {
+    inflateEnd(stream)
+    stream.deinitialize(count: 1)
+    stream.deallocate()
+  }
+
+  /// Inflates one complete zlib stream into exactly `dst.count` bytes; nil on success, else why not.
+  ///
+  /// Rejects output longer or shorter than declared, bytes after the stream end, a preset
+  /// dictionary, and bad Adler-32; never writes past `dst`.
+  func inflateExact(_ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer)
+    -> String?
+  {
+    guard src.count <= Int(UInt32.max), dst.count <= Int(UInt32.max) else { return "too large" }
+    inflateReset(stream)
+    return withUnsafeMutablePointer(to: &scratch) { sp -> String? in
+      stream.pointee.next_in = UnsafeMutablePointer(
+        mutating: src.baseAddress?.assumingMemoryBound(to: Bytef.self))
+      stream.pointee.avail_in = uInt(src.count)
+      let out = dst.baseAddress?.assumingMemoryBound(to: Bytef.self) ?? sp
+      stream.pointee.next_out = out
+      stream.pointee.avail_out = uInt(dst.count)
+      let rc = inflate(stream, Z_FINISH)
+      let availOut = Int(stream.pointee.avail_out)
+      let availIn = Int(stream.pointee.avail_in)
+      switch rc {
+      case Z_STREAM_END:
+        if availOut != 0 { return "inflated \(dst.count - availOut) of \(dst.count) bytes" }
+        if availIn != 0 { return "\(availIn) bytes after end of stream" }
+        return nil
+      case Z_BUF_ERROR:
+        return availOut == 0 ? "more than \(dst.count) bytes" : "truncated stream"
+      case Z_OK:
+        return "more than \(dst.count) bytes"
+      case Z_NEED_DICT:
+        return "needs a preset dictionary"
+      default:
+        if let m = stream.pointee.msg { return String(cString: m) }
+        return "zlib error \(rc)"
+      }
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import ListTapeModel
+
+/// What a check says about the state at one event (git bisect's vocabulary).
+public enum Verdict: String, Sendable {
+  /// The bug is not there yet (the predicate does not hold).
+  case good
+  /// The bug is there (the predicate holds).
+  case bad
+  /// This state cannot be judged; try a neighbour.
+  case skip
+}
+
+/// One evaluated event of a bisect session, logged so the session can be replayed.
+public struct BisectProbe: Sendable {
+  public var event: Int
+  public var verdict: Verdict
+  /// Why this probe was made: "search", "boundary" or "monotonic check".
+  public var purpose: String
+}
+
+/// The outcome of a bisect.
+public struct BisectResult: Sendable {
+  /// The first bad event (0 when the empty state is already bad); nil when the last event
+  /// is good, i.e. the predicate never holds.
+  public var first: Int?
+  /// When skipped events hide the answer: it lies in `candidates` (the first bad is one of
+  /// them), and `first` is the earliest bad event known.
+  public var candidates: ClosedRange<Int>?
+  public var probes: [BisectProbe]
+  /// Probes that contradict monotonicity (a good event after a bad one).
+  public var contradictions: [Int]
+  /// States built from checkpoints, and events folded forward between probes.
+  public var seeks: Int
+  public var folded: Int
+}
+
+/// Binary search over event numbers for the first event whose state is bad, assuming it
+/// stays bad after: O(log n) checkpoint seeks, then a few extra probes after the answer to
+/// catch predicates that are not monotonic.
+public enum Bisect {
+  public static func run(
+    _ timeline: Timeline, extraChecks: Int = 3,
+    check: (Int, ListState) throws -> Verdict,
+    onProbe: (BisectProbe) -> Void = { _ in }
+  ) throws -> BisectResult {
+    var cursor = Cursor(timeline)
+    var probes: [BisectProbe] = []
+    var known: [Int: Verdict] = [:]
+    func probe(_ n: Int, _ purpose: String) throws -> Verdict {
+      if let v = known[n] { return v }
+      try cursor.move(to: n)
+      let v = try check(n, cursor.state)
+      known[n] = v
+      let p = BisectProbe(event: n, verdict: v, purpose: purpose)
+      probes.append(p)
+      onProbe(p)
+      return v
+    }
+    func result(_ first: Int?, _ candidates: ClosedRange<Int>? = nil, _ contradictions: [Int] = [])
+      -> BisectResult
+    {
+      BisectResult(
+        first: first, candidates: candidates, probes: probes, contradictions: contradictions,
+        seeks: cursor.seeks, folded: cursor.folded)
+    }
+    let total = timeline.eventCount
+    // The last event must be bad, else the predicate never holds (under monotonicity).
+    var hi = total
+    while hi >= 0 {
+      let v = try probe(hi, "boundary")
+      if v == .bad { break }
+      if v == .good { return result(nil) }
+      hi -= 1
+    }
+    guard hi >= 0 else { return result(nil) }
+    var lo = -1
+    if hi > 0 {
+      switch try probe(0, "boundary") {
+      case .bad: hi = 0
+      case .good: lo = 0
+      case .skip: lo = -1
+      }
+    }
+    // Invariant: lo is good (or -1: before the log), hi is bad, skipped ones in between.
+    var skipped = Set<Int>()
+    while hi - lo > 1 {
+      let mid = lo + (hi - lo) / 2
+      guard let n = nearestUnskipped(mid, lo: lo, hi: hi, skipped) else {
+        return result(hi, (lo + 1)...hi)
+      }
+      switch try probe(n, "search") {
+      case .good: lo = n
+      case .bad: hi = n
+      case .skip: skipped.insert(n)
+      }
+    }
+    // Extra probes after the answer: a good one there means the predicate comes and goes.
+    var contradictions: [Int] = []
+    if hi < total && extraChecks > 0 {
+      for k in 1...extraChecks {
+        let n = hi + (total - hi) * k / (extraChecks + 1)
+        guard n > hi && n < total else { continue }
+        if try probe(n, "monotonic check") == .good { contradictions.append(n) }
+      }
+    }
+    for (n, v) in known where v == .good && n > hi { contradictions.append(n) }
+    return result(hi, nil, Array(Set(contradictions)).sorted())
+  }
+
+  /// The unskipped event strictly between lo and hi closest to `mid`, alternating sides.
+  static func nearestUnskipped(_ mid: Int, lo: Int, hi: Int, _ skipped: Set<Int>) -> Int? {
+    var d = 0
+    while mid - d > lo || mid + d < hi {
+      for n in [mid + d, mid - d] where n > lo && n < hi && !skipped.contains(n) { return n }
+      d += 1
+    }
+    return nil
+  }
+}

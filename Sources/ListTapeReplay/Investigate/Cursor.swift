@@ -1,0 +1,38 @@
+import ListTapeModel
+
+/// A movable position in a timeline: moving forward a short way folds the events in
+/// between; anything else seeks through the nearest checkpoint. Counts what it did, so
+/// tools can report how many states they materialised.
+public struct Cursor {
+  let timeline: Timeline
+  public private(set) var position: Int
+  public private(set) var state: ListState
+  var decoder: EventDecoder
+  /// States built from a checkpoint (or from scratch).
+  public private(set) var seeks = 0
+  /// Events folded forward from an earlier position.
+  public private(set) var folded = 0
+  /// Forward distance up to which folding beats seeking.
+  let reach = 20_000
+
+  /// A cursor at event 0 (the empty state).
+  public init(_ timeline: Timeline) {
+    self.timeline = timeline
+    position = 0
+    state = ListState()
+    decoder = EventDecoder()
+  }
+
+  /// Moves to the state after event `n`.
+  public mutating func move(to n: Int) throws(ReplayError) {
+    if n == position { return }
+    if n > position && n - position <= reach {
+      try timeline.fold(&state, &decoder, from: position + 1, through: n)
+      folded += n - position
+    } else {
+      (state, decoder) = try timeline.seek(to: n, cache: true)
+      seeks += 1
+    }
+    position = n
+  }
+}

@@ -1,0 +1,375 @@
+import ListTapeJSON
+import ListTapeModel
+
+/// Where an item sits: section, parent (nil for a root) and previous sibling (nil if first).
+public struct ItemPlace: Equatable, Sendable, CustomStringConvertible {
+  public var section: String
+  public var parent: String?
+  public var after: String?
+
+  public var description: String {
+    var parts = [parent.map { "under \($0)" } ?? "at the top of \(section)"]
+    parts.append(after.map { "after \($0)" } ?? "first")
+    return parts.joined(separator: ", ")
+  }
+}
+
+/// What changed between two states, by item identity.
+public struct StateDiff: Sendable {
+  public var sectionsInserted: [String] = []
+  public var sectionsDeleted: [String] = []
+  public var sectionsMoved: [String] = []
+  public var inserted: [(id: String, place: ItemPlace)] = []
+  public var deleted: [(id: String, place: ItemPlace)] = []
+  public var moved: [(id: String, from: ItemPlace, to: ItemPlace)] = []
+  public var expanded: [String] = []
+  public var collapsed: [String] = []
+  public var titles: [(id: String, from: String?, to: String?)] = []
+  public var fields: [(id: String, from: [String: String]?, to: [String: String]?)] = []
+  /// Selected ids before and after, in display order; equal sets mean no change.
+  public var selectionBefore: [String] = []
+  public var selectionAfter: [String] = []
+  /// Items present in both states with nothing changed.
+  public var unchanged = 0
+  /// The "to" state's items in display order with their change marks, for renderers.
+  var walk: [(section: String, id: String, level: Int, marks: [String])] = []
+
+  public var selectionChanged: Bool { Set(selectionBefore) != Set(selectionAfter) }
+
+  /// Whether the two states are identical.
+  public var isEmpty: Bool {
+    sectionsInserted.isEmpty && sectionsDeleted.isEmpty && sectionsMoved.isEmpty
+      && inserted.isEmpty && deleted.isEmpty && moved.isEmpty && expanded.isEmpty
+      && collapsed.isEmpty && titles.isEmpty && fields.isEmpty && !selectionChanged
+  }
+
+  /// Number of changes of every kind.
+  public var changeCount: Int {
+    sectionsInserted.count + sectionsDeleted.count + sectionsMoved.count + inserted.count
+      + deleted.count + moved.count + expanded.count + collapsed.count + titles.count
+      + fields.count + (selectionChanged ? 1 : 0)
+  }
+}
+
+/// Computes `StateDiff`s: identity-based, with Apple-like move detection (items whose
+/// parent changed, plus the fewest siblings that must move to reach the new order).
+public enum Differ {
+  public static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
+    var d = StateDiff()
+    let aSections = a.sectionIdentifiers
+    let bSections = b.sectionIdentifiers
+    let aSet = Set(aSections)
+    let bSet = Set(bSections)
+    d.sectionsInserted = bSections.filter { !aSet.contains($0) }
+    d.sectionsDeleted = aSections.filter { !bSet.contains($0) }
+    d.sectionsMoved = reordered(aSections.filter(bSet.contains), bSections.filter(aSet.contains))
+
+    // Every item of each state with its place; children lists per parent for move detection.
+    struct Info {
+      var row: OutlineRow
+      var place: ItemPlace
+    }
+    func index(_ s: ListState) -> (rows: [String: Info], order: [(String, OutlineRow)]) {
+      var rows: [String: Info] = [:]
+      var order: [(String, OutlineRow)] = []
+      for section in s.sectionIdentifiers {
+        var lastAtLevel: [String?] = []
+        for row in s.rows(inSection: section) ?? [] {
+          if lastAtLevel.count > row.level + 1 { lastAtLevel.removeSubrange((row.level + 1)...) }
+          while lastAtLevel.count < row.level + 1 { lastAtLevel.append(nil) }
+          let place = ItemPlace(section: section, parent: row.parent, after: lastAtLevel[row.level])
+          lastAtLevel[row.level] = row.id
+          rows[row.id] = Info(row: row, place: place)
+          order.append((section, row))
+        }
+      }
+      return (rows, order)
+    }
+    let (aRows, aOrder) = index(a)
+    let (bRows, bOrder) = index(b)
+
+    for (_, row) in aOrder where bRows[row.id] == nil {
+      if let info = aRows[row.id] { d.deleted.append((row.id, info.place)) }
+    }
+    // Siblings that kept their parent: the fewest of them that must move (not in the LIS).
+    var siblingsA: [String: [String]] = [:]
+    var siblingsB: [String: [String]] = [:]
+    func key(_ p: ItemPlace) -> String { p.parent.map { "i:" + $0 } ?? "s:" + p.section }
+    for (_, row) in aOrder {
+      guard let info = aRows[row.id], let other = bRows[row.id], key(info.place) == key(other.place)
+      else { continue }
+      siblingsA[key(info.place), default: []].append(row.id)
+    }
+    for (_, row) in bOrder {
+      guard let info = bRows[row.id], let other = aRows[row.id], key(info.place) == key(other.place)
+      else { continue }
+      siblingsB[key(info.place), default: []].append(row.id)
+    }
+    var movedIDs = Set<String>()
+    for (k, list) in siblingsB {
+      movedIDs.formUnion(reordered(siblingsA[k] ?? [], list))
+    }
+
+    for (section, row) in bOrder {
+      var marks: [String] = []
+      guard let info = bRows[row.id] else { continue }
+      if let old = aRows[row.id] {
+        if key(old.place) != key(info.place) || movedIDs.contains(row.id) {
+          d.moved.append((row.id, old.place, info.place))
+          marks.append("moved")
+        }
+        if old.row.expanded != row.expanded {
+          if row.expanded {
+            d.expanded.append(row.id)
+          } else {
+            d.collapsed.append(row.id)
+          }
+          marks.append(row.expanded ? "expanded" : "collapsed")
+        }
+        if old.row.title != row.title {
+          d.titles.append((row.id, old.row.title, row.title))
+          marks.append("title")
+        }
+        if old.row.fields != row.fields {
+          d.fields.append((row.id, old.row.fields, row.fields))
+          marks.append("fields")
+        }
+        if marks.isEmpty { d.unchanged += 1 }
+      } else {
+        d.inserted.append((row.id, info.place))
+        marks.append("inserted")
+      }
+      d.walk.append((section, row.id, row.level, marks))
+    }
+    d.selectionBefore = a.selectedItems
+    d.selectionAfter = b.selectedItems
+    return d
+  }
+
+  /// Items of `new` (a permutation of `old`) outside a longest increasing subsequence of
+  /// their old positions: the fewest that must move to turn `old` into `new`.
+  /// - Complexity: O(n log n).
+  static func reordered(_ old: [String], _ new: [String]) -> [String] {
+    var position: [String: Int] = [:]
+    for (i, id) in old.enumerated() { position[id] = i }
+    let seq = new.compactMap { position[$0] }
+    guard seq.count == new.count, !seq.isEmpty else { return [] }
+    // Patience sorting with back-pointers.
+    var tails: [Int] = []
+    var tailIndex: [Int] = []
+    var previous = [Int](repeating: -1, count: seq.count)
+    for (i, v) in seq.enumerated() {
+      var lo = 0
+      var hi = tails.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if tails[mid] < v { lo = mid + 1 } else { hi = mid }
+      }
+      previous[i] = lo > 0 ? tailIndex[lo - 1] : -1
+      if lo == tails.count {
+        tails.append(v)
+        tailIndex.append(i)
+      } else {
+        tails[lo] = v
+        tailIndex[lo] = i
+      }
+    }
+    var keep = Set<Int>()
+    var i = tailIndex.last ?? -1
+    while i >= 0 {
+      keep.insert(i)
+      i = previous[i]
+    }
+    return new.enumerated().filter { !keep.contains($0.offset) }.map(\.element)
+  }
+}
+
+extension StateDiff {
+  /// The diff as a person reads it: one line per change in the new state's display order,
+  /// runs of more than `context` unchanged items folded into one line.
+  public func lines(context: Int = 2) -> [String] {
+    var out: [String] = []
+    for s in sectionsInserted { out.append("+ section \(s)") }
+    for s in sectionsDeleted { out.append("- section \(s)") }
+    for s in sectionsMoved { out.append("~ section \(s) moved") }
+    for (id, place) in deleted { out.append("- \(id) (was \(place))") }
+    let movedFrom = Dictionary(moved.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    let titleChange = Dictionary(titles.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    let fieldChange = Dictionary(fields.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    let insertedAt = Dictionary(inserted.map { ($0.id, $0.place) }, uniquingKeysWith: { a, _ in a })
+    var run: [String] = []
+    func flush() {
+      if run.count > context {
+        out.append("  … \(run.count) unchanged item\(run.count == 1 ? "" : "s")")
+      } else {
+        out.append(contentsOf: run)
+      }
+      run.removeAll()
+    }
+    var section: String?
+    for entry in walk {
+      if entry.section != section {
+        flush()
+        section = entry.section
+        out.append("[\(entry.section)]")
+      }
+      let indent = String(repeating: "  ", count: entry.level)
+      if entry.marks.isEmpty {
+        run.append("  \(indent)\(entry.id)")
+        continue
+      }
+      flush()
+      for mark in entry.marks {
+        switch mark {
+        case "inserted":
+          out.append("+ \(indent)\(entry.id) (\(insertedAt[entry.id]?.description ?? ""))")
+        case "moved":
+          if let m = movedFrom[entry.id] {
+            out.append("~ \(indent)\(entry.id) moved: \(m.from) → \(m.to)")
+          }
+        case "expanded": out.append("▾ \(indent)\(entry.id) expanded")
+        case "collapsed": out.append("▸ \(indent)\(entry.id) collapsed")
+        case "title":
+          if let t = titleChange[entry.id] {
+            out.append("  \(indent)title \(entry.id): \(quote(t.from)) → \(quote(t.to))")
+          }
+        default:
+          if let f = fieldChange[entry.id] {
+            out.append("  \(indent)fields \(entry.id): \(render(f.from)) → \(render(f.to))")
+          }
+        }
+      }
+    }
+    flush()
+    if selectionChanged {
+      out.append(
+        "selection {\(selectionBefore.joined(separator: ", "))} → {\(selectionAfter.joined(separator: ", "))}"
+      )
+    }
+    return out
+  }
+
+  private func quote(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "none" }
+
+  private func render(_ f: [String: String]?) -> String {
+    guard let f else { return "none" }
+    return "{" + f.keys.sorted().map { "\($0): \"\(f[$0] ?? "")\"" }.joined(separator: ", ") + "}"
+  }
+
+  /// The diff as one JSON object for tools.
+  public func writeJSON(to w: inout JSONWriter) {
+    func place(_ p: ItemPlace) {
+      w.beginObject()
+      w.key("section")
+      w.string(p.section)
+      w.key("parent")
+      if let parent = p.parent { w.string(parent) } else { w.null() }
+      w.key("after")
+      if let after = p.after { w.string(after) } else { w.null() }
+      w.endObject()
+    }
+    func strings(_ key: String, _ list: [String]) {
+      w.key(key)
+      w.beginArray()
+      for s in list { w.string(s) }
+      w.endArray()
+    }
+    func optional(_ s: String?) {
+      if let s { w.string(s) } else { w.null() }
+    }
+    func map(_ f: [String: String]?) {
+      guard let f else { return w.null() }
+      w.beginObject()
+      for k in f.keys.sorted() {
+        w.key(k)
+        w.string(f[k] ?? "")
+      }
+      w.endObject()
+    }
+    w.beginObject()
+    w.key("sections")
+    w.beginObject()
+    strings("inserted", sectionsInserted)
+    strings("deleted", sectionsDeleted)
+    strings("moved", sectionsMoved)
+    w.endObject()
+    w.key("inserted")
+    w.beginArray()
+    for (id, p) in inserted {
+      w.beginObject()
+      w.key("id")
+      w.string(id)
+      w.key("at")
+      place(p)
+      w.endObject()
+    }
+    w.endArray()
+    w.key("deleted")
+    w.beginArray()
+    for (id, p) in deleted {
+      w.beginObject()
+      w.key("id")
+      w.string(id)
+      w.key("was")
+      place(p)
+      w.endObject()
+    }
+    w.endArray()
+    w.key("moved")
+    w.beginArray()
+    for (id, from, to) in moved {
+      w.beginObject()
+      w.key("id")
+      w.string(id)
+      w.key("from")
+      place(from)
+      w.key("to")
+      place(to)
+      w.endObject()
+    }
+    w.endArray()
+    strings("expanded", expanded)
+    strings("collapsed", collapsed)
+    w.key("selection")
+    if selectionChanged {
+      w.beginObject()
+      strings("from", selectionBefore)
+      strings("to", selectionAfter)
+      w.endObject()
+    } else {
+      w.null()
+    }
+    w.key("content")
+    w.beginArray()
+    for (id, from, to) in titles {
+      w.beginObject()
+      w.key("id")
+      w.string(id)
+      w.key("title")
+      w.beginObject()
+      w.key("from")
+      optional(from)
+      w.key("to")
+      optional(to)
+      w.endObject()
+      w.endObject()
+    }
+    for (id, from, to) in fields {
+      w.beginObject()
+      w.key("id")
+      w.string(id)
+      w.key("fields")
+      w.beginObject()
+      w.key("from")
+      map(from)
+      w.key("to")
+      map(to)
+      w.endObject()
+      w.endObject()
+    }
+    w.endArray()
+    w.key("unchanged")
+    w.int(unchanged)
+    w.endObject()
+  }
+}

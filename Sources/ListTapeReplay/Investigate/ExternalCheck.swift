@@ -1,0 +1,55 @@
+import Foundation
+import ListTapeJSON
+import ListTapeModel
+
+/// A bisect check run by another program, with git bisect's exit codes: the state JSON on
+/// its standard input, 0 good, 125 skip, other 1...127 bad, anything else aborts.
+public struct ExternalCheck: Sendable {
+  public let command: String
+  public let logPath: String
+
+  public init(command: String, logPath: String) {
+    self.command = command
+    self.logPath = logPath
+  }
+
+  /// Runs the command on the state after `event` and interprets its exit status.
+  public func verdict(event: Int, state: ListState) throws(ReplayError) -> Verdict {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", command]
+    var environment = ProcessInfo.processInfo.environment
+    environment["LISTTAPE_EVENT"] = String(event)
+    environment["LISTTAPE_LOG"] = logPath
+    process.environment = environment
+    let input = Pipe()
+    process.standardInput = input
+    do {
+      try process.run()
+    } catch {
+      throw ReplayError(.io, "cannot run \(command): \(error.localizedDescription)")
+    }
+    var w = JSONWriter()
+    state.writeJSON(event: event, to: &w)
+    w.endLine()
+    // A command that ignores its input closes the pipe early; that is not an error.
+    signal(SIGPIPE, SIG_IGN)
+    try? input.fileHandleForWriting.write(contentsOf: w.bytes)
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    let status = process.terminationStatus
+    if process.terminationReason == .uncaughtSignal {
+      throw ReplayError(
+        .usage, "bisect aborted: '\(command)' was killed by signal \(status) at event \(event)")
+    }
+    switch status {
+    case 0: return .good
+    case 125: return .skip
+    case 1...127: return .bad
+    default:
+      throw ReplayError(
+        .usage,
+        "bisect aborted: '\(command)' exited with \(status) at event \(event) (128 or more aborts)")
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import ListTapeModel
+
+/// One change of an expression's value during a full scan.
+public struct ValueChange: Sendable {
+  public var event: Int
+  public var from: QueryValue
+  public var to: QueryValue
+}
+
+/// Exact full scans: every event where an expression changes value, every fault.
+public enum Find {
+  /// Folds the whole log once, evaluating `query` after every event; reports the value at
+  /// event 0 and each change after it. No monotonic assumption.
+  public static func changes(
+    _ timeline: Timeline, query: Query, progress: ((Int, Int) -> Void)? = nil,
+    onChange: (ValueChange, Event) -> Void
+  ) throws(ReplayError) -> (initial: QueryValue, changes: Int) {
+    var state = ListState()
+    var decoder = EventDecoder()
+    let initial = query.evaluate(state)
+    var current = initial
+    var count = 0
+    let total = timeline.eventCount
+    try timeline.scan(from: 1, through: total) { seq, bytes in
+      let e = try timeline.decode(&decoder, bytes, seq)
+      try? state.apply(e)
+      let v = query.evaluate(state)
+      if v != current {
+        onChange(ValueChange(event: seq, from: current, to: v), e)
+        current = v
+        count += 1
+      }
+      if seq & 0xFFFF == 0 { progress?(seq, total) }
+      return true
+    }
+    return (initial, count)
+  }
+}

@@ -1,1 +1,0 @@
-// ListTapeReplay module: sources arrive in the following commits.

@@ -1,0 +1,384 @@
+import ListTapeModel
+
+/// A value of the state expression language.
+public enum QueryValue: Equatable, Hashable, Sendable, CustomStringConvertible {
+  case bool(Bool)
+  case int(Int)
+  case string(String)
+  case null
+
+  public var description: String {
+    switch self {
+    case .bool(let b): return b ? "true" : "false"
+    case .int(let i): return String(i)
+    case .string(let s): return "\"\(s)\""
+    case .null: return "null"
+    }
+  }
+}
+
+/// A malformed expression: what is wrong and the 1-based column where it was found.
+public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
+  public var column: Int
+  public var message: String
+
+  public var description: String { "column \(column): \(message)" }
+}
+
+/// A parsed, type-checked state predicate such as
+/// `visible("mic") and count(selected) == 0` (protocol section 4, EXPR).
+public struct Query: Sendable, CustomStringConvertible {
+  indirect enum Node: Sendable {
+    case literal(QueryValue)
+    case visible(String)
+    case expanded(String)
+    case selected(String)
+    case exists(String)
+    case countVisible(section: String?)
+    case countItems
+    case countSelected
+    case countSections
+    case level(String)
+    case row(String)
+    case parent(String)
+    case not(Node)
+    case and(Node, Node)
+    case or(Node, Node)
+    case compare(String, Node, Node)
+  }
+
+  /// Static type of an expression; `stringOrNull` is `parent(ID)`.
+  enum Kind: Equatable, Sendable {
+    case bool, int, string, stringOrNull, null
+  }
+
+  let root: Node
+  /// The type the whole expression evaluates to.
+  let kind: Kind
+  /// The source text, for messages.
+  public let description: String
+
+  /// Whether the expression is a predicate (bisect needs one).
+  public var isBoolean: Bool { kind == .bool }
+
+  /// Parses and type-checks `text`; errors name the column.
+  public init(_ text: String) throws(QueryError) {
+    var p = QueryParser(text)
+    let (node, kind) = try p.parseExpression()
+    try p.expectEnd()
+    root = node
+    self.kind = kind
+    description = text
+  }
+
+  /// Evaluates the expression on a state.
+  public func evaluate(_ state: ListState) -> QueryValue { Self.eval(root, state) }
+
+  /// Evaluates a boolean expression (false for any non-boolean result).
+  public func holds(in state: ListState) -> Bool { evaluate(state) == .bool(true) }
+
+  static func eval(_ node: Node, _ s: ListState) -> QueryValue {
+    switch node {
+    case .literal(let v): return v
+    case .visible(let id): return .bool(s.isVisible(id))
+    case .expanded(let id): return .bool(s.isExpanded(id))
+    case .selected(let id): return .bool(s.isSelected(id))
+    case .exists(let id): return .bool(s.contains(id))
+    case .countVisible(let section):
+      if let section { return .int(s.numberOfItems(inSection: section) ?? 0) }
+      return .int(s.numberOfItems)
+    case .countItems: return .int(s.numberOfAllItems)
+    case .countSelected: return .int(s.numberOfSelectedItems)
+    case .countSections: return .int(s.numberOfSections)
+    case .level(let id): return .int(s.level(of: id) ?? -1)
+    case .row(let id): return .int(s.row(of: id) ?? -1)
+    case .parent(let id):
+      if let p = s.parent(of: id), let p { return .string(p) }
+      return .null
+    case .not(let a): return .bool(eval(a, s) != .bool(true))
+    case .and(let a, let b): return .bool(eval(a, s) == .bool(true) && eval(b, s) == .bool(true))
+    case .or(let a, let b): return .bool(eval(a, s) == .bool(true) || eval(b, s) == .bool(true))
+    case .compare(let op, let a, let b): return .bool(compare(op, eval(a, s), eval(b, s)))
+    }
+  }
+
+  static func compare(_ op: String, _ a: QueryValue, _ b: QueryValue) -> Bool {
+    switch op {
+    case "==": return a == b
+    case "!=": return a != b
+    default: break
+    }
+    let order: Bool?
+    switch (a, b) {
+    case (.int(let x), .int(let y)): order = ordered(op, x, y)
+    case (.string(let x), .string(let y)): order = ordered(op, x, y)
+    default: order = nil
+    }
+    return order ?? false
+  }
+
+  static func ordered<T: Comparable>(_ op: String, _ x: T, _ y: T) -> Bool {
+    switch op {
+    case "<": return x < y
+    case "<=": return x <= y
+    case ">": return x > y
+    default: return x >= y
+    }
+  }
+}
+
+/// Recursive-descent parser: `or` < `and` < `not` < comparison < primary.
+struct QueryParser {
+  let chars: [Character]
+  var i = 0
+  var depth = 0
+
+  init(_ text: String) { chars = Array(text) }
+
+  func fail(_ message: String, at index: Int? = nil) -> QueryError {
+    QueryError(column: (index ?? i) + 1, message: message)
+  }
+
+  mutating func skipSpace() {
+    while i < chars.count, chars[i].isWhitespace { i += 1 }
+  }
+
+  mutating func peekWord() -> String? {
+    skipSpace()
+    var j = i
+    while j < chars.count, chars[j].isLetter || chars[j] == "_" || (j > i && chars[j].isNumber) {
+      j += 1
+    }
+    return j > i ? String(chars[i..<j]) : nil
+  }
+
+  mutating func expectEnd() throws(QueryError) {
+    skipSpace()
+    if i < chars.count { throw fail("unexpected \"\(chars[i])\" after the expression") }
+  }
+
+  mutating func parseExpression() throws(QueryError) -> (Query.Node, Query.Kind) {
+    depth += 1
+    defer { depth -= 1 }
+    guard depth < 200 else { throw fail("expression nested too deeply") }
+    var (lhs, lk) = try parseAnd()
+    while peekWord() == "or" {
+      let at = i
+      i += 2
+      let (rhs, rk) = try parseAnd()
+      try requireBool(lk, at: at, "or")
+      try requireBool(rk, at: at, "or")
+      lhs = .or(lhs, rhs)
+      lk = .bool
+    }
+    return (lhs, lk)
+  }
+
+  mutating func parseAnd() throws(QueryError) -> (Query.Node, Query.Kind) {
+    var (lhs, lk) = try parseNot()
+    while peekWord() == "and" {
+      let at = i
+      i += 3
+      let (rhs, rk) = try parseNot()
+      try requireBool(lk, at: at, "and")
+      try requireBool(rk, at: at, "and")
+      lhs = .and(lhs, rhs)
+      lk = .bool
+    }
+    return (lhs, lk)
+  }
+
+  mutating func parseNot() throws(QueryError) -> (Query.Node, Query.Kind) {
+    if peekWord() == "not" {
+      let at = i
+      i += 3
+      depth += 1
+      defer { depth -= 1 }
+      guard depth < 200 else { throw fail("expression nested too deeply") }
+      let (a, k) = try parseNot()
+      try requireBool(k, at: at, "not")
+      return (.not(a), .bool)
+    }
+    return try parseComparison()
+  }
+
+  func requireBool(_ k: Query.Kind, at: Int, _ op: String) throws(QueryError) {
+    guard k == .bool else { throw fail("\"\(op)\" needs boolean operands", at: at) }
+  }
+
+  mutating func parseComparison() throws(QueryError) -> (Query.Node, Query.Kind) {
+    let (lhs, lk) = try parsePrimary()
+    skipSpace()
+    let at = i
+    guard let op = comparisonOperator() else { return (lhs, lk) }
+    let (rhs, rk) = try parsePrimary()
+    if op == "==" || op == "!=" {
+      guard compatible(lk, rk) else {
+        throw fail("cannot compare \(name(lk)) with \(name(rk))", at: at)
+      }
+    } else {
+      let ints = lk == .int && rk == .int
+      let strings = lk == .string && rk == .string
+      guard ints || strings else {
+        throw fail("\"\(op)\" needs two integers or two strings", at: at)
+      }
+    }
+    return (.compare(op, lhs, rhs), .bool)
+  }
+
+  func compatible(_ a: Query.Kind, _ b: Query.Kind) -> Bool {
+    func nullable(_ k: Query.Kind) -> Bool { k == .stringOrNull || k == .null }
+    func stringy(_ k: Query.Kind) -> Bool { k == .string || k == .stringOrNull }
+    if a == b { return true }
+    if nullable(a) && nullable(b) { return true }
+    if stringy(a) && stringy(b) { return true }
+    return false
+  }
+
+  func name(_ k: Query.Kind) -> String {
+    switch k {
+    case .bool: return "a boolean"
+    case .int: return "an integer"
+    case .string: return "a string"
+    case .stringOrNull: return "a string or null"
+    case .null: return "null"
+    }
+  }
+
+  mutating func comparisonOperator() -> String? {
+    for op in ["==", "!=", "<=", ">=", "<", ">"] {
+      let n = op.count
+      if i + n <= chars.count, String(chars[i..<i + n]) == op {
+        i += n
+        return op
+      }
+    }
+    return nil
+  }
+
+  mutating func parsePrimary() throws(QueryError) -> (Query.Node, Query.Kind) {
+    skipSpace()
+    guard i < chars.count else { throw fail("expected a value, found the end of the expression") }
+    let c = chars[i]
+    if c == "(" {
+      i += 1
+      let inner = try parseExpression()
+      skipSpace()
+      guard i < chars.count, chars[i] == ")" else { throw fail("expected \")\"") }
+      i += 1
+      return inner
+    }
+    if c == "\"" { return (.literal(.string(try parseString())), .string) }
+    if c == "-" || c.isNumber {
+      let start = i
+      i += 1
+      while i < chars.count, chars[i].isNumber { i += 1 }
+      guard let n = Int(String(chars[start..<i])) else {
+        throw fail("bad integer", at: start)
+      }
+      return (.literal(.int(n)), .int)
+    }
+    let start = i
+    guard let word = peekWord() else { throw fail("unexpected \"\(c)\"") }
+    i += word.count
+    switch word {
+    case "null": return (.literal(.null), .null)
+    case "true": return (.literal(.bool(true)), .bool)
+    case "false": return (.literal(.bool(false)), .bool)
+    default: return try parseCall(word, at: start)
+    }
+  }
+
+  mutating func parseString() throws(QueryError) -> String {
+    let start = i
+    i += 1
+    var out = ""
+    while i < chars.count {
+      let c = chars[i]
+      i += 1
+      if c == "\"" { return out }
+      if c == "\\" {
+        guard i < chars.count else { break }
+        let e = chars[i]
+        i += 1
+        switch e {
+        case "n": out.append("\n")
+        case "t": out.append("\t")
+        default: out.append(e)
+        }
+      } else {
+        out.append(c)
+      }
+    }
+    throw fail("unterminated string", at: start)
+  }
+
+  mutating func expect(_ c: Character, _ what: String) throws(QueryError) {
+    skipSpace()
+    guard i < chars.count, chars[i] == c else {
+      throw fail("expected \(what)")
+    }
+    i += 1
+  }
+
+  mutating func idArgument(_ fn: String) throws(QueryError) -> String {
+    skipSpace()
+    guard i < chars.count, chars[i] == "\"" else {
+      throw fail("\(fn)() takes an item identifier string, like \(fn)(\"mic\")")
+    }
+    let id = try parseString()
+    if id.isEmpty { throw fail("empty identifier", at: i - 2) }
+    return id
+  }
+
+  mutating func parseCall(_ fn: String, at start: Int) throws(QueryError) -> (
+    Query.Node, Query.Kind
+  ) {
+    let known = ["visible", "expanded", "selected", "exists", "count", "level", "row", "parent"]
+    guard known.contains(fn) else {
+      throw fail(
+        "unknown function or keyword \"\(fn)\" (expected one of \(known.joined(separator: ", ")), null)",
+        at: start)
+    }
+    try expect("(", "\"(\" after \(fn)")
+    let result: (Query.Node, Query.Kind)
+    switch fn {
+    case "visible": result = (.visible(try idArgument(fn)), .bool)
+    case "expanded": result = (.expanded(try idArgument(fn)), .bool)
+    case "selected": result = (.selected(try idArgument(fn)), .bool)
+    case "exists": result = (.exists(try idArgument(fn)), .bool)
+    case "level": result = (.level(try idArgument(fn)), .int)
+    case "row": result = (.row(try idArgument(fn)), .int)
+    case "parent": result = (.parent(try idArgument(fn)), .stringOrNull)
+    default: result = try parseCount()
+    }
+    try expect(")", "\")\" to close \(fn)(")
+    return result
+  }
+
+  mutating func parseCount() throws(QueryError) -> (Query.Node, Query.Kind) {
+    let at = i
+    guard let what = peekWord() else {
+      throw fail("count() takes visible, items, selected or sections")
+    }
+    i += what.count
+    switch what {
+    case "visible":
+      skipSpace()
+      if i < chars.count, chars[i] == "," {
+        i += 1
+        skipSpace()
+        guard i < chars.count, chars[i] == "\"" else {
+          throw fail("count(visible, SECTION) takes a section identifier string")
+        }
+        return (.countVisible(section: try parseString()), .int)
+      }
+      return (.countVisible(section: nil), .int)
+    case "items": return (.countItems, .int)
+    case "selected": return (.countSelected, .int)
+    case "sections": return (.countSections, .int)
+    default:
+      throw fail("count() takes visible, items, selected or sections, not \"\(what)\"", at: at)
+    }
+  }
+}

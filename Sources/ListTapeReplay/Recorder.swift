@@ -1,0 +1,126 @@
+import Foundation
+import ListTapeLog
+import ListTapeModel
+
+/// How often a recorder forces its writes to stable storage.
+public enum FsyncMode: String, Sendable, CaseIterable {
+  /// After every frame: nothing acknowledged is lost on power loss; slowest.
+  case always
+  /// At most once a second (the default): power loss loses at most a second of events.
+  case interval
+  /// Never (tests, benchmarks); a killed process still loses nothing it wrote.
+  case never
+}
+
+/// Records events into a log while folding them, so it always knows the current state and
+/// can warn about faults as they arrive. Faults are recorded: the log is the evidence.
+public final class Recorder {
+  let writer: LogWriter
+  /// The state after every recorded event.
+  public private(set) var state: ListState
+  var encoder: EventEncoder
+  var scratch: [UInt8] = []
+  /// What recovery cut from a torn tail when the log was opened, if anything.
+  public let recoveryNote: String?
+
+  /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
+  /// only a few thousand events, far enough apart that they stay a small share of the file.
+  static func options(_ fsync: FsyncMode) -> LogWriterOptions {
+    var o = LogWriterOptions()
+    switch fsync {
+    case .always: o.fsync = .always
+    case .interval: o.fsync = .interval(seconds: 1)
+    case .never: o.fsync = .never
+    }
+    o.eventCodecVersion = 1
+    o.stateCodecVersion = UInt32(Checkpoint.version)
+    return o
+  }
+
+  /// Opens LOG for appending (creating it if absent), cutting a torn tail, and folds what it
+  /// already holds through its last checkpoint.
+  public static func open(path: String, fsync: FsyncMode = .interval) throws(ReplayError)
+    -> Recorder
+  {
+    try open(path: path, options: options(fsync))
+  }
+
+  /// Opens with explicit writer tuning (tests use tight checkpoint spacing).
+  static func open(path: String, options: LogWriterOptions) throws(ReplayError) -> Recorder {
+    let writer: LogWriter
+    do {
+      writer = try LogWriter.open(path: path, options: options)
+    } catch {
+      throw ReplayError(error)
+    }
+    var state = ListState()
+    var encoder = EventEncoder()
+    if writer.eventCount > 0 {
+      let timeline = try Timeline(path: path)
+      let n = timeline.eventCount
+      state = try timeline.state(at: n)
+      encoder = EventEncoder(continuing: try timeline.decoder(after: n))
+    }
+    return Recorder(writer: writer, state: state, encoder: encoder)
+  }
+
+  init(writer: LogWriter, state: ListState, encoder: EventEncoder) {
+    self.writer = writer
+    self.state = state
+    self.encoder = encoder
+    recoveryNote = writer.recovery.map { "\($0) (\(writer.path))" }
+  }
+
+  /// Events in the log so far (the next one gets `eventCount + 1`).
+  public var eventCount: Int { Int(writer.eventCount) }
+
+  /// Milliseconds since the Unix epoch, now.
+  static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+  /// Stamps a missing time with now, appends the event, folds it; returns the fault when the
+  /// event faulted (it is recorded anyway).
+  @discardableResult
+  public func record(_ event: Event) throws(ReplayError) -> ListFault? {
+    var event = event
+    if event.time == nil { event.time = Self.now() }
+    scratch.removeAll(keepingCapacity: true)
+    encoder.encode(event, into: &scratch)
+    do {
+      try writer.append(scratch)
+    } catch {
+      throw ReplayError(error)
+    }
+    var fault: ListFault?
+    do throws(ListFault) {
+      try state.apply(event)
+    } catch {
+      fault = error
+    }
+    if writer.checkpointDue {
+      do {
+        try writer.appendCheckpoint(Checkpoint(state: state, lastTime: encoder.lastTime).encoded())
+      } catch {
+        throw ReplayError(error)
+      }
+    }
+    return fault
+  }
+
+  /// Forces everything recorded so far to stable storage.
+  public func sync() throws(ReplayError) {
+    do {
+      try writer.sync()
+    } catch {
+      throw ReplayError(error)
+    }
+  }
+
+  /// Writes what is pending, syncs, and releases the log.
+  public func close() throws(ReplayError) {
+    do {
+      try writer.close()
+    } catch {
+      throw ReplayError(error)
+    }
+  }
+}

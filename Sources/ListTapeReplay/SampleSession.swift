@@ -1,0 +1,240 @@
+import ListTapeModel
+
+/// A deterministic, realistic large session: the four seed apps scaled up (symbols grouped
+/// under expandable categories, collapsible language sections, an expandable form, a
+/// contacts list with favorites), then random valid edits, a few faults, marks and batches,
+/// with wall-clock times. Equal seeds give equal sessions on every platform.
+public enum SampleSession {
+  /// Calls `emit` with `events` events; the list grows to about `maxItems` items.
+  public static func generate(
+    events: Int, seed: UInt64, maxItems: Int = 100_000, _ emit: (Event) throws -> Void
+  ) rethrows {
+    var g = Generator(seed: seed, maxItems: maxItems)
+    var produced = 0
+    for e in g.opening() where produced < events {
+      try emit(g.stamp(e))
+      produced += 1
+    }
+    while produced < events {
+      try emit(g.stamp(g.next()))
+      produced += 1
+    }
+  }
+}
+
+/// SplitMix64: tiny, fast, and identical everywhere.
+struct SplitMix64 {
+  var state: UInt64
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// Uniform in 0..<n (n > 0).
+  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+
+  mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+}
+
+/// Folds what it emits into a shadow state so every edit it makes is valid (except the
+/// deliberate faults), and keeps the live ids in an array for O(1) random picks.
+private struct Generator {
+  var rng: SplitMix64
+  let maxItems: Int
+  var state = ListState()
+  var time: Int64 = 1_764_400_000_000
+  var live: [String] = []
+  /// The working set: ids picked lately.
+  var recent: [String] = []
+  var recentNext = 0
+  let recentSize = 24
+  var nextID = 0
+  var marks = 0
+  let sections = ["symbols", "languages", "form", "favorites", "contacts"]
+
+  init(seed: UInt64, maxItems: Int) {
+    rng = SplitMix64(state: seed)
+    self.maxItems = max(maxItems, 50)
+  }
+
+  mutating func stamp(_ op: ListOperation) -> Event {
+    // Human pacing: quick bursts (drags, repeated taps), ordinary gaps, rare long pauses.
+    switch rng.below(100) {
+    case 0..<30: time += Int64(16 + rng.below(60))
+    case 30..<95: time += Int64(150 + rng.below(1_200))
+    default: time += Int64(2_000 + rng.below(60_000))
+    }
+    let e = Event(op, time: time)
+    if (try? state.apply(e)) != nil { track(op) }
+    return e
+  }
+
+  mutating func fresh(_ prefix: String) -> String {
+    nextID += 1
+    return "\(prefix)\(nextID)"
+  }
+
+  /// The seed apps' opening screens, each a few events.
+  mutating func opening() -> [ListOperation] {
+    var ops: [ListOperation] = [.configure(multipleSelection: true), .appendSections(sections)]
+    // The opening's items are tracked through `stamp` like every later insertion.
+    let categories = ["Communication", "Weather", "Objects", "Devices", "Gaming", "Nature"]
+    ops.append(
+      .appendItems(
+        categories.map { c in
+          OutlineNode(
+            c, title: c, expanded: true,
+            children: (0..<8).map { i in OutlineNode("\(c.lowercased()).\(i)", title: "\(c) \(i)") }
+          )
+        }, section: "symbols", parent: nil))
+    ops.append(
+      .appendItems(
+        [
+          OutlineNode(
+            "Programming Languages", expanded: false,
+            children: ["Swift", "Objective-C", "Kotlin", "Rust", "Go"].map { OutlineNode($0) })
+        ], section: "languages", parent: nil))
+    ops.append(
+      .appendItems(
+        ["Personal", "Preferences", "Work Experience"].map { g in
+          OutlineNode(
+            g, title: g,
+            children: (0..<3).map { OutlineNode("\(g).option\($0)", title: "Option \($0)") })
+        }, section: "form", parent: nil))
+    ops.append(
+      .appendItems((0..<20).map { OutlineNode("contact\($0)") }, section: "contacts", parent: nil))
+    ops.append(.mark("opened"))
+    return ops
+  }
+
+  /// Remembers the ids an applied event inserted (they are fresh, so never repeated).
+  mutating func track(_ op: ListOperation) {
+    switch op {
+    case .batch(let events):
+      for e in events { track(e.operation) }
+    case .appendItems(let nodes, _, _), .insertItems(let nodes, _),
+      .replaceChildren(_, let nodes), .applySectionSnapshot(_, let nodes):
+      for n in nodes { n.forEachID { live.append($0) } }
+    default:
+      break
+    }
+  }
+
+  /// A random live id; ids deleted since they were inserted are dropped as they are met.
+  /// A random live id with a person's locality: mostly one of the items recently worked
+  /// on (people act on the rows in front of them), sometimes anywhere in the list.
+  mutating func pick() -> String? {
+    if !recent.isEmpty && rng.chance(80) {
+      let id = recent[rng.below(recent.count)]
+      if state.contains(id) { return id }
+    }
+    guard let id = pickAnywhere() else { return nil }
+    if recent.count < recentSize {
+      recent.append(id)
+    } else {
+      recent[recentNext % recentSize] = id
+    }
+    recentNext += 1
+    return id
+  }
+
+  mutating func pickAnywhere() -> String? {
+    while !live.isEmpty {
+      let i = rng.below(live.count)
+      if state.contains(live[i]) { return live[i] }
+      live.swapAt(i, live.count - 1)
+      live.removeLast()
+    }
+    return nil
+  }
+
+  mutating func pickVisible() -> String? {
+    for _ in 0..<8 {
+      if let id = pick(), state.isVisible(id) { return id }
+    }
+    return nil
+  }
+
+  mutating func next() -> ListOperation {
+    let full = state.numberOfAllItems >= maxItems
+    let roll = rng.below(1000)
+    switch roll {
+    case 0..<150:
+      if let id = pick() { return .expand([id]) }
+    case 150..<260:
+      if let id = pick() { return .collapse([id]) }
+    case 260..<380:
+      if let id = pickVisible() { return .select([id]) }
+    case 380..<430:
+      if let id = pick() { return .deselect([id]) }
+    case 430..<600 where !full:
+      let n = 1 + rng.below(3)
+      let nodes = (0..<n).map { _ in OutlineNode(fresh("i")) }
+      if let parent = pick(), rng.chance(70) {
+        return .appendItems(nodes, section: nil, parent: parent)
+      }
+      return .appendItems(nodes, section: sections[rng.below(sections.count)], parent: nil)
+    case 600..<660 where !full:
+      if let anchor = pick() {
+        let node = OutlineNode(fresh("i"), title: rng.chance(30) ? "New item" : nil)
+        return .insertItems([node], rng.chance(50) ? .after(anchor) : .before(anchor))
+      }
+    case 660..<740:
+      if let id = pick(), (state.children(of: id)?.count ?? 0) < 4 || full {
+        return .deleteItems([id])
+      }
+    case 740..<790:
+      if let id = pick(), let anchor = pick(), !isAncestor(id, of: anchor) {
+        return .moveItem(id, rng.chance(50) ? .after(anchor) : .before(anchor))
+      }
+    case 790..<870:
+      if let id = pick() {
+        return .update(
+          item: id, title: "Title \(rng.below(1000))",
+          fields: rng.chance(30) ? ["badge": "\(rng.below(9))"] : nil)
+      }
+    case 870..<900:
+      if let id = pick() { return rng.chance(50) ? .reloadItems([id]) : .reconfigureItems([id]) }
+    case 900..<915:
+      if let id = pick(), let kids = state.children(of: id), kids.count < 6, !full {
+        let nodes = (0..<(1 + rng.below(3))).map { _ in OutlineNode(fresh("r")) }
+        return .replaceChildren(parent: id, items: nodes)
+      }
+    case 915..<935:
+      var inner: [Event] = []
+      if let a = pick() { inner.append(Event(.expand([a]))) }
+      if !full {
+        inner.append(
+          Event(.appendItems([OutlineNode(fresh("b"))], section: "contacts", parent: nil)))
+      }
+      return .batch(inner)
+    case 935..<945:
+      marks += 1
+      return .mark("checkpoint \(marks)")
+    case 945..<952:
+      // A deliberate fault: what would crash UIKit, recorded as evidence.
+      if let id = pick() {
+        return .appendItems([OutlineNode(id)], section: "contacts", parent: nil)
+      }
+    case 952..<960:
+      if let id = pick(), !state.isVisible(id) { return .select([id]) }
+    default:
+      break
+    }
+    if let id = pick() { return rng.chance(50) ? .expand([id]) : .collapse([id]) }
+    return .appendItems([OutlineNode(fresh("i"))], section: "contacts", parent: nil)
+  }
+
+  func isAncestor(_ a: String, of x: String) -> Bool {
+    var cur: String? = x
+    while let c = cur {
+      if c == a { return true }
+      cur = state.parent(of: c) ?? nil
+    }
+    return false
+  }
+}

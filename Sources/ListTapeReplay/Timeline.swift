@@ -1,0 +1,322 @@
+import Foundation
+import ListTapeLog
+import ListTapeModel
+
+/// A read-only view of a log as a sequence of states: any event, any state, any point in
+/// time. Seeks go through the nearest checkpoint, so `state(at:)` never replays the whole
+/// log. Works on a log that is being recorded (it sees a complete prefix).
+public final class Timeline {
+  public let path: String
+  let reader: LogReader
+  /// The last checkpoint decoded, kept so that seeks within one checkpoint interval (a
+  /// bisect's last steps, a scrubber's back and forth) decode it once. The copy handed out
+  /// is copy-on-write.
+  var cachedCheckpoint: (seq: Int, state: ListState, decoder: EventDecoder)?
+
+  /// Opens and scans a log; a missing file is `.cannotOpen`, a non-log `.notALog`.
+  public init(path: String) throws(ReplayError) {
+    self.path = path
+    do {
+      reader = try LogReader(path: path)
+    } catch {
+      throw ReplayError(error)
+    }
+  }
+
+  /// Events readable from event 1 on.
+  public var eventCount: Int { Int(reader.eventCount) }
+
+  /// Why reading stops before the end of the file (torn tail or damage), with byte offset
+  /// and event number; nil when the whole file reads.
+  public var damageNote: String? { reader.stop.map { "\($0) (\(path))" } }
+
+  /// Whether the file is damaged in the middle (readable frames follow the bad bytes).
+  public var isDamaged: Bool { reader.stop?.kind == .damaged }
+
+  /// Size of the file in bytes.
+  public var fileBytes: Int { Int(reader.fileSize) }
+
+  /// Picks up events a live recorder appended since; returns how many arrived.
+  @discardableResult
+  public func refresh() throws(ReplayError) -> Int {
+    do {
+      return Int(try reader.refresh())
+    } catch {
+      throw ReplayError(error)
+    }
+  }
+
+  // MARK: Events
+
+  /// Decodes one record, naming the event number when it does not decode.
+  func decode(_ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int)
+    throws(ReplayError) -> Event
+  {
+    do {
+      return try d.decode(bytes, seq: seq)
+    } catch {
+      throw ReplayError.undecodable("event", event: seq, path: path, error)
+    }
+  }
+
+  /// The decoder state right after event `n`: decoded (not folded) from the reset point at
+  /// or before it, at most `EventCodecLayout.resetInterval` records.
+  func decoder(after n: Int) throws(ReplayError) -> EventDecoder {
+    var decoder = EventDecoder()
+    guard n > 0 else { return decoder }
+    let start = EventCodecLayout.resetPoint(atOrBefore: n)
+    try scan(from: start, through: n) { seq, bytes in
+      _ = try decode(&decoder, bytes, seq)
+      return true
+    }
+    return decoder
+  }
+
+  /// Calls `body` with the raw records `from...through`, in windows so that a `false` from
+  /// `body` stops the read without inflating the rest of the log.
+  func scan(
+    from: Int, through: Int, _ body: (Int, UnsafeRawBufferPointer) throws -> Bool
+  ) throws(ReplayError) {
+    let last = min(through, eventCount)
+    var next = max(from, 1)
+    let window = 65_536
+    while next <= last {
+      let end = min(last, next + window - 1)
+      var failure: (any Error)?
+      var stop = false
+      do {
+        try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
+          guard !stop else { return }
+          do {
+            if try !body(Int(seq), bytes) { stop = true }
+          } catch {
+            failure = error
+            stop = true
+          }
+        }
+      } catch {
+        throw ReplayError(error)
+      }
+      if let failure {
+        if let e = failure as? ReplayError { throw e }
+        throw ReplayError(.io, "\(failure) (\(path))")
+      }
+      if stop { return }
+      next = end + 1
+    }
+  }
+
+  /// Calls `body(n, event)` for events `from...through` in order; `body` returns false to
+  /// stop. Memory stays bounded by one frame whatever the log's length.
+  public func forEachEvent(
+    from: Int = 1, through: Int = .max, _ body: (Int, Event) throws -> Bool
+  ) throws {
+    let start = max(from, 1)
+    guard start <= min(through, eventCount) else { return }
+    var decoder = try decoder(after: start - 1)
+    var userError: (any Error)?
+    try scan(from: start, through: through) { seq, bytes in
+      let event = try decode(&decoder, bytes, seq)
+      do {
+        return try body(seq, event)
+      } catch {
+        userError = error
+        return false
+      }
+    }
+    if let userError { throw userError }
+  }
+
+  /// One event. - Complexity: one checkpoint lookup plus a decode of ≤ K events.
+  public func event(_ n: Int) throws(ReplayError) -> Event {
+    guard n >= 1 && n <= eventCount else {
+      throw ReplayError(.usage, "event \(n) is out of range 1...\(eventCount) (\(path))")
+    }
+    var decoder = try decoder(after: n - 1)
+    var found: Event?
+    try scan(from: n, through: n) { seq, bytes in
+      found = try decode(&decoder, bytes, seq)
+      return false
+    }
+    guard let found else { throw ReplayError(.damaged, "event \(n) could not be read (\(path))") }
+    return found
+  }
+
+  // MARK: States
+
+  func checkpoint(atOrBefore n: Int) throws(ReplayError) -> (seq: Int, checkpoint: Checkpoint)? {
+    let found: (seq: UInt64, state: [UInt8])?
+    do {
+      found = try reader.checkpoint(atOrBefore: UInt64(n))
+    } catch {
+      throw ReplayError(error)
+    }
+    guard let found else { return nil }
+    do {
+      return (Int(found.seq), try Checkpoint(decoding: found.state))
+    } catch {
+      throw ReplayError.undecodable("checkpoint", event: Int(found.seq), path: path, error)
+    }
+  }
+
+  /// The state after events 1...n (n = 0 is empty); faults are skipped as the reducer does.
+  /// - Complexity: one checkpoint decode plus a replay of at most K events.
+  public func state(at n: Int) throws(ReplayError) -> ListState {
+    try seek(to: n).state
+  }
+
+  /// The state after event `n` and the decoder positioned right after it.
+  /// With `cache`, the decoded checkpoint is kept for the next seek into the same interval
+  /// (worth it for many nearby seeks; a lone seek would pay for a copy it never uses).
+  func seek(to n: Int, cache: Bool = false) throws(ReplayError) -> (
+    state: ListState, decoder: EventDecoder
+  ) {
+    guard n >= 0 && n <= eventCount else {
+      throw ReplayError(.usage, "event \(n) is out of range 0...\(eventCount) (\(path))")
+    }
+    var state = ListState()
+    var decoder = EventDecoder()
+    var start = 1
+    let seqs = reader.checkpointSeqs
+    var lo = 0
+    var hi = seqs.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if seqs[mid] <= UInt64(n) { lo = mid + 1 } else { hi = mid }
+    }
+    if lo > 0, let cached = cachedCheckpoint, cached.seq == Int(seqs[lo - 1]) {
+      (state, decoder, start) = (cached.state, cached.decoder, cached.seq + 1)
+    } else if let cp = try checkpoint(atOrBefore: n) {
+      state = cp.checkpoint.state
+      decoder = try self.decoder(after: cp.seq)
+      start = cp.seq + 1
+      if cache { cachedCheckpoint = (cp.seq, state, decoder) }
+    }
+    try fold(&state, &decoder, from: start, through: n)
+    return (state, decoder)
+  }
+
+  /// Folds events `from...through` into `state`, skipping faults.
+  func fold(
+    _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
+    after: ((Int, Event) -> Void)? = nil
+  ) throws(ReplayError) {
+    guard from <= through else { return }
+    // Move the state into the closure's variable (a copy would make the first write
+    // duplicate the whole state), and move it back when done.
+    var s = ListState()
+    var d = EventDecoder()
+    swap(&s, &state)
+    swap(&d, &decoder)
+    defer {
+      swap(&s, &state)
+      swap(&d, &decoder)
+    }
+    try scan(from: from, through: through) { seq, bytes in
+      let e = try decode(&d, bytes, seq)
+      try? s.apply(e)
+      after?(seq, e)
+      return true
+    }
+  }
+
+  /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to
+  /// stop there. Returns the state and the last event folded.
+  public func replay(
+    through n: Int, progress: ((Int, Int) -> Void)? = nil,
+    onFault: (Int, Event, ListFault) -> Bool
+  ) throws(ReplayError) -> (state: ListState, stoppedAt: Int) {
+    let last = min(n, eventCount)
+    var state = ListState()
+    var decoder = EventDecoder()
+    var done = 0
+    try scan(from: 1, through: last) { seq, bytes in
+      let event = try decode(&decoder, bytes, seq)
+      done = seq
+      if seq & 0xFFFF == 0 { progress?(seq, last) }
+      do throws(ListFault) {
+        try state.apply(event)
+      } catch {
+        return onFault(seq, event, error)
+      }
+      return true
+    }
+    progress?(done, last)
+    return (state, done)
+  }
+
+  // MARK: Points in time
+
+  /// Resolves `N`, `mark:LABEL` (the first event whose mark, or a mark inside whose batch,
+  /// has that label) or `time:ISO8601` (the last event at or before that time; 0 if none).
+  public func resolve(_ point: String) throws(ReplayError) -> Int {
+    if point.hasPrefix("mark:") {
+      let label = String(point.dropFirst(5))
+      var found: Int?
+      do {
+        try forEachEvent { n, e in
+          if e.operation.markLabels.contains(label) {
+            found = n
+            return false
+          }
+          return true
+        }
+      } catch let e as ReplayError {
+        throw e
+      } catch {
+        throw ReplayError(.io, "\(error)")
+      }
+      guard let found else { throw ReplayError(.notFound, "no mark \"\(label)\" in \(path)") }
+      return found
+    }
+    if point.hasPrefix("time:") {
+      let text = String(point.dropFirst(5))
+      guard let ms = Self.parseTime(text) else {
+        throw ReplayError(
+          .usage, "\"\(text)\" is not an ISO 8601 time (like 2026-11-29T12:00:00Z)")
+      }
+      var found = 0
+      do {
+        try forEachEvent { n, e in
+          if let t = e.time, t > ms { return false }
+          found = n
+          return true
+        }
+      } catch let e as ReplayError {
+        throw e
+      } catch {
+        throw ReplayError(.io, "\(error)")
+      }
+      return found
+    }
+    guard let n = Int(point), n >= 0 else {
+      throw ReplayError(
+        .usage, "\"\(point)\" is not an event number, mark:LABEL or time:ISO8601")
+    }
+    guard n <= eventCount else {
+      throw ReplayError(.usage, "event \(n) is beyond the last event \(eventCount) (\(path))")
+    }
+    return n
+  }
+
+  /// Milliseconds since the epoch for an ISO 8601 date-time (fractional seconds and zone
+  /// offsets accepted; UTC when no zone is given).
+  static func parseTime(_ text: String) -> Int64? {
+    let withZone =
+      text.hasSuffix("Z") || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
+    let full = withZone ? text : text + "Z"
+    for options: ISO8601DateFormatter.Options in [
+      [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+    ] {
+      let f = ISO8601DateFormatter()
+      f.formatOptions = options
+      if let d = f.date(from: full) { return Int64((d.timeIntervalSince1970 * 1000).rounded()) }
+    }
+    return nil
+  }
+}
+
+extension Timeline {
+  /// Number of checkpoints the log holds (in its index).
+  public var checkpointCount: Int { reader.checkpointSeqs.count }
+}

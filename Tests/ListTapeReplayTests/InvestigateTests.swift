@@ -1,0 +1,204 @@
+import Foundation
+import ListTapeModel
+import Testing
+
+@testable import ListTapeReplay
+
+/// Records `events` into a fresh log with tight checkpoints and opens it.
+func record(_ events: [Event], _ name: String = "log") throws -> (Timeline, String) {
+  let path = temporaryLogPath() + "-" + name
+  var options = Recorder.options(.never)
+  options.maxEventsBetweenCheckpoints = 700
+  options.minCheckpointSpacingBytes = 0
+  let recorder = try Recorder.open(path: path, options: options)
+  for e in events { _ = try recorder.record(e) }
+  try recorder.close()
+  return (try Timeline(path: path), path)
+}
+
+/// A long random session with one planted bug: at event `planted` a sixth section appears.
+func plantedSession(events: Int = 6_000, planted: Int = 4_321, seed: UInt64 = 9) -> [Event] {
+  var list: [Event] = []
+  SampleSession.generate(events: events - 1, seed: seed, maxItems: 800) { list.append($0) }
+  let time = list[planted - 2].time ?? 0
+  list.insert(Event(.appendSections(["zzz-bug"]), time: time), at: planted - 1)
+  return list
+}
+
+@Suite struct InvestigateTests {
+  @Test func bisectFindAndDivergeLocateThePlantedBug() throws {
+    let events = plantedSession()
+    let (timeline, _) = try record(events, "a")
+    let query = try Query("count(sections) == 6")
+    let result = try Bisect.run(timeline) { _, state in query.holds(in: state) ? .bad : .good }
+    #expect(result.first == 4_321)
+    #expect(result.contradictions.isEmpty)
+    #expect(result.probes.count <= 40)
+    // The boundary: false just before, true at the answer.
+    #expect(!query.holds(in: try timeline.state(at: 4_320)))
+    #expect(query.holds(in: try timeline.state(at: 4_321)))
+
+    var changes: [Int] = []
+    let found = try Find.changes(timeline, query: query) { change, _ in changes.append(change.event)
+    }
+    #expect(found.initial == .bool(false))
+    #expect(changes == [4_321])
+
+    var without = events
+    without.remove(at: 4_320)
+    let (other, _) = try record(without, "b")
+    let d = try Diverge.find(timeline, other)
+    #expect(d.event == 4_321)
+    #expect(d.firstDifferentRecord == 4_321)
+    let again = try Diverge.find(timeline, timeline)
+    #expect(again.event == nil)
+  }
+
+  @Test func bisectWarnsWhenThePredicateIsNotMonotonic() throws {
+    var events: [Event] = [
+      Event(.appendSections(["s"])),
+      Event(.appendItems([OutlineNode("x", children: ["y"])], section: nil, parent: nil)),
+    ]
+    for n in 3...100 {
+      switch n {
+      case 10, 90: events.append(Event(.expand(["x"])))
+      case 60: events.append(Event(.collapse(["x"])))
+      default: events.append(Event(.reloadItems(["y"])))
+      }
+    }
+    let (timeline, _) = try record(events)
+    let query = try Query(#"expanded("x")"#)
+    let result = try Bisect.run(timeline) { _, s in query.holds(in: s) ? .bad : .good }
+    #expect(result.first == 10)
+    #expect(!result.contradictions.isEmpty)
+  }
+
+  @Test func bisectStepsAroundSkippedEvents() throws {
+    let (timeline, _) = try record(plantedSession(events: 3_000, planted: 2_000))
+    let query = try Query("count(sections) == 6")
+    let exact = try Bisect.run(timeline) { n, s in
+      n % 7 == 3 ? .skip : (query.holds(in: s) ? .bad : .good)
+    }
+    #expect(exact.first == 2_000)
+    let vague = try Bisect.run(timeline) { n, s in
+      n == 1_999 ? .skip : (query.holds(in: s) ? .bad : .good)
+    }
+    #expect(vague.candidates == 1_999...2_000)
+  }
+
+  @Test func bisectReportsAPredicateThatNeverHolds() throws {
+    let (timeline, _) = try record(plantedSession(events: 500, planted: 100))
+    let query = try Query(#"exists("nope")"#)
+    let result = try Bisect.run(timeline) { _, s in query.holds(in: s) ? .bad : .good }
+    #expect(result.first == nil)
+  }
+
+  @Test func diffByIdentity() throws {
+    var a = ListState()
+    try a.appendSections(["s"])
+    a.setAllowsMultipleSelection(true)
+    try a.appendItems(
+      [OutlineNode("p", expanded: true, children: ["a", "b", "c"]), "q"], toSection: "s")
+    try a.select(["a"])
+    var b = a
+    b.deleteItems(["b"])
+    try b.moveItem("c", beforeItem: "a")
+    try b.insertItems(["n"], afterItem: "q")
+    try b.collapse(["p"])
+    try b.updateItem("q", title: "Q", fields: nil)
+    let d = Differ.diff(a, b)
+    #expect(d.deleted.map(\.id) == ["b"])
+    #expect(d.inserted.map(\.id) == ["n"])
+    #expect(d.inserted.first?.place == ItemPlace(section: "s", parent: nil, after: "q"))
+    #expect(d.moved.map(\.id) == ["c"])
+    #expect(d.collapsed == ["p"])
+    #expect(d.titles.first?.to == "Q")
+    #expect(d.selectionChanged)
+    #expect(Differ.diff(a, a).isEmpty)
+    let text = d.lines().joined(separator: "\n")
+    #expect(text.contains("- b"))
+    #expect(text.contains("+ n (at the top of s, after q)"))
+    #expect(text.contains("▸ p collapsed"))
+    #expect(text.contains("selection {a} → {}"))
+  }
+
+  @Test func historyFollowsOneItem() throws {
+    let events: [Event] = [
+      Event(.appendSections(["s"])),
+      Event(.appendItems([OutlineNode("p", children: ["x"])], section: nil, parent: nil)),
+      Event(.appendItems(["other"], section: nil, parent: nil)), Event(.expand(["p"])),
+      Event(.update(item: "x", title: "X", fields: nil)), Event(.deleteItems(["p"])),
+    ]
+    let (timeline, _) = try record(events)
+    var seen: [Int] = []
+    _ = try History.of(item: "x", in: timeline) { seen.append($0.event) }
+    #expect(seen == [2, 4, 5, 6])
+  }
+
+  @Test func cutBranchesAPastState() throws {
+    let (timeline, path) = try record(plantedSession(events: 2_000, planted: 1_500))
+    let out = path + "-cut"
+    #expect(try timeline.cut(through: 1_234, to: out, fsync: .never) == 1_234)
+    let cut = try Timeline(path: out)
+    #expect(cut.eventCount == 1_234)
+    #expect(try cut.state(at: 1_234) == timeline.state(at: 1_234))
+    #expect(throws: ReplayError.self) { try timeline.cut(through: 10, to: out) }
+  }
+}
+
+@Suite struct QueryTests {
+  @Test(arguments: [
+    (#"visible("a") and"#, 17), (#"count(nope)"#, 7), (#"level("a") < "b""#, 12),
+    (#"visible(a)"#, 9), (#"exists("a") or 3"#, 13), (#"row("a") == null"#, 10), ("", 1),
+    (#"parent("a") == "p" )"#, 20),
+  ])
+  func malformedExpressionsNameTheColumn(text: String, column: Int) {
+    #expect(throws: QueryError.self) { try Query(text) }
+    do {
+      _ = try Query(text)
+    } catch {
+      #expect(error.column == column, "\(error)")
+    }
+  }
+
+  @Test func evaluatesEveryFunction() throws {
+    var s = ListState()
+    try s.appendSections(["one", "two"])
+    try s.appendItems([OutlineNode("p", expanded: true, children: ["c"]), "q"], toSection: "one")
+    try s.select(["c"])
+    let cases: [(String, QueryValue)] = [
+      (#"visible("c")"#, .bool(true)), (#"expanded("p")"#, .bool(true)),
+      (#"selected("c")"#, .bool(true)), (#"exists("zz")"#, .bool(false)),
+      ("count(visible)", .int(3)), (#"count(visible, "two")"#, .int(0)),
+      ("count(items)", .int(3)), ("count(selected)", .int(1)), ("count(sections)", .int(2)),
+      (#"level("c")"#, .int(1)), (#"row("q")"#, .int(2)), (#"row("zz")"#, .int(-1)),
+      (#"parent("c")"#, .string("p")), (#"parent("p") == null"#, .bool(true)),
+      (#"not visible("c") or level("c") >= 1 and row("c") != -1"#, .bool(true)),
+      (#"(count(items) > 2) == true"#, .bool(true)),
+    ]
+    for (text, expected) in cases {
+      #expect(try Query(text).evaluate(s) == expected, "\(text)")
+    }
+  }
+}
+
+@Suite struct ExternalCheckTests {
+  @Test func bisectWithAnExternalCommand() throws {
+    let (timeline, path) = try record(plantedSession(events: 1_500, planted: 1_000))
+    // Bad when the state JSON mentions the planted section; skip event 500; abort never.
+    let check = ExternalCheck(
+      command:
+        #"if [ "$LISTTAPE_EVENT" = 500 ]; then exit 125; fi; grep -q zzz-bug && exit 1; exit 0"#,
+      logPath: path)
+    let result = try Bisect.run(timeline) { n, s in try check.verdict(event: n, state: s) }
+    #expect(result.first == 1_000)
+  }
+
+  @Test func exitCodesAbove127Abort() throws {
+    let (timeline, path) = try record(plantedSession(events: 300, planted: 200))
+    let check = ExternalCheck(command: "cat >/dev/null; exit 200", logPath: path)
+    #expect(throws: ReplayError.self) {
+      _ = try Bisect.run(timeline) { n, s in try check.verdict(event: n, state: s) }
+    }
+  }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import ListTapeModel
+
+/// Issue 2's figures: the fold's cost must not grow with the list, and the outline queries
+/// must beat a naive flat-array reference by a wide margin.
+enum ModelBench {
+  static func run(quick: Bool) {
+    print("## Model: fold cost against list size\n")
+    let events = quick ? 100_000 : 1_000_000
+    let sizes = quick ? [1_000, 10_000, 100_000] : [1_000, 10_000, 100_000, 1_000_000]
+    print(
+      "Mixed events (expand, collapse, select, deselect, insert, delete, move, update), depth 3.\n")
+    print("| items | events | seconds | events/s |")
+    print("|---:|---:|---:|---:|")
+    var rates: [Int: Double] = [:]
+    for n in sizes {
+      var setup = Workload(items: n, seed: 7)
+      let start = setup.state
+      let list = setup.events(events)
+      var state = start
+      let t = Clock.measure {
+        for e in list { try? state.apply(e) }
+      }
+      rates[n] = Double(events) / t
+      print(
+        "| \(n.formatted()) | \(events.formatted()) | \(fmt(t)) | \(fmt0(Double(events) / t)) |")
+    }
+    if let small = rates[sizes[0]], let large = rates[sizes[sizes.count - 1]] {
+      let ratio = large / small
+      print(
+        "\nevents/s at \(sizes[sizes.count - 1].formatted()) items ÷ at \(sizes[0].formatted()) items: "
+          + "\(fmt(ratio)) (required ≥ 0.5: \(ratio >= 0.5 ? "met" : "NOT met"))\n")
+    }
+    queries(items: quick ? 100_000 : 1_000_000, ops: quick ? 10_000 : 100_000)
+  }
+
+  /// Random expand/collapse/insert/delete/isVisible/row/count on one big outline, ours
+  /// against the naive reference (run on a sample and extrapolated: it is O(n) per op).
+  static func queries(items: Int, ops: Int) {
+    print("## Model: \(ops.formatted()) random operations on a \(items.formatted())-item outline\n")
+    var w = Workload(items: items, seed: 11)
+    var naive = NaiveOutline(w.state)
+    var state = w.state
+    var rng = w.rng
+    var ids = w.allIDs
+    var sink = 0
+    var fresh = 0
+    let ours = Clock.measure {
+      for _ in 0..<ops {
+        let id = ids[rng.below(ids.count)]
+        switch rng.below(7) {
+        case 0: try? state.expand([id])
+        case 1: try? state.collapse([id])
+        case 2:
+          fresh += 1
+          try? state.insertItems([OutlineNode("q\(fresh)")], afterItem: id)
+        case 3: if state.children(of: id)?.isEmpty ?? false { state.deleteItems([id]) }
+        case 4: sink &+= state.isVisible(id) ? 1 : 0
+        case 5: sink &+= state.row(of: id) ?? -1
+        default: sink &+= state.numberOfItems(inSection: "main") ?? 0
+        }
+      }
+    }
+    let sample = max(ops / 200, 200)
+    rng = w.rng
+    ids = w.allIDs
+    fresh = 0
+    let naiveTime = Clock.measure {
+      for _ in 0..<sample {
+        let id = ids[rng.below(ids.count)]
+        switch rng.below(7) {
+        case 0: naive.setExpanded(id, true)
+        case 1: naive.setExpanded(id, false)
+        case 2:
+          fresh += 1
+          naive.insert("q\(fresh)", after: id)
+        case 3: naive.deleteLeaf(id)
+        case 4: sink &+= naive.isVisible(id) ? 1 : 0
+        case 5: sink &+= naive.row(of: id)
+        default: sink &+= naive.visibleCount()
+        }
+      }
+    }
+    let naivePerOp = naiveTime / Double(sample)
+    let naiveTotal = naivePerOp * Double(ops)
+    print("| implementation | operations | seconds | per op |")
+    print("|---|---:|---:|---:|")
+    print(
+      "| ListTape (treaps) | \(ops.formatted()) | \(fmt(ours)) | \(fmt(ours / Double(ops) * 1e6)) µs |"
+    )
+    print(
+      "| naive flat array | \(sample.formatted()) measured, \(ops.formatted()) extrapolated | "
+        + "\(fmt(naiveTotal)) | \(fmt(naivePerOp * 1e6)) µs |")
+    let speedup = naiveTotal / ours
+    print(
+      "\nspeed-up: \(fmt0(speedup))× (required ≥ 50×: \(speedup >= 50 ? "met" : "NOT met"))  [checksum \(sink & 0xFF)]\n"
+    )
+    w.rng = rng
+  }
+}
+
+/// A depth-3 outline of about `items` items and a generator of valid mixed events on it.
+struct Workload {
+  var rng: Rng
+  var state = ListState()
+  var allIDs: [String] = []
+  var leaves: [String] = []
+  var parents: [String] = []
+  var next = 0
+
+  init(items: Int, seed: UInt64) {
+    rng = Rng(seed: seed)
+    let branching = max(2, Int(pow(Double(items), 1.0 / 3.0).rounded()))
+    var roots: [OutlineNode] = []
+    for r in 0..<branching {
+      var mids: [OutlineNode] = []
+      for m in 0..<branching {
+        let leafIDs = (0..<branching).map { "l\(r).\(m).\($0)" }
+        leaves.append(contentsOf: leafIDs)
+        mids.append(
+          OutlineNode(
+            "m\(r).\(m)", expanded: (r + m) % 3 != 0, children: leafIDs.map { OutlineNode($0) }))
+        parents.append("m\(r).\(m)")
+      }
+      roots.append(OutlineNode("r\(r)", expanded: r % 4 != 0, children: mids))
+      parents.append("r\(r)")
+    }
+    try? state.appendSections(["main"])
+    state.setAllowsMultipleSelection(true)
+    try? state.appendItems(roots, toSection: "main")
+    allIDs = parents + leaves
+  }
+
+  /// `count` mixed events, valid against the state as it evolves (folded as generated).
+  mutating func events(_ count: Int) -> [Event] {
+    var out: [Event] = []
+    out.reserveCapacity(count)
+    var s = state
+    while out.count < count {
+      let op: ListOperation
+      switch rng.below(100) {
+      case 0..<18: op = .expand([parents[rng.below(parents.count)]])
+      case 18..<34: op = .collapse([parents[rng.below(parents.count)]])
+      case 34..<46:
+        let id = leaves[rng.below(leaves.count)]
+        op = s.isVisible(id) ? .select([id]) : .expand([s.parent(of: id).flatMap { $0 } ?? id])
+      case 46..<52: op = .deselect([leaves[rng.below(leaves.count)]])
+      case 52..<66:
+        next += 1
+        let id = "n\(next)"
+        op = .insertItems([OutlineNode(id)], .after(leaves[rng.below(leaves.count)]))
+        leaves.append(id)
+      case 66..<80:
+        let i = rng.below(leaves.count)
+        op = .deleteItems([leaves[i]])
+        leaves.swapAt(i, leaves.count - 1)
+        leaves.removeLast()
+      case 80..<88:
+        let a = leaves[rng.below(leaves.count)]
+        let b = leaves[rng.below(leaves.count)]
+        op = a == b ? .reloadItems([a]) : .moveItem(a, .before(b))
+      default:
+        op = .update(
+          item: leaves[rng.below(leaves.count)], title: "t\(rng.below(100))", fields: nil)
+      }
+      let e = Event(op)
+      try? s.apply(e)
+      out.append(e)
+    }
+    return out
+  }
+}
+
+/// The deliberately naive reference: a flat pre-order array scanned for everything.
+struct NaiveOutline {
+  var ids: [String] = []
+  var levels: [Int] = []
+  var expanded: [Bool] = []
+
+  init(_ state: ListState) {
+    for row in state.rows(inSection: "main") ?? [] {
+      ids.append(row.id)
+      levels.append(row.level)
+      expanded.append(row.expanded)
+    }
+  }
+
+  func index(_ id: String) -> Int? { ids.firstIndex(of: id) }
+
+  func isVisible(_ id: String) -> Bool {
+    guard var i = index(id) else { return false }
+    var level = levels[i]
+    while i > 0 && level > 0 {
+      i -= 1
+      if levels[i] < level {
+        if !expanded[i] { return false }
+        level = levels[i]
+      }
+    }
+    return true
+  }
+
+  func visibleFlags() -> [Bool] {
+    var out: [Bool] = []
+    out.reserveCapacity(ids.count)
+    var hiddenBelow = Int.max
+    for i in ids.indices {
+      if levels[i] <= hiddenBelow { hiddenBelow = Int.max }
+      let visible = hiddenBelow == Int.max
+      out.append(visible)
+      if visible && !expanded[i] { hiddenBelow = levels[i] }
+    }
+    return out
+  }
+
+  func row(of id: String) -> Int {
+    guard let i = index(id) else { return -1 }
+    let flags = visibleFlags()
+    guard flags[i] else { return -1 }
+    return flags[..<i].filter { $0 }.count
+  }
+
+  func visibleCount() -> Int { visibleFlags().filter { $0 }.count }
+
+  mutating func setExpanded(_ id: String, _ value: Bool) {
+    if let i = index(id) { expanded[i] = value }
+  }
+
+  func subtreeEnd(_ i: Int) -> Int {
+    var j = i + 1
+    while j < ids.count && levels[j] > levels[i] { j += 1 }
+    return j
+  }
+
+  mutating func insert(_ id: String, after anchor: String) {
+    guard let i = index(anchor) else { return }
+    let j = subtreeEnd(i)
+    ids.insert(id, at: j)
+    levels.insert(levels[i], at: j)
+    expanded.insert(false, at: j)
+  }
+
+  mutating func deleteLeaf(_ id: String) {
+    guard let i = index(id), subtreeEnd(i) == i + 1 else { return }
+    ids.remove(at: i)
+    levels.remove(at: i)
+    expanded.remove(at: i)
+  }
+}
+
+/// SplitMix64 for the bench's workloads.
+struct Rng {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
+
+/// Wall-clock timing with a monotonic clock.
+enum Clock {
+  static func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+
+  static func measure(_ body: () throws -> Void) rethrows -> Double {
+    let start = now()
+    try body()
+    return now() - start
+  }
+}
+
+func fmt(_ x: Double) -> String { String(format: "%.3f", x) }
+func fmt0(_ x: Double) -> String { Int(x.rounded()).formatted() }
