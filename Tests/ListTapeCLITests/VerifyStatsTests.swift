@@ -16,31 +16,73 @@ import Testing
     #expect(object["offset"] is NSNull)
   }
 
+  /// A generated session big enough to span several frames.
+  private func bigLog(in dir: TempDir) throws -> String {
+    let gen = try CLI.run(["generate", "--events", "5000", "--seed", "3"])
+    let path = dir.path("big.ltape")
+    #expect(try CLI.run(["record", path], input: Data(gen.out.utf8)).code == 0)
+    return path
+  }
+
+  private func copy(_ path: String, to name: String, in dir: TempDir, _ edit: (inout Data) -> Void)
+    throws -> String
+  {
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    edit(&bytes)
+    let out = dir.path(name)
+    try bytes.write(to: URL(fileURLWithPath: out))
+    return out
+  }
+
   @Test func flippedByteIsReportedWithOffsetAndEvent() throws {
     let dir = try TempDir()
-    let path = try CLI.record(CLI.sample("contacts"), in: dir)
-    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-    let middle = bytes.count / 2
-    bytes[middle] ^= 0xFF
-    let damaged = dir.path("damaged.ltape")
-    try bytes.write(to: URL(fileURLWithPath: damaged))
+    let path = try bigLog(in: dir)
+    var flipped = 0
+    let damaged = try copy(path, to: "damaged.ltape", in: dir) { bytes in
+      flipped = bytes.count / 3
+      bytes[flipped] ^= 0x5A
+    }
     let r = try CLI.run(["verify", damaged])
     #expect(r.code == 2)
-    let first = try #require(r.out.lines.first.map(String.init))
+    let lines = r.out.lines.map(String.init)
+    let first = try #require(lines.first)
     #expect(first.hasPrefix("\(damaged): damaged at byte "), "\(r.out)")
-    #expect(first.contains("(event "))
+    #expect(first.hasSuffix(")"))
+    #expect(first.contains(" (event "))
     let json = try CLI.run(["verify", damaged, "--json"])
     #expect(json.code == 2)
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
     #expect(object["intact"] as? Bool == false)
     let offset = try #require(object["offset"] as? Int)
-    #expect(offset <= middle)
-    #expect(object["event"] as? Int != nil)
-    // Reading commands still serve what comes before the damage, and say so.
+    #expect(offset <= flipped)
+    let event = try #require(object["event"] as? Int)
+    #expect(object["lastIntactEvent"] as? Int == event - 1)
+    #expect(first == "\(damaged): damaged at byte \(offset) (event \(event))")
+    // Reading commands serve what comes before the damage, say so, and replay exits 2.
     let show = try CLI.run(["show", damaged])
+    #expect(show.code == 0)
     #expect(show.err.hasPrefix("listtape: warning: "))
-    #expect(try CLI.run(["replay", damaged]).code == 2)
+    let replay = try CLI.run(["replay", damaged])
+    #expect(replay.code == 2)
+    #expect(replay.err.contains("byte \(offset)"))
+  }
+
+  @Test func tornTailIsDamageForVerifyButNormalForReaders() throws {
+    let dir = try TempDir()
+    let path = try bigLog(in: dir)
+    let torn = try copy(path, to: "torn.ltape", in: dir) { bytes in
+      bytes.removeLast(7)
+    }
+    #expect(try CLI.run(["verify", torn]).code == 2)
+    let replay = try CLI.run(["replay", torn])
+    #expect(replay.code == 0 || replay.code == 3)
+    #expect(replay.err.hasPrefix("listtape: warning: "))
+    // Recording onward recovers the tail and says so.
+    let rec = try CLI.run(["record", torn], input: Data(#"{"op":"mark","label":"after"}"#.utf8))
+    #expect(rec.code == 0)
+    #expect(rec.err.hasPrefix("listtape: warning: "), "\(rec.err)")
+    #expect(try CLI.run(["verify", torn]).code == 0)
   }
 
   @Test func notALog() throws {

@@ -143,7 +143,7 @@ enum Render {
     return parts.joined(separator: "  ")
   }
 
-  static func describe(_ op: Operation) -> String {
+  static func describe(_ op: ListOperation) -> String {
     switch op {
     case .appendSections(let ids), .deleteSections(let ids), .reloadSections(let ids),
       .deleteItems(let ids), .reloadItems(let ids), .reconfigureItems(let ids),

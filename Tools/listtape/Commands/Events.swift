@@ -23,7 +23,7 @@ enum EventsCommand: Command {
         defaultText: "the last event"),
       OptionSpec(
         name: "op", value: "op", help: "Only events with this op (top-level; a batch is one event).",
-        choices: Operation.allNames),
+        choices: ListOperation.allNames),
       OptionSpec(name: "json", help: "Print JSON Lines."),
       OptionSpec(name: "numbered", help: "Print each event's number."),
     ])

@@ -81,8 +81,8 @@ func resolvePoint(
     return try timeline.resolve(point)
   } catch {
     switch error.kind {
-    case .notFound, .cannotOpen, .io, .locked, .damaged: throw CLIError(error)
-    case .notALog: throw invocation.usageError(error.description)
+    case .usage: throw invocation.usageError(error.description)
+    default: throw CLIError(error)
     }
   }
 }

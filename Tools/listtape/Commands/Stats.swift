@@ -13,7 +13,12 @@ enum StatsCommand: Command {
     let path = invocation.required("log")
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
-    let stats = try replaying { () throws(ReplayError) in try timeline.stats() }
+    let progress = Progress(
+      "reading", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
+    let stats = try replaying { () throws(ReplayError) in
+      try timeline.stats(progress: progress.update)
+    }
+    progress.finish()
     let perEvent = stats.events > 0 ? Double(stats.bytes) / Double(stats.events) : 0
     let out = invocation.out
     if invocation.flag("json") {

@@ -17,8 +17,8 @@ enum VerifyCommand: Command {
   static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
     let path = invocation.required("log")
     let timeline = try openTimeline(path)
-    let progress = Progress("verifying", enabled: false)
-    let report = timeline.verify()
+    let progress = Progress("verifying", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
+    let report = timeline.verify(progress: progress.update)
     progress.finish()
     let out = invocation.out
     let style = invocation.style
@@ -41,7 +41,10 @@ enum VerifyCommand: Command {
       if let p = report.problem { w.string(p) } else { w.null() }
       w.key("offset")
       if let o = report.offset { w.int(o) } else { w.null() }
+      // `event` is the first event the damage makes unreadable; `lastIntactEvent` the one before.
       w.key("event")
+      if let e = report.event { w.int(e + 1) } else { w.null() }
+      w.key("lastIntactEvent")
       if let e = report.event { w.int(e) } else { w.null() }
       w.endObject()
       w.endLine()
@@ -54,12 +57,20 @@ enum VerifyCommand: Command {
       if report.intact {
         out.line("\(path): \(style.green("intact")): \(contents)")
       } else {
+        // The library reports the last event that reads back intact; people want the first
+        // one that does not.
         var line = "\(path): \(style.red("damaged"))"
         if let offset = report.offset { line += " at byte \(offset)" }
-        if let event = report.event { line += " (event \(event))" }
-        if let problem = report.problem { line += ": \(problem)" }
+        if let event = report.event { line += " (event \(event + 1))" }
         out.line(line)
-        out.line("  readable before the damage: \(contents)")
+        if let problem = report.problem { out.line("  " + problem) }
+        if let event = report.event {
+          out.line(
+            event == 0
+              ? "  no event reads back before the damage"
+              : "  events 1...\(event) read back intact")
+        }
+        out.line("  checked: \(contents)")
       }
     }
     return report.intact ? ExitCode.success : ExitCode.damaged
