@@ -1,9 +1,9 @@
 import Foundation
+import ListTapeModel
 
 #if canImport(Glibc)
 import Glibc
 #endif
-import ListTapeModel
 
 /// What a run of the built `listtape` printed and how it exited.
 struct RunResult {

@@ -23,7 +23,9 @@ import Testing
     for c in ["record", "show", "replay", "events", "verify", "stats"] {
       #expect(r.out.contains("    \(c))\n"))
     }
-    #expect(r.out.contains(#"--color) COMPREPLY=($(compgen -W "always never auto" -- "$cur")); return ;;"#))
+    #expect(
+      r.out.contains(
+        #"--color) COMPREPLY=($(compgen -W "always never auto" -- "$cur")); return ;;"#))
     #expect(try shellAccepts("/bin/bash", r.out) != false)
   }
 
@@ -31,8 +33,14 @@ import Testing
     let r = try CLI.run(["completion", "zsh"])
     #expect(r.code == 0)
     #expect(r.out.hasPrefix("#compdef listtape\n"))
-    #expect(r.out.contains("'--at[An event number N (0 is the empty list), mark LABEL (the first mark with that label) or time ISO8601 (the last event at or before that time)]:point:'"))
-    #expect(r.out.contains("'--fsync[When to force events to disk  after every write, once a second, or only at the end]:mode:(always interval never)'"))
+    #expect(
+      r.out.contains(
+        "'--at[An event number N (0 is the empty list), mark LABEL (the first mark with that label) or time ISO8601 (the last event at or before that time)]:point:'"
+      ))
+    #expect(
+      r.out.contains(
+        "'--fsync[When to force events to disk  after every write, once a second, or only at the end]:mode:(always interval never)'"
+      ))
     #expect(try shellAccepts("/usr/bin/zsh", r.out) != false)
   }
 

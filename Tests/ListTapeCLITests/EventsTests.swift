@@ -30,7 +30,9 @@ import Testing
       #expect(try Event(jsonLine: String(line)) == event)
     }
     let window = try CLI.run(["events", path, "--from", "10", "--to", "12", "--json"])
-    #expect(window.out.lines.filter { !$0.isEmpty }.map { try? Event(jsonLine: String($0)) } == Array(events[9..<12]))
+    #expect(
+      window.out.lines.filter { !$0.isEmpty }.map { try? Event(jsonLine: String($0)) }
+        == Array(events[9..<12]))
     #expect(try CLI.run(["events", path, "--from", "12", "--to", "10"]).code == 64)
     #expect(try CLI.run(["events", path, "--from", "0"]).code == 64)
     #expect(try CLI.run(["events", path, "--to", "76"]).code == 64)

@@ -1,7 +1,9 @@
 import Testing
 
 @Suite struct HelpTests {
-  static let commands = ["record", "show", "replay", "events", "verify", "stats", "generate", "completion", "help"]
+  static let commands = [
+    "record", "show", "replay", "events", "verify", "stats", "generate", "completion", "help",
+  ]
 
   @Test func rootHelpListsEverySubcommand() throws {
     let r = try CLI.run(["--help"])
@@ -38,7 +40,8 @@ import Testing
     #expect(r.out.contains("ARGUMENTS:\n  <log>"))
     #expect(r.out.contains("  --at <point>"))
     #expect(r.out.contains("mark:LABEL"))
-    #expect(r.out.contains("(values: always, never,\n                          auto; default: auto)"))
+    #expect(
+      r.out.contains("(values: always, never,\n                          auto; default: auto)"))
   }
 
   @Test func version() throws {

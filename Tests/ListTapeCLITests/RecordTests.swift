@@ -15,7 +15,9 @@ import Glibc
     #expect(r.code == 0)
     #expect(r.out.isEmpty)
     #expect(r.err.contains("listtape: warning: event 98: select: item \"message\" is not visible"))
-    #expect(r.err.contains("listtape: recorded \(events.count) events to \(path) (0 malformed lines, 1 fault"))
+    #expect(
+      r.err.contains(
+        "listtape: recorded \(events.count) events to \(path) (0 malformed lines, 1 fault"))
   }
 
   @Test func malformedLinesAreRejectedWithTheirNumbersAndTheRestKept() throws {
@@ -42,7 +44,8 @@ import Glibc
     for n in [4, 5, 6, 7, 9, 10] {
       #expect(errLines.contains { $0.hasPrefix("listtape: line \(n): ") }, "line \(n): \(r.err)")
     }
-    #expect(!errLines.contains { $0.hasPrefix("listtape: line 2:") || $0.hasPrefix("listtape: line 8:") })
+    #expect(
+      !errLines.contains { $0.hasPrefix("listtape: line 2:") || $0.hasPrefix("listtape: line 8:") })
     #expect(r.err.contains("listtape: warning: event 4: select: no item \"nope\""))
     #expect(r.err.contains("recorded 4 events to \(path) (6 malformed lines, 1 fault"))
     let events = try CLI.run(["events", path, "--json"])
@@ -57,7 +60,8 @@ import Glibc
     let path = dir.path("log.ltape")
     let first = #"{"op":"appendSections","sections":["s"]}"# + "\n"
     #expect(try CLI.run(["record", path], input: Data(first.utf8)).code == 0)
-    let second = #"{"op":"appendItems","items":["x"]}"# + "\n" + #"{"op":"select","items":["y"]}"# + "\n"
+    let second =
+      #"{"op":"appendItems","items":["x"]}"# + "\n" + #"{"op":"select","items":["y"]}"# + "\n"
     let r = try CLI.run(["record", path, "--fsync", "always"], input: Data(second.utf8))
     #expect(r.code == 0)
     // Numbering continues from the events already in the log.

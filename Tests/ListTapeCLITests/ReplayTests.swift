@@ -8,8 +8,11 @@ import Testing
     let r = try CLI.run(["replay", path])
     #expect(r.code == 3)
     let lines = r.out.lines.filter { !$0.isEmpty }
-    #expect(lines.first == "event 98: select: item \"message\" is not visible (an ancestor is collapsed)")
-    #expect(lines.last?.hasPrefix("replayed 105 events: 1 fault; 1 section, 22 items (22 visible, 1 selected) in ") == true)
+    #expect(
+      lines.first == "event 98: select: item \"message\" is not visible (an ancestor is collapsed)")
+    #expect(
+      lines.last?.hasPrefix(
+        "replayed 105 events: 1 fault; 1 section, 22 items (22 visible, 1 selected) in ") == true)
   }
 
   @Test func stopsBeforeTheFault() throws {

@@ -57,3 +57,17 @@ import Testing
     #expect(try CLI.run(["show", third, "--json"]).out == (states.last ?? "") + "\n")
   }
 }
+
+/// The committed sample logs hold exactly their JSON Lines sources.
+@Suite struct CommittedSampleTests {
+  @Test(arguments: CLI.sampleNames)
+  func committedLogMatchesItsSource(_ name: String) throws {
+    let log = CLI.samples.appendingPathComponent(name + ".ltape").path
+    #expect(try CLI.run(["verify", log]).code == 0)
+    let (events, states) = try CLI.foldedStates(CLI.sample(name))
+    let dump = try CLI.run(["events", log, "--json"])
+    #expect(
+      dump.out.lines.filter { !$0.isEmpty }.map { try? Event(jsonLine: String($0)) } == events)
+    #expect(try CLI.run(["show", log, "--json"]).out == (states.last ?? "") + "\n")
+  }
+}

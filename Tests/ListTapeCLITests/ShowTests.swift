@@ -19,7 +19,8 @@ import Testing
     #expect(!r.out.contains("firstName"))
     // ...and shown, marked, with --all.
     let all = try CLI.run(["show", path, "--at", "10", "--all"])
-    #expect(all.out.contains("    firstName  \"First name\"  [kind=textfield, value=Jane]  (hidden)"))
+    #expect(
+      all.out.contains("    firstName  \"First name\"  [kind=textfield, value=Jane]  (hidden)"))
     #expect(!all.out.contains("\u{1B}["))
   }
 

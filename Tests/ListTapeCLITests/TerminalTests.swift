@@ -10,12 +10,15 @@ import Testing
     let path = try CLI.record(CLI.sample("languages"), in: dir)
     #expect(!(try CLI.run(["show", path]).out.contains(Self.escape)))
     #expect(try CLI.run(["show", path, "--color", "always"]).out.contains(Self.escape))
-    #expect(try CLI.run(["show", path, "--color=always"], environment: ["NO_COLOR": "1"]).out.contains(Self.escape))
+    #expect(
+      try CLI.run(["show", path, "--color=always"], environment: ["NO_COLOR": "1"]).out.contains(
+        Self.escape))
     #expect(!(try CLI.run(["show", path, "--color", "never"]).out.contains(Self.escape)))
     #expect(!(try CLI.run(["replay", path, "--color", "never"]).out.contains(Self.escape)))
     #expect(try CLI.run(["replay", path, "--color", "always"]).out.contains(Self.escape))
     // --json output is never coloured.
-    #expect(!(try CLI.run(["show", path, "--json", "--color", "always"]).out.contains(Self.escape)))
+    #expect(
+      !(try CLI.run(["show", path, "--json", "--color", "always"]).out.contains(Self.escape)))
   }
 
   /// Runs under `script`, which gives the tool a terminal on standard output.

@@ -10,9 +10,18 @@ import Testing
     (["show", "a.ltape", "--bogus"], "Error: Unknown option '--bogus'"),
     (["show", "a.ltape", "--at"], "Error: Missing value for '--at <point>'"),
     (["show", "a.ltape", "--json=yes"], "Error: The flag '--json' does not take a value"),
-    (["show", "a.ltape", "--color", "sometimes"], "Error: The value 'sometimes' is invalid for '--color <when>'"),
-    (["record", "a.ltape", "--fsync", "daily"], "Error: The value 'daily' is invalid for '--fsync <mode>'"),
-    (["events", "a.ltape", "--op", "explode"], "Error: The value 'explode' is invalid for '--op <op>'"),
+    (
+      ["show", "a.ltape", "--color", "sometimes"],
+      "Error: The value 'sometimes' is invalid for '--color <when>'"
+    ),
+    (
+      ["record", "a.ltape", "--fsync", "daily"],
+      "Error: The value 'daily' is invalid for '--fsync <mode>'"
+    ),
+    (
+      ["events", "a.ltape", "--op", "explode"],
+      "Error: The value 'explode' is invalid for '--op <op>'"
+    ),
     (["generate", "--events", "many"], "Error: The value 'many' is invalid for '--events <n>'"),
     (["generate", "--events", "-5"], "Error: The value '-5' is invalid for '--events <n>'"),
     (["generate", "--seed", "x"], "Error: The value 'x' is invalid for '--seed <s>'"),
@@ -29,7 +38,10 @@ import Testing
     #expect(lines.first.map(String.init)?.hasPrefix(message) == true, "\(r.err)")
     #expect(lines.count >= 3)
     #expect(lines.contains { $0.hasPrefix("Usage: listtape") })
-    #expect(lines.contains { $0.contains("See 'listtape") && $0.contains("--help' for more information.") })
+    #expect(
+      lines.contains {
+        $0.contains("See 'listtape") && $0.contains("--help' for more information.")
+      })
   }
 
   @Test func usageNamesTheCommand() throws {

@@ -167,7 +167,9 @@ enum Render {
       var s = item
       if let title { s += " title \"\(title)\"" }
       if let fields, !fields.isEmpty {
-        s += " fields " + fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }.joined(separator: ", ")
+        s +=
+          " fields "
+          + fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }.joined(separator: ", ")
       }
       return s
     case .deselect(let ids): return ids.map(list) ?? "all"

@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 let code = CLI.main(
   Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)

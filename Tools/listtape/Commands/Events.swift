@@ -22,7 +22,8 @@ enum EventsCommand: Command {
         name: "to", value: "b", help: "The last event to print: N, mark:LABEL or time:ISO8601.",
         defaultText: "the last event"),
       OptionSpec(
-        name: "op", value: "op", help: "Only events with this op (top-level; a batch is one event).",
+        name: "op", value: "op",
+        help: "Only events with this op (top-level; a batch is one event).",
         choices: ListOperation.allNames),
       OptionSpec(name: "json", help: "Print JSON Lines."),
       OptionSpec(name: "numbered", help: "Print each event's number."),

@@ -103,7 +103,8 @@ enum ReplayCommand: Command {
       line += "\(Render.plural(state.numberOfAllItems, "item")) "
       line += "(\(Render.count(state.numberOfItems)) visible, "
       line += "\(Render.count(state.selectedItems.count)) selected)"
-      line += " in \(seconds < 1 ? Render.decimal(seconds * 1000, 1) + " ms" : Render.decimal(seconds, 2) + " s")"
+      line +=
+        " in \(seconds < 1 ? Render.decimal(seconds * 1000, 1) + " ms" : Render.decimal(seconds, 2) + " s")"
       out.line(line)
     }
     if timeline.isDamaged { return ExitCode.damaged }

@@ -17,7 +17,8 @@ enum VerifyCommand: Command {
   static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
     let path = invocation.required("log")
     let timeline = try openTimeline(path)
-    let progress = Progress("verifying", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
+    let progress = Progress(
+      "verifying", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
     let report = timeline.verify(progress: progress.update)
     progress.finish()
     let out = invocation.out
