@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @Suite struct HelpTests {
@@ -55,5 +56,29 @@ import Testing
     #expect(r.code == 64)
     #expect(r.out.isEmpty)
     #expect(r.err.contains("SUBCOMMANDS:"))
+  }
+}
+
+@Suite struct ManPageTests {
+  @Test func rendersWithManAndCoversEveryCommand() throws {
+    let page = CLI.packageRoot.appendingPathComponent("docs/listtape.1")
+    let text = try String(contentsOf: page, encoding: .utf8)
+    for c in HelpTests.commands {
+      #expect(text.contains(".B listtape \(c)") || text.contains("\"\(c) ") || text.contains(c))
+    }
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/man") else { return }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/man")
+    process.arguments = ["-l", page.path]
+    process.environment = ["MANPAGER": "cat", "MANWIDTH": "80", "PATH": "/usr/bin:/bin"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(out.contains("EXIT STATUS"))
+    #expect(out.contains("listtape - record, replay and inspect logs"))
   }
 }

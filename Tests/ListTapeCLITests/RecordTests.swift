@@ -125,4 +125,26 @@ import Glibc
     let show = try CLI.run(["show", path, "--json"])
     #expect(show.out.contains(#""id":"item499""#))
   }
+
+  @Test func aSecondRecorderOnTheSameLogIsRefused() throws {
+    let dir = try TempDir()
+    let path = dir.path("log.ltape")
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = ["record", path]
+    process.environment = CLI.baseEnvironment
+    let input = Pipe()
+    process.standardInput = input
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    input.fileHandleForWriting.write(
+      Data(#"{"op":"appendSections","sections":["a"]}"#.utf8 + [0x0A]))
+    usleep(500_000)
+    let second = try CLI.run(["record", path], input: Data())
+    try input.fileHandleForWriting.close()
+    #expect(waitForExit(process, seconds: 20))
+    #expect(process.terminationStatus == 0)
+    #expect(second.code == 74)
+    #expect(second.err.hasPrefix("listtape: error: "))
+  }
 }
