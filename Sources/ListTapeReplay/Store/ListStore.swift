@@ -86,12 +86,6 @@ public final class ListStore: @unchecked Sendable {
     }
   }
 
-  private func locked<R>(_ body: () throws(ListFault) -> R) throws(ListFault) -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body()
-  }
-
   private func locked<R>(_ body: () -> R) -> R {
     lock.lock()
     defer { lock.unlock() }
