@@ -50,7 +50,7 @@ public final class ListStore: @unchecked Sendable {
   public let path: String
   let options: Options
   private let lock = NSLock()
-  private let queue = DispatchQueue(label: "listtape.store.writer", qos: .utility)
+  private let queue = DispatchQueue(label: "listtape.store.writer")
 
   // Guarded by `lock`.
   private var current: ListState
@@ -285,7 +285,8 @@ extension ListStore {
   }
 
   private func write(_ item: Pending) {
-    if locked({ writeError != nil }) {
+    // `writeError` is only set on this queue, so reading it here needs no lock.
+    if writeError != nil {
       locked { dropped += 1 }
       return
     }

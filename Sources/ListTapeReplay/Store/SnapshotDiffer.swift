@@ -214,15 +214,18 @@ private struct Planner {
   /// recurses into each child.
   mutating func placeList(parent: String?, section: String, children wanted: [String]) {
     guard !failed else { return }
+    let now = currentChildren(parent: parent, section: section)
+    // Fast path, the common case: this list is already as wanted.
+    if now == wanted && wanted.allSatisfy({ isCurrent($0) }) {
+      for c in wanted {
+        placeList(parent: c, section: section, children: target[c]?.children ?? [])
+      }
+      return
+    }
     let wantedSet = Set(wanted)
-    let present = Set(
-      currentChildren(parent: parent, section: section).filter {
-        wantedSet.contains($0) && isCurrent($0)
-      })
+    let present = Set(now.filter { wantedSet.contains($0) && isCurrent($0) })
     let moving = Set(
-      Differ.reordered(
-        currentChildren(parent: parent, section: section).filter(present.contains),
-        wanted.filter(present.contains)))
+      Differ.reordered(now.filter(present.contains), wanted.filter(present.contains)))
     var prev: String?
     var i = 0
     while i < wanted.count, !failed {
