@@ -16,7 +16,7 @@ if args.count == 2 && args[0] == "__replay-memory" {
     """
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
-    USAGE: listtape-bench [model] [log] [replay] [--quick]
+    USAGE: listtape-bench [model] [log] [replay] [store] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
@@ -31,4 +31,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("model") { ModelBench.run(quick: quick) }
   if wants("log") { LogBench.run() }
   if wants("replay") { ReplayBench.run(quick: quick) }
+  if wants("store") { StoreBench.run(quick: quick) }
 }

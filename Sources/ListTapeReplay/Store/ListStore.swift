@@ -1,0 +1,350 @@
+import Dispatch
+import Foundation
+import ListTapeModel
+
+/// The recording store an app holds: it owns the list state, folds every edit through the
+/// reducer on the caller's thread, and records every event (faults included) to a log
+/// without making the caller wait for the disk.
+///
+/// Concurrency: a `final class` marked `@unchecked Sendable`. One lock guards the state, the
+/// buffer and the counters; a caller holds it for one fold and one append to the buffer, the
+/// writer for one swap of the buffer. The `Recorder` (file, encoder, its own fold for
+/// checkpoints) is confined to a private serial `DispatchQueue`, the background writer, which
+/// runs only while there is something to write. Calls are safe from any thread; events are
+/// recorded in the order the lock admitted them.
+///
+/// When the disk falls behind and the buffer is full, events are dropped and counted (they
+/// still apply to the state); the first event after room returns is preceded by a `mark`
+/// naming the gap and one `batch` that turns the last recorded state into the live one, so
+/// the log stays replayable and ends in the state the app showed. See docs/recording.md.
+public final class ListStore: @unchecked Sendable {
+  /// How a store records.
+  public struct Options: Sendable {
+    /// How often the log is forced to stable storage (besides `sync()` and `close()`).
+    public var fsync: FsyncMode = .interval
+    /// Events the buffer holds before it drops (each an `Event`, whatever its size).
+    public var bufferCapacity = 16_384
+    /// The wall clock stamped on events: milliseconds since the Unix epoch.
+    public var clock: @Sendable () -> Int64 = { Recorder.now() }
+    /// Called on the writer before each chunk it writes: tests use it to stall the "disk".
+    var beforeWrite: (@Sendable () -> Void)?
+
+    public init() {}
+  }
+
+  /// What the buffer carries to the writer.
+  enum Pending {
+    case event(Event)
+    /// Events were dropped; `state` is the live state just before the next recorded one.
+    case gap(dropped: Int, faults: Int, from: Int64, to: Int64, time: Int64, state: ListState)
+  }
+
+  /// An open run of dropped events.
+  struct Gap {
+    var dropped = 0
+    var faults = 0
+    var from: Int64
+    var to: Int64
+  }
+
+  public let path: String
+  let options: Options
+  private let lock = NSLock()
+  private let queue = DispatchQueue(label: "listtape.store.writer")
+
+  // Guarded by `lock`.
+  private var current: ListState
+  private var pending: [Pending] = []
+  private var draining = false
+  private var gap: Gap?
+  private var dropped = 0
+  private var faults = 0
+  private var accepted = 0
+  private var closed = false
+  private var writeError: ReplayError?
+
+  // Confined to `queue` (or to `deinit`, when nothing else can reach the store).
+  private let recorder: Recorder
+  private var spare: [Pending] = []
+
+  /// Opens LOG for recording (creating it if absent); the store starts from the state the log
+  /// already ends in, so an app can resume a session.
+  public init(path: String, options: Options = Options()) throws(ReplayError) {
+    self.path = path
+    self.options = options
+    recorder = try Recorder.open(path: path, fsync: options.fsync)
+    current = recorder.state
+    pending.reserveCapacity(min(options.bufferCapacity, 4096))
+  }
+
+  deinit {
+    // Nothing else holds the store (a running drain holds a reference), so the writer's
+    // confinement cannot be broken here.
+    if !closed {
+      writePending()
+      try? recorder.close()
+    }
+  }
+
+  private func locked<R>(_ body: () -> R) -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return body()
+  }
+}
+
+// MARK: - Reading the state
+
+extension ListStore {
+  /// A copy of the current state. Cheap to take; drop it soon, since a copy still held when
+  /// the next edit arrives makes that edit copy the whole list once.
+  public var state: ListState { locked { current } }
+
+  /// Reads the state under the store's lock without copying it.
+  public func withState<R>(_ body: (borrowing ListState) -> R) -> R { locked { body(current) } }
+
+  /// The outline of one section (Apple's section snapshot), or nil when absent.
+  public func sectionSnapshot(for section: String) -> SectionSnapshot? {
+    withState { $0.sectionSnapshot(for: section) }
+  }
+
+  /// Section identifiers in display order.
+  public var sectionIdentifiers: [String] { withState { $0.sectionIdentifiers } }
+
+  /// Visible items of a section (the rows the collection view shows), or nil when absent.
+  public func itemIdentifiers(inSection section: String) -> [String]? {
+    withState { $0.itemIdentifiers(inSection: section) }
+  }
+
+  /// Selected items in display order.
+  public var selectedItems: [String] { withState { $0.selectedItems } }
+}
+
+// MARK: - Counters
+
+extension ListStore {
+  /// Events the store applied and handed to the writer (faults included).
+  public var acceptedEvents: Int { locked { accepted } }
+
+  /// Events applied to the state but not recorded: the buffer was full, the log had failed,
+  /// or the store was closed. Each gap in the log is marked and followed by a resync batch.
+  public var droppedEvents: Int { locked { dropped } }
+
+  /// Events that faulted (recorded or not).
+  public var faultCount: Int { locked { faults } }
+
+  /// Events waiting for the writer.
+  public var bufferedEvents: Int { locked { pending.count } }
+
+  /// The first write failure, if any; from then on events are dropped, and `sync()` and
+  /// `close()` throw it.
+  public var lastWriteError: ReplayError? { locked { writeError } }
+}
+
+// MARK: - Recording
+
+extension ListStore {
+  /// Applies one event (stamped now unless it has a time), records it, and returns its fault
+  /// if it faulted: the state is then unchanged, and the fault is in the log as evidence.
+  @discardableResult
+  public func send(_ event: Event) -> ListFault? {
+    admit { () -> (Event, ListFault?)? in
+      var event = event
+      if event.time == nil { event.time = options.clock() }
+      do throws(ListFault) {
+        try current.apply(event)
+        return (event, nil)
+      } catch {
+        return (event, error)
+      }
+    }
+  }
+
+  /// Applies one operation now; see `send(_:)`.
+  @discardableResult
+  public func send(_ operation: ListOperation) -> ListFault? { send(Event(operation)) }
+
+  /// Applies several operations as one atomic `batch` event (all or none).
+  @discardableResult
+  public func perform(_ operations: [ListOperation]) -> ListFault? {
+    send(.batch(operations.map { Event($0) }))
+  }
+
+  /// Makes the state equal to `snapshot` (sections, outlines, flags, content, selection mode
+  /// and selection), recording the fewest events that do so as one event (a `batch` when
+  /// more than one is needed; nothing when the states are equal). Build `snapshot` from
+  /// `state`, as Apple's `dataSource.snapshot()`, so that what the app does not touch stays.
+  /// - Returns: the operations recorded (empty when nothing changed).
+  @discardableResult
+  public func apply(_ snapshot: ListState) -> [ListOperation] {
+    var recorded: [ListOperation] = []
+    _ = admit { () -> (Event, ListFault?)? in
+      let plan = SnapshotDiffer.plan(from: current, to: snapshot)
+      guard let op = Self.oneEvent(plan.operations) else { return nil }
+      current = plan.state
+      recorded = plan.operations
+      return (Event(op, time: options.clock()), nil)
+    }
+    return recorded
+  }
+
+  /// Replaces one section's outline (Apple's `apply(_:to:)`), recording the fewest events
+  /// that do so. A snapshot that cannot apply (missing section, an id used in another
+  /// section) records one `applySectionSnapshot` event, which faults, and returns the fault.
+  @discardableResult
+  public func apply(_ snapshot: SectionSnapshot, to section: String) -> ListFault? {
+    admit { () -> (Event, ListFault?)? in
+      var target = current
+      do throws(ListFault) {
+        try target.apply(snapshot, to: section)
+      } catch {
+        let op = ListOperation.applySectionSnapshot(section: section, items: snapshot.nodes)
+        return (Event(op, time: options.clock()), error)
+      }
+      let plan = SnapshotDiffer.plan(from: current, to: target)
+      guard let op = Self.oneEvent(plan.operations) else { return nil }
+      current = plan.state
+      return (Event(op, time: options.clock()), nil)
+    }
+  }
+
+  /// The operations as one event: itself when alone, a batch when several, nil when none.
+  static func oneEvent(_ ops: [ListOperation]) -> ListOperation? {
+    switch ops.count {
+    case 0: return nil
+    case 1: return ops[0]
+    default: return .batch(ops.map { Event($0) })
+    }
+  }
+
+  /// Folds one event under the lock (`fold` returns the stamped event and its fault, or nil
+  /// when there is nothing to record) and hands it to the writer, or counts it as dropped.
+  /// After a gap, the event goes in behind a `.gap` carrying the state just before it.
+  private func admit(_ fold: () -> (Event, ListFault?)?) -> ListFault? {
+    lock.lock()
+    defer { lock.unlock() }
+    let writable = !closed && writeError == nil
+    let capacity = max(options.bufferCapacity, 2)
+    // Only copied when a gap closes; the fold below then copies the list once.
+    let before: ListState? =
+      gap != nil && writable && pending.count + 2 <= capacity ? current : nil
+    guard let (event, fault) = fold() else { return nil }
+    accepted += 1
+    if fault != nil { faults += 1 }
+    let time = event.time ?? 0
+    if !writable || pending.count >= capacity || (gap != nil && before == nil) {
+      dropped += 1
+      var g = gap ?? Gap(from: time, to: time)
+      g.dropped += 1
+      g.to = time
+      if fault != nil { g.faults += 1 }
+      gap = g
+      return fault
+    }
+    if let g = gap, let before {
+      pending.append(
+        .gap(
+          dropped: g.dropped, faults: g.faults, from: g.from, to: g.to, time: time,
+          state: before))
+      gap = nil
+    }
+    pending.append(.event(event))
+    if !draining {
+      draining = true
+      queue.async { self.drain() }
+    }
+    return fault
+  }
+}
+
+// MARK: - Background writer
+
+extension ListStore {
+  /// Writes buffered events until the buffer is empty. Runs on `queue`.
+  private func drain() {
+    while true {
+      options.beforeWrite?()
+      let more: Bool = locked {
+        swap(&pending, &spare)
+        if spare.isEmpty { draining = false }
+        return !spare.isEmpty
+      }
+      guard more else { return }
+      for item in spare { write(item) }
+      spare.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Writes whatever is buffered, on the current thread (`deinit`, or inside `queue`).
+  private func writePending() {
+    let items: [Pending] = locked {
+      defer { pending.removeAll() }
+      return pending
+    }
+    for item in items { write(item) }
+  }
+
+  private func write(_ item: Pending) {
+    // `writeError` is only set on this queue, so reading it here needs no lock.
+    if writeError != nil {
+      locked { dropped += 1 }
+      return
+    }
+    do throws(ReplayError) {
+      switch item {
+      case .event(let event):
+        try recorder.record(event)
+      case .gap(let count, let faultCount, let from, let to, let time, let state):
+        let label =
+          "listtape.gap dropped=\(count) faults=\(faultCount) from=\(from) to=\(to)"
+        try recorder.record(Event(.mark(label), time: time))
+        let ops = SnapshotDiffer.operations(from: recorder.state, to: state)
+        if !ops.isEmpty {
+          try recorder.record(Event(.batch(ops.map { Event($0) }), time: time))
+        }
+      }
+    } catch {
+      locked {
+        if writeError == nil { writeError = error }
+        dropped += 1
+      }
+    }
+  }
+
+  /// Waits until every event handed to the store before this call is written and forced to
+  /// stable storage. Throws the first write failure, if any.
+  public func sync() throws(ReplayError) {
+    let result: Result<Void, ReplayError> = queue.sync {
+      writePending()
+      if let e = locked({ writeError }) { return .failure(e) }
+      do throws(ReplayError) {
+        try recorder.sync()
+        return .success(())
+      } catch {
+        return .failure(error)
+      }
+    }
+    try result.get()
+  }
+
+  /// Writes what is buffered, syncs and closes the log. Later edits still apply to the state
+  /// but are counted as dropped. Closing twice does nothing.
+  public func close() throws(ReplayError) {
+    let first: Bool = locked {
+      defer { closed = true }
+      return !closed
+    }
+    guard first else { return }
+    let result: Result<Void, ReplayError> = queue.sync {
+      writePending()
+      do throws(ReplayError) {
+        try recorder.close()
+      } catch {
+        return .failure(error)
+      }
+      if let e = locked({ writeError }) { return .failure(e) }
+      return .success(())
+    }
+    try result.get()
+  }
+}
