@@ -277,6 +277,16 @@ extension Forest {
 
   /// Builds a treap over `items` in order in O(n) (Cartesian tree on priorities).
   mutating func buildList(_ items: [Handle]) -> Handle {
+    if items.count == 1 {
+      let x = items[0]
+      edit(x) {
+        $0.left = -1
+        $0.right = -1
+        $0.up = -1
+      }
+      pull(x)
+      return x
+    }
     var stack: [Handle] = []
     for x in items {
       var last: Handle = -1

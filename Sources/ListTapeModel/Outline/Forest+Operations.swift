@@ -25,6 +25,11 @@ extension Forest {
   func validateNew(
     _ nodes: [OutlineNode], replaceable: (Handle) -> Bool = { _ in false }
   ) throws(ListFault) {
+    if nodes.count == 1 && nodes[0].children.isEmpty {
+      // The common case, one new item: no set, no stack.
+      if let h = itemIndex[nodes[0].id], !replaceable(h) { throw .duplicateItem(nodes[0].id) }
+      return
+    }
     var seen = Set<String>()
     var stack: [OutlineNode] = nodes.reversed()
     while let n = stack.popLast() {
