@@ -82,10 +82,12 @@ extension ListState {
       }
     }
     for _ in 0..<count {
-      let level = try s.count()
-      guard level <= open.count else {
-        throw s.fail("item level \(level) skips a level (previous depth \(open.count))")
+      // A level is a depth, not an element count: bound it by the open ancestors only.
+      let rawLevel = try s.varint()
+      guard rawLevel <= UInt64(open.count) else {
+        throw s.fail("item level \(rawLevel) skips a level (previous depth \(open.count))")
       }
+      let level = Int(rawLevel)
       let flags = try s.byte()
       guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
       let id = try s.identifier()
