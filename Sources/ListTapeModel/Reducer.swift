@@ -81,12 +81,13 @@ extension ListState: Equatable {
       let xs = lhs.forest.items(inSection: a, visibleOnly: false)
       let ys = rhs.forest.items(inSection: b, visibleOnly: false)
       guard xs.count == ys.count else { return false }
+      // Pre-order plus every subtree size (`cnt`) fixes the shape, levels included, so
+      // no per-item walk up the ancestors (quadratic on deep outlines) is needed.
       for (x, y) in zip(xs, ys) {
         let n = lhs.forest.nodes[Int(x)]
         let m = rhs.forest.nodes[Int(y)]
         guard n.id == m.id, n.expanded == m.expanded, n.selected == m.selected,
-          n.title == m.title, n.fields == m.fields, n.cnt == m.cnt,
-          lhs.forest.level(of: x) == rhs.forest.level(of: y)
+          n.title == m.title, n.fields == m.fields, n.cnt == m.cnt
         else { return false }
       }
     }
