@@ -47,7 +47,8 @@ public struct EventEncoder: Sendable {
       s.string(a.id)
     }
     switch op {
-    case .appendSections(let l), .deleteSections(let l), .reloadSections(let l), .deleteItems(let l),
+    case .appendSections(let l), .deleteSections(let l), .reloadSections(let l),
+      .deleteItems(let l),
       .reloadItems(let l), .reconfigureItems(let l), .expand(let l), .collapse(let l),
       .select(let l):
       ids(l)
