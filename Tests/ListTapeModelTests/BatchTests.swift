@@ -45,7 +45,8 @@ import Testing
       &s,
       #"{"op":"batch","events":[{"op":"deleteItems","items":["c"]},{"op":"batch","events":[{"op":"mark","label":"x"},{"op":"moveItem","item":"b","before":"b"}]}]}"#,
       .inBatch(
-        index: 1, op: "batch", fault: .inBatch(index: 1, op: "moveItem", fault: .moveNextToItself("b"))
+        index: 1, op: "batch",
+        fault: .inBatch(index: 1, op: "moveItem", fault: .moveNextToItself("b"))
       ))
     #expect(s.outline("A") == "a+ .a1 b c .c1")
   }
@@ -65,7 +66,8 @@ import Testing
     // Deleted and re-added inside one batch: two events, so it comes back unselected.
     try s.run(#"{"op":"select","items":["b"]}"#)
     try s.run(
-      #"{"op":"batch","events":[{"op":"deleteItems","items":["b"]},{"op":"appendItems","items":["b"]}]}"#)
+      #"{"op":"batch","events":[{"op":"deleteItems","items":["b"]},{"op":"appendItems","items":["b"]}]}"#
+    )
     #expect(s.selectedItems == [])
   }
 

@@ -98,6 +98,7 @@ import Testing
         == #"{"op":"appendItems","items":[{"id":"n","title":"Title \"quoted\"","fields":{"":"empty key","a":"1","b":"2"},"expanded":true,"children":["c1",{"id":"c2","fields":{},"children":[{"id":"c21","title":""}]}]}],"section":"S","parent":"p","t":9}"#
     )
     #expect(Event(.deselect(nil)).jsonLine == #"{"op":"deselect"}"#)
-    #expect(Event(.moveItem("a", .after("b"))).jsonLine == #"{"op":"moveItem","item":"a","after":"b"}"#)
+    #expect(
+      Event(.moveItem("a", .after("b"))).jsonLine == #"{"op":"moveItem","item":"a","after":"b"}"#)
   }
 }

@@ -74,7 +74,9 @@ func snapshotDisagreements(_ m: ListState, _ r: Reference) -> [String] {
     check("rootItems", snap.rootItems, sec.items.filter { $0.level == 0 }.map(\.id))
     for (i, item) in sec.items.enumerated() {
       check("level(\(item.id))", snap.level(of: item.id), item.level)
-      check("parent(\(item.id))", snap.parent(of: item.id), r.parentIndex(s, i).map { sec.items[$0].id })
+      check(
+        "parent(\(item.id))", snap.parent(of: item.id), r.parentIndex(s, i).map { sec.items[$0].id }
+      )
       check("index(\(item.id))", snap.index(of: item.id), i)
       check("isVisible(\(item.id))", snap.isVisible(item.id), r.isVisible(s, i))
       check("isExpanded(\(item.id))", snap.isExpanded(item.id), item.expanded)

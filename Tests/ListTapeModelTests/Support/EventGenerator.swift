@@ -43,7 +43,9 @@ struct EventGenerator {
   /// Items that have children.
   func parents(_ r: Reference) -> [String] {
     r.sections.indices.flatMap { s in
-      r.sections[s].items.indices.filter { r.end(s, $0) > $0 + 1 }.map { r.sections[s].items[$0].id }
+      r.sections[s].items.indices.filter { r.end(s, $0) > $0 + 1 }.map {
+        r.sections[s].items[$0].id
+      }
     }
   }
 
@@ -144,7 +146,9 @@ struct EventGenerator {
     }
     switch rng.int(30) {
     case 0:
-      if sectionIDs.count > 4 { return Event(.deleteSections([sectionIDs[rng.int(sectionIDs.count)]])) }
+      if sectionIDs.count > 4 {
+        return Event(.deleteSections([sectionIDs[rng.int(sectionIDs.count)]]))
+      }
       return Event(.appendSections((0..<(1 + rng.int(2))).map { _ in newSection() }))
     case 1:
       let a = sectionIDs[rng.int(sectionIDs.count)]
@@ -174,7 +178,8 @@ struct EventGenerator {
       if rng.chance(20) { ids.append("absent\(rng.int(9))") }
       return Event(.deleteItems(ids))
     case 11:
-      return rng.chance(15) ? Event(.deleteAllItems) : Event(.reloadItems([items[rng.int(items.count)]]))
+      return rng.chance(15)
+        ? Event(.deleteAllItems) : Event(.reloadItems([items[rng.int(items.count)]]))
     case 12, 13:
       for _ in 0..<6 {
         let x = items[rng.int(items.count)]
@@ -241,10 +246,12 @@ struct EventGenerator {
     case 1:
       var used = Set<String>()
       let n = newItem(r, &used)
-      return Event(.appendItems([OutlineNode(n, children: [OutlineNode(n)])], section: sec, parent: nil))
+      return Event(
+        .appendItems([OutlineNode(n, children: [OutlineNode(n)])], section: sec, parent: nil))
     case 2: return Event(.appendSections(rng.chance(50) ? [sec] : ["dup", "dup"]))
     case 3: return Event(.insertSections([newSection()], .after("missingSection")))
-    case 4: return Event(.moveSection(sec, rng.chance(50) ? .before(sec) : .after("missingSection")))
+    case 4:
+      return Event(.moveSection(sec, rng.chance(50) ? .before(sec) : .after("missingSection")))
     case 5: return Event(.reloadSections([sec, "missingSection"]))
     case 6: return Event(.appendItems(freshNodes(r), section: "missingSection", parent: nil))
     case 7: return Event(.appendItems(freshNodes(r), section: nil, parent: "missingParent"))
@@ -265,7 +272,8 @@ struct EventGenerator {
       return Event(.replaceChildren(parent: x, items: [OutlineNode(x)]))
     case 14: return Event(.applySectionSnapshot(section: "missingSection", items: freshNodes(r)))
     case 15: return Event(.update(item: "missingItem", title: "t", fields: nil))
-    case 16: return Event(rng.chance(50) ? .expand([x, "missingItem"]) : .reloadItems(["missingItem"]))
+    case 16:
+      return Event(rng.chance(50) ? .expand([x, "missingItem"]) : .reloadItems(["missingItem"]))
     case 17:
       if let h = rng.pick(hiddenItems(r)) { return Event(.select([h])) }
       return Event(.select(["missingItem"]))
