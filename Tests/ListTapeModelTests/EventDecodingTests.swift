@@ -18,6 +18,8 @@ import Testing
     Case(line: #"42"#, fragment: "found integer"),
     Case(line: #"{"op":"mark","label":"x""#, fragment: "invalid JSON"),
     Case(line: #"{"op":"mark",}"#, fragment: "invalid JSON"),
+    Case(line: #"{"op":"mark","label":"a","label":"b"}"#, fragment: "invalid JSON"),
+    Case(line: "", fragment: "invalid JSON"),
     // The op itself.
     Case(line: #"{}"#, fragment: #"missing field "op""#),
     Case(line: #"{"op":null}"#, fragment: #"missing field "op""#),
