@@ -17,7 +17,9 @@ public struct ListState: Sendable {
 
 extension ListState {
   /// Section identifiers in display order.
-  public var sectionIdentifiers: [String] { forest.sectionOrder.map { forest.sections[Int($0)].id } }
+  public var sectionIdentifiers: [String] {
+    forest.sectionOrder.map { forest.sections[Int($0)].id }
+  }
 
   public var numberOfSections: Int { forest.sectionOrder.count }
 

@@ -81,14 +81,15 @@ extension ListState: Equatable {
       let xs = lhs.forest.items(inSection: a, visibleOnly: false)
       let ys = rhs.forest.items(inSection: b, visibleOnly: false)
       guard xs.count == ys.count else { return false }
+      // Pre-order plus every subtree size (`cnt`) fixes the shape, levels included, so
+      // no per-item walk up the ancestors (quadratic on deep outlines) is needed.
       for (x, y) in zip(xs, ys) {
         let n = lhs.forest.nodes[Int(x)]
         let c = lhs.forest.content[Int(x)]
         let m = rhs.forest.nodes[Int(y)]
         let d = rhs.forest.content[Int(y)]
         guard c.id == d.id, n.expanded == m.expanded, n.selected == m.selected,
-          c.title == d.title, c.fields == d.fields, n.cnt == m.cnt,
-          lhs.forest.level(of: x) == rhs.forest.level(of: y)
+          c.title == d.title, c.fields == d.fields, n.cnt == m.cnt
         else { return false }
       }
     }

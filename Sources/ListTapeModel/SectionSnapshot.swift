@@ -156,7 +156,9 @@ public struct SectionSnapshot: Equatable, Sendable {
 
   public mutating func deleteAll() { forest.deleteAllItems() }
 
-  public mutating func expand(_ ids: [String]) throws(ListFault) { try forest.setExpanded(ids, true) }
+  public mutating func expand(_ ids: [String]) throws(ListFault) {
+    try forest.setExpanded(ids, true)
+  }
 
   public mutating func collapse(_ ids: [String]) throws(ListFault) {
     try forest.setExpanded(ids, false)

@@ -119,7 +119,8 @@ public struct EventEncoder: Sendable {
       identifier(a.id, &s)
     }
     switch op {
-    case .appendSections(let l), .deleteSections(let l), .reloadSections(let l), .deleteItems(let l),
+    case .appendSections(let l), .deleteSections(let l), .reloadSections(let l),
+      .deleteItems(let l),
       .reloadItems(let l), .reconfigureItems(let l), .expand(let l), .collapse(let l),
       .select(let l):
       ids(l)

@@ -63,7 +63,9 @@ extension ListState {
       // Grow the tables once, not by doubling while 100k items arrive.
       let needed = forest.nodes.count + itemCount
       if forest.nodes.capacity < needed { forest.nodes.reserveCapacity(needed + needed / 2) }
-      if forest.itemIndex.capacity < needed { forest.itemIndex.reserveCapacity(needed + needed / 2) }
+      if forest.itemIndex.capacity < needed {
+        forest.itemIndex.reserveCapacity(needed + needed / 2)
+      }
       try decodeItems(&s, count: itemCount, section: sec)
     }
     guard s.isAtEnd else { throw s.fail("\(s.remaining) trailing bytes after the state") }
@@ -87,10 +89,12 @@ extension ListState {
       }
     }
     for _ in 0..<count {
-      let level = try s.count()
-      guard level <= open.count else {
-        throw s.fail("item level \(level) skips a level (previous depth \(open.count))")
+      // A level is a depth, not an element count: bound it by the open ancestors only.
+      let rawLevel = try s.varint()
+      guard rawLevel <= UInt64(open.count) else {
+        throw s.fail("item level \(rawLevel) skips a level (previous depth \(open.count))")
       }
+      let level = Int(rawLevel)
       let flags = try s.byte()
       guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
       let id = try s.identifier()

@@ -1,0 +1,74 @@
+import Testing
+
+@testable import ListTapeModel
+
+/// Protocol section 3: the state as JSON, byte for byte.
+@Suite struct StateJSONTests {
+  @Test func emptyState() {
+    #expect(ListState().json(event: 0) == #"{"event":0,"sections":[],"selected":[]}"#)
+  }
+
+  @Test func theProtocolExample() throws {
+    let s = try folded(
+      """
+      {"op":"appendSections","sections":["main"]}
+      {"op":"appendItems","items":[{"id":"Communication","children":["mic","phone"]}]}
+      {"op":"expand","items":["Communication"]}
+      {"op":"select","items":["mic"]}
+      {"op":"deleteItems","items":["phone"]}
+      """)
+    #expect(
+      s.json(event: 12)
+        == #"{"event":12,"sections":[{"id":"main","items":[{"id":"Communication","parent":null,"level":0,"expanded":true},{"id":"mic","parent":"Communication","level":1,"expanded":false}],"visible":["Communication","mic"]}],"selected":["mic"]}"#
+    )
+  }
+
+  @Test func preOrderVisibleSubsequenceSelectionInDisplayOrderAndContent() throws {
+    let s = try folded(
+      """
+      {"op":"configure","multipleSelection":true}
+      {"op":"appendSections","sections":["S","E","T"]}
+      {"op":"appendItems","section":"S","items":[{"id":"p","children":[{"id":"q","expanded":true,"children":["r"]}]},{"id":"z","title":"Zed","fields":{"b":"2","a":"1"}}]}
+      {"op":"appendItems","section":"T","items":["t"]}
+      {"op":"select","items":["t","z","p"]}
+      """)
+    #expect(
+      s.json(event: 5)
+        == #"{"event":5,"sections":[{"id":"S","items":[{"id":"p","parent":null,"level":0,"expanded":false},{"id":"q","parent":"p","level":1,"expanded":true},{"id":"r","parent":"q","level":2,"expanded":false},{"id":"z","parent":null,"level":0,"expanded":false,"title":"Zed","fields":{"a":"1","b":"2"}}],"visible":["p","z"]},{"id":"E","items":[],"visible":[]},{"id":"T","items":[{"id":"t","parent":null,"level":0,"expanded":false}],"visible":["t"]}],"selected":["p","z","t"]}"#
+    )
+  }
+
+  @Test func prettyFormIsTheSameDocument() throws {
+    let s = try folded(
+      """
+      {"op":"appendSections","sections":["S"]}
+      {"op":"appendItems","items":["a"]}
+      """)
+    let pretty = s.json(event: 2, pretty: true)
+    #expect(pretty.contains("\n"))
+    let squeezed = pretty.split(separator: "\n").map { $0.trimmingPrefix(while: { $0 == " " }) }
+      .joined().replacing("\": ", with: "\":")
+    #expect(squeezed == s.json(event: 2))
+  }
+
+  @Test func rowsCarryWhatARendererNeeds() throws {
+    let s = try folded(
+      """
+      {"op":"appendSections","sections":["S"]}
+      {"op":"appendItems","items":[{"id":"p","title":"P","children":["c"]}]}
+      {"op":"select","items":["p"]}
+      """)
+    let rows = try #require(s.rows(inSection: "S"))
+    #expect(
+      rows == [
+        OutlineRow(
+          id: "p", parent: nil, level: 0, expanded: false, hasChildren: true, isVisible: true,
+          isSelected: true, title: "P", fields: nil),
+        OutlineRow(
+          id: "c", parent: "p", level: 1, expanded: false, hasChildren: false, isVisible: false,
+          isSelected: false, title: nil, fields: nil),
+      ])
+    #expect(s.rows(inSection: "S", visibleOnly: true)?.map(\.id) == ["p"])
+    #expect(s.rows(inSection: "Q") == nil)
+  }
+}
