@@ -12,8 +12,9 @@ enum CLI {
 
   static let commands: [any Command.Type] = [
     RecordCommand.self, ShowCommand.self, ReplayCommand.self, EventsCommand.self,
-    VerifyCommand.self, StatsCommand.self, GenerateCommand.self, CompletionCommand.self,
-    HelpCommand.self,
+    VerifyCommand.self, StatsCommand.self, BisectCommand.self, FindCommand.self,
+    DiffCommand.self, DivergeCommand.self, CutCommand.self, HistoryCommand.self,
+    ExportCommand.self, GenerateCommand.self, CompletionCommand.self, HelpCommand.self,
   ]
 
   static func command(named name: String) -> (any Command.Type)? {

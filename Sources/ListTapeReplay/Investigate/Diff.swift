@@ -29,6 +29,9 @@ public struct StateDiff: Sendable {
   /// Selected ids before and after, in display order; equal sets mean no change.
   public var selectionBefore: [String] = []
   public var selectionAfter: [String] = []
+  /// Whether multiple selection was allowed before and after (a `configure` event).
+  public var multipleSelectionBefore = false
+  public var multipleSelectionAfter = false
   /// Items present in both states with nothing changed.
   public var unchanged = 0
   /// The "to" state's items in display order with their change marks, for renderers.
@@ -36,18 +39,21 @@ public struct StateDiff: Sendable {
 
   public var selectionChanged: Bool { Set(selectionBefore) != Set(selectionAfter) }
 
+  public var selectionModeChanged: Bool { multipleSelectionBefore != multipleSelectionAfter }
+
   /// Whether the two states are identical.
   public var isEmpty: Bool {
     sectionsInserted.isEmpty && sectionsDeleted.isEmpty && sectionsMoved.isEmpty
       && inserted.isEmpty && deleted.isEmpty && moved.isEmpty && expanded.isEmpty
       && collapsed.isEmpty && titles.isEmpty && fields.isEmpty && !selectionChanged
+      && !selectionModeChanged
   }
 
   /// Number of changes of every kind.
   public var changeCount: Int {
     sectionsInserted.count + sectionsDeleted.count + sectionsMoved.count + inserted.count
       + deleted.count + moved.count + expanded.count + collapsed.count + titles.count
-      + fields.count + (selectionChanged ? 1 : 0)
+      + fields.count + (selectionChanged ? 1 : 0) + (selectionModeChanged ? 1 : 0)
   }
 }
 
@@ -143,6 +149,8 @@ public enum Differ {
     }
     d.selectionBefore = a.selectedItems
     d.selectionAfter = b.selectedItems
+    d.multipleSelectionBefore = a.allowsMultipleSelection
+    d.multipleSelectionAfter = b.allowsMultipleSelection
     return d
   }
 
@@ -241,6 +249,10 @@ extension StateDiff {
       }
     }
     flush()
+    if selectionModeChanged {
+      out.append(
+        "selection mode \(mode(multipleSelectionBefore)) → \(mode(multipleSelectionAfter))")
+    }
     if selectionChanged {
       out.append(
         "selection {\(selectionBefore.joined(separator: ", "))} → {\(selectionAfter.joined(separator: ", "))}"
@@ -248,6 +260,8 @@ extension StateDiff {
     }
     return out
   }
+
+  private func mode(_ multiple: Bool) -> String { multiple ? "multiple" : "single" }
 
   private func quote(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "none" }
 
@@ -335,6 +349,17 @@ extension StateDiff {
       w.beginObject()
       strings("from", selectionBefore)
       strings("to", selectionAfter)
+      w.endObject()
+    } else {
+      w.null()
+    }
+    w.key("selectionMode")
+    if selectionModeChanged {
+      w.beginObject()
+      w.key("from")
+      w.string(mode(multipleSelectionBefore))
+      w.key("to")
+      w.string(mode(multipleSelectionAfter))
       w.endObject()
     } else {
       w.null()

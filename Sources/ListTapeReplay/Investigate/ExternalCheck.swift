@@ -24,6 +24,9 @@ public struct ExternalCheck: Sendable {
     process.environment = environment
     let input = Pipe()
     process.standardInput = input
+    // The check's own output goes to standard error: standard output carries the answer
+    // (JSON Lines with --json), which a chatty check must not corrupt.
+    process.standardOutput = FileHandle.standardError
     do {
       try process.run()
     } catch {

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@Suite struct DiffTests {
+  @Test func humanOutputOfTheHandmadeSession() throws {
+    let dir = try TempDir()
+    let path = try Handmade.record(in: dir)
+    let r = try CLI.run(["diff", path, "--from", "mark:before", "--to", "12"])
+    #expect(r.code == 1)
+    #expect(r.err.isEmpty)
+    #expect(
+      r.out == """
+        --- \(path) at event 5
+        +++ \(path) at event 12
+        - phone (was under Communication, after mic)
+        [main]
+        ▸ Communication collapsed
+        ▾ Devices expanded
+            mouse
+        +   keyboard (under Devices, after mouse)
+        ~   mic moved: under Communication, first → under Devices, after keyboard
+          title Weather: none → "Forecast"
+        selection {mic} → {keyboard}
+        7 changes, 1 item unchanged
+
+        """)
+    // --to defaults to the last event; --context 0 folds every unchanged item.
+    let folded = try CLI.run(["diff", path, "--from", "5", "--context", "0"])
+    #expect(folded.out.contains("  … 1 unchanged item\n"))
+    #expect(!folded.out.contains("    mouse\n"))
+  }
+
+  @Test func json() throws {
+    let dir = try TempDir()
+    let path = try Handmade.record(in: dir)
+    let r = try CLI.run(["diff", path, "--from", "5", "--to", "12", "--json"])
+    #expect(r.code == 1)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+    #expect((object["from"] as? [String: Any])?["event"] as? Int == 5)
+    #expect((object["to"] as? [String: Any])?["event"] as? Int == 12)
+    #expect(object["identical"] as? Bool == false)
+    #expect(object["changes"] as? Int == 7)
+    let diff = try #require(object["diff"] as? [String: Any])
+    let inserted = try #require(diff["inserted"] as? [[String: Any]])
+    #expect(inserted.map { $0["id"] as? String } == ["keyboard"])
+    #expect((inserted.first?["at"] as? [String: Any])?["parent"] as? String == "Devices")
+    #expect((diff["deleted"] as? [[String: Any]])?.map { $0["id"] as? String } == ["phone"])
+    let moved = try #require((diff["moved"] as? [[String: Any]])?.first)
+    #expect(moved["id"] as? String == "mic")
+    #expect((moved["from"] as? [String: Any])?["parent"] as? String == "Communication")
+    #expect(diff["expanded"] as? [String] == ["Devices"])
+    #expect(diff["collapsed"] as? [String] == ["Communication"])
+    let selection = try #require(diff["selection"] as? [String: Any])
+    #expect(selection["from"] as? [String] == ["mic"])
+    #expect(selection["to"] as? [String] == ["keyboard"])
+    #expect(diff["selectionMode"] is NSNull)
+    let content = try #require((diff["content"] as? [[String: Any]])?.first)
+    #expect(content["id"] as? String == "Weather")
+    #expect(diff["unchanged"] as? Int == 1)
+  }
+
+  @Test func identicalStatesExitZero() throws {
+    let dir = try TempDir()
+    let path = try Handmade.record(in: dir)
+    let r = try CLI.run(["diff", path, "--from", "4", "--to", "mark:before"])
+    #expect(r.code == 0)
+    #expect(r.out.hasSuffix("no differences (6 items unchanged)\n"))
+    let json = try CLI.run(["diff", path, "--from", "4", "--to", "5", "--json"])
+    #expect(json.code == 0)
+    #expect(json.out.contains(#""identical":true,"changes":0"#))
+  }
+
+  @Test func twoLogsAtOnePoint() throws {
+    let dir = try TempDir()
+    let a = try Handmade.record(in: dir, name: "a.ltape")
+    var lines = Handmade.lines
+    lines[10] = #"{"op":"update","item":"Weather","title":"Sky"}"#
+    let b = try Handmade.record(in: dir, name: "b.ltape", lines: lines)
+    let same = try CLI.run(["diff", a, b, "--at", "10"])
+    #expect(same.code == 0)
+    #expect(same.out.hasPrefix("--- \(a) at event 10\n+++ \(b) at event 10\n"))
+    let different = try CLI.run(["diff", a, b, "--at", "11"])
+    #expect(different.code == 1)
+    #expect(different.out.contains("  title Weather: \"Forecast\" → \"Sky\"\n"))
+    // A mark is resolved in each log.
+    #expect(try CLI.run(["diff", a, b, "--at", "mark:before"]).code == 0)
+  }
+
+  @Test func colourWhenAsked() throws {
+    let dir = try TempDir()
+    let path = try Handmade.record(in: dir)
+    let r = try CLI.run(["diff", path, "--from", "5", "--color", "always"])
+    #expect(r.out.contains("\u{1B}[32m+   keyboard"))
+    #expect(r.out.contains("\u{1B}[31m- phone"))
+    let json = try CLI.run(["diff", path, "--from", "5", "--color", "always", "--json"])
+    #expect(!json.out.contains("\u{1B}["))
+  }
+
+  static let usage: [([String], String)] = [
+    (["diff", "a.ltape"], "Error: Missing '--from <a>'"),
+    (["diff", "a.ltape", "--at", "3"], "Error: '--at' compares two logs"),
+    (["diff", "a.ltape", "b.ltape"], "Error: Missing '--at <point>'"),
+    (["diff", "a.ltape", "b.ltape", "--at", "1", "--from", "0"], "Error: '--from' and '--to'"),
+    (
+      ["diff", "a.ltape", "--from", "0", "--context", "-1"],
+      "Error: The value '-1' is invalid for '--context <n>'"
+    ),
+    (["diff", "a.ltape", "--from", "0", "--context", "x"], "Error: The value 'x' is invalid"),
+  ]
+
+  @Test(arguments: usage)
+  func usageErrors(_ args: [String], _ message: String) throws {
+    let r = try CLI.run(args)
+    #expect(r.code == 64)
+    #expect(r.err.hasPrefix(message), "\(r.err)")
+  }
+
+  @Test func pointOutOfRange() throws {
+    let dir = try TempDir()
+    let path = try Handmade.record(in: dir)
+    let r = try CLI.run(["diff", path, "--from", "13"])
+    #expect(r.code == 64)
+    #expect(r.err.hasPrefix("Error: --from 13 is out of range"))
+  }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import ListTapeJSON
+import ListTapeModel
+import ListTapeReplay
+
+/// `listtape bisect LOG --where EXPR | --run CMD`: the first event where the list went wrong.
+enum BisectCommand: Command {
+  static let spec = CommandSpec(
+    name: "bisect",
+    abstract: "Find the first event at which a predicate holds, by binary search.",
+    discussion: """
+      Assumes the predicate keeps holding once it holds. Prints the first event N where it \
+      holds (the first bad event), the boundary (false at N-1, true at N), that event and the \
+      list there. Every probe is logged on standard error as `probe N: good|bad|skip \
+      (purpose)`; if a probe after N shows the predicate false again it warns and suggests \
+      `listtape find`, which does not assume monotonicity.
+
+      --run CMD runs CMD through /bin/sh with the state JSON on standard input and \
+      LISTTAPE_EVENT and LISTTAPE_LOG in its environment, using git bisect's exit codes: 0 \
+      good, 125 skip, any other 1...127 bad; 128 or more, or a signal, aborts (exit 74). \
+      When skipped events hide the answer, the range of candidates is printed.
+
+      Exit status: 0 found, 1 the predicate never holds, 64 a malformed expression (the \
+      message names the column), 74 the check could not run or aborted, 2 damaged log.
+      """,
+    arguments: [logArgument],
+    options: [
+      whereOption,
+      OptionSpec(
+        name: "run", value: "cmd",
+        help: "A shell command that judges the state JSON on its standard input (exit 0 "
+          + "good, 125 skip, 1...127 bad)."),
+      OptionSpec(name: "json", help: "Print every probe and the result as JSON Lines."),
+    ])
+
+  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
+    let whereText = invocation.value("where")
+    let command = invocation.value("run")
+    let query: Query?
+    switch (whereText, command) {
+    case (nil, nil): throw invocation.usageError("Give one of '--where <expr>' or '--run <cmd>'")
+    case (.some, .some):
+      throw invocation.usageError("'--where <expr>' and '--run <cmd>' cannot be used together")
+    case (let text?, nil):
+      let parsed = try parseQuery(text, invocation: invocation)
+      guard parsed.isBoolean else {
+        throw invocation.usageError(
+          "The expression for '--where <expr>' is not a predicate: column 1: bisect needs "
+            + "true or false; compare the value with == != < <= > >=")
+      }
+      query = parsed
+    case (nil, _?): query = nil
+    }
+    let path = invocation.required("log")
+    let timeline = try openTimeline(path)
+    warnIfDamaged(timeline)
+    let json = invocation.flag("json")
+    let out = invocation.out
+    let style = invocation.style
+    let external = command.map { ExternalCheck(command: $0, logPath: path) }
+
+    func check(_ n: Int, _ state: ListState) throws -> Verdict {
+      if let query { return query.holds(in: state) ? .bad : .good }
+      guard let external else { return .skip }
+      do {
+        return try external.verdict(event: n, state: state)
+      } catch {
+        throw CheckAborted(message: error.description)
+      }
+    }
+    func logProbe(_ p: BisectProbe) {
+      if json {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("probe")
+        w.int(p.event)
+        w.key("verdict")
+        w.string(p.verdict.rawValue)
+        w.key("purpose")
+        w.string(p.purpose)
+        w.endObject()
+        w.endLine()
+        out.bytes(w.bytes)
+      } else {
+        Diagnostics.line("probe \(p.event): \(p.verdict.rawValue) (\(p.purpose))")
+      }
+    }
+
+    let result: BisectResult
+    do {
+      result = try Bisect.run(timeline, check: check, onProbe: logProbe)
+    } catch let error as CheckAborted {
+      throw .failure(error.message, code: ExitCode.io)
+    } catch let error as ReplayError {
+      throw CLIError(error)
+    } catch {
+      throw .failure("\(error)", code: ExitCode.io)
+    }
+
+    let subject = query.map { "\($0.description)" } ?? "the check"
+    let holds = query == nil ? "bad" : "true"
+    let fails = query == nil ? "good" : "false"
+    let verdicts = Dictionary(
+      result.probes.map { ($0.event, $0.verdict) }, uniquingKeysWith: { a, _ in a })
+    func word(_ v: Verdict?) -> String {
+      switch v {
+      case .bad?: return holds
+      case .good?: return fails
+      case .skip?: return "skipped"
+      case nil: return "not probed"
+      }
+    }
+
+    let event: Event? =
+      if let n = result.first, n > 0 {
+        try replaying { () throws(ReplayError) in try timeline.event(n) }
+      } else {
+        nil
+      }
+    let state: ListState? =
+      if let n = result.first {
+        try replaying { () throws(ReplayError) in try timeline.state(at: n) }
+      } else {
+        nil
+      }
+
+    if !result.contradictions.isEmpty, let first = result.first {
+      let list = result.contradictions.prefix(5).map(String.init).joined(separator: ", ")
+      let hint =
+        query.map { "listtape find \(shellQuoted(path)) --where \(shellQuoted($0.description))" }
+        ?? "listtape find"
+      Diagnostics.line(
+        "listtape: warning: \(subject) is not monotonic: \(fails) again at "
+          + "\(result.contradictions.count == 1 ? "event" : "events") \(list) after \(holds) "
+          + "at \(first); the answer is one place where it turns \(holds)")
+      Diagnostics.line("  List every change with: \(hint)")
+    }
+
+    if json {
+      var w = JSONWriter()
+      w.beginObject()
+      w.key("first")
+      if let n = result.first { w.int(n) } else { w.null() }
+      w.key("candidates")
+      if let c = result.candidates {
+        w.beginArray()
+        w.int(c.lowerBound)
+        w.int(c.upperBound)
+        w.endArray()
+      } else {
+        w.null()
+      }
+      w.key("boundary")
+      if let n = result.first {
+        w.beginObject()
+        w.key("before")
+        if n > 0, let v = verdicts[n - 1] { w.string(v.rawValue) } else { w.null() }
+        w.key("at")
+        w.string(verdicts[n]?.rawValue ?? Verdict.bad.rawValue)
+        w.endObject()
+      } else {
+        w.null()
+      }
+      w.key("monotonic")
+      w.bool(result.contradictions.isEmpty)
+      w.key("contradictions")
+      w.beginArray()
+      for n in result.contradictions { w.int(n) }
+      w.endArray()
+      w.key("probes")
+      w.int(result.probes.count)
+      w.key("seeks")
+      w.int(result.seeks)
+      w.key("folded")
+      w.int(result.folded)
+      w.key("event")
+      if let event { event.encode(to: &w) } else { w.null() }
+      w.key("state")
+      if let state, let n = result.first { state.writeJSON(event: n, to: &w) } else { w.null() }
+      w.endObject()
+      w.endLine()
+      out.bytes(w.bytes)
+    } else if let n = result.first, let state {
+      let what = query == nil ? "first bad event" : "first event where \(subject) holds"
+      if let c = result.candidates {
+        out.line(
+          style.bold("\(what): one of \(c.lowerBound)...\(c.upperBound)")
+            + " (skipped events hide which; \(holds) at \(n))")
+      } else {
+        out.line(style.bold("\(what): \(n)"))
+      }
+      if n == 0 {
+        out.line("boundary: \(holds) at 0, the empty list")
+      } else {
+        out.line("boundary: \(word(verdicts[n - 1])) at \(n - 1), \(word(verdicts[n])) at \(n)")
+      }
+      out.line(
+        style.dim(
+          "\(Render.plural(result.probes.count, "probe")), \(Render.plural(result.seeks, "seek")), "
+            + "\(Render.plural(result.folded, "event")) folded"))
+      if let event { out.line(Render.event(event, number: n, style: style)) }
+      out.line()
+      out.line(Render.header(event: n, of: timeline.eventCount, event: event, style: style))
+      Render.state(state, all: false, style: style, into: out)
+    } else if result.probes.allSatisfy({ $0.verdict == .skip }) {
+      out.line("every event probed was skipped: the check could not judge any state")
+    } else {
+      out.line(
+        query == nil
+          ? "no bad event: the check says good at the last event \(timeline.eventCount)"
+          : "\(subject) never holds: false at the last event \(timeline.eventCount)")
+    }
+    if timeline.isDamaged { return ExitCode.damaged }
+    return result.first == nil ? ExitCode.notFound : ExitCode.success
+  }
+}
+
+/// An external check that aborted the bisect (exit ≥ 128, a signal, or could not run).
+private struct CheckAborted: Error {
+  var message: String
+}
+
+let whereOption = OptionSpec(
+  name: "where", value: "expr",
+  help: "A state expression such as 'visible(\"mic\") and count(selected) > 0' (see "
+    + "docs/investigate.md).")
+
+/// Parses `--where`'s expression before any log is read; a malformed one is a usage error
+/// that names the column.
+func parseQuery(_ text: String, invocation: Invocation) throws(CLIError) -> Query {
+  do {
+    return try Query(text)
+  } catch {
+    throw invocation.usageError("The expression for '--where <expr>' is malformed: \(error)")
+  }
+}
+
+/// `text` quoted for a POSIX shell, so a printed command can be pasted as is.
+func shellQuoted(_ text: String) -> String {
+  let safe = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0) }
+  if safe && !text.isEmpty { return text }
+  return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}

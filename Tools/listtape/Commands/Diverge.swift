@@ -1,0 +1,100 @@
+import ListTapeJSON
+import ListTapeModel
+import ListTapeReplay
+
+/// `listtape diverge A B`: the first event after which two recordings' states differ.
+enum DivergeCommand: Command {
+  static let spec = CommandSpec(
+    name: "diverge",
+    abstract: "Find the first event after which two recordings' states differ.",
+    discussion: """
+      Compares the stored records until they disagree, then folds both logs from there and \
+      compares states only where their operations differ, so identical prefixes cost no \
+      folding. Prints the event number, the event in each log, and the diff from the first \
+      log's state to the second's at that point.
+
+      Exit status: 0 when the states diverge, 1 when they never do, 2 damaged log.
+      """,
+    arguments: [
+      ArgumentSpec(name: "a", help: "The first log."),
+      ArgumentSpec(name: "b", help: "The second log."),
+    ],
+    options: [
+      contextOption,
+      OptionSpec(name: "json", help: "Print the result as one JSON object."),
+    ])
+
+  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
+    let context = try invocation.int("context") ?? 2
+    let pathA = invocation.required("a")
+    let pathB = invocation.required("b")
+    let a = try openTimeline(pathA)
+    let b = try openTimeline(pathB)
+    warnIfDamaged(a)
+    warnIfDamaged(b)
+    let found = try replaying { () throws(ReplayError) in try Diverge.find(a, b) }
+    let diff: StateDiff? =
+      if let stateA = found.stateA, let stateB = found.stateB {
+        Differ.diff(stateA, stateB)
+      } else {
+        nil
+      }
+    let out = invocation.out
+    let style = invocation.style
+    if invocation.flag("json") {
+      var w = JSONWriter()
+      w.beginObject()
+      w.key("event")
+      if let n = found.event { w.int(n) } else { w.null() }
+      for (key, path, timeline, event) in [
+        ("a", pathA, a, found.eventA), ("b", pathB, b, found.eventB),
+      ] {
+        w.key(key)
+        w.beginObject()
+        w.key("log")
+        w.string(path)
+        w.key("events")
+        w.int(timeline.eventCount)
+        w.key("op")
+        if let event { event.encode(to: &w) } else { w.null() }
+        w.endObject()
+      }
+      w.key("firstDifferentRecord")
+      if let n = found.firstDifferentRecord { w.int(n) } else { w.null() }
+      w.key("comparedStates")
+      w.int(found.comparedStates)
+      w.key("diff")
+      if let diff { diff.writeJSON(to: &w) } else { w.null() }
+      w.endObject()
+      w.endLine()
+      out.bytes(w.bytes)
+    } else if let n = found.event {
+      out.line(style.bold("\(pathA) and \(pathB) diverge at event \(n)"))
+      for (path, timeline, event) in [(pathA, a, found.eventA), (pathB, b, found.eventB)] {
+        let what =
+          event.map { Render.event($0, number: n, style: style) }
+          ?? style.dim("(past its last event, \(timeline.eventCount))")
+        out.line("  \(path): \(what)")
+      }
+      if let first = found.firstDifferentRecord {
+        out.line(
+          style.dim(
+            first > 1
+              ? "records identical through event \(first - 1)"
+              : "the records differ from the first event"))
+      }
+      out.line()
+      out.line(style.bold("--- \(pathA) at event \(n)"))
+      out.line(style.bold("+++ \(pathB) at event \(n)"))
+      if let diff { printDiff(diff, context: context, style: style, into: out) }
+    } else {
+      var line = "\(pathA) and \(pathB) never diverge: the states are equal at every event"
+      if let first = found.firstDifferentRecord {
+        line += " (the records differ from event \(first) but fold to the same states)"
+      }
+      out.line(line)
+    }
+    if a.isDamaged || b.isDamaged { return ExitCode.damaged }
+    return found.event == nil ? ExitCode.notFound : ExitCode.success
+  }
+}

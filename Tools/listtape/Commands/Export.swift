@@ -1,0 +1,33 @@
+import ListTapeReplay
+
+/// `listtape export LOG --at N --swift`: Swift source that rebuilds a state.
+enum ExportCommand: Command {
+  static let spec = CommandSpec(
+    name: "export",
+    abstract: "Print Swift source that rebuilds the list as it was at an event.",
+    discussion: """
+      --swift prints a function that applies the state to a \
+      UICollectionViewDiffableDataSource<String, String> with Apple's API: an \
+      NSDiffableDataSourceSnapshot for the sections, one NSDiffableDataSourceSectionSnapshot \
+      per section (appends, then expansion), and the items to select. Paste it into a unit \
+      or UI test that reproduces the bug. --swift is required (the only format so far).
+      """,
+    arguments: [logArgument],
+    options: [
+      atOption,
+      OptionSpec(name: "swift", help: "Print Swift source (UIKit's diffable data source)."),
+    ])
+
+  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
+    guard invocation.flag("swift") else {
+      throw invocation.usageError("Missing '--swift': the format to export (the only one)")
+    }
+    let path = invocation.required("log")
+    let timeline = try openTimeline(path)
+    warnIfDamaged(timeline)
+    let n = try resolvePoint(invocation.value("at"), in: timeline, invocation: invocation)
+    let state = try replaying { () throws(ReplayError) in try timeline.state(at: n) }
+    invocation.out.write(SwiftExport.source(state, event: n, log: path))
+    return ExitCode.success
+  }
+}

@@ -1,0 +1,157 @@
+import ListTapeJSON
+import ListTapeModel
+import ListTapeReplay
+
+/// `listtape find LOG --where EXPR | --faults`: exact full scans.
+enum FindCommand: Command {
+  static let spec = CommandSpec(
+    name: "find",
+    abstract: "List every event at which an expression changes value, or every fault.",
+    discussion: """
+      Folds the whole log once, with no monotonic assumption. With --where, prints the \
+      value at event 0, then `event N: OLD → NEW` and the event for every change; the \
+      expression may be of any type (count(visible) lists every change of the count). With \
+      --faults, prints every fault as `event N: OP: reason`.
+
+      Exit status: 0 when something is listed, 1 when the value never changes (or the log \
+      has no faults), 64 a malformed expression (the message names the column), 2 damaged log.
+      """,
+    arguments: [logArgument],
+    options: [
+      whereOption,
+      OptionSpec(name: "faults", help: "List every fault with its reason instead."),
+      OptionSpec(name: "json", help: "Print JSON Lines: one object per change or fault."),
+    ])
+
+  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
+    let whereText = invocation.value("where")
+    let faults = invocation.flag("faults")
+    if whereText == nil && !faults {
+      throw invocation.usageError("Give one of '--where <expr>' or '--faults'")
+    }
+    if whereText != nil && faults {
+      throw invocation.usageError("'--where <expr>' and '--faults' cannot be used together")
+    }
+    let query = try whereText.map { text throws(CLIError) in
+      try parseQuery(text, invocation: invocation)
+    }
+    let timeline = try openTimeline(invocation.required("log"))
+    warnIfDamaged(timeline)
+    let found: Int
+    if let query {
+      found = try changes(of: query, in: timeline, invocation: invocation)
+    } else {
+      found = try listFaults(in: timeline, invocation: invocation)
+    }
+    if timeline.isDamaged { return ExitCode.damaged }
+    return found > 0 ? ExitCode.success : ExitCode.notFound
+  }
+
+  static func changes(of query: Query, in timeline: Timeline, invocation: Invocation)
+    throws(CLIError) -> Int
+  {
+    let json = invocation.flag("json")
+    let out = invocation.out
+    let style = invocation.style
+    let total = timeline.eventCount
+    let progress = Progress("scanning", enabled: Terminal.isTTY(2) && total >= 100_000)
+    // The value at 0 (the empty list) first, so each change below reads as a step from it.
+    if !json {
+      let initial = query.evaluate(ListState())
+      out.line("\(query.description) is \(style.bold(initial.description)) at event 0")
+    }
+    let result = try replaying { () throws(ReplayError) in
+      try Find.changes(timeline, query: query, progress: progress.update) { change, event in
+        progress.finish()
+        if json {
+          var w = JSONWriter()
+          w.beginObject()
+          w.key("event")
+          w.int(change.event)
+          w.key("from")
+          write(change.from, to: &w)
+          w.key("to")
+          write(change.to, to: &w)
+          w.key("op")
+          event.encode(to: &w)
+          w.endObject()
+          w.endLine()
+          out.bytes(w.bytes)
+        } else {
+          out.line(
+            style.bold("event \(change.event)") + ": \(change.from) → "
+              + style.green(change.to.description) + "  "
+              + Render.event(event, number: nil, style: style))
+        }
+      }
+    }
+    progress.finish()
+    if json {
+      var w = JSONWriter()
+      w.beginObject()
+      w.key("expression")
+      w.string(query.description)
+      w.key("initial")
+      write(result.initial, to: &w)
+      w.key("changes")
+      w.int(result.changes)
+      w.key("events")
+      w.int(total)
+      w.endObject()
+      w.endLine()
+      out.bytes(w.bytes)
+    } else {
+      out.line(
+        style.dim(
+          "\(Render.plural(result.changes, "change")) in \(Render.plural(total, "event"))"))
+    }
+    return result.changes
+  }
+
+  static func listFaults(in timeline: Timeline, invocation: Invocation) throws(CLIError) -> Int {
+    let json = invocation.flag("json")
+    let out = invocation.out
+    let style = invocation.style
+    let total = timeline.eventCount
+    let progress = Progress("scanning", enabled: Terminal.isTTY(2) && total >= 100_000)
+    var count = 0
+    _ = try replaying { () throws(ReplayError) in
+      try timeline.replay(through: total, progress: progress.update) { n, event, fault in
+        progress.finish()
+        count += 1
+        if json {
+          var w = JSONWriter()
+          w.beginObject()
+          w.key("event")
+          w.int(n)
+          w.key("op")
+          w.string(event.op)
+          w.key("reason")
+          w.string(fault.description)
+          w.endObject()
+          w.endLine()
+          out.bytes(w.bytes)
+        } else {
+          out.line(style.red("event \(n): \(event.op): \(fault)"))
+        }
+        return true
+      }
+    }
+    progress.finish()
+    if !json {
+      out.line(
+        style.dim("\(Render.plural(count, "fault")) in \(Render.plural(total, "event"))"))
+    }
+    return count
+  }
+
+  /// A query value as JSON: true/false, an integer, a string or null.
+  static func write(_ value: QueryValue, to w: inout JSONWriter) {
+    switch value {
+    case .bool(let b): w.bool(b)
+    case .int(let i): w.int(i)
+    case .string(let s): w.string(s)
+    case .null: w.null()
+    }
+  }
+}
