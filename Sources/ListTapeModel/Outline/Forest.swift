@@ -73,8 +73,11 @@ struct Forest {
   var sectionIndex: [String: Handle] = [:]
   /// Handles of selected items (order is not meaningful; output sorts by display order).
   var selection: Set<Handle> = []
-  /// Seed of the next treap priority: deterministic, so equal histories give equal trees.
-  var prioritySeed: UInt64 = 0x9E37_79B9_7F4A_7C15
+  /// Seed of the next treap priority, random per state: a log's author must not be able to
+  /// choose insert positions that line priorities up into a degenerate (deep) treap, which
+  /// would make the recursive split and merge exhaust the stack. Nothing observable depends
+  /// on the tree shape (equality, JSON and encodings follow the logical order).
+  var prioritySeed: UInt64 = UInt64.random(in: 0...UInt64.max)
 
   var journal: Journal?
 
