@@ -23,10 +23,12 @@ public enum SampleSession {
 }
 
 /// SplitMix64: tiny, fast, and identical everywhere.
-struct SplitMix64 {
-  var state: UInt64
+package struct SplitMix64 {
+  package var state: UInt64
 
-  mutating func next() -> UInt64 {
+  package init(seed: UInt64) { state = seed }
+
+  package mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -35,9 +37,9 @@ struct SplitMix64 {
   }
 
   /// Uniform in 0..<n (n > 0).
-  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+  package mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 
-  mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+  package mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 }
 
 /// Folds what it emits into a shadow state so every edit it makes is valid (except the
@@ -57,7 +59,7 @@ private struct Generator {
   let sections = ["symbols", "languages", "form", "favorites", "contacts"]
 
   init(seed: UInt64, maxItems: Int) {
-    rng = SplitMix64(state: seed)
+    rng = SplitMix64(seed: seed)
     self.maxItems = max(maxItems, 50)
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeReplay
 
 /// Issue 2's figures: the fold's cost must not grow with the list, and the outline queries
 /// must beat a naive flat-array reference by a wide margin.
@@ -276,21 +277,8 @@ struct NaiveOutline {
   }
 }
 
-/// SplitMix64 for the bench's workloads.
-struct Rng {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
+/// The bench's workloads draw from the same generator as the sample sessions.
+typealias Rng = SplitMix64
 
 /// Wall-clock timing with a monotonic clock.
 enum Clock {
