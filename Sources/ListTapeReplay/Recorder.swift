@@ -32,6 +32,10 @@ public final class Recorder {
     case .interval: o.fsync = .interval(seconds: 1)
     case .never: o.fsync = .never
     }
+    // Checkpoints: at most 200k events apart (a seek folds at most that many), and at
+    // least four times their own size of events apart (so they stay a small share of the
+    // file), whichever comes first; see docs/log-format.md.
+    o.maxEventsBetweenCheckpoints = 200_000
     o.eventCodecVersion = 1
     o.stateCodecVersion = UInt32(Checkpoint.version)
     return o

@@ -11,7 +11,7 @@ struct RandomLists {
   let sectionPool = ["s0", "s1", "s2", "s3", "s4"]
 
   init(seed: UInt64, itemPool: Int = 40) {
-    rng = SplitMix64(state: seed)
+    rng = SplitMix64(seed: seed)
     self.itemPool = itemPool
   }
 

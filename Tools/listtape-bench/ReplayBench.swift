@@ -135,8 +135,8 @@ enum ReplayBench {
   static func largeLogFigures(events count: Int, maxItems: Int) throws {
     print("## A \(count.formatted())-event session (list of up to \(maxItems.formatted()) items)\n")
     let planted = count * 9 / 10
-    let a = directory + "/large-\(count)-v2-a.ltape"
-    let b = directory + "/large-\(count)-v2-b.ltape"
+    let a = directory + "/large-\(count)-v3-a.ltape"
+    let b = directory + "/large-\(count)-v3-b.ltape"
     let generate = try Clock.measure {
       try writeLarge(a, events: count, maxItems: maxItems, planted: planted, bug: true)
       try writeLarge(b, events: count, maxItems: maxItems, planted: planted, bug: false)

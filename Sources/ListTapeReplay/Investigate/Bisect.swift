@@ -83,6 +83,24 @@ public enum Bisect {
     }
     // Invariant: lo is good (or -1: before the log), hi is bad, skipped ones in between.
     var skipped = Set<Int>()
+    // First narrow to one checkpoint interval probing only checkpoints (a decode, no fold),
+    // then search inside it, folding forward from the interval's start.
+    var marks = timeline.checkpointSeqs.filter { $0 > lo && $0 < hi }
+    while !marks.isEmpty {
+      let mid = marks.count / 2
+      let n = marks[mid]
+      switch try probe(n, "search") {
+      case .good:
+        lo = n
+        marks = Array(marks[(mid + 1)...])
+      case .bad:
+        hi = n
+        marks = Array(marks[..<mid])
+      case .skip:
+        skipped.insert(n)
+        marks.remove(at: mid)
+      }
+    }
     while hi - lo > 1 {
       let mid = lo + (hi - lo) / 2
       guard let n = nearestUnskipped(mid, lo: lo, hi: hi, skipped) else {

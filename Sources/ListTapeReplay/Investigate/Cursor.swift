@@ -12,8 +12,8 @@ public struct Cursor {
   public private(set) var seeks = 0
   /// Events folded forward from an earlier position.
   public private(set) var folded = 0
-  /// Forward distance up to which folding beats seeking.
-  let reach = 20_000
+  /// What decoding a checkpoint costs, in events folded (a rough, measured equivalence).
+  let decodeCost = 30_000
 
   /// A cursor at event 0 (the empty state).
   public init(_ timeline: Timeline) {
@@ -26,7 +26,10 @@ public struct Cursor {
   /// Moves to the state after event `n`.
   public mutating func move(to n: Int) throws(ReplayError) {
     if n == position { return }
-    if n > position && n - position <= reach {
+    // Fold forward when that is cheaper than decoding the checkpoint before n and folding
+    // from there.
+    let seekCost = decodeCost + (n - timeline.checkpointSeq(atOrBefore: n))
+    if n > position && n - position <= seekCost {
       try timeline.fold(&state, &decoder, from: position + 1, through: n)
       folded += n - position
     } else {
