@@ -197,11 +197,15 @@ public final class Timeline {
   }
 
   /// Folds events `from...through` into `state`, skipping faults.
+  /// With `until`, stops right after the first event whose state satisfies it and returns
+  /// that event's number; otherwise returns the last event folded.
+  @discardableResult
   func fold(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
-    after: ((Int, Event) -> Void)? = nil
-  ) throws(ReplayError) {
-    guard from <= through else { return }
+    until: (Int, ListState) -> Bool = { _, _ in false }
+  ) throws(ReplayError) -> Int {
+    guard from <= through else { return from - 1 }
+    var last = from - 1
     // Move the state into the closure's variable (a copy would make the first write
     // duplicate the whole state), and move it back when done.
     var s = ListState()
@@ -215,9 +219,10 @@ public final class Timeline {
     try scan(from: from, through: through) { seq, bytes in
       let e = try decode(&d, bytes, seq)
       try? s.apply(e)
-      after?(seq, e)
-      return true
+      last = seq
+      return !until(seq, s)
     }
+    return last
   }
 
   /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to

@@ -32,6 +32,11 @@ func plantedSession(events: Int = 6_000, planted: Int = 4_321, seed: UInt64 = 9)
     let query = try Query("count(sections) == 6")
     let result = try Bisect.run(timeline) { _, state in query.holds(in: state) ? .bad : .good }
     #expect(result.first == 4_321)
+    let scanned = try Bisect.run(timeline, scanInterval: true) { _, state in
+      query.holds(in: state) ? .bad : .good
+    }
+    #expect(scanned.first == 4_321)
+    #expect(scanned.seeks <= result.seeks)
     #expect(result.contradictions.isEmpty)
     #expect(result.probes.count <= 40)
     // The boundary: false just before, true at the answer.

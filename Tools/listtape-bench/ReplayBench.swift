@@ -170,7 +170,9 @@ enum ReplayBench {
     let query = try Query("count(sections) == 6")
     var result: BisectResult?
     let bisectTime = try Clock.measure {
-      result = try Bisect.run(timeline) { _, s in query.holds(in: s) ? .bad : .good }
+      result = try Bisect.run(timeline, scanInterval: true) { _, s in
+        query.holds(in: s) ? .bad : .good
+      }
     }
     var changes = 0
     let findTime = try Clock.measure {

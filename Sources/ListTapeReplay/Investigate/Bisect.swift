@@ -38,8 +38,11 @@ public struct BisectResult: Sendable {
 /// stays bad after: O(log n) checkpoint seeks, then a few extra probes after the answer to
 /// catch predicates that are not monotonic.
 public enum Bisect {
+  /// With `scanInterval` (for cheap checks such as `--where` expressions), the search
+  /// ends with one forward fold through the last checkpoint interval, checking every event,
+  /// instead of a binary search whose backward steps would each re-fold the interval.
   public static func run(
-    _ timeline: Timeline, extraChecks: Int = 3,
+    _ timeline: Timeline, extraChecks: Int = 3, scanInterval: Bool = false,
     check: (Int, ListState) throws -> Verdict,
     onProbe: (BisectProbe) -> Void = { _ in }
   ) throws -> BisectResult {
@@ -100,6 +103,30 @@ public enum Bisect {
         skipped.insert(n)
         marks.remove(at: mid)
       }
+    }
+    if scanInterval && hi - lo > 1 {
+      try cursor.move(to: max(lo, 0))
+      var failure: (any Error)?
+      let hit = try cursor.advance(through: hi - 1) { n, s in
+        do {
+          return try check(n, s) == .bad
+        } catch {
+          failure = error
+          return true
+        }
+      }
+      if let failure { throw failure }
+      // The scan checked every event it passed: log the boundary pair it found.
+      let found = hit ?? hi
+      for (n, v) in [(found - 1, Verdict.good), (found, Verdict.bad)]
+      where n >= 0 && known[n] == nil {
+        known[n] = v
+        let p = BisectProbe(event: n, verdict: v, purpose: "scan")
+        probes.append(p)
+        onProbe(p)
+      }
+      hi = found
+      lo = found - 1
     }
     while hi - lo > 1 {
       let mid = lo + (hi - lo) / 2

@@ -23,6 +23,26 @@ public struct Cursor {
     decoder = EventDecoder()
   }
 
+  /// Folds forward from the current position through event `limit`, stopping right after
+  /// the first event whose state satisfies `condition`; returns that event, or nil (the
+  /// cursor then stands at `limit`).
+  public mutating func advance(through limit: Int, until condition: (Int, ListState) -> Bool)
+    throws(ReplayError) -> Int?
+  {
+    guard limit > position else { return nil }
+    var hit: Int?
+    let stop = try timeline.fold(&state, &decoder, from: position + 1, through: limit) { n, s in
+      if condition(n, s) {
+        hit = n
+        return true
+      }
+      return false
+    }
+    folded += stop - position
+    position = stop
+    return hit
+  }
+
   /// Moves to the state after event `n`.
   public mutating func move(to n: Int) throws(ReplayError) {
     if n == position { return }

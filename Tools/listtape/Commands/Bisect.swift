@@ -88,7 +88,8 @@ enum BisectCommand: Command {
 
     let result: BisectResult
     do {
-      result = try Bisect.run(timeline, check: check, onProbe: logProbe)
+      result = try Bisect.run(
+        timeline, scanInterval: query != nil, check: check, onProbe: logProbe)
     } catch let error as CheckAborted {
       throw .failure(error.message, code: ExitCode.io)
     } catch let error as ReplayError {
