@@ -13,6 +13,7 @@ enum CLI {
   static let commands: [any Command.Type] = [
     RecordCommand.self, ShowCommand.self, ReplayCommand.self, EventsCommand.self,
     VerifyCommand.self, StatsCommand.self, GenerateCommand.self, CompletionCommand.self,
+    ScrubCommand.self, HTMLCommand.self,
     HelpCommand.self,
   ]
 
