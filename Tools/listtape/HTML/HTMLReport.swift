@@ -73,7 +73,7 @@ struct HTMLReport {
           faults.endArray()
         }
         let every = checkpointEvery ?? max(64, state.numberOfAllItems / 2)
-        if n - lastCheckpoint >= every && n < through {
+        if n - lastCheckpoint >= every {
           Self.checkpoint(state, at: n, to: &checkpoints)
           lastCheckpoint = n
         }

@@ -43,6 +43,11 @@ final class RawTerminal {
     }
     for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { signal(sig, onSignal) }
     signal(SIGWINCH) { _ in resized = 1 }
+    // A spawning parent may have blocked these, and the mask survives exec.
+    var unblock = sigset_t()
+    sigemptyset(&unblock)
+    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] { sigaddset(&unblock, sig) }
+    pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
   }
 
