@@ -180,7 +180,7 @@ struct ScrubTests {
     try tmux.waitFor("event 1 of 105  mark")
     try tmux.keys("f")
     let fault = try tmux.waitFor("event 98 of 105")
-    #expect(fault.contains("✗ fault: event 98: select: item \"message\" is not visible"))
+    #expect(fault.contains("✗ fault: select: item \"message\" is not visible"))
     try tmux.keys("f")
     try tmux.waitFor("no fault after event 98")
     try tmux.keys("Left", "d")

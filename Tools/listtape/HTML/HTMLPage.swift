@@ -40,11 +40,11 @@ enum HTMLPage {
       <div id="summary" class="dim"></div>
     </header>
     <nav id="controls">
-      <button id="first" title="Event 0 of the window (Home)">⏮</button>
+      <button id="first" title="Event 0 of the window (Home)">|◀</button>
       <button id="prev" title="Previous event (←)">◀</button>
       <button id="play" title="Play / pause (space)">▶ play</button>
       <button id="next" title="Next event (→)">▶</button>
-      <button id="last" title="Last event (End)">⏭</button>
+      <button id="last" title="Last event (End)">▶|</button>
       <button id="prevmark" title="Previous mark">◆◀</button>
       <button id="nextmark" title="Next mark">▶◆</button>
       <button id="nextfault" title="Next fault">▶✗</button>

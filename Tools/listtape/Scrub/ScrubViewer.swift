@@ -13,6 +13,9 @@ final class ScrubViewer {
     var previous: ListState?
     var state: ListState
     var diff: [String]?
+    /// The list as text, built on first draw (a large list costs one pass per move, not
+    /// one per redraw).
+    var list: [String]?
   }
 
   enum Prompt {
@@ -322,9 +325,7 @@ final class ScrubViewer {
     }
     if let fault = frame.fault, let event = frame.event {
       lines.append(
-        style.red(
-          "✗ fault: event \(frame.position): \(event.op): \(fault)")
-          + style.dim("  (state unchanged)"))
+        style.red("✗ fault: \(event.op): \(fault)") + style.dim(" · state unchanged"))
     } else {
       lines.append("")
     }
@@ -398,7 +399,8 @@ final class ScrubViewer {
         }
       }
     }
-    return Self.list(frame.state, style: style)
+    if frame.list == nil { frame.list = Self.list(frame.state, style: style) }
+    return frame.list ?? []
   }
 
   private func bottom(more: Bool) -> String {
@@ -421,7 +423,7 @@ final class ScrubViewer {
         [
           Render.plural(sections.count, "section"), Render.plural(state.numberOfAllItems, "item"),
           "\(Render.count(state.numberOfItems)) visible",
-          "\(Render.count(state.selectedItems.count)) selected",
+          "\(Render.count(state.numberOfSelectedItems)) selected",
           state.allowsMultipleSelection ? "multiple selection" : "single selection",
         ].joined(separator: " · "))
     ]
