@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The terminal settings to put back, readable from a signal handler.
+nonisolated(unsafe) private var savedAttributes = termios()
+nonisolated(unsafe) private var rawModeActive: sig_atomic_t = 0
+/// Set by SIGWINCH; the event loop redraws when it sees it.
+nonisolated(unsafe) private var resized: sig_atomic_t = 0
+
+/// Restores the cooked mode and the main screen: async-signal-safe (tcsetattr and write only).
+private func restoreTerminalNow() {
+  guard rawModeActive != 0 else { return }
+  rawModeActive = 0
+  let leave: StaticString = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+  _ = write(1, leave.utf8Start, leave.utf8CodeUnitCount)
+  _ = tcsetattr(0, TCSAFLUSH, &savedAttributes)
+}
+
+/// A full-screen session: raw keyboard input from standard input, the alternate screen on
+/// standard output, the terminal put back on close, on SIGINT/SIGTERM/SIGHUP and on errors.
+final class RawTerminal {
+  private var closed = false
+
+  /// Enters raw mode and the alternate screen; nil when standard input is not a terminal.
+  init?() {
+    guard isatty(0) == 1, tcgetattr(0, &savedAttributes) == 0 else { return nil }
+    var raw = savedAttributes
+    cfmakeraw(&raw)
+    // Keep output processing off (we write \r\n ourselves) but read byte by byte.
+    withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+      cc[Int(VMIN)] = 1
+      cc[Int(VTIME)] = 0
+    }
+    guard tcsetattr(0, TCSAFLUSH, &raw) == 0 else { return nil }
+    rawModeActive = 1
+    let onSignal: @convention(c) (Int32) -> Void = { sig in
+      restoreTerminalNow()
+      signal(sig, SIG_DFL)
+      raise(sig)
+    }
+    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { signal(sig, onSignal) }
+    signal(SIGWINCH) { _ in resized = 1 }
+    // A spawning parent may have blocked these, and the mask survives exec.
+    var unblock = sigset_t()
+    sigemptyset(&unblock)
+    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] { sigaddset(&unblock, sig) }
+    pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+    write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
+  }
+
+  deinit { close() }
+
+  /// Leaves raw mode and the alternate screen; safe to call more than once.
+  func close() {
+    guard !closed else { return }
+    closed = true
+    restoreTerminalNow()
+    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] { signal(sig, SIG_DFL) }
+  }
+
+  /// Rows and columns of the terminal (24×80 when it will not say).
+  var size: (rows: Int, columns: Int) {
+    var ws = winsize()
+    #if canImport(Glibc)
+    let request = UInt(TIOCGWINSZ)
+    #else
+    let request = TIOCGWINSZ
+    #endif
+    if ioctl(1, request, &ws) == 0, ws.ws_row > 0, ws.ws_col > 0 {
+      return (Int(ws.ws_row), Int(ws.ws_col))
+    }
+    return (24, 80)
+  }
+
+  /// Whether the window changed size since the last call.
+  func takeResize() -> Bool {
+    guard resized != 0 else { return false }
+    resized = 0
+    return true
+  }
+
+  /// Waits up to `timeout` milliseconds for input; returns the bytes read (empty on timeout
+  /// or a signal), nil at end of input.
+  func read(timeout: Int32) -> [UInt8]? {
+    var fds = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+    let ready = poll(&fds, 1, timeout)
+    if ready <= 0 { return [] }
+    var buffer = [UInt8](repeating: 0, count: 256)
+    let n = buffer.withUnsafeMutableBytes { raw -> Int in
+      guard let base = raw.baseAddress else { return -1 }
+      return rawRead(0, base, raw.count)
+    }
+    if n < 0 { return errno == EINTR || errno == EAGAIN ? [] : nil }
+    if n == 0 { return nil }
+    return Array(buffer[..<n])
+  }
+
+  /// Writes all of `text` to standard output.
+  func write(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeMutableBytes { raw -> Int in
+        guard let base = raw.baseAddress else { return -1 }
+        return rawWrite(1, base + offset, raw.count - offset)
+      }
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+}
+
+private func rawRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+  #if canImport(Glibc)
+  return Glibc.read(fd, buffer, count)
+  #else
+  return Darwin.read(fd, buffer, count)
+  #endif
+}
+
+private func rawWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+  #if canImport(Glibc)
+  return Glibc.write(fd, buffer, count)
+  #else
+  return Darwin.write(fd, buffer, count)
+  #endif
+}

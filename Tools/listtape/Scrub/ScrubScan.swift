@@ -1,0 +1,119 @@
+import Foundation
+import ListTapeModel
+import ListTapeReplay
+
+/// Marks and faults of a whole log, found by one fold on a background thread so that the
+/// viewer is usable at once. Memory is bounded: at most `limit` marks and `limit` faults are
+/// kept by number (past that, navigation scans the log), and counts per bucket for the bar.
+final class ScrubScan: @unchecked Sendable {
+  static let limit = 10_000
+  static let buckets = 2048
+
+  struct Found {
+    var marks: [(n: Int, label: String)] = []
+    var faults: [(n: Int, reason: String)] = []
+    var markBuckets = [Int](repeating: 0, count: ScrubScan.buckets)
+    var faultBuckets = [Int](repeating: 0, count: ScrubScan.buckets)
+    var markTotal = 0
+    var faultTotal = 0
+    /// Events folded so far; `total` when done.
+    var scanned = 0
+    var failure: String?
+    var truncatedMarks: Bool { markTotal > marks.count }
+    var truncatedFaults: Bool { faultTotal > faults.count }
+  }
+
+  let total: Int
+  private let lock = NSLock()
+  private var found = Found()
+  private var cancelled = false
+
+  init(total: Int) { self.total = total }
+
+  var snapshot: Found {
+    lock.lock()
+    defer { lock.unlock() }
+    return found
+  }
+
+  var isDone: Bool { snapshot.scanned >= total || snapshot.failure != nil }
+
+  func cancel() {
+    lock.lock()
+    cancelled = true
+    lock.unlock()
+  }
+
+  /// The bucket of event `n` (1...total).
+  func bucket(_ n: Int) -> Int {
+    total > 0 ? min(Self.buckets - 1, (n - 1) * Self.buckets / total) : 0
+  }
+
+  /// Starts the fold of `path` on its own thread, with its own reader.
+  func start(path: String) {
+    let thread = Thread { [self] in run(path: path) }
+    thread.stackSize = 8 << 20
+    thread.start()
+  }
+
+  private func run(path: String) {
+    var batch = Found()
+    var state = ListState()
+    func publish() -> Bool {
+      lock.lock()
+      defer { lock.unlock() }
+      found.marks += batch.marks
+      found.faults += batch.faults
+      for i in 0..<Self.buckets {
+        found.markBuckets[i] += batch.markBuckets[i]
+        found.faultBuckets[i] += batch.faultBuckets[i]
+      }
+      found.markTotal += batch.markTotal
+      found.faultTotal += batch.faultTotal
+      found.scanned = batch.scanned
+      batch.marks.removeAll()
+      batch.faults.removeAll()
+      batch.markBuckets = [Int](repeating: 0, count: Self.buckets)
+      batch.faultBuckets = batch.markBuckets
+      batch.markTotal = 0
+      batch.faultTotal = 0
+      return !cancelled
+    }
+    var keptMarks = 0
+    var keptFaults = 0
+    do {
+      let timeline = try Timeline(path: path)
+      try timeline.forEachEvent(through: total) { n, event in
+        let labels = event.operation.markLabels
+        if !labels.isEmpty {
+          batch.markTotal += 1
+          batch.markBuckets[bucket(n)] += 1
+          if keptMarks < Self.limit {
+            keptMarks += 1
+            batch.marks.append((n, labels.joined(separator: ", ")))
+          }
+        }
+        do throws(ListFault) {
+          try state.apply(event)
+        } catch {
+          batch.faultTotal += 1
+          batch.faultBuckets[bucket(n)] += 1
+          if keptFaults < Self.limit {
+            keptFaults += 1
+            batch.faults.append((n, error.description))
+          }
+        }
+        batch.scanned = n
+        if n & 0x3FFF == 0 { return publish() }
+        return true
+      }
+      batch.scanned = total
+      _ = publish()
+    } catch {
+      _ = publish()
+      lock.lock()
+      found.failure = "\(error)"
+      lock.unlock()
+    }
+  }
+}

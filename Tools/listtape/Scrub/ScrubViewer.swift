@@ -1,0 +1,460 @@
+import Foundation
+import ListTapeModel
+import ListTapeReplay
+
+/// The time-travel viewer: the list at event N, the event and its fault, a timeline bar
+/// with marks and faults, and keys to move through the log.
+final class ScrubViewer {
+  /// What the screen shows at one event, computed once per move.
+  struct Frame {
+    var position: Int
+    var event: Event?
+    var fault: String?
+    var previous: ListState?
+    var state: ListState
+    var diff: [String]?
+    /// The list as text, built on first draw (a large list costs one pass per move, not
+    /// one per redraw).
+    var list: [String]?
+  }
+
+  enum Prompt {
+    case jump, search
+  }
+
+  let timeline: Timeline
+  let terminal: RawTerminal
+  let style: Style
+  let scan: ScrubScan
+  var total: Int { timeline.eventCount }
+  /// Positioned at the event before the one shown, so the shown event folds onto it.
+  private var cursor: Cursor
+  private var frame: Frame
+  private var decoder = KeyDecoder()
+  private var showDiff = false
+  private var showHelp = false
+  private var scroll = 0
+  private var prompt: (kind: Prompt, text: String)?
+  private var message: String?
+  private var lastSearch: String?
+  private var lastScanned = -1
+
+  init(timeline: Timeline, terminal: RawTerminal, style: Style, at n: Int) throws(ReplayError) {
+    self.timeline = timeline
+    self.terminal = terminal
+    self.style = style
+    scan = ScrubScan(total: timeline.eventCount)
+    cursor = Cursor(timeline)
+    frame = Frame(position: 0, state: ListState())
+    frame = try load(n)
+    scan.start(path: timeline.path)
+  }
+
+  /// Runs until `q`, Ctrl-C or the end of input.
+  func run() {
+    defer { scan.cancel() }
+    draw()
+    while true {
+      let scanning = !scan.isDone
+      guard let bytes = terminal.read(timeout: scanning ? 200 : 1000) else { return }
+      var dirty = terminal.takeResize()
+      let scanned = scan.snapshot.scanned
+      if scanned != lastScanned {
+        lastScanned = scanned
+        dirty = true
+      }
+      for key in decoder.feed(bytes) {
+        if !handle(key) { return }
+        dirty = true
+      }
+      if dirty { draw() }
+    }
+  }
+
+  // MARK: Moving
+
+  private func load(_ n: Int) throws(ReplayError) -> Frame {
+    guard n > 0 else { return Frame(position: 0, state: ListState()) }
+    try cursor.move(to: n - 1)
+    let previous = cursor.state
+    let event = try timeline.event(n)
+    var state = previous
+    var fault: String?
+    do throws(ListFault) {
+      try state.apply(event)
+    } catch {
+      fault = error.description
+    }
+    return Frame(position: n, event: event, fault: fault, previous: previous, state: state)
+  }
+
+  private func go(_ n: Int) {
+    let target = max(0, min(total, n))
+    guard target != frame.position else { return }
+    do {
+      frame = try load(target)
+      scroll = 0
+    } catch {
+      message = style.red("error: \(error)")
+    }
+  }
+
+  /// Returns false to quit.
+  private func handle(_ key: Key) -> Bool {
+    if prompt != nil { return handlePrompt(key) }
+    message = nil
+    if showHelp {
+      showHelp = false
+      if key != .character("q") && key != .interrupt { return true }
+    }
+    switch key {
+    case .right, .character("l"): go(frame.position + 1)
+    case .left, .character("h"): go(frame.position - 1)
+    case .pageDown: go(frame.position + 100)
+    case .pageUp: go(frame.position - 100)
+    case .home: go(0)
+    case .end: go(total)
+    case .down, .character("j"): scroll += 1
+    case .up, .character("k"): scroll = max(0, scroll - 1)
+    case .character("g"): prompt = (.jump, "")
+    case .character("/"): prompt = (.search, "")
+    case .character("n"):
+      if let id = lastSearch { search(id) } else { message = "no search yet: press / first" }
+    case .character("m"): jump(to: nextMark(after: frame.position), none: "no mark after")
+    case .character("M"): jump(to: previousMark(before: frame.position), none: "no mark before")
+    case .character("f"): jump(to: nextFault(after: frame.position), none: "no fault after")
+    case .character("F"): jump(to: previousFault(before: frame.position), none: "no fault before")
+    case .character("d"): showDiff.toggle()
+    case .character("?"): showHelp = true
+    case .character("q"), .interrupt: return false
+    default: break
+    }
+    return true
+  }
+
+  private func handlePrompt(_ key: Key) -> Bool {
+    guard let current = prompt else { return true }
+    switch key {
+    case .escape:
+      prompt = nil
+    case .interrupt:
+      return false
+    case .backspace:
+      prompt?.text = String(current.text.dropLast())
+    case .character(let c):
+      prompt?.text.append(c)
+    case .enter:
+      prompt = nil
+      let text = current.text.trimmingCharacters(in: .whitespaces)
+      guard !text.isEmpty else { return true }
+      switch current.kind {
+      case .jump:
+        do {
+          go(try timeline.resolve(text))
+        } catch {
+          message = style.red(error.description)
+        }
+      case .search:
+        lastSearch = text
+        search(text)
+      }
+    default:
+      break
+    }
+    return true
+  }
+
+  private func jump(to n: Int?, none: String) {
+    if let n {
+      go(n)
+    } else {
+      message = "\(none) event \(frame.position)"
+    }
+  }
+
+  // MARK: Searching
+
+  /// The next event after the current one that names `id`.
+  private func search(_ id: String) {
+    status("searching for \(id)…")
+    var found: Int?
+    do {
+      try timeline.forEachEvent(from: frame.position + 1) { n, e in
+        if e.operation.itemIDs.contains(id) {
+          found = n
+          return false
+        }
+        return true
+      }
+    } catch {
+      message = style.red("error: \(error)")
+      return
+    }
+    if let found {
+      go(found)
+      message = "event \(found) touches \(id)  (n: next)"
+    } else {
+      message = "no event after \(frame.position) touches \"\(id)\""
+    }
+  }
+
+  /// Events through which the background scan's list of marks or faults is complete.
+  private func complete(_ kept: [Int], truncated: Bool, scanned: Int) -> Int {
+    truncated ? (kept.last ?? 0) : scanned
+  }
+
+  private func next(after p: Int, kept: [Int], through done: Int, live: (Int) -> Int?) -> Int? {
+    if let n = kept.first(where: { $0 > p }) { return n }
+    guard done < total else { return nil }
+    status("searching…")
+    return live(max(p, done) + 1)
+  }
+
+  private func previous(
+    before p: Int, kept: [Int], through done: Int, live: (Int, Int) -> Int?
+  ) -> Int? {
+    if done + 1 < p {
+      status("searching…")
+      if let n = live(done + 1, p - 1) { return n }
+    }
+    return kept.last { $0 < p }
+  }
+
+  private func nextMark(after p: Int) -> Int? {
+    let f = scan.snapshot
+    let kept = f.marks.map(\.n)
+    let done = complete(kept, truncated: f.truncatedMarks, scanned: f.scanned)
+    return next(after: p, kept: kept, through: done) { from in
+      lastMatch(from: from, through: total, first: true) { n, e, _ in
+        !e.operation.markLabels.isEmpty
+      }
+    }
+  }
+
+  private func previousMark(before p: Int) -> Int? {
+    let f = scan.snapshot
+    let kept = f.marks.map(\.n)
+    let done = complete(kept, truncated: f.truncatedMarks, scanned: f.scanned)
+    return previous(before: p, kept: kept, through: done) { from, through in
+      lastMatch(from: from, through: through, first: false) { _, e, _ in
+        !e.operation.markLabels.isEmpty
+      }
+    }
+  }
+
+  private func nextFault(after p: Int) -> Int? {
+    let f = scan.snapshot
+    let kept = f.faults.map(\.n)
+    let done = complete(kept, truncated: f.truncatedFaults, scanned: f.scanned)
+    return next(after: p, kept: kept, through: done) { from in
+      lastMatch(from: from, through: total, first: true, fold: true) { _, _, faulted in faulted }
+    }
+  }
+
+  private func previousFault(before p: Int) -> Int? {
+    let f = scan.snapshot
+    let kept = f.faults.map(\.n)
+    let done = complete(kept, truncated: f.truncatedFaults, scanned: f.scanned)
+    return previous(before: p, kept: kept, through: done) { from, through in
+      lastMatch(from: from, through: through, first: false, fold: true) { _, _, faulted in
+        faulted
+      }
+    }
+  }
+
+  /// The first (or last) event in `from...through` for which `test` holds; with `fold`, the
+  /// events are folded from the state before `from` so that `test` learns whether each faulted.
+  private func lastMatch(
+    from: Int, through: Int, first: Bool, fold: Bool = false,
+    _ test: (Int, Event, Bool) -> Bool
+  ) -> Int? {
+    guard from <= through else { return nil }
+    var found: Int?
+    do {
+      var state = fold ? try timeline.state(at: from - 1) : ListState()
+      try timeline.forEachEvent(from: from, through: through) { n, e in
+        var faulted = false
+        if fold {
+          do throws(ListFault) { try state.apply(e) } catch { faulted = true }
+        }
+        if test(n, e, faulted) {
+          found = n
+          return !first
+        }
+        return true
+      }
+    } catch {
+      message = style.red("error: \(error)")
+      return nil
+    }
+    return found
+  }
+
+  /// Shows a one-line status at once (before a long search).
+  private func status(_ text: String) {
+    message = text
+    draw()
+  }
+
+  // MARK: Drawing
+
+  private func draw() {
+    let (rows, columns) = terminal.size
+    var lines = top(width: columns)
+    let bodyHeight = max(0, rows - lines.count - 1)
+    let body = bodyLines()
+    scroll = max(0, min(scroll, max(0, body.count - bodyHeight)))
+    lines += body.dropFirst(scroll).prefix(bodyHeight)
+    while lines.count < rows - 1 { lines.append("") }
+    lines.append(bottom(more: body.count > scroll + bodyHeight))
+    var screen = "\u{1B}[H"
+    for (i, line) in lines.prefix(rows).enumerated() {
+      screen += ScreenText.fit(line, width: columns) + "\u{1B}[0m\u{1B}[K"
+      if i < rows - 1 { screen += "\r\n" }
+    }
+    terminal.write(screen)
+  }
+
+  private func top(width: Int) -> [String] {
+    var lines = [Render.header(event: frame.position, of: total, event: frame.event, style: style)]
+    if let event = frame.event {
+      let detail = Render.describe(event.operation)
+      lines.append("  " + style.cyan(event.op) + (detail.isEmpty ? "" : "  " + detail))
+    } else {
+      lines.append("")
+    }
+    if let fault = frame.fault, let event = frame.event {
+      lines.append(
+        style.red("✗ fault: \(event.op): \(fault)") + style.dim(" · state unchanged"))
+    } else {
+      lines.append("")
+    }
+    lines.append(bar(width: width))
+    lines.append(legend())
+    lines.append("")
+    return lines
+  }
+
+  /// One cell per slice of the log: `●` the current event, `✗` faults, `◆` marks, `·` not
+  /// yet scanned.
+  private func bar(width: Int) -> String {
+    let f = scan.snapshot
+    guard total > 0, width > 0 else { return style.dim(String(repeating: "─", count: width)) }
+    let here = frame.position == 0 ? 0 : min(width - 1, (frame.position - 1) * width / total)
+    var out = ""
+    for cell in 0..<width {
+      // Events this cell covers, then the buckets they fall in.
+      let first = cell * total / width + 1
+      let last = max(first, (cell + 1) * total / width)
+      let buckets = scan.bucket(first)...scan.bucket(last)
+      let faults = buckets.contains { f.faultBuckets[$0] > 0 }
+      let marks = buckets.contains { f.markBuckets[$0] > 0 }
+      if cell == here {
+        out += style.enabled ? style.inverse(style.bold("●")) : "●"
+      } else if faults {
+        out += style.red("✗")
+      } else if marks {
+        out += style.yellow("◆")
+      } else if first > f.scanned {
+        out += style.dim("·")
+      } else {
+        out += style.dim("─")
+      }
+    }
+    return out
+  }
+
+  private func legend() -> String {
+    let f = scan.snapshot
+    var parts = [
+      style.yellow("◆") + " " + Render.plural(f.markTotal, "mark"),
+      style.red("✗") + " " + Render.plural(f.faultTotal, "fault"),
+    ]
+    if let failure = f.failure {
+      parts.append(style.red("scan stopped: \(failure)"))
+    } else if f.scanned < total {
+      parts.append("scanning \(f.scanned * 100 / max(1, total))%")
+    }
+    if showDiff { parts.append(style.bold("diff from the previous event")) }
+    return parts.joined(separator: "  ")
+  }
+
+  private func bodyLines() -> [String] {
+    if showHelp { return Self.help }
+    if showDiff {
+      guard let previous = frame.previous else {
+        return [style.dim("(event 0: nothing before it)")]
+      }
+      if frame.diff == nil {
+        frame.diff = Differ.diff(previous, frame.state).lines()
+      }
+      let lines = frame.diff ?? []
+      if lines.isEmpty { return [style.dim("(no change from event \(frame.position - 1))")] }
+      return lines.map { line in
+        switch line.first {
+        case "+": return style.green(line)
+        case "-": return style.red(line)
+        case "~", "▾", "▸": return style.yellow(line)
+        default: return line
+        }
+      }
+    }
+    if frame.list == nil { frame.list = Self.list(frame.state, style: style) }
+    return frame.list ?? []
+  }
+
+  private func bottom(more: Bool) -> String {
+    if let prompt {
+      let label =
+        prompt.kind == .jump ? "go to event (N, mark:LABEL, time:ISO8601): " : "search item id: "
+      return style.bold(label) + prompt.text + "▏"
+    }
+    if let message { return message }
+    let keys =
+      "←/→ step  PgUp/PgDn ±100  g jump  m/M mark  f fault  / search  d diff  ? help  q quit"
+    return style.dim(keys + (more ? "  ↓ more" : ""))
+  }
+
+  /// The list as `show` prints it (visible rows), one string per line.
+  static func list(_ state: ListState, style: Style) -> [String] {
+    let sections = state.sectionIdentifiers
+    var lines = [
+      style.dim(
+        [
+          Render.plural(sections.count, "section"), Render.plural(state.numberOfAllItems, "item"),
+          "\(Render.count(state.numberOfItems)) visible",
+          "\(Render.count(state.numberOfSelectedItems)) selected",
+          state.allowsMultipleSelection ? "multiple selection" : "single selection",
+        ].joined(separator: " · "))
+    ]
+    if sections.isEmpty { return lines + ["", style.dim("(no sections)")] }
+    for id in sections {
+      let rows = state.rows(inSection: id, visibleOnly: true) ?? []
+      let all = state.allItems(inSection: id)?.count ?? rows.count
+      lines.append("")
+      lines.append(
+        style.bold(style.blue(id)) + "  "
+          + style.dim("\(Render.plural(all, "item")), \(Render.count(rows.count)) visible"))
+      if rows.isEmpty { lines.append(style.dim("  (empty)")) }
+      for row in rows { lines.append(Render.row(row, style: style)) }
+    }
+    return lines
+  }
+
+  static let help = [
+    "Keys",
+    "",
+    "  → l          next event              ← h          previous event",
+    "  PgDn         100 events on           PgUp         100 events back",
+    "  End          the last event          Home         event 0 (the empty list)",
+    "  g            go to an event: N, mark:LABEL or time:ISO8601",
+    "  m / M        next / previous mark    f / F        next / previous fault",
+    "  /            next event that touches an item id (n repeats the search)",
+    "  d            toggle the diff from the previous event",
+    "  ↓ j / ↑ k    scroll the list         ?            this help",
+    "  q Ctrl-C     quit",
+    "",
+    "The bar: ● the event shown, ✗ faults, ◆ marks, · not yet scanned.",
+    "Press any key to go back.",
+  ]
+}
