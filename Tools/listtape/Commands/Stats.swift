@@ -38,6 +38,8 @@ enum StatsCommand: Command {
       w.int(stats.frames)
       w.key("checkpoints")
       w.int(stats.checkpoints)
+      w.key("checkpointBytes")
+      w.int(stats.checkpointBytes)
       w.key("firstTime")
       if let t = stats.firstTime { w.int(t) } else { w.null() }
       w.key("lastTime")
@@ -65,7 +67,11 @@ enum StatsCommand: Command {
       stats.faults == 0 ? "0" : style.red(Render.count(stats.faults)))
     row("bytes", "\(Render.count(stats.bytes)) (\(Render.decimal(perEvent, 1)) bytes/event)")
     row("frames", Render.count(stats.frames))
-    row("checkpoints", Render.count(stats.checkpoints))
+    let share = stats.bytes > 0 ? Double(stats.checkpointBytes) * 100 / Double(stats.bytes) : 0
+    row(
+      "checkpoints",
+      "\(Render.count(stats.checkpoints)) (\(Render.count(stats.checkpointBytes)) bytes, "
+        + String(format: "%.1f%%", share) + " of the file)")
     if let first = stats.firstTime, let last = stats.lastTime {
       row(
         "time span",
