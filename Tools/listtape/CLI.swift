@@ -12,7 +12,8 @@ enum CLI {
 
   static let commands: [any Command.Type] = [
     RecordCommand.self, ShowCommand.self, ReplayCommand.self, EventsCommand.self,
-    VerifyCommand.self, StatsCommand.self, GenerateCommand.self, CompletionCommand.self,
+    VerifyCommand.self, StatsCommand.self, DemoCommand.self, GenerateCommand.self,
+    CompletionCommand.self,
     HelpCommand.self,
   ]
 
