@@ -14,8 +14,8 @@ enum CLI {
     RecordCommand.self, ShowCommand.self, ReplayCommand.self, EventsCommand.self,
     VerifyCommand.self, StatsCommand.self, BisectCommand.self, FindCommand.self,
     DiffCommand.self, DivergeCommand.self, CutCommand.self, HistoryCommand.self,
-    ExportCommand.self, ScrubCommand.self, HTMLCommand.self, GenerateCommand.self,
-    CompletionCommand.self, HelpCommand.self,
+    ExportCommand.self, ScrubCommand.self, HTMLCommand.self, DemoCommand.self,
+    GenerateCommand.self, CompletionCommand.self, HelpCommand.self,
   ]
 
   static func command(named name: String) -> (any Command.Type)? {

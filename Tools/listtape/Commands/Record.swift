@@ -9,7 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// `listtape record LOG`: JSON Lines from standard input appended to a log.
+/// `listtape record LOG [--listen PATH [--once]]`: JSON Lines from standard input, or from
+/// front ends connected to a Unix domain socket, appended to a log.
 enum RecordCommand: Command {
   static let spec = CommandSpec(
     name: "record",
@@ -21,13 +22,29 @@ enum RecordCommand: Command {
       lines are skipped. At the end of input, or on SIGINT or SIGTERM, everything received \
       is made durable and a one-line summary goes to standard error. Exit status: 0 when \
       every line was recorded, 65 when any line was malformed.
+
+      With --listen PATH, front ends connect to a Unix domain socket at PATH instead of \
+      writing to standard input. Several may be connected at once: their lines go into the \
+      one log in arrival order, each line recorded only once it is complete, and messages \
+      name the client and its line (client 2, line 7). A line cut short by a disconnect is \
+      reported as incomplete and not recorded. Recording ends on SIGINT or SIGTERM (what was \
+      received is recorded, the socket file removed) or, with --once, when the first client \
+      disconnects.
       """,
     arguments: [ArgumentSpec(name: "log", help: "The log to append to (created if absent).")],
     options: [
       OptionSpec(
         name: "fsync", value: "mode",
         help: "When to force events to disk: after every write, once a second, or only at the end.",
-        defaultText: "interval", choices: ["always", "interval", "never"])
+        defaultText: "interval", choices: ["always", "interval", "never"]),
+      OptionSpec(
+        name: "listen", value: "path",
+        help: "Accept front ends on a Unix domain socket at this path instead of reading "
+          + "standard input (a stale socket file there is replaced).",
+        isFile: true),
+      OptionSpec(
+        name: "once",
+        help: "With --listen: record the first client only, and stop when it disconnects."),
     ])
 
   static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
@@ -38,75 +55,132 @@ enum RecordCommand: Command {
     case "never": mode = .never
     default: mode = .interval
     }
+    let socketPath = invocation.value("listen")
+    if invocation.flag("once") && socketPath == nil {
+      throw invocation.usageError("'--once' needs '--listen <path>'")
+    }
+    // The socket first: a path that cannot be listened on leaves no new log behind.
+    var listener: Listener? = nil
+    if let socketPath {
+      try Listener.check(socketPath, invocation: invocation)
+      listener = try Listener(path: socketPath)
+    }
+    defer { listener?.close() }
     let recorder = try replaying { () throws(ReplayError) in
       try Recorder.open(path: path, fsync: mode)
     }
     if let note = recorder.recoveryNote { Diagnostics.line("listtape: warning: \(note)") }
-    let before = recorder.eventCount
-    Interruption.install()
-    defer { Interruption.uninstall() }
-    if Terminal.isTTY(0) {
-      Diagnostics.line("listtape: reading events from standard input (end with Ctrl-D)")
-    }
-
-    var reader = LineReader(fileDescriptor: 0)
-    var recorded = 0
-    var malformed = 0
-    var faults = 0
+    var lines = LineRecorder(recorder: recorder)
+    var clients: Int? = nil
     var failure: CLIError? = nil
-    reading: while true {
-      let line: LineReader.Line?
+    if let listener {
       do {
-        line = try reader.next()
+        clients = try ListenSession.run(
+          listener: listener, once: invocation.flag("once"), lines: &lines)
       } catch {
-        failure = .failure("reading standard input: \(error)", code: ExitCode.io)
-        break
+        failure = error
       }
-      guard let line else { break }
-      switch line {
-      case .tooLong(let number, let length):
-        malformed += 1
-        Diagnostics.line("listtape: line \(number): line too long (\(length) bytes)")
-      case .text(let number, let bytes):
-        if isBlank(bytes) { continue }
-        let decoded = bytes.withUnsafeBytes { raw in
-          Result { () throws(MalformedEvent) in try Event(jsonLine: raw) }
-        }
-        switch decoded {
-        case .failure(let error):
-          malformed += 1
-          Diagnostics.line("listtape: line \(number): \(error)")
-        case .success(let event):
-          do {
-            if let fault = try recorder.record(event) {
-              faults += 1
-              Diagnostics.line(
-                "listtape: warning: event \(before + recorded + 1): \(event.op): \(fault)")
-            }
-            recorded += 1
-          } catch {
-            failure = CLIError(error)
-            break reading
-          }
-        }
-      }
+    } else {
+      failure = readStandardInput(into: &lines)
     }
     do {
       try recorder.close()
     } catch {
       if failure == nil { failure = CLIError(error) }
     }
-    var summary =
-      "listtape: recorded \(Render.plural(recorded, "event")) to \(path) "
-      + "(\(Render.plural(malformed, "malformed line")), \(Render.plural(faults, "fault"))"
-    summary += "; \(Render.plural(before + recorded, "event")) in the log"
-    if Interruption.requested { summary += "; interrupted" }
-    Diagnostics.line(summary + ")")
+    Diagnostics.line(lines.summary(path: path, clients: clients))
     if let failure { throw failure }
-    return malformed > 0 ? ExitCode.malformed : ExitCode.success
+    return lines.malformed > 0 ? ExitCode.malformed : ExitCode.success
   }
 
-  private static func isBlank(_ bytes: ArraySlice<UInt8>) -> Bool {
+  /// Records standard input to its end (or to SIGINT/SIGTERM); returns what stopped it early.
+  private static func readStandardInput(into lines: inout LineRecorder) -> CLIError? {
+    Interruption.install()
+    defer { Interruption.uninstall() }
+    if Terminal.isTTY(0) {
+      Diagnostics.line("listtape: reading events from standard input (end with Ctrl-D)")
+    }
+    var reader = LineReader(fileDescriptor: 0)
+    while true {
+      let line: LineReader.Line?
+      do {
+        line = try reader.next()
+      } catch {
+        return .failure("reading standard input: \(error)", code: ExitCode.io)
+      }
+      guard let line else { return nil }
+      do {
+        try lines.take(line, at: "line \(line.number)")
+      } catch {
+        return CLIError(error)
+      }
+    }
+  }
+}
+
+/// Decodes, records and reports lines the same way whatever they come from: malformed lines
+/// are rejected with their place (`line 7`, `client 2, line 7`), faults recorded and warned.
+struct LineRecorder {
+  let recorder: Recorder
+  /// Events the log held when recording began.
+  let before: Int
+  var recorded = 0
+  var malformed = 0
+  var faults = 0
+  /// Set when a signal ended the recording.
+  var interrupted = false
+
+  init(recorder: Recorder) {
+    self.recorder = recorder
+    before = recorder.eventCount
+  }
+
+  /// Records one line unless it is blank or malformed; `place` names it in messages, and
+  /// `origin` (the client) is added to fault warnings. Throws only when the log fails.
+  mutating func take(_ line: LineReader.Line, at place: String, origin: String? = nil)
+    throws(ReplayError)
+  {
+    switch line {
+    case .tooLong(_, let length):
+      reject("line too long (\(length) bytes)", at: place)
+    case .text(_, let bytes):
+      if Self.isBlank(bytes) { return }
+      let decoded = bytes.withUnsafeBytes { raw in
+        Result { () throws(MalformedEvent) in try Event(jsonLine: raw) }
+      }
+      switch decoded {
+      case .failure(let error):
+        reject("\(error)", at: place)
+      case .success(let event):
+        if let fault = try recorder.record(event) {
+          faults += 1
+          var warning = "listtape: warning: event \(before + recorded + 1): \(event.op): \(fault)"
+          if let origin { warning += " (\(origin))" }
+          Diagnostics.line(warning)
+        }
+        recorded += 1
+      }
+    }
+  }
+
+  /// Counts a line that was not recorded and says why.
+  mutating func reject(_ reason: String, at place: String) {
+    malformed += 1
+    Diagnostics.line("listtape: \(place): \(reason)")
+  }
+
+  /// `listtape: recorded N events to LOG [from K clients] (M malformed lines, F faults; …)`.
+  func summary(path: String, clients: Int?) -> String {
+    var summary = "listtape: recorded \(Render.plural(recorded, "event")) to \(path) "
+    if let clients { summary += "from \(Render.plural(clients, "client")) " }
+    summary +=
+      "(\(Render.plural(malformed, "malformed line")), \(Render.plural(faults, "fault"))"
+    summary += "; \(Render.plural(before + recorded, "event")) in the log"
+    if interrupted || Interruption.requested { summary += "; interrupted" }
+    return summary + ")"
+  }
+
+  static func isBlank(_ bytes: ArraySlice<UInt8>) -> Bool {
     for b in bytes where b != 0x20 && b != 0x09 && b != 0x0D { return false }
     return true
   }
