@@ -64,7 +64,7 @@ enum DemoCommand: Command {
     let signals = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
     SignalPipe.install(signals, resetAfterFirst: [SIGINT, SIGTERM, SIGHUP])
     defer { SignalPipe.uninstall(signals) }
-    guard let terminal = RawTerminal() else {
+    guard let terminal = RawTerminal(handlesSignals: false) else {
       try? store.close()
       throw .failure("cannot put the terminal in raw mode", code: ExitCode.io)
     }
@@ -73,7 +73,7 @@ enum DemoCommand: Command {
       baseEvents: baseEvents)
     var interrupted = false
     loop(&app, terminal: terminal, interrupted: &interrupted)
-    terminal.restore()
+    terminal.close()
     var failure: CLIError? = nil
     do {
       try store.close()
@@ -103,10 +103,8 @@ enum DemoCommand: Command {
         pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0),
         pollfd(fd: SignalPipe.descriptor, events: Int16(POLLIN), revents: 0),
       ]
-      // A lone ESC is a key of its own if nothing follows it soon.
-      let ready = poll(&fds, 2, decoder.isWaiting ? 50 : -1)
+      let ready = poll(&fds, 2, -1)
       if ready < 0 && errno == EINTR { continue }
-      if ready == 0 { decoder.flush() }
       if fds[1].revents != 0 {
         let caught = SignalPipe.take()
         if caught.contains(where: { $0 != SIGWINCH }) {
@@ -119,8 +117,8 @@ enum DemoCommand: Command {
       if fds[0].revents != 0 {
         let bytes = terminal.read()
         if bytes.isEmpty { return }
-        for key in decoder.keys(bytes) {
-          guard app.handle(key, pageSize: size.rows - 4) else { return }
+        for key in decoder.feed(bytes) {
+          guard app.handle(DemoAction(key), pageSize: size.rows - 4) else { return }
         }
       }
       terminal.write(app.frame(rows: size.rows, columns: size.columns))

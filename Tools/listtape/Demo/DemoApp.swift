@@ -41,7 +41,7 @@ struct DemoApp {
   // MARK: - Keys
 
   /// Handles one key; false when it asks to quit.
-  mutating func handle(_ key: Key, pageSize: Int) -> Bool {
+  mutating func handle(_ key: DemoAction, pageSize: Int) -> Bool {
     let rows = visibleRows()
     let index =
       cursor.flatMap { id in rows.firstIndex { $0.id == id } } ?? min(cursorIndex, rows.count - 1)

@@ -14,18 +14,25 @@ nonisolated(unsafe) private var resized: sig_atomic_t = 0
 private func restoreTerminalNow() {
   guard rawModeActive != 0 else { return }
   rawModeActive = 0
-  let leave: StaticString = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+  let leave: StaticString = "\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
   _ = write(1, leave.utf8Start, leave.utf8CodeUnitCount)
   _ = tcsetattr(0, TCSAFLUSH, &savedAttributes)
 }
 
-/// A full-screen session: raw keyboard input from standard input, the alternate screen on
-/// standard output, the terminal put back on close, on SIGINT/SIGTERM/SIGHUP and on errors.
+/// A full-screen session (scrub, demo): raw keyboard input from standard input, the
+/// alternate screen on standard output with line wrap off, the terminal put back on close,
+/// on errors, and on SIGINT/SIGTERM/SIGHUP unless the caller handles those itself.
 final class RawTerminal {
   private var closed = false
+  private let handlesSignals: Bool
+  /// The descriptor keys arrive on.
+  let input: Int32 = 0
 
   /// Enters raw mode and the alternate screen; nil when standard input is not a terminal.
-  init?() {
+  /// With `handlesSignals`, SIGINT/SIGTERM/SIGHUP/SIGQUIT restore the terminal and end the
+  /// process; without, the caller catches them (and must call `close()`).
+  init?(handlesSignals: Bool = true) {
+    self.handlesSignals = handlesSignals
     guard isatty(0) == 1, tcgetattr(0, &savedAttributes) == 0 else { return nil }
     var raw = savedAttributes
     cfmakeraw(&raw)
@@ -36,19 +43,21 @@ final class RawTerminal {
     }
     guard tcsetattr(0, TCSAFLUSH, &raw) == 0 else { return nil }
     rawModeActive = 1
-    let onSignal: @convention(c) (Int32) -> Void = { sig in
-      restoreTerminalNow()
-      signal(sig, SIG_DFL)
-      raise(sig)
+    if handlesSignals {
+      let onSignal: @convention(c) (Int32) -> Void = { sig in
+        restoreTerminalNow()
+        signal(sig, SIG_DFL)
+        raise(sig)
+      }
+      for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { signal(sig, onSignal) }
+      signal(SIGWINCH) { _ in resized = 1 }
     }
-    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { signal(sig, onSignal) }
-    signal(SIGWINCH) { _ in resized = 1 }
     // A spawning parent may have blocked these, and the mask survives exec.
     var unblock = sigset_t()
     sigemptyset(&unblock)
     for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] { sigaddset(&unblock, sig) }
     pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-    write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
+    write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[?7l\u{1B}[H\u{1B}[2J")
   }
 
   deinit { close() }
@@ -58,7 +67,17 @@ final class RawTerminal {
     guard !closed else { return }
     closed = true
     restoreTerminalNow()
-    for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] { signal(sig, SIG_DFL) }
+    if handlesSignals {
+      for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] { signal(sig, SIG_DFL) }
+    }
+  }
+
+  /// Blocks until input arrives; the bytes read, empty at end of input.
+  func read() -> [UInt8] {
+    while true {
+      guard let bytes = read(timeout: -1) else { return [] }
+      if !bytes.isEmpty { return bytes }
+    }
   }
 
   /// Rows and columns of the terminal (24×80 when it will not say).
