@@ -19,6 +19,9 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
     case notFound
     /// The request itself is wrong (an event number out of range, a bad time).
     case usage
+    /// An event of a salvaged log that follows lost events and precedes the next reset
+    /// point: it cannot be decoded. Scans skip such events.
+    case afterGap
   }
 
   public var kind: Kind
@@ -34,7 +37,7 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
   public var exitCode: Int32 {
     switch kind {
     case .cannotOpen: return 66
-    case .damaged, .notALog: return 2
+    case .damaged, .notALog, .afterGap: return 2
     case .io, .locked: return 74
     case .notFound: return 1
     case .usage: return 64

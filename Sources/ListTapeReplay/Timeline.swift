@@ -12,6 +12,8 @@ public final class Timeline {
   /// bisect's last steps, a scrubber's back and forth) decode it once. The copy handed out
   /// is copy-on-write.
   var cachedCheckpoint: (seq: Int, state: ListState, decoder: EventDecoder)?
+  /// Events skipped by scans because they follow lost events (salvaged logs).
+  public private(set) var skippedAfterGaps = 0
 
   /// Opens and scans a log; a missing file is `.cannotOpen`, a non-log `.notALog`.
   public init(path: String) throws(ReplayError) {
@@ -29,6 +31,25 @@ public final class Timeline {
   /// Why reading stops before the end of the file (torn tail or damage), with byte offset
   /// and event number; nil when the whole file reads.
   public var damageNote: String? { reader.stop.map { "\($0) (\(path))" } }
+
+  /// The lost event ranges of a salvaged log, as `first...last`, and what that means.
+  public var gapNote: String? {
+    let gaps = reader.gaps
+    guard !gaps.isEmpty else { return nil }
+    let ranges = gaps.prefix(5).map { "\($0.firstEvent)...\($0.firstEvent + $0.count - 1)" }
+    return "salvaged log: events \(ranges.joined(separator: ", "))\(gaps.count > 5 ? ", …" : "") "
+      + "were lost; states after a gap are exact only from the next checkpoint on (\(path))"
+  }
+
+  /// Writes a new log at `output` holding every readable frame of the damaged log at
+  /// `path`, with each lost range recorded; returns a one-line summary.
+  public static func salvage(_ path: String, to output: String) throws(ReplayError) -> String {
+    do {
+      return try LogReader.salvage(from: path, to: output).description
+    } catch {
+      throw ReplayError(error)
+    }
+  }
 
   /// Whether the file is damaged in the middle (readable frames follow the bad bytes).
   public var isDamaged: Bool { reader.stop?.kind == .damaged }
@@ -52,6 +73,14 @@ public final class Timeline {
   func decode(_ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int)
     throws(ReplayError) -> Event
   {
+    if seq != d.expected && !EventCodecLayout.isResetPoint(seq) {
+      // Events were lost before this one (a salvaged log): its back-references and time
+      // delta point into them, so it cannot be decoded until the next reset point.
+      let resume = EventCodecLayout.resetPoint(atOrBefore: seq) + EventCodecLayout.resetInterval
+      throw ReplayError(
+        .afterGap,
+        "event \(seq) follows lost events and cannot be decoded before event \(resume) (\(path))")
+    }
     do {
       return try d.decode(bytes, seq: seq)
     } catch {
@@ -89,6 +118,8 @@ public final class Timeline {
           guard !stop else { return }
           do {
             if try !body(Int(seq), bytes) { stop = true }
+          } catch let e as ReplayError where e.kind == .afterGap {
+            skippedAfterGaps += 1
           } catch {
             failure = error
             stop = true

@@ -14,7 +14,7 @@ enum CLI {
     RecordCommand.self, ShowCommand.self, ReplayCommand.self, EventsCommand.self,
     VerifyCommand.self, StatsCommand.self, BisectCommand.self, FindCommand.self,
     DiffCommand.self, DivergeCommand.self, CutCommand.self, HistoryCommand.self,
-    ExportCommand.self, ScrubCommand.self, HTMLCommand.self, DemoCommand.self,
+    ExportCommand.self, SalvageCommand.self, ScrubCommand.self, HTMLCommand.self, DemoCommand.self,
     GenerateCommand.self, CompletionCommand.self, HelpCommand.self,
   ]
 

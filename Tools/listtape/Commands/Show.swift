@@ -56,6 +56,7 @@ let atOption = OptionSpec(
 /// Reports reading that stopped early (a torn tail or damage) on standard error.
 func warnIfDamaged(_ timeline: Timeline) {
   if let note = timeline.damageNote { Diagnostics.line("listtape: warning: \(note)") }
+  if let note = timeline.gapNote { Diagnostics.line("listtape: warning: \(note)") }
 }
 
 /// The event number `point` names: `N`, `mark:LABEL` or `time:ISO8601`; the last event when nil.
