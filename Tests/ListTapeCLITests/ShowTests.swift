@@ -78,7 +78,7 @@ import Testing
     #expect(try CLI.run(["show", path, "--at", "twelve"]).code == 64)
     #expect(try CLI.run(["show", path, "--at", "time:yesterday"]).code == 64)
     let noMark = try CLI.run(["show", path, "--at", "mark:no such mark"])
-    #expect(noMark.code == 1)
-    #expect(noMark.err.hasPrefix("listtape: error: "))
+    #expect(noMark.code == 64)
+    #expect(noMark.err.hasPrefix("Error: no mark"))
   }
 }

@@ -304,6 +304,10 @@ struct QueryParser {
         switch e {
         case "n": out.append("\n")
         case "t": out.append("\t")
+        case "r": out.append("\r")
+        case "b": out.append("\u{8}")
+        case "f": out.append("\u{C}")
+        case "u": out.append(try parseUnicodeEscape(at: i - 2))
         default: out.append(e)
         }
       } else {
@@ -311,6 +315,31 @@ struct QueryParser {
       }
     }
     throw fail("unterminated string", at: start)
+  }
+
+  /// `\\uXXXX` as JSON spells it (identifiers are JSON strings), a surrogate pair included.
+  mutating func parseUnicodeEscape(at start: Int) throws(QueryError) -> Character {
+    func hex() -> UInt32? {
+      guard i + 4 <= chars.count, let v = UInt32(String(chars[i..<i + 4]), radix: 16) else {
+        return nil
+      }
+      i += 4
+      return v
+    }
+    guard let high = hex() else { throw fail("bad \\u escape", at: start) }
+    var scalar = high
+    if (0xD800...0xDBFF).contains(high) {
+      guard i + 1 < chars.count, chars[i] == "\\", chars[i + 1] == "u" else {
+        throw fail("bad \\u escape: a lone surrogate", at: start)
+      }
+      i += 2
+      guard let low = hex(), (0xDC00...0xDFFF).contains(low) else {
+        throw fail("bad \\u escape: a lone surrogate", at: start)
+      }
+      scalar = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+    }
+    guard let u = Unicode.Scalar(scalar) else { throw fail("bad \\u escape", at: start) }
+    return Character(u)
   }
 
   mutating func expect(_ c: Character, _ what: String) throws(QueryError) {

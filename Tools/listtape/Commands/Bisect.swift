@@ -211,7 +211,7 @@ enum BisectCommand: Command {
           ? "no bad event: the check says good at the last event \(timeline.eventCount)"
           : "\(subject) never holds: false at the last event \(timeline.eventCount)")
     }
-    if timeline.isDamaged { return ExitCode.damaged }
+    if timeline.readStoppedShort { return ExitCode.damaged }
     return result.first == nil ? ExitCode.notFound : ExitCode.success
   }
 }

@@ -15,7 +15,8 @@ enum DiffCommand: Command {
       `~ id moved: … → …`, `▾ id expanded`, `▸ id collapsed`, `title id: "x" → "y"`, \
       `fields id: …`, `selection {a} → {b}`; runs of unchanged items are folded.
 
-      Exit status, as diff(1): 0 when the states are the same, 1 when they differ, 2 damaged log.
+      Exit status: 0 whether or not the states differ (`"identical"` in --json tells), 2 damaged \
+      log; protocol section 4 keeps exit 1 (not found) for bisect and find.
       """,
     arguments: [
       logArgument,
@@ -110,8 +111,8 @@ enum DiffCommand: Command {
       invocation.out.line(style.bold("+++ \(sides[1].path) at event \(sides[1].event)"))
       printDiff(diff, context: context, style: style, into: invocation.out)
     }
-    if sides.contains(where: { $0.timeline.isDamaged }) { return ExitCode.damaged }
-    return diff.isEmpty ? ExitCode.success : ExitCode.notFound
+    if sides.contains(where: { $0.timeline.readStoppedShort }) { return ExitCode.damaged }
+    return ExitCode.success
   }
 }
 

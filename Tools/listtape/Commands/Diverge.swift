@@ -94,7 +94,7 @@ enum DivergeCommand: Command {
       }
       out.line(line)
     }
-    if a.isDamaged || b.isDamaged { return ExitCode.damaged }
+    if a.readStoppedShort || b.readStoppedShort { return ExitCode.damaged }
     return found.event == nil ? ExitCode.notFound : ExitCode.success
   }
 }

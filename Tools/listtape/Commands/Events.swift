@@ -32,16 +32,14 @@ enum EventsCommand: Command {
   static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
     let timeline = try openTimeline(invocation.required("log"))
     warnIfDamaged(timeline)
-    let count = timeline.eventCount
     let from = try resolvePoint(
       invocation.value("from"), in: timeline, invocation: invocation, option: "--from")
     let to = try resolvePoint(
       invocation.value("to"), in: timeline, invocation: invocation, option: "--to")
+    // Event 0 is the empty state before event 1 (protocol section 3), so `--from 0` (or a
+    // time before the first event) starts at the first event and `--to 0` selects none.
     let first = invocation.value("from") == nil ? 1 : max(from, 1)
-    if invocation.value("from") != nil && from == 0 && count > 0 {
-      throw invocation.usageError("--from 0 is out of range: events are numbered from 1")
-    }
-    guard first <= to || count == 0 else {
+    guard first <= to || to == 0 else {
       throw invocation.usageError("--from \(first) is after --to \(to)")
     }
     let op = invocation.value("op")
@@ -81,6 +79,6 @@ enum EventsCommand: Command {
       throw .failure("\(error)", code: ExitCode.io)
     }
     out.bytes(buffer)
-    return ExitCode.success
+    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
   }
 }

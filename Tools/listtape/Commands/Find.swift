@@ -43,7 +43,7 @@ enum FindCommand: Command {
     } else {
       found = try listFaults(in: timeline, invocation: invocation)
     }
-    if timeline.isDamaged { return ExitCode.damaged }
+    if timeline.readStoppedShort { return ExitCode.damaged }
     return found > 0 ? ExitCode.success : ExitCode.notFound
   }
 

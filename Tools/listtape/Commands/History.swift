@@ -72,7 +72,7 @@ enum HistoryCommand: Command {
             ? "no event touched \(id) in \(Render.plural(total, "event"))"
             : "\(Render.plural(count, "event")) touched \(id) in \(Render.plural(total, "event"))"))
     }
-    if timeline.isDamaged { return ExitCode.damaged }
+    if timeline.readStoppedShort { return ExitCode.damaged }
     return count > 0 ? ExitCode.success : ExitCode.notFound
   }
 

@@ -85,7 +85,7 @@ enum ReplayCommand: Command {
       w.key("stoppedAtFault")
       w.bool(stopped)
       w.key("damaged")
-      w.bool(timeline.isDamaged)
+      w.bool(timeline.readStoppedShort)
       w.key("seconds")
       w.double(seconds)
       w.endObject()
@@ -107,7 +107,7 @@ enum ReplayCommand: Command {
         " in \(seconds < 1 ? Render.decimal(seconds * 1000, 1) + " ms" : Render.decimal(seconds, 2) + " s")"
       out.line(line)
     }
-    if timeline.isDamaged { return ExitCode.damaged }
+    if timeline.readStoppedShort { return ExitCode.damaged }
     return faults.isEmpty ? ExitCode.success : ExitCode.faults
   }
 }

@@ -33,14 +33,14 @@ enum ShowCommand: Command {
       state.writeJSON(event: n, to: &w)
       w.endLine()
       invocation.out.bytes(w.bytes)
-      return ExitCode.success
+      return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
     }
     let event = n > 0 ? try replaying { () throws(ReplayError) in try timeline.event(n) } : nil
     let style = invocation.style
     invocation.out.line(
       Render.header(event: n, of: timeline.eventCount, event: event, style: style))
     Render.state(state, all: invocation.flag("all"), style: style, into: invocation.out)
-    return ExitCode.success
+    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
   }
 }
 
@@ -52,6 +52,13 @@ let atOption = OptionSpec(
   help: "An event number N (0 is the empty list), mark:LABEL (the first mark with that "
     + "label) or time:ISO8601 (the last event at or before that time).",
   defaultText: "the last event")
+
+extension Timeline {
+  /// Whether reading stops before the end of the file: damage in the middle, or a torn or
+  /// corrupt tail. Every command that reads such a log does what it can with the readable
+  /// part, warns, and exits 2 (protocol section 4: 2 damaged log), as `verify` reports it.
+  var readStoppedShort: Bool { damageNote != nil }
+}
 
 /// Reports reading that stopped early (a torn tail or damage) on standard error.
 func warnIfDamaged(_ timeline: Timeline) {
@@ -82,7 +89,9 @@ func resolvePoint(
     return try timeline.resolve(point)
   } catch {
     switch error.kind {
-    case .usage: throw invocation.usageError(error.description)
+    // An unknown mark is a bad value for the option, like a number past the end: protocol
+    // section 4 keeps exit 1 (not found) for bisect and find.
+    case .usage, .notFound: throw invocation.usageError(error.description)
     default: throw CLIError(error)
     }
   }

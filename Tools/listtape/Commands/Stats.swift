@@ -54,7 +54,7 @@ enum StatsCommand: Command {
       w.endObject()
       w.endLine()
       out.bytes(w.bytes)
-      return ExitCode.success
+      return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
     }
     let style = invocation.style
     func row(_ label: String, _ value: String) {
@@ -91,7 +91,7 @@ enum StatsCommand: Command {
             + "  " + style.dim(Render.decimal(share, 1).leftPadding(5) + "%"))
       }
     }
-    return ExitCode.success
+    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
   }
 }
 
