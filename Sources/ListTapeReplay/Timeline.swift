@@ -29,8 +29,13 @@ public final class Timeline {
   public var eventCount: Int { Int(reader.eventCount) }
 
   /// Why reading stops before the end of the file (torn tail or damage), with byte offset
-  /// and event number; nil when the whole file reads.
-  public var damageNote: String? { reader.stop.map { "\($0) (\(path))" } }
+  /// and event number; nil when the whole file reads, and nil for an incomplete last frame
+  /// while a recorder holds the log (a frame being written is not damage).
+  public var damageNote: String? {
+    guard let stop = reader.stop else { return nil }
+    if stop.kind == .tornTail && reader.isBeingWritten { return nil }
+    return "\(stop) (\(path))"
+  }
 
   /// The lost event ranges of a salvaged log, as `first...last`, and what that means.
   public var gapNote: String? {

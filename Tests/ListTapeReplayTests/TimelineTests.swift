@@ -109,3 +109,29 @@ func temporaryLogPath(_ name: String = #function) -> String {
     #expect(stopped == events.count)
   }
 }
+
+@Suite struct LiveLogTests {
+  /// An incomplete last frame is damage once the recorder is gone, but not while a recorder
+  /// holds the log: then it is a frame being written.
+  @Test func aFrameBeingWrittenIsNotDamage() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let recorder = try Recorder.open(path: path, fsync: .never)
+    for e in plantedSession(events: 50, planted: 10) { _ = try recorder.record(e) }
+    try recorder.sync()
+    // Half a frame header at the end, as a concurrent reader may see mid-write.
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data([0xF1, 0x46, 0x52, 0x4D, 0x01, 0x00]))
+    try handle.close()
+    let live = try Timeline(path: path)
+    #expect(live.damageNote == nil)
+    #expect(live.eventCount == 50)
+    try recorder.close()
+    // The writer's close flushed nothing new, so the garbage is still the tail: now damage.
+    let after = try Timeline(path: path)
+    #expect(after.damageNote != nil)
+  }
+}
