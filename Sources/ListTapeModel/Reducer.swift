@@ -75,7 +75,7 @@ extension ListState: Equatable {
     guard lhs.allowsMultipleSelection == rhs.allowsMultipleSelection,
       lhs.forest.itemIndex.count == rhs.forest.itemIndex.count,
       lhs.forest.selection.count == rhs.forest.selection.count,
-      lhs.sectionIdentifiers == rhs.sectionIdentifiers
+      lhs.sectionIdentifiers.elementsEqual(rhs.sectionIdentifiers, by: sameIdentifier)
     else { return false }
     for (a, b) in zip(lhs.forest.sectionOrder, rhs.forest.sectionOrder) {
       let xs = lhs.forest.items(inSection: a, visibleOnly: false)
@@ -88,7 +88,7 @@ extension ListState: Equatable {
         let c = lhs.forest.content[Int(x)]
         let m = rhs.forest.nodes[Int(y)]
         let d = rhs.forest.content[Int(y)]
-        guard c.id == d.id, n.expanded == m.expanded, n.selected == m.selected,
+        guard sameIdentifier(c.id, d.id), n.expanded == m.expanded, n.selected == m.selected,
           c.title == d.title, c.fields == d.fields, n.cnt == m.cnt
         else { return false }
       }

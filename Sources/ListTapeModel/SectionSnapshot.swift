@@ -21,14 +21,16 @@ public struct SectionSnapshot: Equatable, Sendable {
     do {
       try forest.appendItems(nodes, section: "", parent: nil)
     } catch {
-      var seen = Set<String>()
+      var seen = Set<IdentifierKey>()
       try? forest.appendItems(Self.dedupe(nodes, &seen), section: "", parent: nil)
     }
   }
 
-  private static func dedupe(_ nodes: [OutlineNode], _ seen: inout Set<String>) -> [OutlineNode] {
+  private static func dedupe(_ nodes: [OutlineNode], _ seen: inout Set<IdentifierKey>)
+    -> [OutlineNode]
+  {
     var out: [OutlineNode] = []
-    for var n in nodes where seen.insert(n.id).inserted {
+    for var n in nodes where seen.insert(IdentifierKey(n.id)).inserted {
       n.children = dedupe(n.children, &seen)
       out.append(n)
     }

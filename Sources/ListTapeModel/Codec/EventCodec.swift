@@ -29,7 +29,7 @@ public struct EventEncoder: Sendable {
   public var lastTime: Int64 = 0
   var ring: [String] = []
   var ringNext = 0
-  var slots: [String: Int] = [:]
+  var slots: [IdentifierKey: Int] = [:]
   /// The event number the next record gets.
   public private(set) var nextSeq = 1
 
@@ -42,7 +42,7 @@ public struct EventEncoder: Sendable {
     ring = decoder.ring
     ringNext = decoder.ringNext
     nextSeq = decoder.expected
-    for (i, id) in ring.enumerated() { slots[id] = i }
+    for (i, id) in ring.enumerated() { slots[IdentifierKey(id)] = i }
   }
 
   /// Encodes the next event (number `nextSeq`), appending to `bytes`.
@@ -88,7 +88,7 @@ public struct EventEncoder: Sendable {
 
   /// An identifier: a ring slot when it was written lately, else its text (then remembered).
   mutating func identifier(_ id: String, _ s: inout ByteSink) {
-    if let slot = slots[id] {
+    if let slot = slots[IdentifierKey(id)] {
       s.count(slot)
       return
     }
@@ -98,13 +98,13 @@ public struct EventEncoder: Sendable {
       s.bytes.append(contentsOf: utf8)
     }
     if ring.count < EventCodecLayout.ringSize {
-      slots[id] = ring.count
+      slots[IdentifierKey(id)] = ring.count
       ring.append(id)
     } else {
       let old = ring[ringNext]
-      if slots[old] == ringNext { slots[old] = nil }
+      if slots[IdentifierKey(old)] == ringNext { slots[IdentifierKey(old)] = nil }
       ring[ringNext] = id
-      slots[id] = ringNext
+      slots[IdentifierKey(id)] = ringNext
     }
     ringNext = (ringNext + 1) % EventCodecLayout.ringSize
   }

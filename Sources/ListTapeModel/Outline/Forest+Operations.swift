@@ -30,10 +30,10 @@ extension Forest {
       if let h = itemIndex[nodes[0].id], !replaceable(h) { throw .duplicateItem(nodes[0].id) }
       return
     }
-    var seen = Set<String>()
+    var seen = Set<IdentifierKey>()
     var stack: [OutlineNode] = nodes.reversed()
     while let n = stack.popLast() {
-      guard seen.insert(n.id).inserted else { throw .repeatedItem(n.id) }
+      guard seen.insert(IdentifierKey(n.id)).inserted else { throw .repeatedItem(n.id) }
       if let h = itemIndex[n.id], !replaceable(h) { throw .duplicateItem(n.id) }
       stack.append(contentsOf: n.children.reversed())
     }
@@ -59,9 +59,9 @@ extension Forest {
   }
 
   private func validateNewSections(_ ids: [String]) throws(ListFault) {
-    var seen = Set<String>()
+    var seen = Set<IdentifierKey>()
     for id in ids {
-      guard seen.insert(id).inserted else { throw .repeatedSection(id) }
+      guard seen.insert(IdentifierKey(id)).inserted else { throw .repeatedSection(id) }
       if sectionIndex[id] != nil { throw .duplicateSection(id) }
     }
   }

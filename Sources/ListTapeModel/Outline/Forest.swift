@@ -69,8 +69,8 @@ struct Forest {
   var freeSections: [Handle] = []
   /// Live sections in display order.
   var sectionOrder: [Handle] = []
-  var itemIndex: [String: Handle] = [:]
-  var sectionIndex: [String: Handle] = [:]
+  var itemIndex = IdentifierIndex()
+  var sectionIndex = IdentifierIndex()
   /// Handles of selected items (order is not meaningful; output sorts by display order).
   var selection: Set<Handle> = []
   /// Seed of the next treap priority, random per state: a log's author must not be able to
