@@ -32,6 +32,8 @@ public struct BisectResult: Sendable {
   /// States built from checkpoints, and events folded forward between probes.
   public var seeks: Int
   public var folded: Int
+  /// The state at `first`, when the search ended standing on it (saves a seek to show it).
+  public var stateAtFirst: ListState?
 }
 
 /// Binary search over event numbers for the first event whose state is bad, assuming it
@@ -64,8 +66,9 @@ public enum Bisect {
     {
       BisectResult(
         first: first, candidates: candidates, probes: probes, contradictions: contradictions,
-        seeks: cursor.seeks, folded: cursor.folded)
+        seeks: cursor.seeks, folded: cursor.folded, stateAtFirst: answerState)
     }
+    var answerState: ListState?
     let total = timeline.eventCount
     // The last event must be bad, else the predicate never holds (under monotonicity).
     var hi = total
@@ -139,11 +142,19 @@ public enum Bisect {
       case .skip: skipped.insert(n)
       }
     }
+    if cursor.position == hi { answerState = cursor.state }
     // Extra probes after the answer: a good one there means the predicate comes and goes.
     var contradictions: [Int] = []
     if hi < total && extraChecks > 0 {
+      // Each probe lands on a checkpoint when one is near (a decode, no fold).
+      let checkpoints = timeline.checkpointSeqs.filter { $0 > hi && $0 < total }
       for k in 1...extraChecks {
-        let n = hi + (total - hi) * k / (extraChecks + 1)
+        var n = hi + (total - hi) * k / (extraChecks + 1)
+        if let near = checkpoints.min(by: { abs($0 - n) < abs($1 - n) }),
+          abs(near - n) <= (total - hi) / (2 * (extraChecks + 1))
+        {
+          n = near
+        }
         guard n > hi && n < total else { continue }
         if try probe(n, "monotonic check") == .good { contradictions.append(n) }
       }

@@ -118,12 +118,10 @@ enum BisectCommand: Command {
       } else {
         nil
       }
-    let state: ListState? =
-      if let n = result.first {
-        try replaying { () throws(ReplayError) in try timeline.state(at: n) }
-      } else {
-        nil
-      }
+    var state = result.stateAtFirst
+    if state == nil, let n = result.first {
+      state = try replaying { () throws(ReplayError) in try timeline.state(at: n) }
+    }
 
     if !result.contradictions.isEmpty, let first = result.first {
       let list = result.contradictions.prefix(5).map(String.init).joined(separator: ", ")
