@@ -207,3 +207,20 @@ func plantedSession(events: Int = 6_000, planted: Int = 4_321, seed: UInt64 = 9)
     }
   }
 }
+
+@Suite struct DiffIdentityTests {
+  /// "é" as one code point and as e + combining accent are two identifiers (JSON strings),
+  /// so replacing one with the other is a delete and an insert, not "unchanged".
+  @Test func canonicallyEquivalentSpellingsAreDifferentItems() throws {
+    var a = ListState()
+    try a.appendSections(["s"])
+    try a.appendItems(["\u{E9}"], toSection: "s")
+    var b = ListState()
+    try b.appendSections(["s"])
+    try b.appendItems(["e\u{301}"], toSection: "s")
+    let d = Differ.diff(a, b)
+    #expect(d.deleted.map(\.id) == ["\u{E9}"])
+    #expect(d.inserted.map(\.id) == ["e\u{301}"])
+    #expect(!d.isEmpty)
+  }
+}

@@ -3,16 +3,16 @@
 /// Swift's `String` equality is canonical equivalence, so `"\u{E9}"` and `"e\u{301}"` would
 /// be one id; the protocol's identifiers are JSON strings, distinct whenever their code
 /// points differ, so the model never keys anything by a plain `String`.
-struct IdentifierKey: Hashable {
-  let id: String
+package struct IdentifierKey: Hashable, Sendable {
+  package let id: String
 
-  init(_ id: String) { self.id = id }
+  package init(_ id: String) { self.id = id }
 
-  static func == (lhs: IdentifierKey, rhs: IdentifierKey) -> Bool {
+  package static func == (lhs: IdentifierKey, rhs: IdentifierKey) -> Bool {
     lhs.id.utf8.elementsEqual(rhs.id.utf8)
   }
 
-  func hash(into hasher: inout Hasher) {
+  package func hash(into hasher: inout Hasher) {
     var id = id
     id.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
   }

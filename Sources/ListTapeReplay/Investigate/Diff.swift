@@ -37,7 +37,9 @@ public struct StateDiff: Sendable {
   /// The "to" state's items in display order with their change marks, for renderers.
   var walk: [(section: String, id: String, level: Int, marks: [String])] = []
 
-  public var selectionChanged: Bool { Set(selectionBefore) != Set(selectionAfter) }
+  public var selectionChanged: Bool {
+    Set(selectionBefore.map(IdentifierKey.init)) != Set(selectionAfter.map(IdentifierKey.init))
+  }
 
   public var selectionModeChanged: Bool { multipleSelectionBefore != multipleSelectionAfter }
 
@@ -64,19 +66,22 @@ public enum Differ {
     var d = StateDiff()
     let aSections = a.sectionIdentifiers
     let bSections = b.sectionIdentifiers
-    let aSet = Set(aSections)
-    let bSet = Set(bSections)
-    d.sectionsInserted = bSections.filter { !aSet.contains($0) }
-    d.sectionsDeleted = aSections.filter { !bSet.contains($0) }
-    d.sectionsMoved = reordered(aSections.filter(bSet.contains), bSections.filter(aSet.contains))
+    // Identifiers compare by code points (IdentifierKey), as the model does.
+    let aSet = Set(aSections.map(IdentifierKey.init))
+    let bSet = Set(bSections.map(IdentifierKey.init))
+    d.sectionsInserted = bSections.filter { !aSet.contains(IdentifierKey($0)) }
+    d.sectionsDeleted = aSections.filter { !bSet.contains(IdentifierKey($0)) }
+    d.sectionsMoved = reordered(
+      aSections.filter { bSet.contains(IdentifierKey($0)) },
+      bSections.filter { aSet.contains(IdentifierKey($0)) })
 
     // Every item of each state with its place; children lists per parent for move detection.
     struct Info {
       var row: OutlineRow
       var place: ItemPlace
     }
-    func index(_ s: ListState) -> (rows: [String: Info], order: [(String, OutlineRow)]) {
-      var rows: [String: Info] = [:]
+    func index(_ s: ListState) -> (rows: [IdentifierKey: Info], order: [(String, OutlineRow)]) {
+      var rows: [IdentifierKey: Info] = [:]
       var order: [(String, OutlineRow)] = []
       for section in s.sectionIdentifiers {
         var lastAtLevel: [String?] = []
@@ -85,7 +90,7 @@ public enum Differ {
           while lastAtLevel.count < row.level + 1 { lastAtLevel.append(nil) }
           let place = ItemPlace(section: section, parent: row.parent, after: lastAtLevel[row.level])
           lastAtLevel[row.level] = row.id
-          rows[row.id] = Info(row: row, place: place)
+          rows[IdentifierKey(row.id)] = Info(row: row, place: place)
           order.append((section, row))
         }
       }
@@ -94,33 +99,37 @@ public enum Differ {
     let (aRows, aOrder) = index(a)
     let (bRows, bOrder) = index(b)
 
-    for (_, row) in aOrder where bRows[row.id] == nil {
-      if let info = aRows[row.id] { d.deleted.append((row.id, info.place)) }
+    for (_, row) in aOrder where bRows[IdentifierKey(row.id)] == nil {
+      if let info = aRows[IdentifierKey(row.id)] { d.deleted.append((row.id, info.place)) }
     }
     // Siblings that kept their parent: the fewest of them that must move (not in the LIS).
-    var siblingsA: [String: [String]] = [:]
-    var siblingsB: [String: [String]] = [:]
-    func key(_ p: ItemPlace) -> String { p.parent.map { "i:" + $0 } ?? "s:" + p.section }
+    var siblingsA: [IdentifierKey: [String]] = [:]
+    var siblingsB: [IdentifierKey: [String]] = [:]
+    func key(_ p: ItemPlace) -> IdentifierKey {
+      IdentifierKey(p.parent.map { "i:" + $0 } ?? "s:" + p.section)
+    }
     for (_, row) in aOrder {
-      guard let info = aRows[row.id], let other = bRows[row.id], key(info.place) == key(other.place)
+      guard let info = aRows[IdentifierKey(row.id)], let other = bRows[IdentifierKey(row.id)],
+        key(info.place) == key(other.place)
       else { continue }
       siblingsA[key(info.place), default: []].append(row.id)
     }
     for (_, row) in bOrder {
-      guard let info = bRows[row.id], let other = aRows[row.id], key(info.place) == key(other.place)
+      guard let info = bRows[IdentifierKey(row.id)], let other = aRows[IdentifierKey(row.id)],
+        key(info.place) == key(other.place)
       else { continue }
       siblingsB[key(info.place), default: []].append(row.id)
     }
-    var movedIDs = Set<String>()
+    var movedIDs = Set<IdentifierKey>()
     for (k, list) in siblingsB {
-      movedIDs.formUnion(reordered(siblingsA[k] ?? [], list))
+      movedIDs.formUnion(reordered(siblingsA[k] ?? [], list).map(IdentifierKey.init))
     }
 
     for (section, row) in bOrder {
       var marks: [String] = []
-      guard let info = bRows[row.id] else { continue }
-      if let old = aRows[row.id] {
-        if key(old.place) != key(info.place) || movedIDs.contains(row.id) {
+      guard let info = bRows[IdentifierKey(row.id)] else { continue }
+      if let old = aRows[IdentifierKey(row.id)] {
+        if key(old.place) != key(info.place) || movedIDs.contains(IdentifierKey(row.id)) {
           d.moved.append((row.id, old.place, info.place))
           marks.append("moved")
         }
@@ -158,9 +167,9 @@ public enum Differ {
   /// their old positions: the fewest that must move to turn `old` into `new`.
   /// - Complexity: O(n log n).
   static func reordered(_ old: [String], _ new: [String]) -> [String] {
-    var position: [String: Int] = [:]
-    for (i, id) in old.enumerated() { position[id] = i }
-    let seq = new.compactMap { position[$0] }
+    var position: [IdentifierKey: Int] = [:]
+    for (i, id) in old.enumerated() { position[IdentifierKey(id)] = i }
+    let seq = new.compactMap { position[IdentifierKey($0)] }
     guard seq.count == new.count, !seq.isEmpty else { return [] }
     // Patience sorting with back-pointers.
     var tails: [Int] = []
@@ -201,10 +210,14 @@ extension StateDiff {
     for s in sectionsDeleted { out.append("- section \(s)") }
     for s in sectionsMoved { out.append("~ section \(s) moved") }
     for (id, place) in deleted { out.append("- \(id) (was \(place))") }
-    let movedFrom = Dictionary(moved.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-    let titleChange = Dictionary(titles.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-    let fieldChange = Dictionary(fields.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-    let insertedAt = Dictionary(inserted.map { ($0.id, $0.place) }, uniquingKeysWith: { a, _ in a })
+    let movedFrom = Dictionary(
+      moved.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
+    let titleChange = Dictionary(
+      titles.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
+    let fieldChange = Dictionary(
+      fields.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
+    let insertedAt = Dictionary(
+      inserted.map { (IdentifierKey($0.id), $0.place) }, uniquingKeysWith: { a, _ in a })
     var run: [String] = []
     func flush() {
       if run.count > context {
@@ -230,19 +243,20 @@ extension StateDiff {
       for mark in entry.marks {
         switch mark {
         case "inserted":
-          out.append("+ \(indent)\(entry.id) (\(insertedAt[entry.id]?.description ?? ""))")
+          out.append(
+            "+ \(indent)\(entry.id) (\(insertedAt[IdentifierKey(entry.id)]?.description ?? ""))")
         case "moved":
-          if let m = movedFrom[entry.id] {
+          if let m = movedFrom[IdentifierKey(entry.id)] {
             out.append("~ \(indent)\(entry.id) moved: \(m.from) → \(m.to)")
           }
         case "expanded": out.append("▾ \(indent)\(entry.id) expanded")
         case "collapsed": out.append("▸ \(indent)\(entry.id) collapsed")
         case "title":
-          if let t = titleChange[entry.id] {
+          if let t = titleChange[IdentifierKey(entry.id)] {
             out.append("  \(indent)title \(entry.id): \(quote(t.from)) → \(quote(t.to))")
           }
         default:
-          if let f = fieldChange[entry.id] {
+          if let f = fieldChange[IdentifierKey(entry.id)] {
             out.append("  \(indent)fields \(entry.id): \(render(f.from)) → \(render(f.to))")
           }
         }
