@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct HelpTests {
   static let commands = [
-    "record", "show", "replay", "events", "verify", "stats", "generate", "completion", "help",
+    "record", "show", "replay", "events", "verify", "stats", "bisect", "find", "diff",
+    "diverge", "cut", "history", "export", "salvage", "scrub", "html", "demo", "generate",
+    "completion", "help",
   ]
 
   @Test func rootHelpListsEverySubcommand() throws {
