@@ -194,6 +194,12 @@ public final class LogReader {
     return (h.firstSeq, state)
   }
 
+  /// Frames, checkpoint frames and checkpoint bytes the scan accepted (for `stats`, without
+  /// the second full pass `verify()` makes).
+  public var frameCounts: (frames: Int, checkpoints: Int, checkpointBytes: UInt64) {
+    (scan.frames, scan.checkpointFrames, scan.checkpointBytes)
+  }
+
   /// Sequence numbers of checkpoints in the index, in order.
   public var checkpointSeqs: [UInt64] { scan.checkpoints.map(\.seq) }
 

@@ -117,19 +117,12 @@ extension Timeline {
       if seq & 0xFFFF == 0 { progress?(seq, total) }
       return true
     }
-    var frames = 0
-    var checkpoints = 0
-    var checkpointBytes = 0
-    if let log = try? reader.verify() {
-      frames = log.frames
-      checkpoints = log.checkpointFrames
-      checkpointBytes = Int(log.checkpointBytes)
-    }
+    let (frames, checkpoints, checkpointBytes) = reader.frameCounts
     return LogStats(
       events: total,
       opCounts: counts.map { (op: $0.key, count: $0.value) }.sorted {
         $0.count != $1.count ? $0.count > $1.count : $0.op < $1.op
       }, faults: faults, bytes: fileBytes, frames: frames, checkpoints: checkpoints,
-      checkpointBytes: checkpointBytes, firstTime: first, lastTime: last, marks: marks)
+      checkpointBytes: Int(checkpointBytes), firstTime: first, lastTime: last, marks: marks)
   }
 }

@@ -213,14 +213,8 @@ public final class Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var start = 1
-    let seqs = reader.checkpointSeqs
-    var lo = 0
-    var hi = seqs.count
-    while lo < hi {
-      let mid = (lo + hi) / 2
-      if seqs[mid] <= UInt64(n) { lo = mid + 1 } else { hi = mid }
-    }
-    if lo > 0, let cached = cachedCheckpoint, cached.seq == Int(seqs[lo - 1]) {
+    let nearest = checkpointSeq(atOrBefore: n)
+    if nearest > 0, let cached = cachedCheckpoint, cached.seq == nearest {
       (state, decoder, start) = (cached.state, cached.decoder, cached.seq + 1)
     } else if let cp = try checkpoint(atOrBefore: n) {
       state = cp.checkpoint.state
