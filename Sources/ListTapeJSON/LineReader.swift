@@ -38,19 +38,10 @@ public struct LineReader {
 
   private var source: Source
   private let chunkSize: Int
-  private let maxLineLength: Int
-  private var buffer: [UInt8] = []
-  /// Start of the unconsumed bytes in `buffer`.
-  private var start = 0
-  /// End of the valid bytes in `buffer`.
-  private var end = 0
-  /// Where the newline search resumes, so a long line is scanned once.
-  private var scanFrom = 0
+  private var splitter: LineSplitter
+  /// Where each read lands before the splitter takes it.
+  private var chunk: [UInt8]
   private var atEndOfInput = false
-  /// Whether the current line went over the cap and is being skipped.
-  private var skipping = false
-  private var skippedLength = 0
-  private var lineNumber = 0
 
   /// A reader of `fileDescriptor`, which stays open and owned by the caller.
   public init(
@@ -70,7 +61,8 @@ public struct LineReader {
   private init(source: Source, chunkSize: Int, maxLength: Int) {
     self.source = source
     self.chunkSize = max(1, chunkSize)
-    self.maxLineLength = max(0, maxLength)
+    self.splitter = LineSplitter(maxLineLength: maxLength)
+    self.chunk = [UInt8](repeating: 0, count: max(1, chunkSize))
   }
 
   /// The next line, or `nil` at the end of input.
@@ -78,97 +70,32 @@ public struct LineReader {
   /// Throws only for read errors; after an over-long line, reading goes on with the next.
   public mutating func next() throws(LineReaderError) -> Line? {
     while true {
-      if let newline = findNewline() {
-        return takeLine(upTo: newline, consuming: newline + 1)
+      if let line = splitter.next() { return line }
+      if atEndOfInput { return splitter.finish() }
+      let count = try readChunk()
+      if count == 0 {
+        atEndOfInput = true
+      } else {
+        chunk.withUnsafeBytes { splitter.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
       }
-      scanFrom = end
-      // Allow one byte over the cap for a `\r` that may precede the newline.
-      if skipping || end - start > maxLineLength + 1 {
-        skipping = true
-        skippedLength += end - start
-        start = end
-        scanFrom = end
-      }
-      if atEndOfInput {
-        guard skipping || start < end else { return nil }
-        return takeLine(upTo: end, consuming: end)
-      }
-      try refill()
     }
   }
 
-  private mutating func takeLine(upTo lineEnd: Int, consuming next: Int) -> Line {
-    let lineStart = start
-    start = next
-    scanFrom = next
-    lineNumber += 1
-    if skipping {
-      let length = skippedLength + (lineEnd - lineStart)
-      skipping = false
-      skippedLength = 0
-      return .tooLong(number: lineNumber, length: length)
-    }
-    var contentEnd = lineEnd
-    if contentEnd > lineStart && buffer[contentEnd - 1] == ASCII.carriageReturn {
-      contentEnd -= 1
-    }
-    if contentEnd - lineStart > maxLineLength {
-      return .tooLong(number: lineNumber, length: lineEnd - lineStart)
-    }
-    return .text(number: lineNumber, bytes: buffer[lineStart..<contentEnd])
-  }
+  /// The buffered bytes, so tests can check that long lines stay bounded.
+  var bufferSize: Int { splitter.bufferSize + chunk.count }
 
-  /// The buffer's size in bytes, so tests can check that long lines stay bounded.
-  var bufferSize: Int { buffer.count }
-
-  private func findNewline() -> Int? {
-    guard scanFrom < end else { return nil }
-    return buffer.withUnsafeBytes { raw -> Int? in
-      guard let base = raw.baseAddress,
-        let hit = memchr(base + scanFrom, Int32(ASCII.newline), end - scanFrom)
-      else { return nil }
-      return base.distance(to: UnsafeRawPointer(hit))
-    }
-  }
-
-  /// Reads one more chunk after the pending bytes, compacting or growing the buffer first.
-  private mutating func refill() throws(LineReaderError) {
-    if buffer.count - end < chunkSize && start > 0 {
-      let pending = end - start
-      let from = start
-      buffer.withUnsafeMutableBytes { raw in
-        guard let base = raw.baseAddress else { return }
-        _ = memmove(base, base + from, pending)
-      }
-      start = 0
-      end = pending
-      scanFrom -= from
-    }
-    if buffer.count - end < chunkSize {
-      // Grow to what is needed, not by doubling, so a capped line stays near the cap.
-      let needed = end + chunkSize
-      buffer.reserveCapacity(needed)
-      buffer.append(contentsOf: repeatElement(0, count: needed - buffer.count))
-    }
-    let count = try readChunk(into: end, count: chunkSize)
-    if count == 0 {
-      atEndOfInput = true
-    }
-    end += count
-  }
-
-  private mutating func readChunk(into offset: Int, count: Int) throws(LineReaderError) -> Int {
+  private mutating func readChunk() throws(LineReaderError) -> Int {
     switch source {
     case .memory(let bytes, let position):
-      let taken = min(count, bytes.count - position)
-      buffer.replaceSubrange(offset..<(offset + taken), with: bytes[position..<(position + taken)])
+      let taken = min(chunkSize, bytes.count - position)
+      chunk.replaceSubrange(0..<taken, with: bytes[position..<(position + taken)])
       source = .memory(bytes, offset: position + taken)
       return taken
     case .descriptor(let descriptor):
       while true {
-        let result = buffer.withUnsafeMutableBytes { raw -> Int in
+        let result = chunk.withUnsafeMutableBytes { raw -> Int in
           guard let base = raw.baseAddress else { return 0 }
-          return read(descriptor, base + offset, count)
+          return read(descriptor, base, raw.count)
         }
         if result >= 0 {
           return result

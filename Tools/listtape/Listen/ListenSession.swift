@@ -19,6 +19,12 @@ enum ListenSession {
   static let chunkSize = 64 * 1024
 
   /// One connected front end.
+  /// Whether an unfinished line holds only blanks (nothing lost when it is dropped).
+  static func isBlank(_ line: LineReader.Line) -> Bool {
+    if case .text(_, let bytes) = line { return LineRecorder.isBlank(bytes) }
+    return false
+  }
+
   struct Client {
     let number: Int
     let descriptor: Int32
@@ -159,7 +165,9 @@ enum ListenSession {
     /// Reports a line left unfinished, then closes the connection.
     mutating func disconnect(_ client: Client, _ lines: inout LineRecorder) {
       var client = client
-      if let (number, length) = client.splitter.finish() {
+      let length = client.splitter.pendingLength
+      if let line = client.splitter.finish(), !ListenSession.isBlank(line) {
+        let number = line.number
         lines.reject(
           "incomplete line at disconnect (\(Render.plural(length, "byte")), no newline); "
             + "not recorded",
