@@ -121,18 +121,11 @@ enum FindCommand: Command {
         count += 1
         if json {
           var w = JSONWriter()
-          w.beginObject()
-          w.key("event")
-          w.int(n)
-          w.key("op")
-          w.string(event.op)
-          w.key("reason")
-          w.string(fault.description)
-          w.endObject()
+          writeFault(event: n, op: event.op, reason: fault.description, to: &w)
           w.endLine()
           out.bytes(w.bytes)
         } else {
-          out.line(style.red("event \(n): \(event.op): \(fault)"))
+          out.line(style.red(faultLine(n, event.op, fault)))
         }
         return true
       }

@@ -154,7 +154,7 @@ struct LineRecorder {
       case .success(let event):
         if let fault = try recorder.record(event) {
           faults += 1
-          var warning = "listtape: warning: event \(before + recorded + 1): \(event.op): \(fault)"
+          var warning = "listtape: warning: " + faultLine(before + recorded + 1, event.op, fault)
           if let origin { warning += " (\(origin))" }
           Diagnostics.line(warning)
         }

@@ -41,7 +41,7 @@ enum ReplayCommand: Command {
         faults.append((n, event.op, fault.description))
         if !json {
           progress.finish()
-          out.line(style.red("event \(n): \(event.op): \(fault)"))
+          out.line(style.red(faultLine(n, event.op, fault)))
         }
         return !strict
       }
@@ -63,16 +63,7 @@ enum ReplayCommand: Command {
       w.int(faults.count)
       w.key("faults")
       w.beginArray()
-      for f in faults {
-        w.beginObject()
-        w.key("event")
-        w.int(f.event)
-        w.key("op")
-        w.string(f.op)
-        w.key("reason")
-        w.string(f.reason)
-        w.endObject()
-      }
+      for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
       w.endArray()
       w.key("sections")
       w.int(state.numberOfSections)
@@ -110,4 +101,21 @@ enum ReplayCommand: Command {
     if timeline.readStoppedShort { return ExitCode.damaged }
     return faults.isEmpty ? ExitCode.success : ExitCode.faults
   }
+}
+
+/// A fault as the protocol prints it: `event N: OP: reason`.
+func faultLine(_ n: Int, _ op: String, _ fault: ListFault) -> String {
+  "event \(n): \(op): \(fault)"
+}
+
+/// A fault as a JSON object: `{"event":N,"op":OP,"reason":…}`.
+func writeFault(event n: Int, op: String, reason: String, to w: inout JSONWriter) {
+  w.beginObject()
+  w.key("event")
+  w.int(n)
+  w.key("op")
+  w.string(op)
+  w.key("reason")
+  w.string(reason)
+  w.endObject()
 }
