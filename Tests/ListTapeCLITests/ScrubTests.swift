@@ -34,8 +34,9 @@ final class TmuxSession {
 
   /// Runs tmux on this session's server and returns what it printed.
   ///
-  /// Spawned directly and reaped with `waitpid`: with Foundation's `Process`, the client
-  /// that starts the server (it forks the server and exits) was sometimes never reaped.
+  /// Spawned directly and reaped with `waitpid` (see `spawn`): with Foundation's `Process`,
+  /// the client that starts the server (it forks the server and exits) was sometimes never
+  /// reaped.
   @discardableResult
   func tmux(_ args: [String]) throws -> String {
     let dir = try TempDir()
@@ -44,7 +45,7 @@ final class TmuxSession {
     var env = ProcessInfo.processInfo.environment
     env["TMUX"] = nil
     env["TERM"] = "xterm-256color"
-    let status = try spawnAndWait(argv, environment: env, stdout: out)
+    let status = try spawn(argv[0], argv: argv, environment: env, stdout: out)
     guard status == 0 || args.first == "kill-server" else {
       throw RecordFailed(message: "tmux \(args) exited \(status)")
     }
@@ -219,34 +220,4 @@ struct ScrubTests {
     #expect(r.err.contains("listtape show"))
     #expect(r.out.isEmpty)
   }
-}
-
-/// Runs `argv` with standard output to the file `stdout` (standard input and error on
-/// /dev/null) and an empty signal mask, waits for it and returns its exit status.
-func spawnAndWait(_ argv: [String], environment: [String: String], stdout: String) throws -> Int32 {
-  var actions = posix_spawn_file_actions_t()
-  posix_spawn_file_actions_init(&actions)
-  defer { posix_spawn_file_actions_destroy(&actions) }
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-  posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-  var attributes = posix_spawnattr_t()
-  posix_spawnattr_init(&attributes)
-  defer { posix_spawnattr_destroy(&attributes) }
-  var empty = sigset_t()
-  sigemptyset(&empty)
-  posix_spawnattr_setsigmask(&attributes, &empty)
-  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-  let cArgs = argv.map { strdup($0) } + [nil]
-  let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-  defer {
-    for p in cArgs { free(p) }
-    for p in cEnv { free(p) }
-  }
-  var pid: pid_t = 0
-  let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
-  guard spawned == 0 else { throw RecordFailed(message: "cannot run \(argv[0]): \(spawned)") }
-  var status: Int32 = 0
-  while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-  return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }
