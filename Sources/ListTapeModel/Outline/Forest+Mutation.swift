@@ -9,7 +9,7 @@ struct Journal {
   var sectionIndex: [(String, Handle?)] = []
   var sectionOrder: [Handle]?
   var selection: Set<Handle>
-  var prioritySeed: UInt64
+  var priorities: SplitMix64
   /// Slots freed during the batch; recycled only once it commits.
   var pendingFreeNodes: [Handle] = []
   var pendingFreeSections: [Handle] = []
@@ -62,7 +62,7 @@ extension Forest {
   mutating func begin() {
     journal = Journal(
       nodeCount: nodes.count, sectionCount: sections.count, selection: selection,
-      prioritySeed: prioritySeed)
+      priorities: priorities)
   }
 
   /// Keeps every change since `begin()`.
@@ -87,18 +87,13 @@ extension Forest {
     content.removeSubrange(j.nodeCount...)
     sections.removeSubrange(j.sectionCount...)
     selection = j.selection
-    prioritySeed = j.prioritySeed
+    priorities = j.priorities
   }
 
   // MARK: Allocation
 
   mutating func nextPriority() -> UInt32 {
-    // SplitMix64 step: a deterministic stream of well-mixed treap priorities.
-    prioritySeed &+= 0x9E37_79B9_7F4A_7C15
-    var z = prioritySeed
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return UInt32(truncatingIfNeeded: z ^ (z >> 31))
+    UInt32(truncatingIfNeeded: priorities.next())
   }
 
   /// A fresh, detached node registered under `id`.

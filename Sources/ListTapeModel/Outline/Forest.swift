@@ -77,7 +77,7 @@ struct Forest {
   /// choose insert positions that line priorities up into a degenerate (deep) treap, which
   /// would make the recursive split and merge exhaust the stack. Nothing observable depends
   /// on the tree shape (equality, JSON and encodings follow the logical order).
-  var prioritySeed: UInt64 = UInt64.random(in: 0...UInt64.max)
+  var priorities = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
 
   var journal: Journal?
 

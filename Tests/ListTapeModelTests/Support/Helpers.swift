@@ -64,23 +64,9 @@ func expectMalformed(
   }
 }
 
-/// SplitMix64: a tiny seeded generator, so every property run is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
+/// The model's SplitMix64, with the helpers the property tests draw with.
+extension SplitMix64 {
   mutating func int(_ upper: Int) -> Int { Int(next() % UInt64(max(upper, 1))) }
-
-  mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
 
   mutating func pick<T>(_ xs: [T]) -> T? { xs.isEmpty ? nil : xs[int(xs.count)] }
 }
