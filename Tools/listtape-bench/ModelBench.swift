@@ -41,6 +41,17 @@ enum ModelBench {
     queries(items: quick ? 100_000 : 1_000_000, ops: quick ? 10_000 : 100_000)
   }
 
+  /// One fold measurement in its own process, for profilers: `__fold ITEMS locality|uniform`.
+  static func foldOnly(items: Int, locality: Bool) {
+    var setup = Workload(items: items, seed: 7)
+    var state = setup.state
+    let list = setup.events(1_000_000, locality: locality)
+    let t = Clock.measure {
+      for e in list { try? state.apply(e) }
+    }
+    print("\(items) items: \(fmt0(Double(list.count) / t)) events/s")
+  }
+
   /// Random expand/collapse/insert/delete/isVisible/row/count on one big outline, ours
   /// against the naive reference (run on a sample and extrapolated: it is O(n) per op).
   static func queries(items: Int, ops: Int) {

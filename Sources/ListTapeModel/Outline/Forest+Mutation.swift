@@ -15,6 +15,15 @@ struct Journal {
   var pendingFreeSections: [Handle] = []
 }
 
+/// A change of an item's own totals (rows shown, items, selected items), carried upwards.
+struct Totals {
+  var vis: Int32
+  var cnt: Int32
+  var sel: Int32
+
+  var isZero: Bool { vis == 0 && cnt == 0 && sel == 0 }
+}
+
 extension Forest {
   // MARK: Journalled writes
 
@@ -184,34 +193,51 @@ extension Forest {
     return false
   }
 
-  /// Recomputes an item's own `vis`, `cnt` and `sel` from its children.
-  @inline(__always) mutating func refreshTotals(_ x: Handle) {
+  /// Recomputes an item's own `vis`, `cnt` and `sel` from its children; returns how much
+  /// each changed, for `propagate`.
+  @discardableResult
+  @inline(__always) mutating func refreshTotals(_ x: Handle) -> Totals {
     let n = nodes[Int(x)]
     let c = 1 + cntSum(n.children)
     let v = 1 + (n.expanded ? visSum(n.children) : 0)
     let s = (n.selected ? 1 : 0) + selSum(n.children)
-    if n.cnt != c || n.vis != v || n.sel != s {
+    let change = Totals(vis: v - n.vis, cnt: c - n.cnt, sel: s - n.sel)
+    if !change.isZero {
       edit(x) {
         $0.cnt = c
         $0.vis = v
         $0.sel = s
       }
     }
+    return change
   }
 
-  /// Re-establishes aggregates from `x` up to its section's root list, stopping as soon as
-  /// a node's aggregates come out unchanged (nothing above it can change then).
-  /// - Complexity: O(depth × log siblings).
-  mutating func propagate(from x: Handle) {
+  /// Carries a change of `x`'s own totals up to its section's root list: into the sums of
+  /// `x` and its treap ancestors, then into the parent's own totals (rows only when the
+  /// parent is expanded), and so on. Adds deltas along the path instead of recomputing
+  /// sums, so it never reads a sibling off the path (on big lists each would be a cache
+  /// miss); stops once nothing changes. - Complexity: O(depth × log siblings).
+  mutating func propagate(from x: Handle, _ change: Totals) {
     var c = x
-    while c >= 0 {
+    var d = change
+    while !d.isZero {
       var t = c
       while t >= 0 {
-        if !pull(t) { return }
+        edit(t) {
+          $0.visSum &+= d.vis
+          $0.cntSum &+= d.cnt
+          $0.selSum &+= d.sel
+        }
         t = nodes[Int(t)].up
       }
       let p = nodes[Int(c)].parent
-      if p >= 0 { refreshTotals(p) }
+      guard p >= 0 else { return }
+      if !nodes[Int(p)].expanded { d.vis = 0 }
+      edit(p) {
+        $0.vis &+= d.vis
+        $0.cnt &+= d.cnt
+        $0.sel &+= d.sel
+      }
       c = p
     }
   }
@@ -341,10 +367,7 @@ extension Forest {
       merged = merge(root, built)
     }
     setListRoot(parent: p, section: s, merged)
-    if p >= 0 {
-      refreshTotals(p)
-      propagate(from: p)
-    }
+    if p >= 0 { propagate(from: p, refreshTotals(p)) }
   }
 
   /// Removes `x` (keeping its subtree under it) from its sibling list and fixes aggregates.
@@ -359,9 +382,15 @@ extension Forest {
         edit(u) { $0.right = m }
       }
       setUp(m, u)
+      // `u` and its treap ancestors lose exactly `x` (its treap children live on in `m`).
       var t = u
       while t >= 0 {
-        pull(t)
+        edit(t) {
+          $0.size &-= 1
+          $0.visSum &-= n.vis
+          $0.cntSum &-= n.cnt
+          $0.selSum &-= n.sel
+        }
         t = nodes[Int(t)].up
       }
     } else {
@@ -372,10 +401,7 @@ extension Forest {
       $0.right = -1
       $0.up = -1
     }
-    if n.parent >= 0 {
-      refreshTotals(n.parent)
-      propagate(from: n.parent)
-    }
+    if n.parent >= 0 { propagate(from: n.parent, refreshTotals(n.parent)) }
     edit(x) {
       $0.parent = -1
       $0.section = -1
@@ -395,8 +421,7 @@ extension Forest {
   mutating func setExpanded(_ x: Handle, _ value: Bool) {
     guard nodes[Int(x)].expanded != value else { return }
     edit(x) { $0.expanded = value }
-    refreshTotals(x)
-    propagate(from: x)
+    propagate(from: x, refreshTotals(x))
   }
 
   /// Selects or deselects an item and fixes the selected counts above it.
@@ -408,10 +433,7 @@ extension Forest {
     } else {
       selection.remove(x)
     }
-    if nodes[Int(x)].live {
-      refreshTotals(x)
-      propagate(from: x)
-    }
+    if nodes[Int(x)].live { propagate(from: x, refreshTotals(x)) }
   }
 
   /// Deselects every selected item below `x` (and `x` itself when `includingSelf`),

@@ -205,8 +205,7 @@ extension Forest {
     let kept = selectedIDs(inList: self.nodes[Int(p)].children)
     releaseAll(list: self.nodes[Int(p)].children)
     setListRoot(parent: p, section: -1, -1)
-    refreshTotals(p)
-    propagate(from: p)
+    propagate(from: p, refreshTotals(p))
     insertList(make(nodes), parent: p, section: -1, at: nil)
     reselect(kept)
   }
