@@ -21,9 +21,11 @@ enum ModelBench {
       var rates: [Int: Double] = [:]
       for n in sizes {
         var setup = Workload(items: n, seed: 7)
-        let start = setup.state
         let list = setup.events(events, locality: locality)
-        var state = start
+        // Take the state out of the workload so that it is uniquely referenced: otherwise
+        // the first event would copy the whole list (copy-on-write) inside the timing.
+        var state = setup.state
+        setup.state = ListState()
         let t = Clock.measure {
           for e in list { try? state.apply(e) }
         }
@@ -44,8 +46,9 @@ enum ModelBench {
   /// One fold measurement in its own process, for profilers: `__fold ITEMS locality|uniform`.
   static func foldOnly(items: Int, locality: Bool) {
     var setup = Workload(items: items, seed: 7)
-    var state = setup.state
     let list = setup.events(1_000_000, locality: locality)
+    var state = setup.state
+    setup.state = ListState()
     let t = Clock.measure {
       for e in list { try? state.apply(e) }
     }
@@ -150,8 +153,8 @@ struct Workload {
   }
 
   /// `count` mixed events, valid against the state as it evolves (folded as generated).
-  /// With `locality`, targets come 80% of the time from the 32 items touched most lately,
-  /// as a person works on the rows in front of them; without it, uniformly from the whole
+  /// With `locality`, targets come 80% of the time from the 32 items touched most lately
+  /// (picked or inserted), as a person works on the rows in front of them; without it, uniformly from the whole
   /// list (every event a cache miss on a big list).
   mutating func events(_ count: Int, locality: Bool = false) -> [Event] {
     var out: [Event] = []
@@ -160,11 +163,22 @@ struct Workload {
     var recentLeaves: [String] = []
     var recentParents: [String] = []
     var slot = 0
-    /// A live id: deleted ones are dropped from the pool as they are met.
+    /// Remembers `id` among the items touched lately (the oldest one makes room).
+    func touch(_ id: String, _ recent: inout [String]) {
+      if recent.count < 32 { recent.append(id) } else { recent[slot % 32] = id }
+      slot += 1
+    }
+    /// A live id. With locality, 80% of picks come from the items touched lately (those
+    /// deleted since leave that set, as a person moves on to the rows that remain);
+    /// deleted ids are dropped from the pool as they are met.
     func pick(_ pool: inout [String], _ recent: inout [String]) -> String {
-      if locality, !recent.isEmpty, rng.below(100) < 80 {
-        let id = recent[rng.below(recent.count)]
-        if s.contains(id) { return id }
+      if locality, rng.below(100) < 80 {
+        while !recent.isEmpty {
+          let k = rng.below(recent.count)
+          if s.contains(recent[k]) { return recent[k] }
+          recent.swapAt(k, recent.count - 1)
+          recent.removeLast()
+        }
       }
       var i = rng.below(pool.count)
       while !s.contains(pool[i]) && pool.count > 1 {
@@ -173,10 +187,7 @@ struct Workload {
         i = rng.below(pool.count)
       }
       let id = pool[i]
-      if locality {
-        if recent.count < 32 { recent.append(id) } else { recent[slot % 32] = id }
-        slot += 1
-      }
+      if locality { touch(id, &recent) }
       return id
     }
     while out.count < count {
@@ -193,6 +204,7 @@ struct Workload {
         let id = "n\(next)"
         op = .insertItems([OutlineNode(id)], .after(pick(&leaves, &recentLeaves)))
         leaves.append(id)
+        if locality { touch(id, &recentLeaves) }
       case 66..<80:
         op = .deleteItems([pick(&leaves, &recentLeaves)])
       case 80..<88:

@@ -370,6 +370,83 @@ extension Forest {
     if p >= 0 { propagate(from: p, refreshTotals(p)) }
   }
 
+  /// Inserts detached item `x` (with its subtree) right before or after its sibling-to-be
+  /// `a`: as a treap leaf beside `a`, counted into the sums on its path, then rotated up to
+  /// its priority. Touches about one treap path, where finding a rank, splitting and
+  /// merging would read a sibling beside each step. - Complexity: O(depth × log siblings).
+  mutating func insert(_ x: Handle, nextTo a: Handle, after: Bool) {
+    let p = nodes[Int(a)].parent
+    let s = p >= 0 ? -1 : nodes[Int(a)].section
+    edit(x) {
+      $0.parent = p
+      $0.section = p >= 0 ? -1 : s
+      $0.left = -1
+      $0.right = -1
+      $0.up = -1
+    }
+    pull(x)
+    // The leaf slot next to `a` in order: `a` itself, or the nearest end of its subtree.
+    var u = a
+    var asRight = after
+    if after, nodes[Int(a)].right >= 0 {
+      u = nodes[Int(a)].right
+      while nodes[Int(u)].left >= 0 { u = nodes[Int(u)].left }
+      asRight = false
+    } else if !after, nodes[Int(a)].left >= 0 {
+      u = nodes[Int(a)].left
+      while nodes[Int(u)].right >= 0 { u = nodes[Int(u)].right }
+      asRight = true
+    }
+    edit(u) {
+      if asRight { $0.right = x } else { $0.left = x }
+    }
+    edit(x) { $0.up = u }
+    let n = nodes[Int(x)]
+    var t = u
+    while t >= 0 {
+      edit(t) {
+        $0.size &+= 1
+        $0.visSum &+= n.vis
+        $0.cntSum &+= n.cnt
+        $0.selSum &+= n.sel
+      }
+      t = nodes[Int(t)].up
+    }
+    while true {
+      let up = nodes[Int(x)].up
+      guard up >= 0, nodes[Int(up)].priority < n.priority else { break }
+      rotateUp(x)
+    }
+    if nodes[Int(x)].up < 0 { setListRoot(parent: p, section: s, x) }
+    if p >= 0 { propagate(from: p, refreshTotals(p)) }
+  }
+
+  /// Rotates `x` above its treap parent, keeping the order and every aggregate.
+  private mutating func rotateUp(_ x: Handle) {
+    let u = nodes[Int(x)].up
+    let g = nodes[Int(u)].up
+    if nodes[Int(u)].left == x {
+      let b = nodes[Int(x)].right
+      edit(u) { $0.left = b }
+      setUp(b, u)
+      edit(x) { $0.right = u }
+    } else {
+      let b = nodes[Int(x)].left
+      edit(u) { $0.right = b }
+      setUp(b, u)
+      edit(x) { $0.left = u }
+    }
+    edit(u) { $0.up = x }
+    edit(x) { $0.up = g }
+    if g >= 0 {
+      edit(g) {
+        if $0.left == u { $0.left = x } else { $0.right = x }
+      }
+    }
+    pull(u)
+    pull(x)
+  }
+
   /// Removes `x` (keeping its subtree under it) from its sibling list and fixes aggregates.
   mutating func detach(_ x: Handle) {
     let n = nodes[Int(x)]

@@ -150,6 +150,10 @@ extension Forest {
   ) throws(ListFault) {
     let a = try requireAnchor(anchor)
     try validateNew(nodes)
+    if nodes.count == 1 {
+      insert(make(nodes)[0], nextTo: a, after: after)
+      return
+    }
     let p = self.nodes[Int(a)].parent
     let s = p >= 0 ? -1 : self.nodes[Int(a)].section
     let pos = rank(a) + (after ? 1 : 0)
@@ -191,9 +195,7 @@ extension Forest {
     guard x != a else { throw .moveNextToItself(id) }
     guard !isSelfOrAncestor(x, of: a) else { throw .moveIntoOwnSubtree(item: id, anchor: anchor) }
     detach(x)
-    let p = nodes[Int(a)].parent
-    let s = p >= 0 ? -1 : nodes[Int(a)].section
-    insertList([x], parent: p, section: s, at: rank(a) + (after ? 1 : 0))
+    insert(x, nextTo: a, after: after)
     if nodes[Int(x)].sel > 0 && !isVisible(x) { deselectSubtree(of: x, includingSelf: true) }
   }
 
