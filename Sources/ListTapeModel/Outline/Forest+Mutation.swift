@@ -2,16 +2,19 @@
 struct Journal {
   var nodeCount: Int
   var sectionCount: Int
+  var blockCount: Int
   var nodes: [(Handle, Node)] = []
+  var blocks: [(Handle, Block)] = []
+  var slots: [(Int, Int32)] = []
   var content: [(Handle, ItemContent)] = []
   var sections: [(Handle, SectionSlot)] = []
   var itemIndex: [(String, Handle?)] = []
   var sectionIndex: [(String, Handle?)] = []
   var sectionOrder: [Handle]?
   var selection: Set<Handle>
-  var priorities: SplitMix64
   /// Slots freed during the batch; recycled only once it commits.
   var pendingFreeNodes: [Handle] = []
+  var pendingFreeBlocks: [Handle] = []
   var pendingFreeSections: [Handle] = []
 }
 
@@ -43,6 +46,22 @@ extension Forest {
     body(&content[Int(x)])
   }
 
+  /// Writes block `b` through `body`, journalling its old value inside a batch.
+  @inline(__always) mutating func editBlock(_ b: Handle, _ body: (inout Block) -> Void) {
+    if journal != nil, Int(b) < journal?.blockCount ?? 0 {
+      journal?.blocks.append((b, blocks[Int(b)]))
+    }
+    body(&blocks[Int(b)])
+  }
+
+  /// Writes one entry slot, journalling its old value inside a batch.
+  @inline(__always) mutating func setSlot(_ i: Int, _ value: Int32) {
+    if journal != nil, i < (journal?.blockCount ?? 0) * BlockLayout.stride {
+      journal?.slots.append((i, slots[i]))
+    }
+    slots[i] = value
+  }
+
   mutating func editSection(_ s: Handle, _ body: (inout SectionSlot) -> Void) {
     if journal != nil, Int(s) < journal?.sectionCount ?? 0 {
       journal?.sections.append((s, sections[Int(s)]))
@@ -70,8 +89,8 @@ extension Forest {
   /// Starts journalling so that `rollback()` can undo everything until `commit()`.
   mutating func begin() {
     journal = Journal(
-      nodeCount: nodes.count, sectionCount: sections.count, selection: selection,
-      priorities: priorities)
+      nodeCount: nodes.count, sectionCount: sections.count, blockCount: blocks.count,
+      selection: selection)
   }
 
   /// Keeps every change since `begin()`.
@@ -80,6 +99,7 @@ extension Forest {
     journal = nil
     freeNodes.append(contentsOf: j.pendingFreeNodes)
     freeSections.append(contentsOf: j.pendingFreeSections)
+    freeBlocks.append(contentsOf: j.pendingFreeBlocks)
   }
 
   /// Undoes every change since `begin()`.
@@ -87,6 +107,8 @@ extension Forest {
     guard let j = journal else { return }
     journal = nil
     for (x, n) in j.nodes.reversed() { nodes[Int(x)] = n }
+    for (b, v) in j.blocks.reversed() { blocks[Int(b)] = v }
+    for (i, v) in j.slots.reversed() { slots[i] = v }
     for (x, c) in j.content.reversed() { content[Int(x)] = c }
     for (s, v) in j.sections.reversed() { sections[Int(s)] = v }
     for (k, v) in j.itemIndex.reversed() { itemIndex[k] = v }
@@ -95,19 +117,16 @@ extension Forest {
     nodes.removeSubrange(j.nodeCount...)
     content.removeSubrange(j.nodeCount...)
     sections.removeSubrange(j.sectionCount...)
+    blocks.removeSubrange(j.blockCount...)
+    slots.removeSubrange((j.blockCount * BlockLayout.stride)...)
     selection = j.selection
-    priorities = j.priorities
   }
 
   // MARK: Allocation
 
-  mutating func nextPriority() -> UInt32 {
-    UInt32(truncatingIfNeeded: priorities.next())
-  }
-
   /// A fresh, detached node registered under `id`.
   mutating func allocate(_ id: String) -> Handle {
-    let node = Node(priority: nextPriority())
+    let node = Node()
     let x: Handle
     if journal == nil, let free = freeNodes.popLast() {
       x = free
@@ -143,6 +162,36 @@ extension Forest {
     }
   }
 
+  /// A fresh, empty block.
+  mutating func allocateBlock(leaf: Bool) -> Handle {
+    if journal == nil, let free = freeBlocks.popLast() {
+      blocks[Int(free)] = Block(leaf: leaf)
+      return free
+    }
+    blocks.append(Block(leaf: leaf))
+    slots.append(contentsOf: repeatElement(0, count: BlockLayout.stride))
+    return Handle(blocks.count - 1)
+  }
+
+  mutating func releaseBlock(_ b: Handle) {
+    editBlock(b) {
+      $0.live = false
+      $0.count = 0
+    }
+    if journal != nil {
+      journal?.pendingFreeBlocks.append(b)
+    } else {
+      freeBlocks.append(b)
+    }
+  }
+
+  /// Frees every block of a list's B-tree (the items are the caller's business).
+  mutating func releaseBlocks(ofList root: Handle) {
+    var all: [Handle] = []
+    forEachBlock(root) { all.append($0) }
+    for b in all { releaseBlock(b) }
+  }
+
   mutating func allocateSection(_ id: String) -> Handle {
     let slot = SectionSlot(id: id)
     let s: Handle
@@ -170,28 +219,7 @@ extension Forest {
     }
   }
 
-  // MARK: Treap primitives
-
-  /// Recomputes the treap aggregates of `t` from its own values and its treap children;
-  /// returns whether anything changed.
-  @discardableResult
-  @inline(__always) mutating func pull(_ t: Handle) -> Bool {
-    let n = nodes[Int(t)]
-    let sz = 1 + size(n.left) + size(n.right)
-    let vs = n.vis + visSum(n.left) + visSum(n.right)
-    let cs = n.cnt + cntSum(n.left) + cntSum(n.right)
-    let ss = n.sel + selSum(n.left) + selSum(n.right)
-    if n.size != sz || n.visSum != vs || n.cntSum != cs || n.selSum != ss {
-      edit(t) {
-        $0.size = sz
-        $0.visSum = vs
-        $0.cntSum = cs
-        $0.selSum = ss
-      }
-      return true
-    }
-    return false
-  }
+  // MARK: Totals
 
   /// Recomputes an item's own `vis`, `cnt` and `sel` from its children; returns how much
   /// each changed, for `propagate`.
@@ -212,24 +240,48 @@ extension Forest {
     return change
   }
 
-  /// Carries a change of `x`'s own totals up to its section's root list: into the sums of
-  /// `x` and its treap ancestors, then into the parent's own totals (rows only when the
-  /// parent is expanded), and so on. Adds deltas along the path instead of recomputing
-  /// sums, so it never reads a sibling off the path (on big lists each would be a cache
-  /// miss); stops once nothing changes. - Complexity: O(depth × log siblings).
+  /// Adds a change of the entry holding `h` in block `b` (and a change of `size` items) to
+  /// that entry, to `b`'s sums and to every block above it. Reads only the block path.
+  private mutating func addToBlocks(
+    _ h: Handle, in b: Handle, size dn: Int32, _ d: Totals
+  ) {
+    var child = h
+    var b = b
+    while b >= 0 {
+      let i = entryIndex(of: child, in: b)
+      if dn != 0 {
+        setSlot(slot(b, BlockLayout.size, i), slots[slot(b, BlockLayout.size, i)] &+ dn)
+      }
+      if d.vis != 0 {
+        setSlot(slot(b, BlockLayout.vis, i), slots[slot(b, BlockLayout.vis, i)] &+ d.vis)
+      }
+      if d.cnt != 0 {
+        setSlot(slot(b, BlockLayout.cnt, i), slots[slot(b, BlockLayout.cnt, i)] &+ d.cnt)
+      }
+      if d.sel != 0 {
+        setSlot(slot(b, BlockLayout.sel, i), slots[slot(b, BlockLayout.sel, i)] &+ d.sel)
+      }
+      editBlock(b) {
+        $0.size &+= dn
+        $0.vis &+= d.vis
+        $0.cnt &+= d.cnt
+        $0.sel &+= d.sel
+      }
+      child = b
+      b = blocks[Int(b)].parent
+    }
+  }
+
+  /// Carries a change of `x`'s own totals up to its section's root list: into its entry and
+  /// the blocks above it, then into the parent's own totals (rows only when the parent is
+  /// expanded), and so on. Touches one block path per level, never a sibling's node;
+  /// stops once nothing changes. - Complexity: O(depth × log siblings × fan-out).
   mutating func propagate(from x: Handle, _ change: Totals) {
     var c = x
     var d = change
     while !d.isZero {
-      var t = c
-      while t >= 0 {
-        edit(t) {
-          $0.visSum &+= d.vis
-          $0.cntSum &+= d.cnt
-          $0.selSum &+= d.sel
-        }
-        t = nodes[Int(t)].up
-      }
+      let b = nodes[Int(c)].block
+      if b >= 0 { addToBlocks(c, in: b, size: 0, d) }
       let p = nodes[Int(c)].parent
       guard p >= 0 else { return }
       if !nodes[Int(p)].expanded { d.vis = 0 }
@@ -242,53 +294,12 @@ extension Forest {
     }
   }
 
-  @inline(__always) mutating func setUp(_ t: Handle, _ u: Handle) {
-    if t >= 0 && nodes[Int(t)].up != u { edit(t) { $0.up = u } }
-  }
+  // MARK: B-tree primitives
 
-  /// Joins two treaps, every element of `a` before every element of `b`.
-  mutating func merge(_ a: Handle, _ b: Handle) -> Handle {
-    if a < 0 { return b }
-    if b < 0 { return a }
-    if nodes[Int(a)].priority >= nodes[Int(b)].priority {
-      let r = merge(nodes[Int(a)].right, b)
-      edit(a) { $0.right = r }
-      setUp(r, a)
-      pull(a)
-      return a
-    } else {
-      let l = merge(a, nodes[Int(b)].left)
-      edit(b) { $0.left = l }
-      setUp(l, b)
-      pull(b)
-      return b
-    }
-  }
-
-  /// Splits a treap into its first `k` elements and the rest.
-  mutating func split(_ t: Handle, _ k: Int32) -> (Handle, Handle) {
-    if t < 0 { return (-1, -1) }
-    let ls = size(nodes[Int(t)].left)
-    if k <= ls {
-      let (a, b) = split(nodes[Int(t)].left, k)
-      edit(t) { $0.left = b }
-      setUp(b, t)
-      setUp(a, -1)
-      pull(t)
-      return (a, t)
-    } else {
-      let (a, b) = split(nodes[Int(t)].right, k - ls - 1)
-      edit(t) { $0.right = a }
-      setUp(a, t)
-      setUp(b, -1)
-      pull(t)
-      return (t, b)
-    }
-  }
-
-  /// Sets the root of the sibling list owned by item `p` (or by section `s` when p < 0).
+  /// Sets the root block of the sibling list owned by item `p` (or by section `s` when
+  /// p < 0).
   mutating func setListRoot(parent p: Handle, section s: Handle, _ root: Handle) {
-    setUp(root, -1)
+    if root >= 0 && blocks[Int(root)].parent != -1 { editBlock(root) { $0.parent = -1 } }
     if p >= 0 {
       if nodes[Int(p)].children != root { edit(p) { $0.children = root } }
     } else if sections[Int(s)].roots != root {
@@ -296,59 +307,197 @@ extension Forest {
     }
   }
 
-  /// Builds a treap over `items` in order in O(n) (Cartesian tree on priorities).
-  mutating func buildList(_ items: [Handle]) -> Handle {
-    if items.count == 1 {
-      let x = items[0]
-      edit(x) {
-        $0.left = -1
-        $0.right = -1
-        $0.up = -1
-      }
-      pull(x)
-      return x
+  /// The totals an entry for `h` carries: an item's own, or a block's sums.
+  private func entryValues(_ h: Handle, leaf: Bool) -> (Int32, Int32, Int32, Int32) {
+    if leaf {
+      let n = nodes[Int(h)]
+      return (1, n.vis, n.cnt, n.sel)
     }
-    var stack: [Handle] = []
-    for x in items {
-      var last: Handle = -1
-      while let top = stack.last, nodes[Int(top)].priority < nodes[Int(x)].priority {
-        last = stack.removeLast()
-      }
-      edit(x) {
-        $0.left = last
-        $0.right = -1
-        $0.up = -1
-      }
-      if last >= 0 { edit(last) { $0.up = x } }
-      if let top = stack.last {
-        edit(top) { $0.right = x }
-        edit(x) { $0.up = top }
-      }
-      stack.append(x)
-    }
-    guard let root = stack.first else { return -1 }
-    pullSubtree(root)
-    return root
+    let b = blocks[Int(h)]
+    return (b.size, b.vis, b.cnt, b.sel)
   }
 
-  /// Recomputes aggregates bottom-up over a whole treap (post-order, iterative).
-  private mutating func pullSubtree(_ root: Handle) {
-    var order: [Handle] = []
-    var stack: [Handle] = [root]
-    while let t = stack.popLast() {
-      order.append(t)
-      let n = nodes[Int(t)]
-      if n.left >= 0 { stack.append(n.left) }
-      if n.right >= 0 { stack.append(n.right) }
+  /// Writes entry `i` of block `b` for `h` and points `h` back at `b`.
+  private mutating func writeEntry(_ b: Handle, _ i: Int, _ h: Handle, leaf: Bool) {
+    let (sz, v, c, s) = entryValues(h, leaf: leaf)
+    setSlot(slot(b, BlockLayout.handle, i), h)
+    setSlot(slot(b, BlockLayout.size, i), sz)
+    setSlot(slot(b, BlockLayout.vis, i), v)
+    setSlot(slot(b, BlockLayout.cnt, i), c)
+    setSlot(slot(b, BlockLayout.sel, i), s)
+    if leaf {
+      if nodes[Int(h)].block != b { edit(h) { $0.block = b } }
+    } else if blocks[Int(h)].parent != b {
+      editBlock(h) { $0.parent = b }
     }
-    for t in order.reversed() { pull(t) }
+  }
+
+  /// Moves entry `from` of block `b` to position `to` (same block or another).
+  private mutating func copyEntry(_ b: Handle, _ from: Int, to c: Handle, _ to: Int) {
+    setSlot(slot(c, BlockLayout.handle, to), slots[slot(b, BlockLayout.handle, from)])
+    let source = slot(b, BlockLayout.size, from)
+    let target = slot(c, BlockLayout.size, to)
+    for k in 0..<4 { setSlot(target + k, slots[source + k]) }
+  }
+
+  /// Recomputes a block's sums from its entries.
+  private mutating func resum(_ b: Handle) {
+    let n = Int(blocks[Int(b)].count)
+    let sz = Int32(prefixSum(b, BlockLayout.size, n))
+    let v = Int32(prefixSum(b, BlockLayout.vis, n))
+    let c = Int32(prefixSum(b, BlockLayout.cnt, n))
+    let s = Int32(prefixSum(b, BlockLayout.sel, n))
+    editBlock(b) {
+      $0.size = sz
+      $0.vis = v
+      $0.cnt = c
+      $0.sel = s
+    }
+  }
+
+  /// Inserts `h` (an item in a leaf, a block in an inner block) as entry `i` of block `b`,
+  /// adds its totals to every block above, and splits blocks that fill up.
+  private mutating func insertEntry(
+    _ h: Handle, in b: Handle, at i: Int, parent p: Handle, section s: Handle
+  ) {
+    let leaf = blocks[Int(b)].leaf
+    let n = Int(blocks[Int(b)].count)
+    var k = n
+    while k > i {
+      copyEntry(b, k - 1, to: b, k)
+      k -= 1
+    }
+    editBlock(b) { $0.count += 1 }
+    writeEntry(b, i, h, leaf: leaf)
+    let (sz, v, c, sl) = entryValues(h, leaf: leaf)
+    let d = Totals(vis: v, cnt: c, sel: sl)
+    editBlock(b) {
+      $0.size &+= sz
+      $0.vis &+= d.vis
+      $0.cnt &+= d.cnt
+      $0.sel &+= d.sel
+    }
+    let up = blocks[Int(b)].parent
+    if up >= 0 { addToBlocks(b, in: up, size: sz, d) }
+    if n + 1 == BlockLayout.fanout { split(b, parent: p, section: s) }
+  }
+
+  /// Splits a full block in two halves, the upper half in a new block right after it.
+  private mutating func split(_ b: Handle, parent p: Handle, section s: Handle) {
+    let leaf = blocks[Int(b)].leaf
+    let half = BlockLayout.fanout / 2
+    let c = allocateBlock(leaf: leaf)
+    for i in half..<BlockLayout.fanout {
+      copyEntry(b, i, to: c, i - half)
+      let h = slots[slot(c, BlockLayout.handle, i - half)]
+      if leaf {
+        edit(h) { $0.block = c }
+      } else {
+        editBlock(h) { $0.parent = c }
+      }
+    }
+    editBlock(b) { $0.count = Int32(half) }
+    editBlock(c) { $0.count = Int32(BlockLayout.fanout - half) }
+    resum(b)
+    resum(c)
+    let up = blocks[Int(b)].parent
+    if up < 0 {
+      let r = allocateBlock(leaf: false)
+      editBlock(r) { $0.count = 2 }
+      writeEntry(r, 0, b, leaf: false)
+      writeEntry(r, 1, c, leaf: false)
+      resum(r)
+      setListRoot(parent: p, section: s, r)
+    } else {
+      // The parent's sums already count both halves; refresh b's entry, then add c's.
+      let i = entryIndex(of: b, in: up)
+      writeEntry(up, i, b, leaf: false)
+      let n = Int(blocks[Int(up)].count)
+      var k = n
+      while k > i + 1 {
+        copyEntry(up, k - 1, to: up, k)
+        k -= 1
+      }
+      editBlock(up) { $0.count += 1 }
+      writeEntry(up, i + 1, c, leaf: false)
+      if n + 1 == BlockLayout.fanout { split(up, parent: p, section: s) }
+    }
+  }
+
+  /// Removes entry `i` of block `b` (whose totals were already taken off), dropping blocks
+  /// that empty and a root left with a single inner child.
+  private mutating func removeEntry(at i: Int, of b: Handle, parent p: Handle, section s: Handle) {
+    let n = Int(blocks[Int(b)].count)
+    for k in i..<(n - 1) { copyEntry(b, k + 1, to: b, k) }
+    editBlock(b) { $0.count -= 1 }
+    let up = blocks[Int(b)].parent
+    if n - 1 == 0 {
+      releaseBlock(b)
+      if up >= 0 {
+        removeEntry(at: entryIndex(of: b, in: up), of: up, parent: p, section: s)
+      } else {
+        setListRoot(parent: p, section: s, -1)
+      }
+      return
+    }
+    if up < 0 && !blocks[Int(b)].leaf && n - 1 == 1 {
+      let only = slots[slot(b, BlockLayout.handle, 0)]
+      releaseBlock(b)
+      setListRoot(parent: p, section: s, only)
+    }
+  }
+
+  /// Builds a B-tree over `items` in order in O(n), leaves three quarters full so that
+  /// inserts do not split at once.
+  mutating func buildList(_ items: [Handle]) -> Handle {
+    guard !items.isEmpty else { return -1 }
+    let fill = BlockLayout.fanout * 3 / 4
+    var level: [Handle] = []
+    var leaf = true
+    var members = items
+    while true {
+      level.removeAll(keepingCapacity: true)
+      var start = 0
+      while start < members.count {
+        let end = min(members.count, start + fill)
+        let b = allocateBlock(leaf: leaf)
+        editBlock(b) { $0.count = Int32(end - start) }
+        for i in start..<end { writeEntry(b, i - start, members[i], leaf: leaf) }
+        resum(b)
+        level.append(b)
+        start = end
+      }
+      if level.count == 1 { break }
+      members = level
+      leaf = false
+    }
+    let root = level[0]
+    editBlock(root) { $0.parent = -1 }
+    return root
   }
 
   // MARK: List edits
 
+  /// The leaf and entry index where an item at position `k` (0...count) of a list goes.
+  private func leafSlot(forPosition k: Int, in root: Handle) -> (Handle, Int) {
+    var b = root
+    var k = Int32(k)
+    while !blocks[Int(b)].leaf {
+      let n = Int(blocks[Int(b)].count)
+      var i = 0
+      while i < n - 1 && k > slots[slot(b, BlockLayout.size, i)] {
+        k -= slots[slot(b, BlockLayout.size, i)]
+        i += 1
+      }
+      b = slots[slot(b, BlockLayout.handle, i)]
+    }
+    return (b, Int(k))
+  }
+
   /// Inserts detached items (each with its subtree) at position `pos` of the list owned by
   /// `parent` (or the root list of `section`; at the end when `pos` is nil), then fixes
-  /// every aggregate above them. - Complexity: O(k + depth × log siblings).
+  /// every aggregate above them. A few items go in one by one (O(k × log siblings)); many
+  /// rebuild the list (O(siblings + k)).
   mutating func insertList(_ xs: [Handle], parent p: Handle, section s: Handle, at pos: Int?) {
     guard !xs.isEmpty else { return }
     for x in xs {
@@ -357,127 +506,45 @@ extension Forest {
         $0.section = p >= 0 ? -1 : s
       }
     }
-    let built = buildList(xs)
     let root = p >= 0 ? nodes[Int(p)].children : sections[Int(s)].roots
-    let merged: Handle
-    if let pos {
-      let (a, b) = split(root, Int32(pos))
-      merged = merge(merge(a, built), b)
+    let count = Int(size(root))
+    let at = min(pos ?? count, count)
+    if root < 0 || xs.count * 8 >= count {
+      var all = list(root)
+      all.insert(contentsOf: xs, at: at)
+      releaseBlocks(ofList: root)
+      setListRoot(parent: p, section: s, buildList(all))
     } else {
-      merged = merge(root, built)
+      for (k, x) in xs.enumerated() {
+        let current = p >= 0 ? nodes[Int(p)].children : sections[Int(s)].roots
+        let (leaf, i) = leafSlot(forPosition: at + k, in: current)
+        insertEntry(x, in: leaf, at: i, parent: p, section: s)
+      }
     }
-    setListRoot(parent: p, section: s, merged)
     if p >= 0 { propagate(from: p, refreshTotals(p)) }
   }
 
   /// Inserts detached item `x` (with its subtree) right before or after its sibling-to-be
-  /// `a`: as a treap leaf beside `a`, counted into the sums on its path, then rotated up to
-  /// its priority. Touches about one treap path, where finding a rank, splitting and
-  /// merging would read a sibling beside each step. - Complexity: O(depth × log siblings).
+  /// `a`, in `a`'s leaf. - Complexity: O(depth × log siblings × fan-out).
   mutating func insert(_ x: Handle, nextTo a: Handle, after: Bool) {
     let p = nodes[Int(a)].parent
     let s = p >= 0 ? -1 : nodes[Int(a)].section
     edit(x) {
       $0.parent = p
-      $0.section = p >= 0 ? -1 : s
-      $0.left = -1
-      $0.right = -1
-      $0.up = -1
+      $0.section = s
     }
-    pull(x)
-    // The leaf slot next to `a` in order: `a` itself, or the nearest end of its subtree.
-    var u = a
-    var asRight = after
-    if after, nodes[Int(a)].right >= 0 {
-      u = nodes[Int(a)].right
-      while nodes[Int(u)].left >= 0 { u = nodes[Int(u)].left }
-      asRight = false
-    } else if !after, nodes[Int(a)].left >= 0 {
-      u = nodes[Int(a)].left
-      while nodes[Int(u)].right >= 0 { u = nodes[Int(u)].right }
-      asRight = true
-    }
-    edit(u) {
-      if asRight { $0.right = x } else { $0.left = x }
-    }
-    edit(x) { $0.up = u }
-    let n = nodes[Int(x)]
-    var t = u
-    while t >= 0 {
-      edit(t) {
-        $0.size &+= 1
-        $0.visSum &+= n.vis
-        $0.cntSum &+= n.cnt
-        $0.selSum &+= n.sel
-      }
-      t = nodes[Int(t)].up
-    }
-    while true {
-      let up = nodes[Int(x)].up
-      guard up >= 0, nodes[Int(up)].priority < n.priority else { break }
-      rotateUp(x)
-    }
-    if nodes[Int(x)].up < 0 { setListRoot(parent: p, section: s, x) }
+    let b = nodes[Int(a)].block
+    insertEntry(x, in: b, at: entryIndex(of: a, in: b) + (after ? 1 : 0), parent: p, section: s)
     if p >= 0 { propagate(from: p, refreshTotals(p)) }
-  }
-
-  /// Rotates `x` above its treap parent, keeping the order and every aggregate.
-  private mutating func rotateUp(_ x: Handle) {
-    let u = nodes[Int(x)].up
-    let g = nodes[Int(u)].up
-    if nodes[Int(u)].left == x {
-      let b = nodes[Int(x)].right
-      edit(u) { $0.left = b }
-      setUp(b, u)
-      edit(x) { $0.right = u }
-    } else {
-      let b = nodes[Int(x)].left
-      edit(u) { $0.right = b }
-      setUp(b, u)
-      edit(x) { $0.left = u }
-    }
-    edit(u) { $0.up = x }
-    edit(x) { $0.up = g }
-    if g >= 0 {
-      edit(g) {
-        if $0.left == u { $0.left = x } else { $0.right = x }
-      }
-    }
-    pull(u)
-    pull(x)
   }
 
   /// Removes `x` (keeping its subtree under it) from its sibling list and fixes aggregates.
   mutating func detach(_ x: Handle) {
     let n = nodes[Int(x)]
-    let m = merge(n.left, n.right)
-    let u = n.up
-    if u >= 0 {
-      if nodes[Int(u)].left == x {
-        edit(u) { $0.left = m }
-      } else {
-        edit(u) { $0.right = m }
-      }
-      setUp(m, u)
-      // `u` and its treap ancestors lose exactly `x` (its treap children live on in `m`).
-      var t = u
-      while t >= 0 {
-        edit(t) {
-          $0.size &-= 1
-          $0.visSum &-= n.vis
-          $0.cntSum &-= n.cnt
-          $0.selSum &-= n.sel
-        }
-        t = nodes[Int(t)].up
-      }
-    } else {
-      setListRoot(parent: n.parent, section: n.section, m)
-    }
-    edit(x) {
-      $0.left = -1
-      $0.right = -1
-      $0.up = -1
-    }
+    let b = n.block
+    addToBlocks(x, in: b, size: -1, Totals(vis: -n.vis, cnt: -n.cnt, sel: -n.sel))
+    removeEntry(at: entryIndex(of: x, in: b), of: b, parent: n.parent, section: n.section)
+    edit(x) { $0.block = -1 }
     if n.parent >= 0 { propagate(from: n.parent, refreshTotals(n.parent)) }
     edit(x) {
       $0.parent = -1
@@ -485,11 +552,16 @@ extension Forest {
     }
   }
 
-  /// Frees every node of the subtree rooted at detached `x`, `x` included.
+  /// Frees every node of the subtree rooted at detached `x`, `x` included, and the blocks
+  /// of their lists.
   mutating func releaseSubtree(_ x: Handle) {
     var stack: [Handle] = [x]
     while let t = stack.popLast() {
-      forEachInList(nodes[Int(t)].children) { stack.append($0) }
+      let kids = nodes[Int(t)].children
+      if kids >= 0 {
+        forEachInList(kids) { stack.append($0) }
+        releaseBlocks(ofList: kids)
+      }
       release(t)
     }
   }
@@ -513,22 +585,35 @@ extension Forest {
     if nodes[Int(x)].live { propagate(from: x, refreshTotals(x)) }
   }
 
-  /// Deselects every selected item below `x` (and `x` itself when `includingSelf`),
-  /// visiting only treap nodes whose subtree holds a selection.
-  /// - Complexity: O(deselected × depth × log siblings).
+  /// Selected items in a list and below it, found through the selected counts of entries
+  /// (only blocks and items whose subtree holds a selection are visited).
+  /// - Complexity: O(selected × depth × log siblings × fan-out).
+  func selectedItems(inList root: Handle) -> [Handle] {
+    var found: [Handle] = []
+    var stack: [Handle] = [root]
+    while let b = stack.popLast() {
+      guard b >= 0, blocks[Int(b)].sel > 0 else { continue }
+      let block = blocks[Int(b)]
+      for i in 0..<Int(block.count) where slots[slot(b, BlockLayout.sel, i)] > 0 {
+        let h = slots[slot(b, BlockLayout.handle, i)]
+        if !block.leaf {
+          stack.append(h)
+          continue
+        }
+        let n = nodes[Int(h)]
+        if n.selected { found.append(h) }
+        if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
+      }
+    }
+    return found
+  }
+
+  /// Deselects every selected item below `x` (and `x` itself when `includingSelf`).
+  /// - Complexity: O(deselected × depth × log siblings × fan-out).
   mutating func deselectSubtree(of x: Handle, includingSelf: Bool) {
     guard nodes[Int(x)].sel > 0 else { return }
-    var found: [Handle] = []
+    var found = selectedItems(inList: nodes[Int(x)].children)
     if includingSelf && nodes[Int(x)].selected { found.append(x) }
-    var stack: [Handle] = [nodes[Int(x)].children]
-    while let t = stack.popLast() {
-      guard t >= 0, selSum(t) > 0 else { continue }
-      let n = nodes[Int(t)]
-      if n.selected { found.append(t) }
-      stack.append(n.left)
-      stack.append(n.right)
-      if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
-    }
     for y in found { setSelected(y, false) }
   }
 }

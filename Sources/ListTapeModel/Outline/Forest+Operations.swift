@@ -181,8 +181,13 @@ extension Forest {
   mutating func releaseAll(list root: Handle) {
     var stack: [Handle] = []
     forEachInList(root) { stack.append($0) }
+    releaseBlocks(ofList: root)
     while let t = stack.popLast() {
-      forEachInList(nodes[Int(t)].children) { stack.append($0) }
+      let kids = nodes[Int(t)].children
+      if kids >= 0 {
+        forEachInList(kids) { stack.append($0) }
+        releaseBlocks(ofList: kids)
+      }
       release(t)
     }
   }
@@ -223,20 +228,9 @@ extension Forest {
     reselect(kept)
   }
 
-  /// Ids of the selected items in a sibling list and below it, found through the
-  /// selected-count aggregates. - Complexity: O(selected there × log siblings).
+  /// Ids of the selected items in a sibling list and below it.
   private func selectedIDs(inList root: Handle) -> [String] {
-    var out: [String] = []
-    var stack: [Handle] = [root]
-    while let t = stack.popLast() {
-      guard t >= 0, selSum(t) > 0 else { continue }
-      let n = nodes[Int(t)]
-      if n.selected { out.append(content[Int(t)].id) }
-      stack.append(n.left)
-      stack.append(n.right)
-      if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
-    }
-    return out
+    selectedItems(inList: root).map { content[Int($0)].id }
   }
 
   private mutating func reselect(_ ids: [String]) {

@@ -9,20 +9,18 @@ struct ItemContent {
   var fields: [String: String]?
 }
 
-/// One item's place in the outline: its links, flags and the treap that orders it among
-/// its siblings (its content lives at the same handle in `Forest.content`).
+/// One item's place in the outline: its links, flags and own totals (its content lives at
+/// the same handle in `Forest.content`; its position among its siblings is the slot that
+/// holds it in a leaf of the sibling list's B-tree).
 struct Node {
   /// Parent item, or -1 for a root item.
   var parent: Handle = -1
   /// Section slot; meaningful for root items only (others find it through their root).
   var section: Handle = -1
-  /// Root of the treap holding this item's children in order.
+  /// Root block of the B-tree holding this item's children in order.
   var children: Handle = -1
-  var left: Handle = -1
-  var right: Handle = -1
-  /// Treap parent (-1 at the root of a sibling treap).
-  var up: Handle = -1
-  var priority: UInt32
+  /// Leaf block holding this item among its siblings (-1 while detached).
+  var block: Handle = -1
   var expanded: Bool = false
   var selected: Bool = false
   var live: Bool = true
@@ -30,23 +28,43 @@ struct Node {
   var vis: Int32 = 1
   /// Items in this item's subtree, the item included.
   var cnt: Int32 = 1
-  /// Siblings in this treap subtree.
-  var size: Int32 = 1
-  /// Sum of `vis` over this treap subtree.
-  var visSum: Int32 = 1
-  /// Sum of `cnt` over this treap subtree.
-  var cntSum: Int32 = 1
   /// Selected items in this item's subtree, the item included.
   var sel: Int32 = 0
-  /// Sum of `sel` over this treap subtree.
-  var selSum: Int32 = 0
-
-  init(priority: UInt32) {
-    self.priority = priority
-  }
 }
 
-/// A section: its identity and the treap of its root items.
+/// One block of a sibling list's B-tree: a leaf holds items, an inner block holds blocks.
+/// Its entries (handles and their totals) live in `Forest.slots`; here are their sums.
+struct Block {
+  /// Parent block, or -1 at the root of a list.
+  var parent: Handle = -1
+  var count: Int32 = 0
+  var leaf: Bool
+  var live: Bool = true
+  /// Items below this block.
+  var size: Int32 = 0
+  /// Sums of the entries' `vis`, `cnt` and `sel`.
+  var vis: Int32 = 0
+  var cnt: Int32 = 0
+  var sel: Int32 = 0
+
+  init(leaf: Bool) { self.leaf = leaf }
+}
+
+/// Where the entries of a block sit in `Forest.slots`: `fanout` handles (one cache line at
+/// fan-out 16, scanned to find an entry), then each entry's size, rows, item count and
+/// selected count side by side, so that updating an entry writes one line.
+enum BlockLayout {
+  static let fanout = 16
+  static let handle = 0
+  static let size = 1
+  static let vis = 2
+  static let cnt = 3
+  static let sel = 4
+  /// Slots per block: the handles, then four values per entry.
+  static let stride = 5 * fanout
+}
+
+/// A section: its identity and the root block of its root items.
 struct SectionSlot {
   var id: String
   var roots: Handle = -1
@@ -54,14 +72,20 @@ struct SectionSlot {
 }
 
 /// The outline engine shared by `ListState` and `SectionSnapshot`: every section's items
-/// as a tree, with each sibling list kept in an implicit treap augmented with visible-row
-/// and item counts, so that visibility, rows and counts never scan the list.
+/// as a tree, with each sibling list kept in a B-tree (fan-out 16) whose entries carry
+/// item counts, visible rows and selected counts, so that visibility, rows and counts
+/// never scan the list.
 ///
-/// Positions are ranks in sibling treaps; a row is the sum, along the ancestor path, of
-/// the visible rows before each step. A batch is made atomic by a journal of the slots it
-/// overwrote, replayed backwards on rollback.
+/// A position is a sum of entry sizes along the block path; a row is the sum, along the
+/// ancestor path, of the visible rows before each step. Wide blocks keep those paths to a
+/// few cache lines even on lists of a million items. A batch is made atomic by a journal
+/// of the slots it overwrote, replayed backwards on rollback.
 struct Forest {
   var nodes: [Node] = []
+  var blocks: [Block] = []
+  /// Entries of every block, `BlockLayout.stride` slots per block.
+  var slots: [Int32] = []
+  var freeBlocks: [Handle] = []
   /// Identity and display content of each node, by handle.
   var content: [ItemContent] = []
   var freeNodes: [Handle] = []
@@ -73,20 +97,44 @@ struct Forest {
   var sectionIndex = IdentifierIndex()
   /// Handles of selected items (order is not meaningful; output sorts by display order).
   var selection: Set<Handle> = []
-  /// Seed of the next treap priority, random per state: a log's author must not be able to
-  /// choose insert positions that line priorities up into a degenerate (deep) treap, which
-  /// would make the recursive split and merge exhaust the stack. Nothing observable depends
-  /// on the tree shape (equality, JSON and encodings follow the logical order).
-  var priorities = SplitMix64(seed: UInt64.random(in: 0...UInt64.max))
 
   var journal: Journal?
 
   // MARK: Lookups
 
-  @inline(__always) func visSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].visSum }
-  @inline(__always) func cntSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].cntSum }
-  @inline(__always) func size(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].size }
-  @inline(__always) func selSum(_ t: Handle) -> Int32 { t < 0 ? 0 : nodes[Int(t)].selSum }
+  /// Totals of a list (or block) by its root block; 0 for an empty list.
+  @inline(__always) func visSum(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].vis }
+  @inline(__always) func cntSum(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].cnt }
+  @inline(__always) func size(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].size }
+  @inline(__always) func selSum(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].sel }
+
+  /// The slot of field `field` (a `BlockLayout` offset) of entry `i` of block `b`.
+  @inline(__always) func slot(_ b: Handle, _ field: Int, _ i: Int) -> Int {
+    let base = Int(b) &* BlockLayout.stride
+    return field == BlockLayout.handle
+      ? base &+ i : base &+ BlockLayout.fanout &+ i &* 4 &+ (field &- 1)
+  }
+
+  /// Index of the entry holding `h` in block `b`. - Complexity: O(fan-out).
+  @inline(__always) func entryIndex(of h: Handle, in b: Handle) -> Int {
+    let base = slot(b, BlockLayout.handle, 0)
+    let n = Int(blocks[Int(b)].count)
+    return slots.withUnsafeBufferPointer { s in
+      var i = 0
+      while i < n && s[base &+ i] != h { i &+= 1 }
+      return i
+    }
+  }
+
+  /// Sum of field `field` over the first `k` entries of block `b`.
+  @inline(__always) func prefixSum(_ b: Handle, _ field: Int, _ k: Int) -> Int {
+    let base = slot(b, field, 0)
+    return slots.withUnsafeBufferPointer { s in
+      var total = 0
+      for i in 0..<k { total &+= Int(s[base &+ i &* 4]) }
+      return total
+    }
+  }
 
   func handle(ofItem id: String) -> Handle? { itemIndex[id] }
   func handle(ofSection id: String) -> Handle? { sectionIndex[id] }
@@ -129,34 +177,24 @@ struct Forest {
     return false
   }
 
-  /// The treap root of the sibling list holding `x`.
+  /// The root block of the sibling list holding `x`.
   func listRoot(of x: Handle) -> Handle {
     let p = nodes[Int(x)].parent
     return p >= 0 ? nodes[Int(p)].children : sections[Int(nodes[Int(x)].section)].roots
   }
 
-  /// Position of `x` among its siblings. - Complexity: O(log siblings).
-  func rank(_ x: Handle) -> Int {
-    var r = Int(size(nodes[Int(x)].left))
-    var c = x
-    var u = nodes[Int(x)].up
-    while u >= 0 {
-      if nodes[Int(u)].right == c { r += Int(size(nodes[Int(u)].left)) + 1 }
-      c = u
-      u = nodes[Int(u)].up
-    }
-    return r
-  }
+  /// Position of `x` among its siblings. - Complexity: O(log siblings × fan-out).
+  func rank(_ x: Handle) -> Int { before(x, BlockLayout.size) }
 
-  /// Sum of `keyPath` over the siblings before `x`. - Complexity: O(log siblings).
-  private func before(_ x: Handle, _ sum: (Handle) -> Int32, _ own: (Handle) -> Int32) -> Int {
-    var r = Int(sum(nodes[Int(x)].left))
-    var c = x
-    var u = nodes[Int(x)].up
-    while u >= 0 {
-      if nodes[Int(u)].right == c { r += Int(sum(nodes[Int(u)].left)) + Int(own(u)) }
-      c = u
-      u = nodes[Int(u)].up
+  /// Sum of a field (`BlockLayout.size`, `.vis` or `.cnt`) over the siblings before `x`.
+  private func before(_ x: Handle, _ field: Int) -> Int {
+    var b = nodes[Int(x)].block
+    var r = prefixSum(b, field, entryIndex(of: x, in: b))
+    var p = blocks[Int(b)].parent
+    while p >= 0 {
+      r += prefixSum(p, field, entryIndex(of: b, in: p))
+      b = p
+      p = blocks[Int(b)].parent
     }
     return r
   }
@@ -168,7 +206,7 @@ struct Forest {
     var total = 0
     var c = x
     while c >= 0 {
-      total += before(c, { visSum($0) }, { nodes[Int($0)].vis })
+      total += before(c, BlockLayout.vis)
       let p = nodes[Int(c)].parent
       if p >= 0 { total += 1 }
       c = p
@@ -182,7 +220,7 @@ struct Forest {
     var total = 0
     var c = x
     while c >= 0 {
-      total += before(c, { cntSum($0) }, { nodes[Int($0)].cnt })
+      total += before(c, BlockLayout.cnt)
       let p = nodes[Int(c)].parent
       if p >= 0 { total += 1 }
       c = p
@@ -199,63 +237,85 @@ struct Forest {
   /// Position of a live section in display order. - Complexity: O(sections).
   func sectionPosition(_ s: Handle) -> Int? { sectionOrder.firstIndex(of: s) }
 
-  /// The `k`-th element of a sibling treap. - Complexity: O(log siblings).
+  /// The `k`-th element of a sibling list. - Complexity: O(log siblings × fan-out).
   func element(at k: Int, in root: Handle) -> Handle? {
-    var t = root
+    guard root >= 0, k >= 0, k < Int(size(root)) else { return nil }
+    var b = root
     var k = Int32(k)
-    while t >= 0 {
-      let ls = size(nodes[Int(t)].left)
-      if k < ls {
-        t = nodes[Int(t)].left
-      } else if k == ls {
-        return t
-      } else {
-        k -= ls + 1
-        t = nodes[Int(t)].right
+    while true {
+      let block = blocks[Int(b)]
+      if block.leaf { return slots[slot(b, BlockLayout.handle, Int(k))] }
+      var i = 0
+      while i < Int(block.count) - 1 && k >= slots[slot(b, BlockLayout.size, i)] {
+        k -= slots[slot(b, BlockLayout.size, i)]
+        i += 1
       }
+      b = slots[slot(b, BlockLayout.handle, i)]
     }
-    return nil
   }
 
-  /// The item at visible row `row` of a section. - Complexity: O(depth × log siblings).
+  /// The item at visible row `row` of a section.
+  /// - Complexity: O(depth × log siblings × fan-out).
   func visibleItem(at row: Int, inSection s: Handle) -> Handle? {
     var k = Int32(row)
-    var t = sections[Int(s)].roots
-    while t >= 0 {
-      let n = nodes[Int(t)]
-      let lv = visSum(n.left)
-      if k < lv {
-        t = n.left
-      } else if k < lv + n.vis {
-        k -= lv
-        if k == 0 { return t }
-        k -= 1
-        t = n.children
-      } else {
-        k -= lv + n.vis
-        t = n.right
+    var b = sections[Int(s)].roots
+    descend: while b >= 0 {
+      let block = blocks[Int(b)]
+      for i in 0..<Int(block.count) {
+        let v = slots[slot(b, BlockLayout.vis, i)]
+        if k < v {
+          let h = slots[slot(b, BlockLayout.handle, i)]
+          if !block.leaf {
+            b = h
+            continue descend
+          }
+          if k == 0 { return h }
+          k -= 1
+          b = nodes[Int(h)].children
+          continue descend
+        }
+        k -= v
       }
+      return nil
     }
     return nil
   }
 
-  /// Calls `body` on each sibling of a treap in order.
+  /// Calls `body` on each item of a sibling list in order.
   func forEachInList(_ root: Handle, _ body: (Handle) throws -> Void) rethrows {
-    // Iterative in-order walk: hostile or deep treaps never grow the call stack.
-    var stack: [Handle] = []
-    var t = root
-    while t >= 0 || !stack.isEmpty {
-      while t >= 0 {
-        stack.append(t)
-        t = nodes[Int(t)].left
+    guard root >= 0 else { return }
+    // Explicit stack of (block, next entry): the height is small, but never recurse.
+    var stack: [(Handle, Int)] = [(root, 0)]
+    while let (b, i) = stack.last {
+      let block = blocks[Int(b)]
+      if i == Int(block.count) {
+        stack.removeLast()
+        continue
       }
-      let x = stack.removeLast()
-      try body(x)
-      t = nodes[Int(x)].right
+      stack[stack.count - 1].1 = i + 1
+      let h = slots[slot(b, BlockLayout.handle, i)]
+      if block.leaf {
+        try body(h)
+      } else {
+        stack.append((h, 0))
+      }
     }
   }
 
-  /// Siblings of a treap in order. - Complexity: O(siblings).
+  /// Calls `body` on every block of a sibling list's B-tree (not the items' own lists).
+  func forEachBlock(_ root: Handle, _ body: (Handle) -> Void) {
+    guard root >= 0 else { return }
+    var stack: [Handle] = [root]
+    while let b = stack.popLast() {
+      body(b)
+      let block = blocks[Int(b)]
+      if !block.leaf {
+        for i in 0..<Int(block.count) { stack.append(slots[slot(b, BlockLayout.handle, i)]) }
+      }
+    }
+  }
+
+  /// Siblings of a list in order. - Complexity: O(siblings).
   func list(_ root: Handle) -> [Handle] {
     var out: [Handle] = []
     out.reserveCapacity(Int(size(root)))

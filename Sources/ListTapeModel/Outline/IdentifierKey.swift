@@ -92,7 +92,11 @@ struct IdentifierIndex {
       return
     }
     if count + 1 > capacity { rehash(minimumCapacity: count + 1) }
-    place(Slot(key: id, hash: hash, handle: handle))
+    // A fresh copy from the bytes is a small string (inline, no heap) whenever it fits:
+    // interpolated or sliced ids often are not, and comparing would follow a pointer.
+    var key = id
+    key = key.withUTF8 { String(decoding: $0, as: UTF8.self) }
+    place(Slot(key: key, hash: hash, handle: handle))
     count += 1
   }
 

@@ -1,8 +1,8 @@
 @testable import ListTapeModel
 
 /// Every broken internal invariant of the state's forest, as readable strings (empty when
-/// sound): treap aggregates, heap order, parent and treap links, subtree totals, the id
-/// indexes, and the selection rules.
+/// sound): B-tree entries and sums, block and parent links, equal leaf depths, subtree
+/// totals, the id indexes, and the selection rules.
 func invariantViolations(_ state: ListState) -> [String] {
   var checker = InvariantChecker(forest: state.forest)
   checker.run(multiple: state.allowsMultipleSelection)
@@ -15,6 +15,7 @@ private struct InvariantChecker {
   var reached = 0
   var selectedReached = 0
   var seen = Set<Handle>()
+  var blocksSeen = Set<Handle>()
 
   init(forest: Forest) { self.forest = forest }
 
@@ -34,7 +35,7 @@ private struct InvariantChecker {
       let slot = f.sections[Int(s)]
       if !slot.live { fail("section \(slot.id) in order but not live") }
       if f.sectionIndex[slot.id] != s { fail("sectionIndex[\(slot.id)] != \(s)") }
-      _ = treap(slot.roots, up: -1, parent: -1, section: s, visible: true)
+      _ = list(slot.roots, parent: -1, section: s, visible: true)
     }
     for s in f.freeSections where f.sections[Int(s)].live { fail("free section \(s) is live") }
     for x in f.freeNodes where f.nodes[Int(x)].live { fail("free node \(x) is live") }
@@ -49,11 +50,70 @@ private struct InvariantChecker {
     }
   }
 
-  /// Checks one sibling treap and everything under it; returns (size, visSum, cntSum).
-  mutating func treap(
-    _ t: Handle, up: Handle, parent: Handle, section: Handle, visible: Bool
+  /// Checks one sibling list's B-tree and everything under it; returns (vis, cnt) sums.
+  mutating func list(
+    _ root: Handle, parent: Handle, section: Handle, visible: Bool
+  ) -> (Int32, Int32) {
+    guard root >= 0 else { return (0, 0) }
+    if forest.blocks[Int(root)].parent != -1 { fail("root block \(root) has a parent") }
+    var leafDepths = Set<Int>()
+    let t = block(
+      root, depth: 0, leafDepths: &leafDepths, parent: parent, section: section,
+      visible: visible)
+    if leafDepths.count > 1 { fail("list \(root): leaves at depths \(leafDepths.sorted())") }
+    return (t.vis, t.cnt)
+  }
+
+  /// Checks a block, its entries against what they hold, and its sums; returns its sums.
+  mutating func block(
+    _ b: Handle, depth: Int, leafDepths: inout Set<Int>, parent: Handle, section: Handle,
+    visible: Bool
+  ) -> (size: Int32, vis: Int32, cnt: Int32, sel: Int32) {
+    let f = forest
+    guard blocksSeen.insert(b).inserted else {
+      fail("block \(b) reached twice")
+      return (0, 0, 0, 0)
+    }
+    let info = f.blocks[Int(b)]
+    if !info.live { fail("block \(b) reachable but not live") }
+    if info.count < 1 || Int(info.count) >= BlockLayout.fanout {
+      fail("block \(b) holds \(info.count) entries")
+    }
+    if info.leaf { leafDepths.insert(depth) }
+    var sums: (size: Int32, vis: Int32, cnt: Int32, sel: Int32) = (0, 0, 0, 0)
+    for i in 0..<Int(info.count) {
+      let h = f.slots[f.slot(b, BlockLayout.handle, i)]
+      let entry = (
+        f.slots[f.slot(b, BlockLayout.size, i)], f.slots[f.slot(b, BlockLayout.vis, i)],
+        f.slots[f.slot(b, BlockLayout.cnt, i)], f.slots[f.slot(b, BlockLayout.sel, i)]
+      )
+      let actual: (Int32, Int32, Int32, Int32)
+      if info.leaf {
+        let (v, c, s) = item(h, block: b, parent: parent, section: section, visible: visible)
+        actual = (1, v, c, s)
+      } else {
+        if f.blocks[Int(h)].parent != b { fail("block \(h): parent is not \(b)") }
+        let t = block(
+          h, depth: depth + 1, leafDepths: &leafDepths, parent: parent, section: section,
+          visible: visible)
+        actual = (t.size, t.vis, t.cnt, t.sel)
+      }
+      if entry != actual { fail("block \(b) entry \(i): \(entry), expected \(actual)") }
+      sums.size += actual.0
+      sums.vis += actual.1
+      sums.cnt += actual.2
+      sums.sel += actual.3
+    }
+    if (info.size, info.vis, info.cnt, info.sel) != sums {
+      fail("block \(b) sums \((info.size, info.vis, info.cnt, info.sel)), expected \(sums)")
+    }
+    return sums
+  }
+
+  /// Checks one item and its children; returns its own (vis, cnt, sel).
+  mutating func item(
+    _ t: Handle, block: Handle, parent: Handle, section: Handle, visible: Bool
   ) -> (Int32, Int32, Int32) {
-    guard t >= 0 else { return (0, 0, 0) }
     let f = forest
     let n = f.nodes[Int(t)]
     let id = f.content[Int(t)].id
@@ -64,8 +124,7 @@ private struct InvariantChecker {
     reached += 1
     if !n.live { fail("\(id): reachable but not live") }
     if f.itemIndex[id] != t { fail("itemIndex[\(id)] != \(t)") }
-    if n.up != up { fail("\(id): up \(n.up), expected \(up)") }
-    if up >= 0 && f.nodes[Int(up)].priority < n.priority { fail("\(id): heap order broken") }
+    if n.block != block { fail("\(id): block \(n.block), expected \(block)") }
     if n.parent != parent { fail("\(id): parent \(n.parent), expected \(parent)") }
     let expectedSection = parent >= 0 ? -1 : section
     if n.section != expectedSection { fail("\(id): section \(n.section)") }
@@ -74,17 +133,14 @@ private struct InvariantChecker {
       selectedReached += 1
       if !visible { fail("\(id): selected but hidden") }
     }
-    let (ls, lv, lc) = treap(n.left, up: t, parent: parent, section: section, visible: visible)
-    let (rs, rv, rc) = treap(n.right, up: t, parent: parent, section: section, visible: visible)
-    let (_, cv, cc) = treap(
-      n.children, up: -1, parent: t, section: section, visible: visible && n.expanded)
+    let before = selectedReached
+    let (cv, cc) = list(n.children, parent: t, section: section, visible: visible && n.expanded)
     let vis = 1 + (n.expanded ? cv : 0)
     let cnt = 1 + cc
+    let sel = Int32(selectedReached - before) + (n.selected ? 1 : 0)
     if n.vis != vis { fail("\(id): vis \(n.vis), expected \(vis)") }
     if n.cnt != cnt { fail("\(id): cnt \(n.cnt), expected \(cnt)") }
-    if n.size != 1 + ls + rs { fail("\(id): size \(n.size), expected \(1 + ls + rs)") }
-    if n.visSum != vis + lv + rv { fail("\(id): visSum \(n.visSum)") }
-    if n.cntSum != cnt + lc + rc { fail("\(id): cntSum \(n.cntSum)") }
-    return (1 + ls + rs, vis + lv + rv, cnt + lc + rc)
+    if n.sel != sel { fail("\(id): sel \(n.sel), expected \(sel)") }
+    return (vis, cnt, sel)
   }
 }
