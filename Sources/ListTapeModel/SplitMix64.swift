@@ -1,5 +1,5 @@
-/// SplitMix64: a tiny, fast generator, identical everywhere; the model draws treap
-/// priorities from it, and sample sessions, benches and tests their seeded randomness.
+/// SplitMix64: a tiny, fast generator, identical everywhere; sample sessions, benches and
+/// tests draw their seeded randomness from it (it lives here, the lowest module they share).
 package struct SplitMix64: RandomNumberGenerator, Sendable {
   package var state: UInt64
 

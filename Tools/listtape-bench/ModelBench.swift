@@ -107,7 +107,7 @@ enum ModelBench {
     print("| implementation | operations | seconds | per op |")
     print("|---|---:|---:|---:|")
     print(
-      "| ListTape (treaps) | \(ops.formatted()) | \(fmt(ours)) | \(fmt(ours / Double(ops) * 1e6)) µs |"
+      "| ListTape (B-tree sibling lists) | \(ops.formatted()) | \(fmt(ours)) | \(fmt(ours / Double(ops) * 1e6)) µs |"
     )
     print(
       "| naive flat array | \(sample.formatted()) measured, \(ops.formatted()) extrapolated | "
