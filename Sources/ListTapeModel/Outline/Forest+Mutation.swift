@@ -240,48 +240,31 @@ extension Forest {
     return change
   }
 
-  /// Adds a change of the entry holding `h` in block `b` (and a change of `size` items) to
-  /// that entry, to `b`'s sums and to every block above it. Reads only the block path.
-  private mutating func addToBlocks(
-    _ h: Handle, in b: Handle, size dn: Int32, _ d: Totals
-  ) {
-    var child = h
+  /// Adds a change (of `size` items and of totals) to block `b`'s sums and to every block
+  /// above it: one header per level, no entry scanned.
+  private mutating func addToBlocks(from b: Handle, size dn: Int32, _ d: Totals) {
     var b = b
     while b >= 0 {
-      let i = entryIndex(of: child, in: b)
-      if dn != 0 {
-        setSlot(slot(b, BlockLayout.size, i), slots[slot(b, BlockLayout.size, i)] &+ dn)
-      }
-      if d.vis != 0 {
-        setSlot(slot(b, BlockLayout.vis, i), slots[slot(b, BlockLayout.vis, i)] &+ d.vis)
-      }
-      if d.cnt != 0 {
-        setSlot(slot(b, BlockLayout.cnt, i), slots[slot(b, BlockLayout.cnt, i)] &+ d.cnt)
-      }
-      if d.sel != 0 {
-        setSlot(slot(b, BlockLayout.sel, i), slots[slot(b, BlockLayout.sel, i)] &+ d.sel)
-      }
       editBlock(b) {
         $0.size &+= dn
         $0.vis &+= d.vis
         $0.cnt &+= d.cnt
         $0.sel &+= d.sel
       }
-      child = b
       b = blocks[Int(b)].parent
     }
   }
 
-  /// Carries a change of `x`'s own totals up to its section's root list: into its entry and
-  /// the blocks above it, then into the parent's own totals (rows only when the parent is
-  /// expanded), and so on. Touches one block path per level, never a sibling's node;
-  /// stops once nothing changes. - Complexity: O(depth × log siblings × fan-out).
+  /// Carries a change of `x`'s own totals up to its section's root list: into the sums of
+  /// its leaf and the blocks above it, then into the parent's own totals (rows only when the parent is
+  /// expanded), and so on. Touches one block header per B-tree level, never a sibling;
+  /// stops once nothing changes. - Complexity: O(depth × log siblings).
   mutating func propagate(from x: Handle, _ change: Totals) {
     var c = x
     var d = change
     while !d.isZero {
       let b = nodes[Int(c)].block
-      if b >= 0 { addToBlocks(c, in: b, size: 0, d) }
+      if b >= 0 { addToBlocks(from: b, size: 0, d) }
       let p = nodes[Int(c)].parent
       guard p >= 0 else { return }
       if !nodes[Int(p)].expanded { d.vis = 0 }
@@ -308,23 +291,18 @@ extension Forest {
   }
 
   /// The totals an entry for `h` carries: an item's own, or a block's sums.
-  private func entryValues(_ h: Handle, leaf: Bool) -> (Int32, Int32, Int32, Int32) {
+  private func entryValues(_ h: Handle, leaf: Bool) -> (Int32, Totals) {
     if leaf {
       let n = nodes[Int(h)]
-      return (1, n.vis, n.cnt, n.sel)
+      return (1, Totals(vis: n.vis, cnt: n.cnt, sel: n.sel))
     }
     let b = blocks[Int(h)]
-    return (b.size, b.vis, b.cnt, b.sel)
+    return (b.size, Totals(vis: b.vis, cnt: b.cnt, sel: b.sel))
   }
 
-  /// Writes entry `i` of block `b` for `h` and points `h` back at `b`.
+  /// Puts `h` in entry `i` of block `b` and points `h` back at `b`.
   private mutating func writeEntry(_ b: Handle, _ i: Int, _ h: Handle, leaf: Bool) {
-    let (sz, v, c, s) = entryValues(h, leaf: leaf)
-    setSlot(slot(b, BlockLayout.handle, i), h)
-    setSlot(slot(b, BlockLayout.size, i), sz)
-    setSlot(slot(b, BlockLayout.vis, i), v)
-    setSlot(slot(b, BlockLayout.cnt, i), c)
-    setSlot(slot(b, BlockLayout.sel, i), s)
+    setSlot(slot(b, i), h)
     if leaf {
       if nodes[Int(h)].block != b { edit(h) { $0.block = b } }
     } else if blocks[Int(h)].parent != b {
@@ -332,27 +310,34 @@ extension Forest {
     }
   }
 
-  /// Moves entry `from` of block `b` to position `to` (same block or another).
-  private mutating func copyEntry(_ b: Handle, _ from: Int, to c: Handle, _ to: Int) {
-    setSlot(slot(c, BlockLayout.handle, to), slots[slot(b, BlockLayout.handle, from)])
-    let source = slot(b, BlockLayout.size, from)
-    let target = slot(c, BlockLayout.size, to)
-    for k in 0..<4 { setSlot(target + k, slots[source + k]) }
-  }
-
-  /// Recomputes a block's sums from its entries.
+  /// Recomputes a block's sums from what its entries hold.
   private mutating func resum(_ b: Handle) {
-    let n = Int(blocks[Int(b)].count)
-    let sz = Int32(prefixSum(b, BlockLayout.size, n))
-    let v = Int32(prefixSum(b, BlockLayout.vis, n))
-    let c = Int32(prefixSum(b, BlockLayout.cnt, n))
-    let s = Int32(prefixSum(b, BlockLayout.sel, n))
+    let block = blocks[Int(b)]
+    var sz: Int32 = 0
+    var d = Totals(vis: 0, cnt: 0, sel: 0)
+    for i in 0..<Int(block.count) {
+      let (n, t) = entryValues(entry(b, i), leaf: block.leaf)
+      sz &+= n
+      d.vis &+= t.vis
+      d.cnt &+= t.cnt
+      d.sel &+= t.sel
+    }
     editBlock(b) {
       $0.size = sz
-      $0.vis = v
-      $0.cnt = c
-      $0.sel = s
+      $0.vis = d.vis
+      $0.cnt = d.cnt
+      $0.sel = d.sel
     }
+  }
+
+  /// Shifts entries `i..<count` of block `b` one place right (into a free slot).
+  private mutating func openGap(_ b: Handle, at i: Int) {
+    var k = Int(blocks[Int(b)].count)
+    while k > i {
+      setSlot(slot(b, k), entry(b, k - 1))
+      k -= 1
+    }
+    editBlock(b) { $0.count += 1 }
   }
 
   /// Inserts `h` (an item in a leaf, a block in an inner block) as entry `i` of block `b`,
@@ -361,25 +346,11 @@ extension Forest {
     _ h: Handle, in b: Handle, at i: Int, parent p: Handle, section s: Handle
   ) {
     let leaf = blocks[Int(b)].leaf
-    let n = Int(blocks[Int(b)].count)
-    var k = n
-    while k > i {
-      copyEntry(b, k - 1, to: b, k)
-      k -= 1
-    }
-    editBlock(b) { $0.count += 1 }
+    openGap(b, at: i)
     writeEntry(b, i, h, leaf: leaf)
-    let (sz, v, c, sl) = entryValues(h, leaf: leaf)
-    let d = Totals(vis: v, cnt: c, sel: sl)
-    editBlock(b) {
-      $0.size &+= sz
-      $0.vis &+= d.vis
-      $0.cnt &+= d.cnt
-      $0.sel &+= d.sel
-    }
-    let up = blocks[Int(b)].parent
-    if up >= 0 { addToBlocks(b, in: up, size: sz, d) }
-    if n + 1 == BlockLayout.fanout { split(b, parent: p, section: s) }
+    let (n, d) = entryValues(h, leaf: leaf)
+    addToBlocks(from: b, size: n, d)
+    if Int(blocks[Int(b)].count) == BlockLayout.fanout { split(b, parent: p, section: s) }
   }
 
   /// Splits a full block in two halves, the upper half in a new block right after it.
@@ -387,15 +358,7 @@ extension Forest {
     let leaf = blocks[Int(b)].leaf
     let half = BlockLayout.fanout / 2
     let c = allocateBlock(leaf: leaf)
-    for i in half..<BlockLayout.fanout {
-      copyEntry(b, i, to: c, i - half)
-      let h = slots[slot(c, BlockLayout.handle, i - half)]
-      if leaf {
-        edit(h) { $0.block = c }
-      } else {
-        editBlock(h) { $0.parent = c }
-      }
-    }
+    for i in half..<BlockLayout.fanout { writeEntry(c, i - half, entry(b, i), leaf: leaf) }
     editBlock(b) { $0.count = Int32(half) }
     editBlock(c) { $0.count = Int32(BlockLayout.fanout - half) }
     resum(b)
@@ -409,18 +372,10 @@ extension Forest {
       resum(r)
       setListRoot(parent: p, section: s, r)
     } else {
-      // The parent's sums already count both halves; refresh b's entry, then add c's.
-      let i = entryIndex(of: b, in: up)
-      writeEntry(up, i, b, leaf: false)
-      let n = Int(blocks[Int(up)].count)
-      var k = n
-      while k > i + 1 {
-        copyEntry(up, k - 1, to: up, k)
-        k -= 1
-      }
-      editBlock(up) { $0.count += 1 }
-      writeEntry(up, i + 1, c, leaf: false)
-      if n + 1 == BlockLayout.fanout { split(up, parent: p, section: s) }
+      // The parent's sums already count both halves: only the new entry is added.
+      openGap(up, at: entryIndex(of: b, in: up) + 1)
+      writeEntry(up, entryIndex(of: b, in: up) + 1, c, leaf: false)
+      if Int(blocks[Int(up)].count) == BlockLayout.fanout { split(up, parent: p, section: s) }
     }
   }
 
@@ -428,7 +383,7 @@ extension Forest {
   /// that empty and a root left with a single inner child.
   private mutating func removeEntry(at i: Int, of b: Handle, parent p: Handle, section s: Handle) {
     let n = Int(blocks[Int(b)].count)
-    for k in i..<(n - 1) { copyEntry(b, k + 1, to: b, k) }
+    for k in i..<(n - 1) { setSlot(slot(b, k), entry(b, k + 1)) }
     editBlock(b) { $0.count -= 1 }
     let up = blocks[Int(b)].parent
     if n - 1 == 0 {
@@ -441,7 +396,7 @@ extension Forest {
       return
     }
     if up < 0 && !blocks[Int(b)].leaf && n - 1 == 1 {
-      let only = slots[slot(b, BlockLayout.handle, 0)]
+      let only = entry(b, 0)
       releaseBlock(b)
       setListRoot(parent: p, section: s, only)
     }
@@ -485,11 +440,11 @@ extension Forest {
     while !blocks[Int(b)].leaf {
       let n = Int(blocks[Int(b)].count)
       var i = 0
-      while i < n - 1 && k > slots[slot(b, BlockLayout.size, i)] {
-        k -= slots[slot(b, BlockLayout.size, i)]
+      while i < n - 1 && k > entryValue(b, BlockLayout.size, i, leaf: false) {
+        k -= entryValue(b, BlockLayout.size, i, leaf: false)
         i += 1
       }
-      b = slots[slot(b, BlockLayout.handle, i)]
+      b = entry(b, i)
     }
     return (b, Int(k))
   }
@@ -542,7 +497,7 @@ extension Forest {
   mutating func detach(_ x: Handle) {
     let n = nodes[Int(x)]
     let b = n.block
-    addToBlocks(x, in: b, size: -1, Totals(vis: -n.vis, cnt: -n.cnt, sel: -n.sel))
+    addToBlocks(from: b, size: -1, Totals(vis: -n.vis, cnt: -n.cnt, sel: -n.sel))
     removeEntry(at: entryIndex(of: x, in: b), of: b, parent: n.parent, section: n.section)
     edit(x) { $0.block = -1 }
     if n.parent >= 0 { propagate(from: n.parent, refreshTotals(n.parent)) }
@@ -594,13 +549,14 @@ extension Forest {
     while let b = stack.popLast() {
       guard b >= 0, blocks[Int(b)].sel > 0 else { continue }
       let block = blocks[Int(b)]
-      for i in 0..<Int(block.count) where slots[slot(b, BlockLayout.sel, i)] > 0 {
-        let h = slots[slot(b, BlockLayout.handle, i)]
+      for i in 0..<Int(block.count) {
+        let h = entry(b, i)
         if !block.leaf {
           stack.append(h)
           continue
         }
         let n = nodes[Int(h)]
+        if n.sel == 0 { continue }
         if n.selected { found.append(h) }
         if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
       }

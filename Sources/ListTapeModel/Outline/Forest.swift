@@ -50,18 +50,18 @@ struct Block {
   init(leaf: Bool) { self.leaf = leaf }
 }
 
-/// Where the entries of a block sit in `Forest.slots`: `fanout` handles (one cache line at
-/// fan-out 16, scanned to find an entry), then each entry's size, rows, item count and
-/// selected count side by side, so that updating an entry writes one line.
+/// Where a block's entries sit in `Forest.slots`: `fanout` handles, one cache line at
+/// fan-out 16. An entry's totals are not copied next to it: they are read from what it
+/// holds (an item's own totals, a block's sums), so the fold's updates touch only the
+/// block headers on the way up, and only queries (positions, rows) read the siblings.
 enum BlockLayout {
   static let fanout = 16
-  static let handle = 0
-  static let size = 1
-  static let vis = 2
-  static let cnt = 3
-  static let sel = 4
-  /// Slots per block: the handles, then four values per entry.
-  static let stride = 5 * fanout
+  static let size = 0
+  static let vis = 1
+  static let cnt = 2
+  static let sel = 3
+  /// Slots per block.
+  static let stride = fanout
 }
 
 /// A section: its identity and the root block of its root items.
@@ -108,16 +108,39 @@ struct Forest {
   @inline(__always) func size(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].size }
   @inline(__always) func selSum(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].sel }
 
-  /// The slot of field `field` (a `BlockLayout` offset) of entry `i` of block `b`.
-  @inline(__always) func slot(_ b: Handle, _ field: Int, _ i: Int) -> Int {
-    let base = Int(b) &* BlockLayout.stride
-    return field == BlockLayout.handle
-      ? base &+ i : base &+ BlockLayout.fanout &+ i &* 4 &+ (field &- 1)
+  /// The slot of entry `i` of block `b`.
+  @inline(__always) func slot(_ b: Handle, _ i: Int) -> Int {
+    Int(b) &* BlockLayout.stride &+ i
+  }
+
+  /// The handle in entry `i` of block `b`.
+  @inline(__always) func entry(_ b: Handle, _ i: Int) -> Handle { slots[slot(b, i)] }
+
+  /// A total (`BlockLayout.size`, `.vis`, `.cnt` or `.sel`) of what entry `i` of block `b`
+  /// holds: an item's own totals in a leaf, a block's sums above.
+  @inline(__always) func entryValue(_ b: Handle, _ field: Int, _ i: Int, leaf: Bool) -> Int32 {
+    let h = entry(b, i)
+    if leaf {
+      let n = nodes[Int(h)]
+      switch field {
+      case BlockLayout.size: return 1
+      case BlockLayout.vis: return n.vis
+      case BlockLayout.cnt: return n.cnt
+      default: return n.sel
+      }
+    }
+    let c = blocks[Int(h)]
+    switch field {
+    case BlockLayout.size: return c.size
+    case BlockLayout.vis: return c.vis
+    case BlockLayout.cnt: return c.cnt
+    default: return c.sel
+    }
   }
 
   /// Index of the entry holding `h` in block `b`. - Complexity: O(fan-out).
   @inline(__always) func entryIndex(of h: Handle, in b: Handle) -> Int {
-    let base = slot(b, BlockLayout.handle, 0)
+    let base = slot(b, 0)
     let n = Int(blocks[Int(b)].count)
     return slots.withUnsafeBufferPointer { s in
       var i = 0
@@ -126,14 +149,12 @@ struct Forest {
     }
   }
 
-  /// Sum of field `field` over the first `k` entries of block `b`.
-  @inline(__always) func prefixSum(_ b: Handle, _ field: Int, _ k: Int) -> Int {
-    let base = slot(b, field, 0)
-    return slots.withUnsafeBufferPointer { s in
-      var total = 0
-      for i in 0..<k { total &+= Int(s[base &+ i &* 4]) }
-      return total
-    }
+  /// Sum of a total over the first `k` entries of block `b`.
+  func prefixSum(_ b: Handle, _ field: Int, _ k: Int) -> Int {
+    let leaf = blocks[Int(b)].leaf
+    var total = 0
+    for i in 0..<k { total &+= Int(entryValue(b, field, i, leaf: leaf)) }
+    return total
   }
 
   func handle(ofItem id: String) -> Handle? { itemIndex[id] }
@@ -244,13 +265,13 @@ struct Forest {
     var k = Int32(k)
     while true {
       let block = blocks[Int(b)]
-      if block.leaf { return slots[slot(b, BlockLayout.handle, Int(k))] }
+      if block.leaf { return entry(b, Int(k)) }
       var i = 0
-      while i < Int(block.count) - 1 && k >= slots[slot(b, BlockLayout.size, i)] {
-        k -= slots[slot(b, BlockLayout.size, i)]
+      while i < Int(block.count) - 1 && k >= entryValue(b, BlockLayout.size, i, leaf: false) {
+        k -= entryValue(b, BlockLayout.size, i, leaf: false)
         i += 1
       }
-      b = slots[slot(b, BlockLayout.handle, i)]
+      b = entry(b, i)
     }
   }
 
@@ -262,9 +283,9 @@ struct Forest {
     descend: while b >= 0 {
       let block = blocks[Int(b)]
       for i in 0..<Int(block.count) {
-        let v = slots[slot(b, BlockLayout.vis, i)]
+        let v = entryValue(b, BlockLayout.vis, i, leaf: block.leaf)
         if k < v {
-          let h = slots[slot(b, BlockLayout.handle, i)]
+          let h = entry(b, i)
           if !block.leaf {
             b = h
             continue descend
@@ -293,7 +314,7 @@ struct Forest {
         continue
       }
       stack[stack.count - 1].1 = i + 1
-      let h = slots[slot(b, BlockLayout.handle, i)]
+      let h = entry(b, i)
       if block.leaf {
         try body(h)
       } else {
@@ -310,7 +331,7 @@ struct Forest {
       body(b)
       let block = blocks[Int(b)]
       if !block.leaf {
-        for i in 0..<Int(block.count) { stack.append(slots[slot(b, BlockLayout.handle, i)]) }
+        for i in 0..<Int(block.count) { stack.append(entry(b, i)) }
       }
     }
   }

@@ -82,11 +82,7 @@ private struct InvariantChecker {
     if info.leaf { leafDepths.insert(depth) }
     var sums: (size: Int32, vis: Int32, cnt: Int32, sel: Int32) = (0, 0, 0, 0)
     for i in 0..<Int(info.count) {
-      let h = f.slots[f.slot(b, BlockLayout.handle, i)]
-      let entry = (
-        f.slots[f.slot(b, BlockLayout.size, i)], f.slots[f.slot(b, BlockLayout.vis, i)],
-        f.slots[f.slot(b, BlockLayout.cnt, i)], f.slots[f.slot(b, BlockLayout.sel, i)]
-      )
+      let h = f.entry(b, i)
       let actual: (Int32, Int32, Int32, Int32)
       if info.leaf {
         let (v, c, s) = item(h, block: b, parent: parent, section: section, visible: visible)
@@ -98,7 +94,6 @@ private struct InvariantChecker {
           visible: visible)
         actual = (t.size, t.vis, t.cnt, t.sel)
       }
-      if entry != actual { fail("block \(b) entry \(i): \(entry), expected \(actual)") }
       sums.size += actual.0
       sums.vis += actual.1
       sums.cnt += actual.2
