@@ -436,6 +436,11 @@ extension Forest {
   /// The leaf and entry index where an item at position `k` (0...count) of a list goes.
   private func leafSlot(forPosition k: Int, in root: Handle) -> (Handle, Int) {
     var b = root
+    if k == Int(size(root)) {
+      // Appending: the last entry at every level, no sizes to read.
+      while !blocks[Int(b)].leaf { b = entry(b, Int(blocks[Int(b)].count) - 1) }
+      return (b, Int(blocks[Int(b)].count))
+    }
     var k = Int32(k)
     while !blocks[Int(b)].leaf {
       let n = Int(blocks[Int(b)].count)
@@ -464,7 +469,9 @@ extension Forest {
     let root = p >= 0 ? nodes[Int(p)].children : sections[Int(s)].roots
     let count = Int(size(root))
     let at = min(pos ?? count, count)
-    if root < 0 || xs.count * 8 >= count {
+    if root < 0 {
+      setListRoot(parent: p, section: s, buildList(xs))
+    } else if xs.count >= BlockLayout.fanout && xs.count * 8 >= count {
       var all = list(root)
       all.insert(contentsOf: xs, at: at)
       releaseBlocks(ofList: root)
