@@ -78,6 +78,13 @@ public final class Timeline {
   func decode(_ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int)
     throws(ReplayError) -> Event
   {
+    try Self.decode(&d, bytes, seq, path: path)
+  }
+
+  /// Decodes one record of the log at `path` (for threads that must not touch a timeline).
+  static func decode(
+    _ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int, path: String
+  ) throws(ReplayError) -> Event {
     if seq != d.expected && !EventCodecLayout.isResetPoint(seq) {
       // Events were lost before this one (a salvaged log): its back-references and time
       // delta point into them, so it cannot be decoded until the next reset point.
@@ -139,6 +146,38 @@ public final class Timeline {
       }
       if stop { return }
       next = end + 1
+    }
+  }
+
+  /// Decodes events `from...through` in order with `decoder` and calls `body` with each;
+  /// `body` returns false to stop. `decoder` ends positioned right after the last event
+  /// `body` saw. Events after a salvaged gap that cannot be decoded are skipped and counted.
+  ///
+  /// Long runs are read, inflated and decoded on a second thread (`EventPipeline`) while
+  /// `body` runs on this one; `pipelined` overrides that choice (tests). Either way `body`
+  /// must not use this timeline.
+  func forEachDecoded(
+    from: Int, through: Int, decoder: inout EventDecoder, pipelined: Bool? = nil,
+    _ body: (Int, Event) -> Bool
+  ) throws(ReplayError) {
+    let last = min(through, eventCount)
+    let first = max(from, 1)
+    guard first <= last else { return }
+    if pipelined ?? (last - first >= EventPipeline.minimumEvents),
+      let pipeline = EventPipeline(
+        reader: reader, path: path, from: first, through: last, decoder: decoder)
+    {
+      defer { skippedAfterGaps += pipeline.skippedAfterGaps }
+      if let stop = try pipeline.consume(body) {
+        // The producer decoded past the stop: decode up to it again (≤ one reset interval).
+        decoder = try self.decoder(after: stop)
+      } else {
+        decoder = pipeline.decoder
+      }
+      return
+    }
+    try scan(from: first, through: last) { seq, bytes in
+      try body(seq, decode(&decoder, bytes, seq))
     }
   }
 
@@ -239,15 +278,9 @@ public final class Timeline {
     // Move the state into the closure's variable (a copy would make the first write
     // duplicate the whole state), and move it back when done.
     var s = ListState()
-    var d = EventDecoder()
     swap(&s, &state)
-    swap(&d, &decoder)
-    defer {
-      swap(&s, &state)
-      swap(&d, &decoder)
-    }
-    try scan(from: from, through: through) { seq, bytes in
-      let e = try decode(&d, bytes, seq)
+    defer { swap(&s, &state) }
+    try forEachDecoded(from: from, through: through, decoder: &decoder) { seq, e in
       try? s.apply(e)
       last = seq
       return !until(seq, s)
@@ -256,7 +289,8 @@ public final class Timeline {
   }
 
   /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to
-  /// stop there. Returns the state and the last event folded.
+  /// stop there. Returns the state and the last event folded. A long replay reads and
+  /// decodes on a second thread; the callbacks run on this one and must not use the timeline.
   public func replay(
     through n: Int, progress: ((Int, Int) -> Void)? = nil,
     onFault: (Int, Event, ListFault) -> Bool
@@ -265,8 +299,7 @@ public final class Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var done = 0
-    try scan(from: 1, through: last) { seq, bytes in
-      let event = try decode(&decoder, bytes, seq)
+    try forEachDecoded(from: 1, through: last, decoder: &decoder) { seq, event in
       done = seq
       if seq & 0xFFFF == 0 { progress?(seq, last) }
       do throws(ListFault) {

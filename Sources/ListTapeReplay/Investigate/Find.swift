@@ -10,7 +10,8 @@ public struct ValueChange: Sendable {
 /// Exact full scans: every event where an expression changes value, every fault.
 public enum Find {
   /// Folds the whole log once, evaluating `query` after every event; reports the value at
-  /// event 0 and each change after it. No monotonic assumption.
+  /// event 0 and each change after it. No monotonic assumption. Reads and decodes on a
+  /// second thread as `replay` does; the callbacks must not use the timeline.
   public static func changes(
     _ timeline: Timeline, query: Query, progress: ((Int, Int) -> Void)? = nil,
     onChange: (ValueChange, Event) -> Void
@@ -21,8 +22,7 @@ public enum Find {
     var current = initial
     var count = 0
     let total = timeline.eventCount
-    try timeline.scan(from: 1, through: total) { seq, bytes in
-      let e = try timeline.decode(&decoder, bytes, seq)
+    try timeline.forEachDecoded(from: 1, through: total, decoder: &decoder) { seq, e in
       try? state.apply(e)
       let v = query.evaluate(state)
       if v != current {

@@ -1,0 +1,206 @@
+import Foundation
+import ListTapeLog
+import ListTapeModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads, inflates and decodes a run of events on a second thread while the caller's thread
+/// folds them: the fold is most of a replay's time, so the two halves overlap on two cores.
+///
+/// The producer thread owns the timeline's `LogReader` (not thread safe) from `init` until
+/// `consume` returns; the caller must not use the reader in between. Events travel in chunks
+/// through a queue of at most `depth` chunks, so memory stays bounded whatever the log's
+/// length. `consume` stops the producer and joins its thread before it returns.
+///
+/// `@unchecked Sendable`: the queue and flags are only touched under `cond`; `reader` only
+/// by the producer thread, whose results (`decoder`, `decoded`) the caller reads after
+/// joining it.
+final class EventPipeline: @unchecked Sendable {
+  /// Runs shorter than this stay on the caller's thread: there the overlap would save well
+  /// under a millisecond, and short reads (single events, decoders rebuilt from a reset
+  /// point, nearby cursor moves) need no thread.
+  static let minimumEvents = 8_192
+  /// Events per chunk: the lock is taken about 250 times per million events, and the
+  /// events in flight stay a few MiB.
+  static let chunkEvents = 4_096
+  /// Full chunks the queue holds before the producer waits.
+  static let depth = 3
+  /// Records per `forEachRecord` call, as in `Timeline.scan`: once the consumer stops, the
+  /// producer inflates at most the rest of one window.
+  static let window = 65_536
+
+  /// Decoded events in order with their numbers, and the events after a salvaged gap
+  /// skipped among them. Two arrays rather than one of pairs: handing an event from an
+  /// array of tuples to the fold copied it through a generic witness.
+  struct Chunk {
+    var seqs: [Int] = []
+    var events: [Event] = []
+    var skipped = 0
+
+    mutating func removeAll() {
+      seqs.removeAll(keepingCapacity: true)
+      events.removeAll(keepingCapacity: true)
+      skipped = 0
+    }
+  }
+
+  private let reader: LogReader
+  private let path: String
+  private let from: Int
+  private let through: Int
+  private let cond = NSCondition()
+  // Under `cond`:
+  private var ready: [Chunk] = []
+  private var spare: [Chunk] = []
+  private var done = false
+  private var failure: ReplayError?
+  private var stopped = false
+  /// The caller's decoder on entry; once `consume` has taken every event, the producer's,
+  /// positioned after event `through`.
+  private(set) var decoder: EventDecoder
+  /// Events skipped after a salvaged gap, among the chunks handed to the caller.
+  private(set) var skippedAfterGaps = 0
+  /// Events the producer decoded, once `consume` has returned: after an early stop, only
+  /// what the queue held past it.
+  private(set) var decoded = 0
+  #if canImport(Darwin)
+  private var thread: pthread_t?
+  #else
+  private var thread = pthread_t()
+  #endif
+
+  /// Starts reading events `from...through` (within the readable prefix) on a new thread,
+  /// decoding with `decoder`; nil if no thread could be started.
+  init?(reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder) {
+    self.reader = reader
+    self.path = path
+    self.from = from
+    self.through = through
+    self.decoder = decoder
+    let context = Unmanaged.passRetained(self).toOpaque()
+    guard pthread_create(&thread, nil, { EventPipeline.threadMain($0) }, context) == 0 else {
+      Unmanaged<EventPipeline>.fromOpaque(context).release()
+      return nil
+    }
+  }
+
+  private static func threadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let context else { return nil }
+    Unmanaged<EventPipeline>.fromOpaque(context).takeRetainedValue().produce()
+    return nil
+  }
+
+  // MARK: Consumer
+
+  /// Calls `body` with each event in order on this thread until it returns false; returns
+  /// the event it stopped at (nil when it took them all). The producer's error is thrown
+  /// once the events before it went to `body`. The producer has ended when this returns.
+  func consume(_ body: (Int, Event) -> Bool) throws(ReplayError) -> Int? {
+    defer { stopAndJoin() }
+    var chunk = Chunk()
+    while let next = try take(recycling: &chunk) {
+      chunk = next
+      for (seq, event) in zip(chunk.seqs, chunk.events) where !body(seq, event) { return seq }
+    }
+    return nil
+  }
+
+  /// The next chunk, after handing `used` back to the producer for reuse; nil at the end.
+  private func take(recycling used: inout Chunk) throws(ReplayError) -> Chunk? {
+    cond.lock()
+    defer { cond.unlock() }
+    if used.events.capacity > 0 { spare.append(used) }
+    used = Chunk()
+    while ready.isEmpty && !done { cond.wait() }
+    if ready.isEmpty {
+      if let failure { throw failure }
+      return nil
+    }
+    let next = ready.removeFirst()
+    skippedAfterGaps += next.skipped
+    cond.signal()
+    return next
+  }
+
+  private func stopAndJoin() {
+    cond.lock()
+    stopped = true
+    cond.broadcast()
+    cond.unlock()
+    #if canImport(Darwin)
+    if let thread { pthread_join(thread, nil) }
+    #else
+    pthread_join(thread, nil)
+    #endif
+  }
+
+  // MARK: Producer
+
+  /// Reads and decodes in windows of records, as `Timeline.scan` does, and queues the
+  /// events a chunk at a time until the end, an error, or the consumer stops.
+  private func produce() {
+    var decoder = self.decoder
+    var count = 0
+    var chunk = Chunk()
+    var failure: ReplayError?
+    var stop = false
+    var next = from
+    while next <= through && !stop {
+      let end = min(through, next + Self.window - 1)
+      do {
+        try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
+          guard !stop else { return }
+          do throws(ReplayError) {
+            chunk.events.append(try Timeline.decode(&decoder, bytes, Int(seq), path: path))
+            chunk.seqs.append(Int(seq))
+            count += 1
+          } catch let e where e.kind == .afterGap {
+            chunk.skipped += 1
+          } catch {
+            failure = error
+            stop = true
+            return
+          }
+          if chunk.events.count == Self.chunkEvents { stop = !hand(&chunk) }
+        }
+      } catch {
+        // As in `scan`: the reader's error wins over a decode error earlier in the window.
+        failure = ReplayError(error)
+        stop = true
+      }
+      next = end + 1
+    }
+    self.decoder = decoder
+    decoded = count
+    cond.lock()
+    if !stopped {
+      if !chunk.events.isEmpty || chunk.skipped > 0 { ready.append(chunk) }
+      self.failure = failure
+    }
+    done = true
+    cond.signal()
+    cond.unlock()
+  }
+
+  /// Queues a full chunk, waiting while the queue is full, and replaces it with an empty
+  /// one; false once the consumer has stopped.
+  private func hand(_ chunk: inout Chunk) -> Bool {
+    cond.lock()
+    while ready.count >= Self.depth && !stopped { cond.wait() }
+    guard !stopped else {
+      cond.unlock()
+      return false
+    }
+    ready.append(chunk)
+    chunk = spare.popLast() ?? Chunk()
+    cond.signal()
+    cond.unlock()
+    // Release the consumed events here, off the folding thread.
+    chunk.removeAll()
+    return true
+  }
+}

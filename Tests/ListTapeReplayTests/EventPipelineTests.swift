@@ -1,0 +1,199 @@
+import Foundation
+import ListTapeLog
+import ListTapeModel
+import Testing
+
+@testable import ListTapeReplay
+
+/// Long folds read, inflate and decode on a second thread (`EventPipeline`); they must see
+/// exactly what the single-threaded path sees, stop when the caller stops, and fail alike.
+@Suite struct EventPipelineTests {
+  /// A recorded sample session, its events, and the state and faults of a direct fold.
+  struct Session {
+    var path: String
+    var events: [Event] = []
+    var states: [Int: ListState] = [:]
+    var faults: [Int] = []
+    var final = ListState()
+
+    /// Records `count` events with small frames; keeps the live state after each event in
+    /// `keep`.
+    init(_ count: Int, seed: UInt64, keep: Set<Int> = []) throws {
+      path = temporaryLogPath()
+      var options = Recorder.options(.never)
+      options.maxEventsPerFrame = 500
+      options.maxEventsBetweenCheckpoints = 25_000
+      options.minCheckpointSpacingBytes = 0
+      let recorder = try Recorder.open(path: path, options: options)
+      var state = ListState()
+      var n = 0
+      var events: [Event] = []
+      var faults: [Int] = []
+      var states: [Int: ListState] = [:]
+      try SampleSession.generate(events: count, seed: seed, maxItems: 2_000) { e in
+        n += 1
+        _ = try recorder.record(e)
+        if (try? state.apply(e)) == nil { faults.append(n) }
+        if keep.contains(n) { states[n] = state }
+        events.append(e)
+      }
+      try recorder.close()
+      self.events = events
+      self.faults = faults
+      self.states = states
+      final = state
+    }
+
+    func remove() {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+  }
+
+  /// Every event (number, event) from `from` on, through the pipeline or not, with the
+  /// decoder it leaves and the error it ends with.
+  static func read(
+    _ timeline: Timeline, from: Int = 1, through: Int = .max, pipelined: Bool
+  ) -> (seen: [(Int, Event)], decoder: EventDecoder, error: ReplayError?) {
+    var seen: [(Int, Event)] = []
+    var decoder = EventDecoder()
+    do {
+      decoder = try timeline.decoder(after: from - 1)
+      try timeline.forEachDecoded(
+        from: from, through: through, decoder: &decoder, pipelined: pipelined
+      ) { n, e in
+        seen.append((n, e))
+        return true
+      }
+    } catch {
+      return (seen, decoder, error)
+    }
+    return (seen, decoder, nil)
+  }
+
+  /// Where two reads first differ (nil when they are equal): a short failure message where
+  /// comparing the arrays would print them whole.
+  static func firstDifference(_ a: [(Int, Event)], _ b: [(Int, Event)]) -> Int? {
+    for i in 0..<min(a.count, b.count) where a[i].0 != b[i].0 || a[i].1 != b[i].1 { return i }
+    return a.count == b.count ? nil : min(a.count, b.count)
+  }
+
+  @Test func pipelinedReadsAndReplayEqualTheDirectFold() throws {
+    let session = try Session(70_000, seed: 11)
+    defer { session.remove() }
+    let timeline = try Timeline(path: session.path)
+    for (from, through) in [(1, Int.max), (12_345, 34_567), (25_001, 25_001)] {
+      let direct = Self.read(timeline, from: from, through: through, pipelined: false)
+      let piped = Self.read(timeline, from: from, through: through, pipelined: true)
+      #expect(direct.error == nil && piped.error == nil)
+      #expect(Self.firstDifference(piped.seen, direct.seen) == nil)
+      #expect(piped.decoder.expected == direct.decoder.expected)
+      #expect(piped.decoder.lastTime == direct.decoder.lastTime)
+    }
+    let all = Self.read(timeline, pipelined: true).seen
+    #expect(Self.firstDifference(all, session.events.enumerated().map { ($0 + 1, $1) }) == nil)
+
+    // A full replay takes the pipeline; it folds, reports faults and progress as before.
+    var faults: [Int] = []
+    var progress: [Int] = []
+    let report = { (n: Int, _: Int) in progress.append(n) }
+    let (state, stopped) = try timeline.replay(through: .max, progress: report) { n, _, _ in
+      faults.append(n)
+      return true
+    }
+    #expect(stopped == session.events.count)
+    #expect(state.stateHash == session.final.stateHash)
+    #expect(faults == session.faults)
+    #expect(progress == [65_536, session.events.count])
+    #expect(try timeline.state(at: session.events.count).stateHash == session.final.stateHash)
+  }
+
+  @Test func stoppingEarlyStopsTheProducer() throws {
+    let k = 30_000
+    let session = try Session(60_000, seed: 12, keep: [k])
+    defer { session.remove() }
+    let timeline = try Timeline(path: session.path)
+    let firstFault = try #require(session.faults.first)
+
+    // onFault returning false stops the replay at that event.
+    let (_, stopped) = try timeline.replay(through: .max) { _, _, _ in false }
+    #expect(stopped == firstFault)
+
+    // `until` stops the fold, and the decoder it leaves carries on exactly.
+    var state = ListState()
+    var decoder = EventDecoder()
+    let last = try timeline.fold(&state, &decoder, from: 1, through: .max) { n, _ in n == k }
+    #expect(last == k)
+    #expect(state.stateHash == session.states[k]?.stateHash)
+    try timeline.fold(&state, &decoder, from: k + 1, through: .max)
+    #expect(state.stateHash == session.final.stateHash)
+
+    // The producer reads only the few chunks the queue holds past the stop, not the log.
+    let pipeline = try #require(
+      EventPipeline(
+        reader: timeline.reader, path: timeline.path, from: 1, through: timeline.eventCount,
+        decoder: EventDecoder()))
+    #expect(try pipeline.consume { n, _ in n < 10 } == 10)
+    #expect(pipeline.decoded <= (EventPipeline.depth + 2) * EventPipeline.chunkEvents)
+    #expect(pipeline.decoded < timeline.eventCount / 2)
+  }
+
+  @Test func aRecordThatDoesNotDecodeFailsAsBefore() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    // Records that pass every checksum, one of which is not an event.
+    let bad = 25_000
+    var options = LogWriterOptions()
+    options.fsync = .never
+    let writer = try LogWriter.open(path: path, options: options)
+    var encoder = EventEncoder()
+    var n = 0
+    try SampleSession.generate(events: 40_000, seed: 13, maxItems: 2_000) { e in
+      n += 1
+      try writer.append(n == bad ? [0x7F, 0xFF, 0xFF] : encoder.encode(e))
+    }
+    try writer.close()
+
+    let timeline = try Timeline(path: path)
+    let direct = Self.read(timeline, pipelined: false)
+    let piped = Self.read(timeline, pipelined: true)
+    let error = try #require(direct.error)
+    #expect(error.kind == .damaged)
+    #expect(error.description.contains("event \(bad)"))
+    #expect(piped.error?.description == error.description)
+    // The events before it are still handed over first.
+    #expect(direct.seen.count == bad - 1)
+    #expect(Self.firstDifference(piped.seen, direct.seen) == nil)
+    let replayed = #expect(throws: ReplayError.self) {
+      _ = try timeline.replay(through: .max) { _, _, _ in true }
+    }
+    #expect(replayed?.description == error.description)
+  }
+
+  @Test func damagedAndSalvagedLogsReadAsBefore() throws {
+    let session = try Session(30_000, seed: 14)
+    defer { session.remove() }
+    // Flip a byte in the middle of the file: reading stops at that frame, and the salvaged
+    // copy skips the events after the lost ones up to the next reset point.
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: session.path)))
+    bytes[bytes.count / 2] ^= 0x5A
+    try Data(bytes).write(to: URL(fileURLWithPath: session.path))
+    let damaged = try Timeline(path: session.path)
+    #expect(damaged.isDamaged)
+    let (_, stopped) = try damaged.replay(through: .max) { _, _, _ in true }
+    #expect(stopped == damaged.eventCount)
+    #expect(stopped < session.events.count)
+
+    let salvaged = session.path + "-salvaged"
+    _ = try Timeline.salvage(session.path, to: salvaged)
+    let a = try Timeline(path: salvaged)
+    let b = try Timeline(path: salvaged)
+    let direct = Self.read(a, pipelined: false)
+    let piped = Self.read(b, pipelined: true)
+    #expect(direct.error == nil && piped.error == nil)
+    #expect(a.skippedAfterGaps > 0)
+    #expect(b.skippedAfterGaps == a.skippedAfterGaps)
+    #expect(Self.firstDifference(piped.seen, direct.seen) == nil)
+  }
+}
