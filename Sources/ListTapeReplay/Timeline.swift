@@ -265,13 +265,28 @@ public final class Timeline {
     return (state, decoder)
   }
 
-  /// Folds events `from...through` into `state`, skipping faults.
-  /// With `until`, stops right after the first event whose state satisfies it and returns
-  /// that event's number; otherwise returns the last event folded.
+  /// Folds events `from...through` into `state`, skipping faults; returns the last event
+  /// folded.
   @discardableResult
   func fold(
+    _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int
+  ) throws(ReplayError) -> Int {
+    try fold(&state, &decoder, from: from, through: through, watching: false) { _, _ in false }
+  }
+
+  /// Folds events `from...through` into `state`, skipping faults, and stops right after the
+  /// first event whose state satisfies `until`; returns that event's number, or the last
+  /// event folded.
+  func fold(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
-    until: (Int, ListState) -> Bool = { _, _ in false }
+    until: (Int, ListState) -> Bool
+  ) throws(ReplayError) -> Int {
+    try fold(&state, &decoder, from: from, through: through, watching: true, until)
+  }
+
+  private func fold(
+    _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
+    watching: Bool, _ until: (Int, ListState) -> Bool
   ) throws(ReplayError) -> Int {
     guard from <= through else { return from - 1 }
     var last = from - 1
@@ -283,7 +298,9 @@ public final class Timeline {
     try forEachDecoded(from: from, through: through, decoder: &decoder) { seq, e in
       try? s.apply(e)
       last = seq
-      return !until(seq, s)
+      // Only a caller that watches sees the state: handing it over retains every table
+      // of it, which would make a plain fold (every seek) much slower.
+      return watching ? !until(seq, s) : true
     }
     return last
   }
