@@ -311,12 +311,26 @@ enum ReplayBench {
   /// Child mode: prints baseline and resident bytes while holding the final state.
   static func stateMemory(_ path: String) {
     let baseline = Memory.resident()
-    guard let t = try? Timeline(path: path), let s = try? t.state(at: t.eventCount) else { return }
+    // Only the state stays: the timeline (its cache, the decoding thread's chunks) goes,
+    // and the allocator hands freed pages back before the state is weighed.
+    let state: ListState? = {
+      guard let t = try? Timeline(path: path) else { return nil }
+      return try? t.state(at: t.eventCount)
+    }()
+    guard let s = state else { return }
+    #if os(Linux)
+    _ = mallocTrim(0)
+    #endif
     let resident = Memory.resident()
     print(baseline, resident, terminator: "")
     print(s.numberOfAllItems > -1 ? "" : " ")
   }
 }
+
+#if os(Linux)
+/// glibc's malloc_trim (malloc.h is not in the Glibc module): returns freed pages to the OS.
+@_silgen_name("malloc_trim") func mallocTrim(_ pad: Int) -> Int32
+#endif
 
 /// Resident memory from /proc (Linux) or getrusage.
 enum Memory {
