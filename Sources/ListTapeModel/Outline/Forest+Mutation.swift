@@ -517,6 +517,10 @@ extension Forest {
   /// Frees every node of the subtree rooted at detached `x`, `x` included, and the blocks
   /// of their lists.
   mutating func releaseSubtree(_ x: Handle) {
+    if nodes[Int(x)].children < 0 {
+      release(x)
+      return
+    }
     var stack: [Handle] = [x]
     while let t = stack.popLast() {
       let kids = nodes[Int(t)].children

@@ -30,6 +30,14 @@ extension Forest {
       if let h = itemIndex[nodes[0].id], !replaceable(h) { throw .duplicateItem(nodes[0].id) }
       return
     }
+    if nodes.count <= 8 && nodes.allSatisfy({ $0.children.isEmpty }) {
+      // A few flat items (what an app appends at a time): compare pairs, no set to hash.
+      for (i, n) in nodes.enumerated() {
+        for m in nodes[..<i] where sameIdentifier(m.id, n.id) { throw .repeatedItem(n.id) }
+        if let h = itemIndex[n.id], !replaceable(h) { throw .duplicateItem(n.id) }
+      }
+      return
+    }
     var seen = Set<IdentifierKey>()
     var stack: [OutlineNode] = nodes.reversed()
     while let n = stack.popLast() {

@@ -305,6 +305,12 @@ struct Forest {
   /// Calls `body` on each item of a sibling list in order.
   func forEachInList(_ root: Handle, _ body: (Handle) throws -> Void) rethrows {
     guard root >= 0 else { return }
+    let top = blocks[Int(root)]
+    if top.leaf {
+      // A short list is a single leaf: no stack to allocate.
+      for i in 0..<Int(top.count) { try body(entry(root, i)) }
+      return
+    }
     // Explicit stack of (block, next entry): the height is small, but never recurse.
     var stack: [(Handle, Int)] = [(root, 0)]
     while let (b, i) = stack.last {
