@@ -295,6 +295,16 @@ extension ListState {
   /// Selects visible items; in single-selection mode replaces the selection and takes at
   /// most one item (an empty list then clears it).
   public mutating func select(_ ids: [String]) throws(ListFault) {
+    if ids.count == 1 {
+      // One row tapped (the usual event): no list or set to build.
+      let x = try forest.requireItem(ids[0])
+      guard forest.isVisible(x) else { throw .hiddenItem(ids[0]) }
+      if !allowsMultipleSelection {
+        for y in forest.selection where y != x { forest.setSelected(y, false) }
+      }
+      forest.setSelected(x, true)
+      return
+    }
     var handles: [Handle] = []
     var seen = Set<Handle>()
     for id in ids {

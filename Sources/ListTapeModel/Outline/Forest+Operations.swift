@@ -266,6 +266,12 @@ extension Forest {
   }
 
   mutating func setExpanded(_ ids: [String], _ value: Bool) throws(ListFault) {
+    if ids.count == 1 {
+      let x = try requireItem(ids[0])
+      setExpanded(x, value)
+      if !value { deselectSubtree(of: x, includingSelf: false) }
+      return
+    }
     var handles: [Handle] = []
     handles.reserveCapacity(ids.count)
     for id in ids { handles.append(try requireItem(id)) }
