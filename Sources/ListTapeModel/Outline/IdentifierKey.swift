@@ -171,7 +171,23 @@ struct IdentifierIndex {
   ) -> Bool {
     var key = key
     return key.withUTF8 { k in
-      k.count == bytes.count && k.elementsEqual(bytes)
+      guard k.count == bytes.count else { return false }
+      let a = UnsafeRawBufferPointer(k)
+      let b = UnsafeRawBufferPointer(bytes)
+      var i = 0
+      while i + 8 <= a.count {
+        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+          != b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        {
+          return false
+        }
+        i += 8
+      }
+      while i < a.count {
+        if a[i] != b[i] { return false }
+        i += 1
+      }
+      return true
     }
   }
 }
