@@ -295,12 +295,13 @@ public final class Timeline {
     var s = ListState()
     swap(&s, &state)
     defer { swap(&s, &state) }
+    /// Through `inout` the condition reads the state in place; handing the captured
+    /// variable over directly would copy it (retaining every table) at every event.
+    func check(_ s: inout ListState, _ seq: Int) -> Bool { !until(seq, s) }
     try forEachDecoded(from: from, through: through, decoder: &decoder) { seq, e in
       try? s.apply(e)
       last = seq
-      // Only a caller that watches sees the state: handing it over retains every table
-      // of it, which would make a plain fold (every seek) much slower.
-      return watching ? !until(seq, s) : true
+      return watching ? check(&s, seq) : true
     }
     return last
   }

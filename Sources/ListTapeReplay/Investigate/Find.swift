@@ -23,8 +23,7 @@ public enum Find {
     var count = 0
     let total = timeline.eventCount
     try timeline.forEachDecoded(from: 1, through: total, decoder: &decoder) { seq, e in
-      try? state.apply(e)
-      let v = query.evaluate(state)
+      let v = step(&state, e, query)
       if v != current {
         onChange(ValueChange(event: seq, from: current, to: v), e)
         current = v
@@ -34,5 +33,14 @@ public enum Find {
       return true
     }
     return (initial, count)
+  }
+
+  /// Folds one event and evaluates the query. Through `inout` the query reads the state in
+  /// place; handing a captured variable over directly would copy it (retaining every table)
+  /// at every event.
+  @inline(__always)
+  static func step(_ state: inout ListState, _ e: Event, _ query: Query) -> QueryValue {
+    try? state.apply(e)
+    return query.evaluate(state)
   }
 }
