@@ -94,8 +94,9 @@ struct IdentifierIndex {
     if count + 1 > capacity { rehash(minimumCapacity: count + 1) }
     // A fresh copy from the bytes is a small string (inline, no heap) whenever it fits:
     // interpolated or sliced ids often are not, and comparing would follow a pointer.
+    // Longer ids live on the heap either way, so they are kept as they are.
     var key = id
-    key = key.withUTF8 { String(decoding: $0, as: UTF8.self) }
+    if key.utf8.count <= 15 { key = key.withUTF8 { String(decoding: $0, as: UTF8.self) } }
     place(Slot(key: key, hash: hash, handle: handle))
     count += 1
   }
