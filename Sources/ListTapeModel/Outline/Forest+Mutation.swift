@@ -290,16 +290,6 @@ extension Forest {
     }
   }
 
-  /// The totals an entry for `h` carries: an item's own, or a block's sums.
-  private func entryValues(_ h: Handle, leaf: Bool) -> (Int32, Totals) {
-    if leaf {
-      let n = nodes[Int(h)]
-      return (1, Totals(vis: n.vis, cnt: n.cnt, sel: n.sel))
-    }
-    let b = blocks[Int(h)]
-    return (b.size, Totals(vis: b.vis, cnt: b.cnt, sel: b.sel))
-  }
-
   /// Puts `h` in entry `i` of block `b` and points `h` back at `b`.
   private mutating func writeEntry(_ b: Handle, _ i: Int, _ h: Handle, leaf: Bool) {
     setSlot(slot(b, i), h)
@@ -373,8 +363,9 @@ extension Forest {
       setListRoot(parent: p, section: s, r)
     } else {
       // The parent's sums already count both halves: only the new entry is added.
-      openGap(up, at: entryIndex(of: b, in: up) + 1)
-      writeEntry(up, entryIndex(of: b, in: up) + 1, c, leaf: false)
+      let i = entryIndex(of: b, in: up) + 1
+      openGap(up, at: i)
+      writeEntry(up, i, c, leaf: false)
       if Int(blocks[Int(up)].count) == BlockLayout.fanout { split(up, parent: p, section: s) }
     }
   }
@@ -517,19 +508,9 @@ extension Forest {
   /// Frees every node of the subtree rooted at detached `x`, `x` included, and the blocks
   /// of their lists.
   mutating func releaseSubtree(_ x: Handle) {
-    if nodes[Int(x)].children < 0 {
-      release(x)
-      return
-    }
-    var stack: [Handle] = [x]
-    while let t = stack.popLast() {
-      let kids = nodes[Int(t)].children
-      if kids >= 0 {
-        forEachInList(kids) { stack.append($0) }
-        releaseBlocks(ofList: kids)
-      }
-      release(t)
-    }
+    let kids = nodes[Int(x)].children
+    if kids >= 0 { releaseAll(list: kids) }
+    release(x)
   }
 
   /// Sets the expanded flag and fixes the rows of every ancestor.

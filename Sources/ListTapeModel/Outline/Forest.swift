@@ -116,25 +116,25 @@ struct Forest {
   /// The handle in entry `i` of block `b`.
   @inline(__always) func entry(_ b: Handle, _ i: Int) -> Handle { slots[slot(b, i)] }
 
-  /// A total (`BlockLayout.size`, `.vis`, `.cnt` or `.sel`) of what entry `i` of block `b`
-  /// holds: an item's own totals in a leaf, a block's sums above.
-  @inline(__always) func entryValue(_ b: Handle, _ field: Int, _ i: Int, leaf: Bool) -> Int32 {
-    let h = entry(b, i)
+  /// The totals an entry for `h` carries: an item's own (size 1), or a block's sums.
+  @inline(__always) func entryValues(_ h: Handle, leaf: Bool) -> (size: Int32, Totals) {
     if leaf {
       let n = nodes[Int(h)]
-      switch field {
-      case BlockLayout.size: return 1
-      case BlockLayout.vis: return n.vis
-      case BlockLayout.cnt: return n.cnt
-      default: return n.sel
-      }
+      return (1, Totals(vis: n.vis, cnt: n.cnt, sel: n.sel))
     }
-    let c = blocks[Int(h)]
+    let b = blocks[Int(h)]
+    return (b.size, Totals(vis: b.vis, cnt: b.cnt, sel: b.sel))
+  }
+
+  /// A total (`BlockLayout.size`, `.vis`, `.cnt` or `.sel`) of what entry `i` of block `b`
+  /// holds.
+  @inline(__always) func entryValue(_ b: Handle, _ field: Int, _ i: Int, leaf: Bool) -> Int32 {
+    let (size, t) = entryValues(entry(b, i), leaf: leaf)
     switch field {
-    case BlockLayout.size: return c.size
-    case BlockLayout.vis: return c.vis
-    case BlockLayout.cnt: return c.cnt
-    default: return c.sel
+    case BlockLayout.size: return size
+    case BlockLayout.vis: return t.vis
+    case BlockLayout.cnt: return t.cnt
+    default: return t.sel
     }
   }
 
@@ -221,27 +221,22 @@ struct Forest {
   }
 
   /// Index of a visible item among its section's visible rows, or nil when hidden.
-  /// - Complexity: O(depth × log siblings).
+  /// - Complexity: O(depth × log siblings × fan-out).
   func row(of x: Handle) -> Int? {
-    guard isVisible(x) else { return nil }
-    var total = 0
-    var c = x
-    while c >= 0 {
-      total += before(c, BlockLayout.vis)
-      let p = nodes[Int(c)].parent
-      if p >= 0 { total += 1 }
-      c = p
-    }
-    return total
+    isVisible(x) ? ancestorPathSum(x, BlockLayout.vis) : nil
   }
 
   /// Index of an item in its section's depth-first pre-order.
-  /// - Complexity: O(depth × log siblings).
-  func preorderIndex(of x: Handle) -> Int {
+  /// - Complexity: O(depth × log siblings × fan-out).
+  func preorderIndex(of x: Handle) -> Int { ancestorPathSum(x, BlockLayout.cnt) }
+
+  /// What comes before `x` in its section (rows or items, by `field`): at every step up the
+  /// ancestors, the siblings before it plus the parent's own row.
+  private func ancestorPathSum(_ x: Handle, _ field: Int) -> Int {
     var total = 0
     var c = x
     while c >= 0 {
-      total += before(c, BlockLayout.cnt)
+      total += before(c, field)
       let p = nodes[Int(c)].parent
       if p >= 0 { total += 1 }
       c = p
