@@ -146,12 +146,7 @@ public final class LogReader {
     let last = min(through, scan.lastSeq)
     guard first <= last else { return first - 1 }
     let marks = scan.marks
-    var lo = 0
-    var hi = marks.count
-    while lo < hi {
-      let mid = (lo + hi) / 2
-      if marks[mid].seq <= first { lo = mid + 1 } else { hi = mid }
-    }
+    let lo = Self.countThrough(first, in: marks)
     var offset = lo > 0 ? marks[lo - 1].offset : UInt64(header.headerLength)
     var delivered = first - 1
     while offset < scan.end && delivered < last {
@@ -176,12 +171,7 @@ public final class LogReader {
   public func checkpoint(atOrBefore seq: UInt64) throws(LogError) -> (seq: UInt64, state: [UInt8])?
   {
     let cps = scan.checkpoints
-    var lo = 0
-    var hi = cps.count
-    while lo < hi {
-      let mid = (lo + hi) / 2
-      if cps[mid].seq <= seq { lo = mid + 1 } else { hi = mid }
-    }
+    let lo = Self.countThrough(seq, in: cps)
     guard lo > 0 else { return nil }
     let mark = cps[lo - 1]
     let h = try frameHeader(at: mark.offset, lastGood: mark.seq)
@@ -202,6 +192,26 @@ public final class LogReader {
 
   /// Sequence numbers of checkpoints in the index, in order.
   public var checkpointSeqs: [UInt64] { scan.checkpoints.map(\.seq) }
+
+  /// Number of checkpoints in the index.
+  public var checkpointCount: Int { scan.checkpoints.count }
+
+  /// The event count of the latest indexed checkpoint at or before `seq` (no I/O).
+  public func checkpointSeq(atOrBefore seq: UInt64) -> UInt64? {
+    let n = Self.countThrough(seq, in: scan.checkpoints)
+    return n > 0 ? scan.checkpoints[n - 1].seq : nil
+  }
+
+  /// How many index entries (sorted by `seq`) have a `seq` at or before `seq`.
+  private static func countThrough(_ seq: UInt64, in entries: [Mark]) -> Int {
+    var lo = 0
+    var hi = entries.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if entries[mid].seq <= seq { lo = mid + 1 } else { hi = mid }
+    }
+    return lo
+  }
 
   // MARK: Frame decoding
 

@@ -60,7 +60,9 @@ extension Timeline {
     // Semantic pass over the readable prefix, one checkpoint interval at a time (the
     // reader cannot be used from inside its own record callback).
     let limit = min(eventCount, report.event ?? eventCount)
-    let stops = reader.checkpointSeqs.map(Int.init).filter { $0 <= limit } + [limit]
+    let checkpointStops = reader.checkpointSeqs.map(Int.init).filter { $0 <= limit }
+    let limitIsCheckpoint = checkpointStops.last == limit
+    let stops = limitIsCheckpoint ? checkpointStops : checkpointStops + [limit]
     var state = ListState()
     var decoder = EventDecoder()
     var last = 0
@@ -72,7 +74,7 @@ extension Timeline {
           if seq & 0xFFFF == 0 { progress?(seq, eventCount) }
           return true
         }
-        guard stop < limit || reader.checkpointSeqs.contains(UInt64(stop)),
+        guard stop < limit || limitIsCheckpoint,
           let cp = try checkpoint(atOrBefore: stop), cp.seq == stop
         else { continue }
         guard cp.checkpoint.state == state, cp.checkpoint.lastTime == decoder.lastTime else {

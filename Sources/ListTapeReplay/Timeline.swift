@@ -404,20 +404,13 @@ public final class Timeline {
 
 extension Timeline {
   /// Number of checkpoints the log holds (in its index).
-  public var checkpointCount: Int { reader.checkpointSeqs.count }
+  public var checkpointCount: Int { reader.checkpointCount }
 
   /// Event numbers of the checkpoints in the index, in order.
   public var checkpointSeqs: [Int] { reader.checkpointSeqs.map { Int($0) } }
 
   /// The latest checkpoint at or before event `n` (0 when none: the empty state).
   func checkpointSeq(atOrBefore n: Int) -> Int {
-    let seqs = reader.checkpointSeqs
-    var lo = 0
-    var hi = seqs.count
-    while lo < hi {
-      let mid = (lo + hi) / 2
-      if seqs[mid] <= UInt64(n) { lo = mid + 1 } else { hi = mid }
-    }
-    return lo > 0 ? Int(seqs[lo - 1]) : 0
+    n < 1 ? 0 : reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
   }
 }
