@@ -1,5 +1,20 @@
 import CZlib
 
+/// A `z_stream` at a fixed heap address, set up by `initialize` (deflateInit2 or
+/// inflateInit2); nil, with nothing left allocated, when that fails.
+private func newStream(
+  _ initialize: (UnsafeMutablePointer<z_stream>) -> Int32
+) -> UnsafeMutablePointer<z_stream>? {
+  let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+  s.initialize(to: z_stream())
+  guard initialize(s) == Z_OK else {
+    s.deinitialize(count: 1)
+    s.deallocate()
+    return nil
+  }
+  return s
+}
+
 /// A zlib deflate stream reused frame after frame (reset, not re-created).
 ///
 /// The `z_stream` lives at a fixed heap address because zlib keeps a back-pointer to it.
@@ -7,13 +22,11 @@ final class Deflater {
   private let stream: UnsafeMutablePointer<z_stream>
 
   init?(level: Int32) {
-    let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-    s.initialize(to: z_stream())
-    guard listtape_deflateInit2(s, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) == Z_OK else {
-      s.deinitialize(count: 1)
-      s.deallocate()
-      return nil
-    }
+    guard
+      let s = newStream({
+        listtape_deflateInit2($0, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY)
+      })
+    else { return nil }
     stream = s
   }
 
@@ -47,13 +60,7 @@ final class Inflater {
   private var scratch: UInt8 = 0
 
   init?() {
-    let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-    s.initialize(to: z_stream())
-    guard listtape_inflateInit2(s, 15) == Z_OK else {
-      s.deinitialize(count: 1)
-      s.deallocate()
-      return nil
-    }
+    guard let s = newStream({ listtape_inflateInit2($0, 15) }) else { return nil }
     stream = s
   }
 

@@ -39,26 +39,28 @@ final class Output {
   }
 
   func flush() {
-    var offset = 0
-    while offset < buffer.count {
-      let n = buffer.withUnsafeBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return systemWrite(fd, base + offset, raw.count - offset)
-      }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { break }
-      offset += n
-    }
+    writeAll(fd, buffer)
     buffer.removeAll(keepingCapacity: true)
   }
 }
 
-private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-  #if canImport(Glibc)
-  return Glibc.write(fd, bytes, count)
-  #else
-  return Darwin.write(fd, bytes, count)
-  #endif
+/// Writes every byte to `fd`, retrying short writes and EINTR; stops quietly on an error
+/// (a closed pipe: the reader went away).
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+  var offset = 0
+  while offset < bytes.count {
+    let n = bytes.withUnsafeBytes { raw -> Int in
+      guard let base = raw.baseAddress else { return 0 }
+      #if canImport(Glibc)
+      return Glibc.write(fd, base + offset, raw.count - offset)
+      #else
+      return Darwin.write(fd, base + offset, raw.count - offset)
+      #endif
+    }
+    if n < 0 && errno == EINTR { continue }
+    if n <= 0 { return }
+    offset += n
+  }
 }
 
 /// Messages on standard error, one line at a time, unbuffered.

@@ -118,19 +118,7 @@ final class RawTerminal {
   }
 
   /// Writes all of `text` to standard output.
-  func write(_ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes.withUnsafeMutableBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return -1 }
-        return rawWrite(1, base + offset, raw.count - offset)
-      }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { return }
-      offset += n
-    }
-  }
+  func write(_ text: String) { writeAll(1, Array(text.utf8)) }
 }
 
 private func rawRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
@@ -138,13 +126,5 @@ private func rawRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: In
   return Glibc.read(fd, buffer, count)
   #else
   return Darwin.read(fd, buffer, count)
-  #endif
-}
-
-private func rawWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-  #if canImport(Glibc)
-  return Glibc.write(fd, buffer, count)
-  #else
-  return Darwin.write(fd, buffer, count)
   #endif
 }
