@@ -86,22 +86,13 @@ enum ReplayBench {
     let timeline = try Timeline(path: logPath)
     var finalRows = 0
     // Best of three each, as the model bench: a busy neighbour should not decide.
-    var replayTime = Double.infinity
-    for _ in 0..<3 {
-      replayTime = min(
-        replayTime,
-        try Clock.measure {
-          let (state, _) = try timeline.replay(through: .max) { _, _, _ in true }
-          finalRows = state.numberOfItems
-        })
+    let replayTime = try Clock.best {
+      let (state, _) = try timeline.replay(through: .max) { _, _, _ in true }
+      finalRows = state.numberOfItems
     }
     let reader = try LogReader(path: logPath)
     var inflatedBytes = 0
-    var inflateTime = Double.infinity
-    for _ in 0..<3 {
-      inflateTime = min(
-        inflateTime, try Clock.measure { inflatedBytes = try reader.inflateAllEventFrames() })
-    }
+    let inflateTime = try Clock.best { inflatedBytes = try reader.inflateAllEventFrames() }
 
     let ratio = Double(logBytes) / Double(gzipBytes)
     print("| figure | value | required |")
