@@ -39,9 +39,11 @@ let package = Package(
       dependencies: ["ListTapeLog"],
       path: "Tools/listtape-torture"
     ),
-    .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON"]),
+    // The JSON and log tests take only SplitMix64 from the model.
+    .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON", "ListTapeModel"]),
     .testTarget(name: "ListTapeModelTests", dependencies: ["ListTapeModel", "ListTapeJSON"]),
-    .testTarget(name: "ListTapeLogTests", dependencies: ["ListTapeLog", "listtape-torture"]),
+    .testTarget(
+      name: "ListTapeLogTests", dependencies: ["ListTapeLog", "ListTapeModel", "listtape-torture"]),
     .testTarget(
       name: "ListTapeReplayTests",
       dependencies: ["ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON"]

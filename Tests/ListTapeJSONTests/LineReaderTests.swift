@@ -1,3 +1,4 @@
+import ListTapeModel
 import Testing
 
 @testable import ListTapeJSON

@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeModel
 import Testing
 
 @testable import ListTapeLog
