@@ -17,8 +17,9 @@ let package = Package(
       pkgConfig: "zlib",
       providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
     ),
+    .target(name: "CListTapeHints"),
     .target(name: "ListTapeJSON"),
-    .target(name: "ListTapeModel", dependencies: ["ListTapeJSON"]),
+    .target(name: "ListTapeModel", dependencies: ["ListTapeJSON", "CListTapeHints"]),
     .target(name: "ListTapeLog", dependencies: ["CZlib"]),
     .target(
       name: "ListTapeReplay",

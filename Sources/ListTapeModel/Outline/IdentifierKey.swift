@@ -1,3 +1,5 @@
+import CListTapeHints
+
 /// An identifier as a hash key that compares by its exact Unicode scalars (its UTF-8 bytes).
 ///
 /// Swift's `String` equality is canonical equivalence, so `"\u{E9}"` and `"e\u{301}"` would
@@ -44,6 +46,9 @@ struct IdentifierIndex {
   private var slots: [Slot] = []
   private(set) var count = 0
 
+  /// Slots in the table (a power of two, or 0).
+  var slotCount: Int { slots.count }
+
   /// Entries the table holds before it must grow.
   var capacity: Int { slots.count / 4 * 3 }
 
@@ -82,6 +87,37 @@ struct IdentifierIndex {
         }
         return (hash, nil)
       }
+    }
+  }
+
+  /// The hash `find` computes for `id`: fold hints carry it from the decoding thread.
+  static func hash(of id: String) -> UInt32 {
+    var key = id
+    return key.withUTF8 { hash($0) }
+  }
+
+  /// Starts loading the slot where a probe for `hash` begins.
+  @inline(__always) func prefetch(hash: UInt32) {
+    slots.withUnsafeBufferPointer { table in
+      guard let base = table.baseAddress else { return }
+      listtape_prefetch(base + (Int(hash) & (table.count &- 1)))
+    }
+  }
+
+  /// The handle of the first entry in `hash`'s probe run (within 4 slots) whose tag is
+  /// `hash`: usually its key's, but another key may share the tag, so this is only good
+  /// for a prefetch. -1 if none.
+  @inline(__always) func handle(taggedWith hash: UInt32) -> Handle {
+    slots.withUnsafeBufferPointer { table in
+      guard !table.isEmpty else { return -1 }
+      let mask = table.count &- 1
+      var i = Int(hash) & mask
+      for _ in 0..<4 {
+        if table[i].handle < 0 { return -1 }
+        if table[i].hash == hash { return table[i].handle }
+        i = (i &+ 1) & mask
+      }
+      return -1
     }
   }
 
@@ -142,7 +178,7 @@ struct IdentifierIndex {
   private static let seed = UInt64.random(in: 0...UInt64.max)
 
   /// Multiply-fold mixing of 8-byte words (in the manner of wyhash), keyed by `seed`.
-  @inline(__always) private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+  @inline(__always) static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
     let raw = UnsafeRawBufferPointer(bytes)
     var h = seed ^ (UInt64(raw.count) &* 0x9E37_79B9_7F4A_7C15)
     var i = 0

@@ -1,0 +1,1 @@
+// The module is header-only (static inline functions); SwiftPM needs one source file.
