@@ -33,17 +33,20 @@ final class EventPipeline: @unchecked Sendable {
   /// producer inflates at most the rest of one window.
   static let window = 65_536
 
-  /// Decoded events in order with their numbers, and the events after a salvaged gap
-  /// skipped among them. Two arrays rather than one of pairs: handing an event from an
-  /// array of tuples to the fold copied it through a generic witness.
+  /// Decoded events in order with their numbers and fold hints, and the events after a
+  /// salvaged gap skipped among them. Parallel arrays rather than one of tuples: handing an
+  /// event from an array of tuples to the fold copied it through a generic witness.
   struct Chunk {
     var seqs: [Int] = []
     var events: [Event] = []
+    /// `FoldHint(events[i])`, made here so that the folding thread only prefetches.
+    var hints: [FoldHint] = []
     var skipped = 0
 
     mutating func removeAll() {
       seqs.removeAll(keepingCapacity: true)
       events.removeAll(keepingCapacity: true)
+      hints.removeAll(keepingCapacity: true)
       skipped = 0
     }
   }
@@ -97,14 +100,25 @@ final class EventPipeline: @unchecked Sendable {
   // MARK: Consumer
 
   /// Calls `body` with each event in order on this thread until it returns false; returns
-  /// the event it stopped at (nil when it took them all). The producer's error is thrown
-  /// once the events before it went to `body`. The producer has ended when this returns.
-  func consume(_ body: (Int, Event) -> Bool) throws(ReplayError) -> Int? {
+  /// the event it stopped at (nil when it took them all). Before each event, `prefetch`
+  /// gets the chunk's hints and the event's index among them. The producer's error is
+  /// thrown once the events before it went to `body`. The producer has ended when this
+  /// returns.
+  func consume(
+    prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void, _ body: (Int, Event) -> Bool
+  ) throws(ReplayError) -> Int? {
     defer { stopAndJoin() }
     var chunk = Chunk()
     while let next = try take(recycling: &chunk) {
       chunk = next
-      for (seq, event) in zip(chunk.seqs, chunk.events) where !body(seq, event) { return seq }
+      let stop = chunk.hints.withUnsafeBufferPointer { hints -> Int? in
+        for i in chunk.events.indices {
+          prefetch(hints, i)
+          if !body(chunk.seqs[i], chunk.events[i]) { return chunk.seqs[i] }
+        }
+        return nil
+      }
+      if let stop { return stop }
     }
     return nil
   }
@@ -155,7 +169,9 @@ final class EventPipeline: @unchecked Sendable {
         try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
           guard !stop else { return }
           do throws(ReplayError) {
-            chunk.events.append(try Timeline.decode(&decoder, bytes, Int(seq), path: path))
+            let event = try Timeline.decode(&decoder, bytes, Int(seq), path: path)
+            chunk.events.append(event)
+            chunk.hints.append(FoldHint(event))
             chunk.seqs.append(Int(seq))
             count += 1
           } catch let e where e.kind == .afterGap {

@@ -155,9 +155,11 @@ public final class Timeline {
   ///
   /// Long runs are read, inflated and decoded on a second thread (`EventPipeline`) while
   /// `body` runs on this one; `pipelined` overrides that choice (tests). Either way `body`
-  /// must not use this timeline.
+  /// must not use this timeline. There, `prefetch` is called before each event with the
+  /// fold hints of the events around it (`ListState.prefetch`).
   func forEachDecoded(
     from: Int, through: Int, decoder: inout EventDecoder, pipelined: Bool? = nil,
+    prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void = { _, _ in },
     _ body: (Int, Event) -> Bool
   ) throws(ReplayError) {
     let last = min(through, eventCount)
@@ -168,7 +170,7 @@ public final class Timeline {
         reader: reader, path: path, from: first, through: last, decoder: decoder)
     {
       defer { skippedAfterGaps += pipeline.skippedAfterGaps }
-      if let stop = try pipeline.consume(body) {
+      if let stop = try pipeline.consume(prefetch: prefetch, body) {
         // The producer decoded past the stop: decode up to it again (≤ one reset interval).
         decoder = try self.decoder(after: stop)
       } else {
@@ -298,7 +300,9 @@ public final class Timeline {
     /// Through `inout` the condition reads the state in place; handing the captured
     /// variable over directly would copy it (retaining every table) at every event.
     func check(_ s: inout ListState, _ seq: Int) -> Bool { !until(seq, s) }
-    try forEachDecoded(from: from, through: through, decoder: &decoder) { seq, e in
+    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) { Self.prefetch(&s, hints, i) }
+    try forEachDecoded(from: from, through: through, decoder: &decoder, prefetch: prefetch) {
+      seq, e in
       try? s.apply(e)
       last = seq
       return watching ? check(&s, seq) : true
@@ -317,7 +321,11 @@ public final class Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var done = 0
-    try forEachDecoded(from: 1, through: last, decoder: &decoder) { seq, event in
+    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
+      Self.prefetch(&state, hints, i)
+    }
+    try forEachDecoded(from: 1, through: last, decoder: &decoder, prefetch: prefetch) {
+      seq, event in
       done = seq
       if seq & 0xFFFF == 0 { progress?(seq, last) }
       do throws(ListFault) {
@@ -329,6 +337,15 @@ public final class Timeline {
     }
     progress?(done, last)
     return (state, done)
+  }
+
+  /// `state.prefetch` through `inout`, so that a closure's captured state is read in place
+  /// rather than copied (which would retain every table) at every event.
+  @inline(__always)
+  static func prefetch(
+    _ state: inout ListState, _ hints: UnsafeBufferPointer<FoldHint>, _ i: Int
+  ) {
+    state.prefetch(hints, before: i)
   }
 
   // MARK: Points in time

@@ -132,7 +132,7 @@ import Testing
       EventPipeline(
         reader: timeline.reader, path: timeline.path, from: 1, through: timeline.eventCount,
         decoder: EventDecoder()))
-    #expect(try pipeline.consume { n, _ in n < 10 } == 10)
+    #expect(try pipeline.consume(prefetch: { _, _ in }, { n, _ in n < 10 }) == 10)
     #expect(pipeline.decoded <= (EventPipeline.depth + 2) * EventPipeline.chunkEvents)
     #expect(pipeline.decoded < timeline.eventCount / 2)
   }

@@ -22,7 +22,11 @@ public enum Find {
     var current = initial
     var count = 0
     let total = timeline.eventCount
-    try timeline.forEachDecoded(from: 1, through: total, decoder: &decoder) { seq, e in
+    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
+      Timeline.prefetch(&state, hints, i)
+    }
+    try timeline.forEachDecoded(from: 1, through: total, decoder: &decoder, prefetch: prefetch) {
+      seq, e in
       let v = step(&state, e, query)
       if v != current {
         onChange(ValueChange(event: seq, from: current, to: v), e)
