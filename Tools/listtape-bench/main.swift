@@ -9,8 +9,10 @@ if args.count == 2 && args[0] == "__replay-memory" {
   ReplayBench.stateMemory(args[1])
 } else if args.count == 2 && args[0] == "__profile" {
   ProfileMode.run(args[1])
-} else if args.count == 3 && args[0] == "__fold" {
-  ModelBench.foldOnly(items: Int(args[1]) ?? 1_000, locality: args[2] == "locality")
+} else if (3...4).contains(args.count) && args[0] == "__fold" {
+  ModelBench.foldOnly(
+    items: Int(args[1]) ?? 1_000, locality: args[2] == "locality",
+    hinted: args.count == 4 && args[3] == "hinted")
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {
