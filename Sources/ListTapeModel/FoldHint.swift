@@ -23,7 +23,8 @@ public struct FoldHint: Sendable {
       let h = ids.first.map(hash) ?? 0
       (first, second) = (h, h)
     case .update(let item, _, _):
-      (first, second) = (hash(item), hash(item))
+      let h = hash(item)
+      (first, second) = (h, h)
     case .moveItem(let id, let anchor):
       (first, second) = (hash(id), hash(anchor.id))
     case .insertItems(let items, let anchor):
