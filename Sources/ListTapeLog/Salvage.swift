@@ -26,12 +26,19 @@ public struct SalvageReport: Sendable, Equatable, CustomStringConvertible {
   public var damagedRanges: [ByteRange] = []
   /// Valid frames skipped because they repeat or precede events already kept.
   public var framesDropped = 0
+  /// Where salvage gave up because the file is full of frame headers whose payloads do not
+  /// check out (only a crafted file gets there); nil when it read the whole file.
+  public var gaveUpAt: UInt64?
 
   public var description: String {
     let lost = gaps.reduce(UInt64(0)) { $0 + $1.count }
-    return
+    let summary =
       "kept \(eventsKept) events in \(framesKept) frames; lost \(lost) events in \(gaps.count) gaps; "
       + "skipped \(damagedRanges.count) damaged ranges and \(framesDropped) stray frames"
+    guard let gaveUpAt else { return summary }
+    return summary
+      + "; gave up at byte \(gaveUpAt): too many frame headers there whose payloads do not check "
+      + "out (a crafted file?), the rest is counted as damaged"
   }
 }
 
@@ -102,16 +109,35 @@ extension LogReader {
       nextSeq = upTo
     }
 
+    // Checking a candidate frame costs its payload (and its inflated size). A damaged file
+    // has few candidates that fail; a crafted one can put a header that claims the rest of
+    // the file at every byte, which would make salvage quadratic. Past this budget for
+    // candidates that failed, it stops and counts the rest as damaged.
+    let budget = UInt64(256 << 20) + 4 * src.size
+    var spent: UInt64 = 0
     while offset < src.size {
       var usable: (FrameHeader, UInt64)?  // header and events lost (META gap)
-      if case .ok(let h) = try scan.check(at: offset, placed: false, payload: true),
-        let lost = try decodes(h, at: offset, src: src, inflater: inflater, scratch: &scratch)
-      {
-        usable = (h, lost)
+      if case .ok(let h) = try scan.check(at: offset, placed: false, payload: false) {
+        if case .ok = try scan.check(at: offset, placed: false, payload: true) {
+          if let lost = try decodes(h, at: offset, src: src, inflater: inflater, scratch: &scratch)
+          {
+            usable = (h, lost)
+          } else {
+            spent += UInt64(h.payloadLength) + UInt64(h.rawLength)
+          }
+        } else {
+          spent += UInt64(h.payloadLength)
+        }
       }
       guard let (h, lost) = usable else {
         if damageStart == nil { damageStart = offset }
-        guard let (next, _) = try scan.findFrame(from: offset + 1, payload: true) else {
+        guard spent <= budget else {
+          report.gaveUpAt = offset
+          offset = src.size
+          break
+        }
+        // Headers only: the candidate's payload is checked at the top of the loop.
+        guard let (next, _) = try scan.findFrame(from: offset + 1, payload: false) else {
           offset = src.size
           break
         }

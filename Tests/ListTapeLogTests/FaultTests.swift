@@ -401,6 +401,44 @@ struct RecoveryTests {
     #expect(try readBytes(path) == b)  // untouched
   }
 
+  @Test(
+    "salvage stays linear on a file with a forged header at every 36 bytes",
+    .timeLimit(.minutes(1)))
+  func salvageOfForgedHeaders() throws {
+    let fx = try fixture()
+    let dir = TempDir()
+    let path = dir.file("forged.log")
+    // 8 MiB of frame headers valid under this log's salt, each claiming every byte after
+    // it as its payload, none with a payload that checks out: checking each in full would
+    // read about 1 TB.
+    var b = fx.bytes
+    let start = b.count
+    let region = 8 << 20
+    b += [UInt8](repeating: 0, count: region)
+    var template = fx.frames[0].header
+    template.flags = Format.flagCompressed
+    template.eventCount = 1
+    template.firstSeq = 1
+    for at in stride(from: start, to: b.count - 36, by: 36) {
+      var h = template
+      h.payloadLength = UInt32(b.count - at - 36)
+      h.rawLength = min(h.payloadLength * 4, 1 << 20)
+      h.offsetLow = UInt32(at)
+      h.payloadCRC = 0
+      patchFrame(&b, at: at, salt: fx.salt, h)
+    }
+    try writeBytes(b, to: path)
+    let report = try LogReader.salvage(from: path, to: dir.file("fixed.log"))
+    #expect(report.eventsKept == 2000 && report.gaps.isEmpty)
+    let gaveUp = try #require(report.gaveUpAt)
+    #expect(gaveUp >= UInt64(start) && gaveUp < UInt64(b.count))
+    #expect(report.damagedRanges.last.map { $0.offset + $0.length } == UInt64(b.count))
+    #expect("\(report)".contains("gave up at byte \(gaveUp)"))
+    let r = try LogReader(path: dir.file("fixed.log"))
+    #expect(r.stop == nil && r.eventCount == 2000)
+    #expect(try fx.replayMatches(r) == 2000)
+  }
+
   @Test("salvage keeps every readable frame and records the gap")
   func salvage() throws {
     let fx = try fixture()
