@@ -43,6 +43,38 @@ import Testing
     #expect(a.stateHash != b.stateHash)
   }
 
+  /// The encoding of `sample` with the one-letter id `from` spelled `to`.
+  static func respelled(_ from: Character, as to: Character) throws -> [UInt8] {
+    var bytes = try folded(sample).encoded()
+    let at = try #require(
+      bytes.indices.dropLast().first {
+        bytes[$0] == 1 && bytes[$0 + 1] == from.asciiValue
+      })
+    bytes[at + 1] = try #require(to.asciiValue)
+    return bytes
+  }
+
+  /// Why decoding `bytes` fails (nil if it does not).
+  static func refusal(_ bytes: [UInt8]) -> String? {
+    do {
+      _ = try ListState(encoded: bytes)
+      return nil
+    } catch {
+      return error.message
+    }
+  }
+
+  @Test func encodingsThatBreakTheModelsRulesAreRefusedWithTheReason() throws {
+    // Another item's id, in another place of the outline (and at another depth).
+    #expect(Self.refusal(try Self.respelled("z", as: "q")) == "duplicate item \"q\"")
+    #expect(Self.refusal(try Self.respelled("r", as: "z")) == "duplicate item \"z\"")
+    #expect(Self.refusal(try Self.respelled("q", as: "p")) == "duplicate item \"p\"")
+    // A section's id used twice.
+    #expect(Self.refusal(try Self.respelled("E", as: "S")) == "duplicate section \"S\"")
+    // An item's id that is a section's id is another namespace: accepted.
+    #expect(Self.refusal(try Self.respelled("z", as: "E")) == nil)
+  }
+
   @Test func truncatedOrPaddedEncodingsAreErrors() throws {
     let bytes = try folded(Self.sample).encoded()
     for n in 0..<bytes.count {

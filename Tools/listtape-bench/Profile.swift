@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeLog
 import ListTapeModel
 import ListTapeReplay
 
@@ -29,5 +30,34 @@ enum ProfileMode {
     for (op, v) in bytes.sorted(by: { $0.value.bytes > $1.value.bytes }) {
       print(op, v.count, v.bytes, Double(v.bytes) / Double(v.count))
     }
+  }
+}
+
+/// Where a seek's checkpoint time goes: inflating the checkpoint frame, then rebuilding
+/// the state from it (past the checkpoint's 9-byte header), at 20 random events.
+enum CheckpointParts {
+  static func run(_ path: String) throws {
+    let reader = try LogReader(path: path)
+    var rng = Rng(seed: 3)
+    var inflate: [Double] = []
+    var decode: [Double] = []
+    var items = 0
+    for _ in 0..<20 {
+      let n = 1 + rng.below(Int(reader.eventCount))
+      let start = Clock.now()
+      guard let cp = try reader.checkpoint(atOrBefore: UInt64(n)) else { continue }
+      let inflated = Clock.now()
+      let state = try cp.state.withUnsafeBytes {
+        try ListState(encoded: UnsafeRawBufferPointer(rebasing: $0[9...]))
+      }
+      decode.append(Clock.now() - inflated)
+      inflate.append(inflated - start)
+      items = max(items, state.numberOfAllItems)
+    }
+    func median(_ v: [Double]) -> String { fmt(v.sorted()[v.count / 2] * 1000) }
+    guard !decode.isEmpty else { return print("no checkpoints") }
+    print(
+      "checkpoint inflate \(median(inflate)) ms, state decode \(median(decode)) ms (medians; up to \(items) items)"
+    )
   }
 }

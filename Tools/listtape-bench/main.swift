@@ -13,6 +13,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   ModelBench.foldOnly(
     items: Int(args[1]) ?? 1_000, locality: args[2] == "locality",
     hinted: args.count == 4 && args[3] == "hinted")
+} else if args.count == 2 && args[0] == "__checkpoint-parts" {
+  try CheckpointParts.run(args[1])
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {

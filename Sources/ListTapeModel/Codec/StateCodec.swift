@@ -62,7 +62,10 @@ extension ListState {
       let itemCount = try s.count(minBytes: 3)
       // Grow the tables once, not by doubling while 100k items arrive.
       let needed = forest.nodes.count + itemCount
-      if forest.nodes.capacity < needed { forest.nodes.reserveCapacity(needed + needed / 2) }
+      if forest.nodes.capacity < needed {
+        forest.nodes.reserveCapacity(needed + needed / 2)
+        forest.content.reserveCapacity(needed + needed / 2)
+      }
       if forest.itemIndex.capacity < needed {
         forest.itemIndex.reserveCapacity(needed + needed / 2)
       }
@@ -78,14 +81,19 @@ extension ListState {
   private mutating func decodeItems(
     _ s: inout ByteSource, count: Int, section: Handle
   ) throws(CodecError) {
-    // open[d] = (item at depth d, its children so far); roots collect separately.
-    var roots: [Handle] = []
-    var open: [(Handle, [Handle])] = []
+    precondition(forest.journal == nil && forest.freeNodes.isEmpty)
+    // `pending` holds the items whose sibling lists are still open, each list contiguous:
+    // the roots from 0, then the children of each open item from `open[d].start`.
+    var pending: [Handle] = []
+    var open: [(item: Handle, start: Int)] = []
     var selected: [Handle] = []
     func close(to depth: Int) {
       while open.count > depth {
-        let (x, kids) = open.removeLast()
-        forest.insertList(kids, parent: x, section: -1, at: nil)
+        let (x, start) = open.removeLast()
+        if start < pending.count {
+          forest.insertList(Array(pending[start...]), parent: x, section: -1, at: nil)
+          pending.removeSubrange(start...)
+        }
       }
     }
     for _ in 0..<count {
@@ -98,22 +106,17 @@ extension ListState {
       let flags = try s.byte()
       guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
       let id = try s.identifier()
-      guard forest.itemIndex[id] == nil else { throw s.fail("duplicate item \"\(id)\"") }
+      guard let x = forest.allocateFresh(id) else { throw s.fail("duplicate item \"\(id)\"") }
       close(to: level)
-      let x = forest.allocate(id)
       forest.nodes[Int(x)].expanded = flags & 1 != 0
       if flags & 4 != 0 { forest.content[Int(x)].title = try s.string() }
       if flags & 8 != 0 { forest.content[Int(x)].fields = try EventDecoder.fields(&s) }
       if flags & 2 != 0 { selected.append(x) }
-      if level == 0 {
-        roots.append(x)
-      } else {
-        open[level - 1].1.append(x)
-      }
-      open.append((x, []))
+      pending.append(x)
+      open.append((x, pending.count))
     }
     close(to: 0)
-    forest.insertList(roots, parent: -1, section: section, at: nil)
+    forest.insertList(pending, parent: -1, section: section, at: nil)
     for x in selected {
       guard forest.isVisible(x) else {
         throw s.fail("selected item \"\(forest.content[Int(x)].id)\" is hidden")

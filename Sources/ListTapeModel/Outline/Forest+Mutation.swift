@@ -141,6 +141,16 @@ extension Forest {
     return x
   }
 
+  /// A new item for a state being built from scratch (no journal, no free slots), or nil
+  /// when `id` is already taken.
+  mutating func allocateFresh(_ id: String) -> Handle? {
+    let x = Handle(nodes.count)
+    guard itemIndex.insertNew(id, x) else { return nil }
+    nodes.append(Node())
+    content.append(ItemContent(id: id))
+    return x
+  }
+
   /// Unregisters and frees a node already detached from every list.
   mutating func release(_ x: Handle) {
     let id = content[Int(x)].id

@@ -121,6 +121,27 @@ struct IdentifierIndex {
     }
   }
 
+  /// Adds `id` unless it is already there (then the table is unchanged): one hash and one
+  /// probe, for bulk loads that must also reject duplicates.
+  mutating func insertNew(_ id: String, _ handle: Handle) -> Bool {
+    if count + 1 > capacity { rehash(minimumCapacity: count + 1) }
+    var key = id
+    return key.withUTF8 { bytes in
+      let hash = Self.hash(bytes)
+      let mask = slots.count - 1
+      var i = Int(hash) & mask
+      while slots[i].handle >= 0 {
+        if slots[i].hash == hash && Self.equal(slots[i].key, bytes) { return false }
+        i = (i + 1) & mask
+      }
+      // See `insert` on why short keys are copied fresh.
+      let stored = bytes.count <= 15 ? String(decoding: bytes, as: UTF8.self) : id
+      slots[i] = Slot(key: stored, hash: hash, handle: handle)
+      count += 1
+      return true
+    }
+  }
+
   private mutating func insert(_ id: String, _ handle: Handle) {
     let (hash, found) = find(id)
     if let i = found {
