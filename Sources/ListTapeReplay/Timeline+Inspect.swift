@@ -103,8 +103,11 @@ extension Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     let total = eventCount
-    try scan(from: 1, through: total) { seq, bytes in
-      let e = try decode(&decoder, bytes, seq)
+    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
+      Self.prefetch(&state, hints, i)
+    }
+    // Read and decoded on a second thread, folded on this one, as a replay.
+    try forEachDecoded(from: 1, through: total, decoder: &decoder, prefetch: prefetch) { seq, e in
       counts[e.op, default: 0] += 1
       if let t = e.time {
         if first == nil { first = t }

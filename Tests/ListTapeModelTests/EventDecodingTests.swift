@@ -211,6 +211,30 @@ import Testing
     #expect(e.operation.itemIDs == ["a", "b", "c", "d", "p"])
   }
 
+  @Test func namesAnItemExactlyWhenItsIdentifiersListIt() throws {
+    let tree = OutlineNode("b", children: ["c", OutlineNode("d", children: ["e"])])
+    let ops: [ListOperation] = [
+      .appendItems(["a", tree], section: "S", parent: "p"),
+      .appendItems(["a"], section: "S", parent: nil),
+      .insertItems([tree], .after("q")),
+      .deleteItems(["a", "b"]), .reloadItems(["c"]), .reconfigureItems(["d"]),
+      .expand(["e"]), .collapse(["a"]), .select(["b"]), .deselect(["c"]), .deselect(nil),
+      .moveItem("a", .before("b")), .replaceChildren(parent: "p", items: [tree]),
+      .applySectionSnapshot(section: "S", items: [tree]),
+      .update(item: "q", title: "Q", fields: nil),
+      .batch([Event(.expand(["z"])), Event(.batch([Event(.select(["y"]))]))]),
+      .appendSections(["a"]), .mark("a"), .deleteAllItems,
+    ]
+    for op in ops {
+      for id in ["a", "b", "c", "d", "e", "p", "q", "y", "z", "S", "x"] {
+        #expect(op.names(item: id) == op.itemIDs.contains(id), "\(op) naming \(id)")
+      }
+    }
+    // Identifiers are compared by scalars, as the model keys them: "é" is not "e\u{301}".
+    #expect(ListOperation.select(["\u{E9}"]).names(item: "\u{E9}"))
+    #expect(!ListOperation.select(["\u{E9}"]).names(item: "e\u{301}"))
+  }
+
   @Test func identifiersMayBeAnyNonEmptyUnicodeString() throws {
     let e = try Event(jsonLine: #"{"op":"select","items":["é","💡","a b","\u0000x","\"q\""]}"#)
     #expect(e == Event(.select(["é", "💡", "a b", "\u{0}x", "\"q\""])))

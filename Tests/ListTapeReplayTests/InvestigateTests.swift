@@ -140,6 +140,39 @@ func plantedSession(events: Int = 6_000, planted: Int = 4_321, seed: UInt64 = 9)
     #expect(seen == [2, 4, 5, 6])
   }
 
+  /// Over a log long enough to be read on the second thread, history lists exactly the
+  /// events that name the item (by scalars: "e" + accent is another item) or change it.
+  @Test func historyOfALongLogKeepsCanonicallyEquivalentItemsApart() throws {
+    var events: [Event] = []
+    SampleSession.generate(events: 20_000, seed: 4, maxItems: 2_000) { events.append($0) }
+    let mine = "\u{E9}"
+    let other = "e\u{301}"
+    // Positions (event numbers) where the two items are created and edited.
+    let plan: [(Int, ListOperation)] = [
+      (500, .appendSections(["mine"])),
+      (
+        501,
+        .appendItems(
+          [OutlineNode(mine, children: ["kid"]), OutlineNode(other)], section: "mine", parent: nil)
+      ),
+      (9_000, .expand([mine])), (9_001, .expand([other])), (12_000, .select([other])),
+      (15_000, .update(item: mine, title: "E", fields: nil)), (15_001, .collapse([other])),
+      (18_000, .deleteItems(["kid"])),
+    ]
+    for (n, op) in plan { events.insert(Event(op), at: n - 1) }
+    let (timeline, _) = try record(events)
+    var seen: [Int] = []
+    var named: [Int] = []
+    let count = try History.of(item: mine, in: timeline) { entry in
+      seen.append(entry.event)
+      if entry.named { named.append(entry.event) }
+    }
+    #expect(count == seen.count)
+    #expect(named == [501, 9_000, 15_000])
+    // Deleting its child (18,000) leaves its own place, flags and content as they were.
+    #expect(seen == [501, 9_000, 15_000])
+  }
+
   @Test func cutBranchesAPastState() throws {
     let (timeline, path) = try record(plantedSession(events: 2_000, planted: 1_500))
     let out = path + "-cut"

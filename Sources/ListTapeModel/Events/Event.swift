@@ -103,6 +103,32 @@ public enum ListOperation: Equatable, Hashable, Sendable {
     }
   }
 
+  /// Whether the event names item `id` (one of `itemIDs`), comparing identifiers exactly as
+  /// the model does (by Unicode scalars), without collecting them.
+  public func names(item id: String) -> Bool {
+    func any(_ nodes: [OutlineNode]) -> Bool {
+      var found = false
+      for n in nodes where !found { n.forEachID { if sameIdentifier($0, id) { found = true } } }
+      return found
+    }
+    func any(_ ids: [String]) -> Bool { ids.contains { sameIdentifier($0, id) } }
+    switch self {
+    case .appendItems(let items, _, let parent):
+      return parent.map { sameIdentifier($0, id) } == true || any(items)
+    case .insertItems(let items, let anchor): return sameIdentifier(anchor.id, id) || any(items)
+    case .deleteItems(let ids), .reloadItems(let ids), .reconfigureItems(let ids),
+      .expand(let ids), .collapse(let ids), .select(let ids):
+      return any(ids)
+    case .deselect(let ids): return any(ids ?? [])
+    case .moveItem(let item, let anchor): return any([item, anchor.id])
+    case .replaceChildren(let parent, let items): return sameIdentifier(parent, id) || any(items)
+    case .applySectionSnapshot(_, let items): return any(items)
+    case .update(let item, _, _): return sameIdentifier(item, id)
+    case .batch(let events): return events.contains { $0.operation.names(item: id) }
+    default: return false
+    }
+  }
+
   /// Every item identifier the event names (inserted, anchored, or targeted), for
   /// searching a log for the events that touch an item.
   public var itemIDs: [String] {

@@ -57,15 +57,19 @@ public enum History {
     var current: ItemState?
     var count = 0
     let total = timeline.eventCount
-    try timeline.scan(from: 1, through: total) { seq, bytes in
-      let e = try timeline.decode(&decoder, bytes, seq)
+    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
+      Timeline.prefetch(&state, hints, i)
+    }
+    // Read and decoded on a second thread, folded on this one, as a replay.
+    try timeline.forEachDecoded(from: 1, through: total, decoder: &decoder, prefetch: prefetch) {
+      seq, e in
       var fault: ListFault?
       do throws(ListFault) {
         try state.apply(e)
       } catch {
         fault = error
       }
-      let named = e.operation.itemIDs.contains(id)
+      let named = e.operation.names(item: id)
       // Only events that name the item, or change the list around it, can touch it.
       let after = named || current != nil ? ItemState(state, id) : nil
       let changed: Bool

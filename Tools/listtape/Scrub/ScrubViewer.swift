@@ -180,7 +180,7 @@ final class ScrubViewer {
     var found: Int?
     do {
       try timeline.forEachEvent(from: frame.position + 1) { n, e in
-        if e.operation.itemIDs.contains(id) {
+        if e.operation.names(item: id) {
           found = n
           return false
         }
