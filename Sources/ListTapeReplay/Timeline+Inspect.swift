@@ -66,10 +66,14 @@ extension Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var last = 0
+    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
+      Self.prefetch(&state, hints, i)
+    }
     do throws(ReplayError) {
       for stop in stops {
-        try scan(from: last + 1, through: stop) { seq, bytes in
-          try? state.apply(try decode(&decoder, bytes, seq))
+        try forEachDecoded(from: last + 1, through: stop, decoder: &decoder, prefetch: prefetch) {
+          seq, e in
+          try? state.apply(e)
           last = seq
           if seq & 0xFFFF == 0 { progress?(seq, eventCount) }
           return true

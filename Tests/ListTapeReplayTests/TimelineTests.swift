@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeLog
 import ListTapeModel
 import Testing
 
@@ -58,6 +59,41 @@ func temporaryLogPath(_ name: String = #function) -> String {
     let report = timeline.verify()
     #expect(report.intact, "\(report.problem ?? "")")
     #expect(report.checkpoints > 0)
+  }
+}
+
+@Suite struct VerifyCheckpointTests {
+  /// A checkpoint whose state is not the fold of the events before it (here: with a section
+  /// no event added) is reported by verify with its event number, even when the events
+  /// before it are read on the second thread.
+  @Test func verifyFindsACheckpointThatDisagreesWithTheFold() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let writer = try LogWriter.open(path: path, options: Recorder.options(.never))
+    var encoder = EventEncoder()
+    var state = ListState()
+    var n = 0
+    SampleSession.generate(events: 30_000, seed: 6, maxItems: 1_000) { e in
+      n += 1
+      try? state.apply(e)
+      try? writer.append(encoder.encode(e))
+      if n == 10_000 || n == 30_000 {
+        var saved = state
+        if n == 30_000 { try? saved.appendSections(["not-in-the-log"]) }
+        try? writer.appendCheckpoint(
+          Checkpoint(state: saved, lastTime: encoder.lastTime).encoded())
+      }
+    }
+    try writer.close()
+    let report = try Timeline(path: path).verify()
+    #expect(!report.intact)
+    #expect(report.checkpoints == 2)
+    #expect(
+      report.problem?.contains(
+        "checkpoint after event 30000 disagrees with the fold of events 1...30000") == true)
+    #expect(report.event == 30_000)
   }
 }
 
