@@ -15,6 +15,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
     hinted: args.count == 4 && args[3] == "hinted")
 } else if args.count == 2 && args[0] == "__checkpoint-parts" {
   try CheckpointParts.run(args[1])
+} else if args.count == 2 && args[0] == "__decoded-fold" {
+  try DecodedFold.run(args[1])
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {
