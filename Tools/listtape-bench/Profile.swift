@@ -96,3 +96,22 @@ enum DecodedFold {
     print("folded \(events.count) decoded events in \(fmt(best(events))) s (best of 3)")
   }
 }
+
+/// The other half of a replay: reading, inflating and decoding a log's events on one thread
+/// with no fold, best of three (`__decode-only LOG`).
+enum DecodeOnly {
+  static func run(_ path: String) throws {
+    let timeline = try Timeline(path: path)
+    var marks = 0
+    let best = try Clock.best {
+      marks = 0
+      try timeline.forEachEvent { _, e in
+        if case .mark = e.operation { marks += 1 }
+        return true
+      }
+    }
+    print(
+      "read, inflated and decoded \(timeline.eventCount) events (\(marks) marks) in \(fmt(best)) s (best of 3)"
+    )
+  }
+}

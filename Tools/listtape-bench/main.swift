@@ -17,6 +17,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try CheckpointParts.run(args[1])
 } else if args.count == 2 && args[0] == "__decoded-fold" {
   try DecodedFold.run(args[1])
+} else if args.count == 2 && args[0] == "__decode-only" {
+  try DecodeOnly.run(args[1])
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {
