@@ -1,7 +1,10 @@
 import Foundation
+import ListTapeReplay
 
 /// listtape-bench: the figures the issues name, measured. Pass `--quick` for a smoke run,
 /// and names (model, log, replay) to run only some groups.
+// Figures are for the tools as they run: with the allocator settings the CLI makes.
+AllocatorTuning.keepFreedMemoryForReuse()
 let args = Array(CommandLine.arguments.dropFirst())
 if args.count == 2 && args[0] == "__replay-memory" {
   ReplayBench.replayMemory(args[1])

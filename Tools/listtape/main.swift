@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeReplay
 
 #if canImport(Glibc)
 import Glibc
@@ -6,6 +7,7 @@ import Glibc
 import Darwin
 #endif
 
+AllocatorTuning.keepFreedMemoryForReuse()
 let code = CLI.main(
   Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 exit(code)
