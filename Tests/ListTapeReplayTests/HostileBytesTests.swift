@@ -19,6 +19,8 @@ import Testing
     }
     var decoded = 0
     var rejected = 0
+    var statesDecoded = 0
+    var restoredDiffers = 0
     for i in 0..<4_000 {
       // A run of records from a reset point with one of them mutated, folded as it decodes.
       let start = rng.below(records.count / 256) * 256
@@ -39,11 +41,19 @@ import Testing
       if i % 4 == 0 {
         var blob = blobs[rng.below(blobs.count)]
         Self.mutate(&blob, &rng)
-        if let s = try? ListState(encoded: blob) { _ = s.json(event: 0) }
+        if let s = try? ListState(encoded: blob) {
+          // Whatever a mangled state decodes to is a state like any other: it shows, and its
+          // own encoding decodes back to it.
+          _ = s.json(event: 0)
+          if (try? ListState(encoded: s.encoded())) != s { restoredDiffers += 1 }
+          statesDecoded += 1
+        }
       }
     }
     #expect(decoded > 0)
     #expect(rejected > 0)
+    #expect(statesDecoded > 0)
+    #expect(restoredDiffers == 0)
   }
 
   static func mutate(_ b: inout [UInt8], _ rng: inout SplitMix64) {
