@@ -4,7 +4,7 @@
 /// a no-op elsewhere; an app that embeds the library keeps its own allocator policy.
 public enum AllocatorTuning {
   /// Allocations up to 32 MiB come from the heap, and up to 256 MiB of free memory at its top
-  /// is kept. Rebuilding a 100k-item checkpoint then takes 18-19 ms instead of 28-30 ms
+  /// is kept. Rebuilding a 100k-item checkpoint then takes 17-19 ms instead of 24-27 ms
   /// (`listtape-bench __checkpoint-parts`), for about 6 MiB more peak memory in a replay.
   public static func keepFreedMemoryForReuse() {
     #if canImport(Glibc)

@@ -120,7 +120,8 @@ public enum ListOperation: Equatable, Hashable, Sendable {
       .expand(let ids), .collapse(let ids), .select(let ids):
       return any(ids)
     case .deselect(let ids): return any(ids ?? [])
-    case .moveItem(let item, let anchor): return any([item, anchor.id])
+    case .moveItem(let item, let anchor):
+      return sameIdentifier(item, id) || sameIdentifier(anchor.id, id)
     case .replaceChildren(let parent, let items): return sameIdentifier(parent, id) || any(items)
     case .applySectionSnapshot(_, let items): return any(items)
     case .update(let item, _, _): return sameIdentifier(item, id)
