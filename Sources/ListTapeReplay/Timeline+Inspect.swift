@@ -66,14 +66,9 @@ extension Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var last = 0
-    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
-      Self.prefetch(&state, hints, i)
-    }
     do throws(ReplayError) {
       for stop in stops {
-        try forEachDecoded(from: last + 1, through: stop, decoder: &decoder, prefetch: prefetch) {
-          seq, e in
-          try? state.apply(e)
+        try foldEach(&state, &decoder, from: last + 1, through: stop) { seq, _, _, _ in
           last = seq
           if seq & 0xFFFF == 0 { progress?(seq, eventCount) }
           return true
@@ -107,22 +102,14 @@ extension Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     let total = eventCount
-    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
-      Self.prefetch(&state, hints, i)
-    }
-    // Read and decoded on a second thread, folded on this one, as a replay.
-    try forEachDecoded(from: 1, through: total, decoder: &decoder, prefetch: prefetch) { seq, e in
+    try foldEach(&state, &decoder, from: 1, through: total) { seq, e, fault, _ in
       counts[e.op, default: 0] += 1
       if let t = e.time {
         if first == nil { first = t }
         last = t
       }
       if case .mark = e.operation { marks += 1 }
-      do throws(ListFault) {
-        try state.apply(e)
-      } catch {
-        faults += 1
-      }
+      if fault != nil { faults += 1 }
       if seq & 0xFFFF == 0 { progress?(seq, total) }
       return true
     }

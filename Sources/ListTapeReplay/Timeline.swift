@@ -183,6 +183,38 @@ public final class Timeline {
     }
   }
 
+  /// Folds events `from...through` into `state` as `forEachDecoded` delivers them, with the
+  /// decoding thread's fold hints, and calls `body` after each with the event, its fault
+  /// (nil when it applied) and the state, read in place; `body` returns false to stop. Every
+  /// scan that folds (replay, seeks, find, history, stats, verify) goes through here.
+  func foldEach(
+    _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
+    _ body: (Int, Event, ListFault?, inout ListState) -> Bool
+  ) throws(ReplayError) {
+    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
+      Self.prefetch(&state, hints, i)
+    }
+    try forEachDecoded(from: from, through: through, decoder: &decoder, prefetch: prefetch) {
+      seq, event in
+      var fault: ListFault?
+      do throws(ListFault) {
+        try state.apply(event)
+      } catch {
+        fault = error
+      }
+      return body(seq, event, fault, &state)
+    }
+  }
+
+  /// `state.prefetch` through `inout`: a closure's captured state is then read in place
+  /// rather than copied (which would retain every table) at every event.
+  @inline(__always)
+  private static func prefetch(
+    _ state: inout ListState, _ hints: UnsafeBufferPointer<FoldHint>, _ i: Int
+  ) {
+    state.prefetch(hints, before: i)
+  }
+
   /// Calls `body(n, event)` for events `from...through` in order; `body` returns false to
   /// stop. Memory stays bounded by one frame whatever the log's length.
   public func forEachEvent(
@@ -292,20 +324,9 @@ public final class Timeline {
   ) throws(ReplayError) -> Int {
     guard from <= through else { return from - 1 }
     var last = from - 1
-    // Move the state into the closure's variable (a copy would make the first write
-    // duplicate the whole state), and move it back when done.
-    var s = ListState()
-    swap(&s, &state)
-    defer { swap(&s, &state) }
-    /// Through `inout` the condition reads the state in place; handing the captured
-    /// variable over directly would copy it (retaining every table) at every event.
-    func check(_ s: inout ListState, _ seq: Int) -> Bool { !until(seq, s) }
-    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) { Self.prefetch(&s, hints, i) }
-    try forEachDecoded(from: from, through: through, decoder: &decoder, prefetch: prefetch) {
-      seq, e in
-      try? s.apply(e)
+    try foldEach(&state, &decoder, from: from, through: through) { seq, _, _, s in
       last = seq
-      return watching ? check(&s, seq) : true
+      return watching ? !until(seq, s) : true
     }
     return last
   }
@@ -321,31 +342,14 @@ public final class Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var done = 0
-    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
-      Self.prefetch(&state, hints, i)
-    }
-    try forEachDecoded(from: 1, through: last, decoder: &decoder, prefetch: prefetch) {
-      seq, event in
+    try foldEach(&state, &decoder, from: 1, through: last) { seq, event, fault, _ in
       done = seq
       if seq & 0xFFFF == 0 { progress?(seq, last) }
-      do throws(ListFault) {
-        try state.apply(event)
-      } catch {
-        return onFault(seq, event, error)
-      }
+      if let fault { return onFault(seq, event, fault) }
       return true
     }
     progress?(done, last)
     return (state, done)
-  }
-
-  /// `state.prefetch` through `inout`, so that a closure's captured state is read in place
-  /// rather than copied (which would retain every table) at every event.
-  @inline(__always)
-  static func prefetch(
-    _ state: inout ListState, _ hints: UnsafeBufferPointer<FoldHint>, _ i: Int
-  ) {
-    state.prefetch(hints, before: i)
   }
 
   // MARK: Points in time

@@ -22,12 +22,8 @@ public enum Find {
     var current = initial
     var count = 0
     let total = timeline.eventCount
-    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
-      Timeline.prefetch(&state, hints, i)
-    }
-    try timeline.forEachDecoded(from: 1, through: total, decoder: &decoder, prefetch: prefetch) {
-      seq, e in
-      let v = step(&state, e, query)
+    try timeline.foldEach(&state, &decoder, from: 1, through: total) { seq, e, _, s in
+      let v = query.evaluate(s)
       if v != current {
         onChange(ValueChange(event: seq, from: current, to: v), e)
         current = v
@@ -37,14 +33,5 @@ public enum Find {
       return true
     }
     return (initial, count)
-  }
-
-  /// Folds one event and evaluates the query. Through `inout` the query reads the state in
-  /// place; handing a captured variable over directly would copy it (retaining every table)
-  /// at every event.
-  @inline(__always)
-  static func step(_ state: inout ListState, _ e: Event, _ query: Query) -> QueryValue {
-    try? state.apply(e)
-    return query.evaluate(state)
   }
 }

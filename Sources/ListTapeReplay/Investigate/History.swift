@@ -57,21 +57,10 @@ public enum History {
     var current: ItemState?
     var count = 0
     let total = timeline.eventCount
-    func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
-      Timeline.prefetch(&state, hints, i)
-    }
-    // Read and decoded on a second thread, folded on this one, as a replay.
-    try timeline.forEachDecoded(from: 1, through: total, decoder: &decoder, prefetch: prefetch) {
-      seq, e in
-      var fault: ListFault?
-      do throws(ListFault) {
-        try state.apply(e)
-      } catch {
-        fault = error
-      }
+    try timeline.foldEach(&state, &decoder, from: 1, through: total) { seq, e, fault, s in
       let named = e.operation.names(item: id)
       // Only events that name the item, or change the list around it, can touch it.
-      let after = named || current != nil ? ItemState(state, id) : nil
+      let after = named || current != nil ? ItemState(s, id) : nil
       let changed: Bool
       switch (current, after) {
       case (nil, nil): changed = false
