@@ -65,12 +65,7 @@ enum ModelBench {
       setup.state = ListState()
       let t = Clock.measure {
         if hinted {
-          hints.withUnsafeBufferPointer { hints in
-            for i in list.indices {
-              state.prefetch(hints, before: i)
-              try? state.apply(list[i])
-            }
-          }
+          foldHinted(&state, list, hints)
         } else {
           for e in list { try? state.apply(e) }
         }
@@ -365,6 +360,17 @@ enum Clock {
     var best = Double.infinity
     for _ in 0..<runs { best = min(best, try measure(body)) }
     return best
+  }
+}
+
+/// Folds `events` into `state` one after another, prefetching with their `hints` as
+/// `Timeline` folds.
+func foldHinted(_ state: inout ListState, _ events: [Event], _ hints: [FoldHint]) {
+  hints.withUnsafeBufferPointer { h in
+    for i in events.indices {
+      state.prefetch(h, before: i)
+      try? state.apply(events[i])
+    }
   }
 }
 
