@@ -118,7 +118,7 @@ extension LogReader {
     while offset < src.size {
       var usable: (FrameHeader, UInt64)?  // header and events lost (META gap)
       if case .ok(let h) = try scan.check(at: offset, placed: false, payload: false) {
-        if case .ok = try scan.check(at: offset, placed: false, payload: true) {
+        if try scan.payloadProblem(h, at: offset) == nil {
           if let lost = try decodes(h, at: offset, src: src, inflater: inflater, scratch: &scratch)
           {
             usable = (h, lost)

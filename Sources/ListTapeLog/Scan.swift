@@ -93,13 +93,18 @@ struct FrameScan {
     guard payloadStart <= source.size, UInt64(h.payloadLength) <= source.size - payloadStart else {
       return .bad(.incompletePayload)
     }
-    if payload {
-      guard let pb = try source.bytes(at: payloadStart, count: Int(h.payloadLength)) else {
-        return .bad(.incompletePayload)
-      }
-      guard crc32Bytes(0, pb) == h.payloadCRC else { return .bad(.payloadChecksum) }
-    }
+    if payload, let problem = try payloadProblem(h, at: offset) { return .bad(problem) }
     return .ok(h)
+  }
+
+  /// What is wrong with the payload of frame `h` at `offset` (whose header and extent
+  /// `check` accepted), or nil when it matches its checksum.
+  func payloadProblem(_ h: FrameHeader, at offset: UInt64) throws(LogError) -> DamageReason? {
+    let start = offset + UInt64(Format.frameHeaderLength)
+    guard let pb = try source.bytes(at: start, count: Int(h.payloadLength)) else {
+      return .incompletePayload
+    }
+    return crc32Bytes(0, pb) == h.payloadCRC ? nil : .payloadChecksum
   }
 
   /// Whether `h` continues the numbering of the frames before it.
