@@ -134,9 +134,7 @@ struct IdentifierIndex {
         if slots[i].hash == hash && Self.equal(slots[i].key, bytes) { return false }
         i = (i + 1) & mask
       }
-      // See `insert` on why short keys are copied fresh.
-      let stored = bytes.count <= 15 ? String(decoding: bytes, as: UTF8.self) : id
-      slots[i] = Slot(key: stored, hash: hash, handle: handle)
+      slots[i] = Slot(key: Self.storedKey(id, bytes), hash: hash, handle: handle)
       count += 1
       return true
     }
@@ -149,13 +147,20 @@ struct IdentifierIndex {
       return
     }
     if count + 1 > capacity { rehash(minimumCapacity: count + 1) }
-    // A fresh copy from the bytes is a small string (inline, no heap) whenever it fits:
-    // interpolated or sliced ids often are not, and comparing would follow a pointer.
-    // Longer ids live on the heap either way, so they are kept as they are.
     var key = id
-    if key.utf8.count <= 15 { key = key.withUTF8 { String(decoding: $0, as: UTF8.self) } }
-    place(Slot(key: key, hash: hash, handle: handle))
+    let stored = key.withUTF8 { Self.storedKey(id, $0) }
+    place(Slot(key: stored, hash: hash, handle: handle))
     count += 1
+  }
+
+  /// The key a slot keeps for `id` (whose UTF-8 is `bytes`): a fresh copy from the bytes is
+  /// a small string (inline, no heap) whenever it fits, where interpolated or sliced ids
+  /// often are not and comparing would follow a pointer. Longer ids live on the heap either
+  /// way, so they are kept as they are.
+  @inline(__always) private static func storedKey(
+    _ id: String, _ bytes: UnsafeBufferPointer<UInt8>
+  ) -> String {
+    bytes.count <= 15 ? String(decoding: bytes, as: UTF8.self) : id
   }
 
   /// Puts a new entry in the first empty slot of its probe run.
