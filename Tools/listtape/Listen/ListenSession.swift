@@ -18,13 +18,13 @@ enum ListenSession {
   /// Bytes read from one client per turn of the loop, so a busy client cannot starve others.
   static let chunkSize = 64 * 1024
 
-  /// One connected front end.
   /// Whether an unfinished line holds only blanks (nothing lost when it is dropped).
   static func isBlank(_ line: LineReader.Line) -> Bool {
     if case .text(_, let bytes) = line { return LineRecorder.isBlank(bytes) }
     return false
   }
 
+  /// One connected front end.
   struct Client {
     let number: Int
     let descriptor: Int32
