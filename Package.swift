@@ -21,18 +21,24 @@ let package = Package(
     .target(name: "ListTapeJSON"),
     .target(name: "ListTapeModel", dependencies: ["ListTapeJSON", "CListTapeHints"]),
     .target(name: "ListTapeLog", dependencies: ["CZlib"]),
+    // Deterministic sessions for the bench, the tests and `listtape generate`; no product.
+    .target(name: "ListTapeSamples", dependencies: ["ListTapeModel"]),
     .target(
       name: "ListTapeReplay",
       dependencies: ["ListTapeModel", "ListTapeLog", "ListTapeJSON"]
     ),
     .executableTarget(
       name: "listtape",
-      dependencies: ["ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON"],
+      dependencies: [
+        "ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON", "ListTapeSamples",
+      ],
       path: "Tools/listtape"
     ),
     .executableTarget(
       name: "listtape-bench",
-      dependencies: ["ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON"],
+      dependencies: [
+        "ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON", "ListTapeSamples",
+      ],
       path: "Tools/listtape-bench"
     ),
     .executableTarget(
@@ -47,7 +53,9 @@ let package = Package(
       name: "ListTapeLogTests", dependencies: ["ListTapeLog", "ListTapeModel", "listtape-torture"]),
     .testTarget(
       name: "ListTapeReplayTests",
-      dependencies: ["ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON"]
+      dependencies: [
+        "ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON", "ListTapeSamples",
+      ]
     ),
     .testTarget(
       name: "ListTapeCLITests",

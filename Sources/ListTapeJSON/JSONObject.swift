@@ -30,7 +30,7 @@ public struct JSONObject: Equatable, Sendable {
 
   /// The keys, in order.
   public var keys: [String] {
-    entries.map(\.key)
+    entries.map { $0.key }
   }
 
   /// The value of `key`, or `nil` when absent; setting `nil` removes the member.

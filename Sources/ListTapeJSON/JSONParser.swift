@@ -194,7 +194,7 @@ public struct JSONParser {
           throw duplicateKey(key, at: keyStart)
         }
         if memberStack.count - stackBase >= 16 {
-          var seen = Set(memberStack[stackBase...].map(\.key))
+          var seen = Set(memberStack[stackBase...].map { $0.key })
           seen.insert(key)
           seenKeys = seen
         }

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeReplay

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeReplay

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
+import ListTapeSamples
 import ListTapeReplay
 
 /// Child modes for profiling: replay and seeks, or the encoded size per op.

@@ -2,6 +2,7 @@ import Foundation
 import ListTapeJSON
 import ListTapeLog
 import ListTapeModel
+import ListTapeSamples
 import ListTapeReplay
 
 /// Issues 3, 4 and 5's figures on realistic sessions (SampleSession: the seed apps scaled

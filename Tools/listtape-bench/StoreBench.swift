@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeSamples
 import ListTapeReplay
 
 /// What recording costs an app: latency of the store's calls on the caller's thread, events

@@ -258,8 +258,9 @@ extension Forest {
     editContent(x) { n in
       if let title { n.title = title }
       if let fields {
+        // A loop, not `merge`: Embedded Swift (the HTML viewer's reducer) has no dynamic casts.
         var merged = n.fields ?? [:]
-        merged.merge(fields) { _, new in new }
+        for (key, value) in fields { merged[key] = value }
         n.fields = merged
       }
     }

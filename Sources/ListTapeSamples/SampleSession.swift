@@ -1,17 +1,74 @@
 import ListTapeModel
 
+/// How a generated session spells its item identifiers. The events are the same for every
+/// shape (the generator's choices never look at the spelling); only the ids differ.
+package enum IdShape: String, CaseIterable, Sendable {
+  /// `i123`: short ids, what the first benches used (inline small strings in the model).
+  case short
+  /// `lib/g12/sub3/i-12345`: path-like keys of 20-40 bytes, as apps derive from folders.
+  case path
+  /// `0F3A9C2E-…`: 36-character UUID strings, as `UUID().uuidString` makes them.
+  case uuid
+
+  /// The id of the `n`th fresh item whose short spelling starts with `prefix`.
+  package func name(_ prefix: String, _ n: Int) -> String {
+    switch self {
+    case .short:
+      return "\(prefix)\(n)"
+    case .path:
+      return "lib/g\(n / 100 % 1000)/sub\(n / 10 % 10)/\(prefix)-\(n)"
+    case .uuid:
+      var rng = SplitMix64(seed: UInt64(n) &* 0x9E37_79B9 ^ UInt64(prefix.utf8.first ?? 0))
+      let a = rng.next()
+      let b = rng.next()
+      func hex(_ v: UInt64, _ digits: Int) -> String {
+        let s = String(v, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - s.count)) + s.suffix(digits)
+      }
+      return "\(hex(a >> 32, 8))-\(hex(a >> 16 & 0xFFFF, 4))-4\(hex(a & 0xFFF, 3))-"
+        + "\(hex(8 | (b >> 60 & 3), 1))\(hex(b >> 48 & 0xFFF, 3))-\(hex(b & 0xFFFF_FFFF_FFFF, 12))"
+    }
+  }
+}
+
 /// A deterministic, realistic large session: the four seed apps scaled up (symbols grouped
 /// under expandable categories, collapsible language sections, an expandable form, a
 /// contacts list with favorites), then random valid edits, a few faults, marks and batches,
 /// with wall-clock times. Equal seeds give equal sessions on every platform.
-public enum SampleSession {
+package enum SampleSession {
   /// Calls `emit` with `events` events; the list grows to about `maxItems` items.
-  public static func generate(
+  package static func generate(
     events: Int, seed: UInt64, maxItems: Int = 100_000, _ emit: (Event) throws -> Void
+  ) rethrows {
+    try generate(events: events, seed: seed, maxItems: maxItems, opening: .seedApps, emit)
+  }
+
+  /// How a session opens.
+  package enum Opening: Sendable {
+    /// The four seed apps' screens, a few dozen items.
+    case seedApps
+    /// A big outline of groups built by `appendItems` (the users' sessions of issue 14):
+    /// half of `items` in one event (groups of 100 in section "library"), the other half
+    /// one group of 100 per event (section "archive"), then the seed apps' sections.
+    case outline(items: Int, shape: IdShape)
+  }
+
+  /// Calls `emit` with `events` events opening as `opening` says; the list grows to about
+  /// `maxItems` items.
+  package static func generate(
+    events: Int, seed: UInt64, maxItems: Int, opening: Opening, _ emit: (Event) throws -> Void
   ) rethrows {
     var g = Generator(seed: seed, maxItems: maxItems)
     var produced = 0
-    for e in g.opening() where produced < events {
+    let ops: [ListOperation]
+    switch opening {
+    case .seedApps:
+      ops = g.opening()
+    case .outline(let items, let shape):
+      g.shape = shape
+      ops = g.outlineOpening(items: items) + g.opening()
+    }
+    for e in ops where produced < events {
       try emit(g.stamp(e))
       produced += 1
     }
@@ -36,7 +93,10 @@ private struct Generator {
   let recentSize = 24
   var nextID = 0
   var marks = 0
-  let sections = ["symbols", "languages", "form", "favorites", "contacts"]
+  var shape = IdShape.short
+  static let seedSections = ["symbols", "languages", "form", "favorites", "contacts"]
+  /// Sections edits may land in: the seed apps', and the outline's when there is one.
+  var sections = seedSections
 
   init(seed: UInt64, maxItems: Int) {
     rng = SplitMix64(seed: seed)
@@ -57,12 +117,34 @@ private struct Generator {
 
   mutating func fresh(_ prefix: String) -> String {
     nextID += 1
-    return "\(prefix)\(nextID)"
+    return shape.name(prefix, nextID)
+  }
+
+  /// A big outline of groups of 100 (a group and 99 children): half of `items` in one
+  /// `appendItems`, the rest one group per event; a third of the groups start expanded.
+  mutating func outlineOpening(items: Int) -> [ListOperation] {
+    func group() -> OutlineNode {
+      let id = fresh("g")
+      let expanded = rng.chance(33)
+      return OutlineNode(
+        id, title: "Group \(nextID)", expanded: expanded,
+        children: (0..<99).map { _ in OutlineNode(fresh("i")) })
+    }
+    let groups = max(2, items / 100)
+    var ops: [ListOperation] = [.appendSections(["library", "archive"])]
+    ops.append(.appendItems((0..<groups / 2).map { _ in group() }, section: "library", parent: nil))
+    for _ in groups / 2..<groups {
+      ops.append(.appendItems([group()], section: "archive", parent: nil))
+    }
+    sections += ["library", "archive"]
+    return ops
   }
 
   /// The seed apps' opening screens, each a few events.
   mutating func opening() -> [ListOperation] {
-    var ops: [ListOperation] = [.configure(multipleSelection: true), .appendSections(sections)]
+    var ops: [ListOperation] = [
+      .configure(multipleSelection: true), .appendSections(Self.seedSections),
+    ]
     // The opening's items are tracked through `stamp` like every later insertion.
     let categories = ["Communication", "Weather", "Objects", "Devices", "Gaming", "Nature"]
     ops.append(
