@@ -1,8 +1,8 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
-import ListTapeSamples
 import ListTapeReplay
+import ListTapeSamples
 
 /// Child modes for profiling: replay and seeks, or the encoded size per op.
 enum ProfileMode {

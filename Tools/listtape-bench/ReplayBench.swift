@@ -2,8 +2,8 @@ import Foundation
 import ListTapeJSON
 import ListTapeLog
 import ListTapeModel
-import ListTapeSamples
 import ListTapeReplay
+import ListTapeSamples
 
 /// Issues 3, 4 and 5's figures on realistic sessions (SampleSession: the seed apps scaled
 /// up plus random valid edits, with times), measured end to end through the public API.

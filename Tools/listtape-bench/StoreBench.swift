@@ -1,7 +1,7 @@
 import Foundation
 import ListTapeModel
-import ListTapeSamples
 import ListTapeReplay
+import ListTapeSamples
 
 /// What recording costs an app: latency of the store's calls on the caller's thread, events
 /// per second, bytes per event, and what a full snapshot apply costs (docs/recording.md).
