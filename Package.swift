@@ -7,7 +7,8 @@ let package = Package(
   products: [
     .library(name: "ListTapeModel", targets: ["ListTapeModel"]),
     .library(name: "ListTapeLog", targets: ["ListTapeLog"]),
-    .library(name: "ListTapeReplay", targets: ["ListTapeReplay"]),
+    .library(name: "ListTapeStore", targets: ["ListTapeStore"]),
+    .library(name: "ListTapeInvestigate", targets: ["ListTapeInvestigate"]),
     .executable(name: "listtape", targets: ["listtape"]),
     .executable(name: "listtape-bench", targets: ["listtape-bench"]),
   ],
@@ -23,21 +24,26 @@ let package = Package(
     .target(name: "ListTapeLog", dependencies: ["CZlib"]),
     // Deterministic sessions for the bench, the tests and `listtape generate`; no product.
     .target(name: "ListTapeSamples", dependencies: ["ListTapeModel"]),
+    // What an app links to record: the store, its differ, the recorder and timeline reading.
+    .target(name: "ListTapeStore", dependencies: ["ListTapeModel", "ListTapeLog"]),
+    // The investigation tools: bisect, find, diff, diverge, history, cut, export, verify.
     .target(
-      name: "ListTapeReplay",
-      dependencies: ["ListTapeModel", "ListTapeLog", "ListTapeJSON"]
+      name: "ListTapeInvestigate",
+      dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog", "ListTapeJSON"]
     ),
     .executableTarget(
       name: "listtape",
       dependencies: [
-        "ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON", "ListTapeSamples",
+        "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
+        "ListTapeSamples",
       ],
       path: "Tools/listtape"
     ),
     .executableTarget(
       name: "listtape-bench",
       dependencies: [
-        "ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON", "ListTapeSamples",
+        "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
+        "ListTapeSamples",
       ],
       path: "Tools/listtape-bench"
     ),
@@ -52,10 +58,14 @@ let package = Package(
     .testTarget(
       name: "ListTapeLogTests", dependencies: ["ListTapeLog", "ListTapeModel", "listtape-torture"]),
     .testTarget(
-      name: "ListTapeReplayTests",
+      name: "ListTapeStoreTests",
       dependencies: [
-        "ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON", "ListTapeSamples",
+        "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeSamples",
       ]
+    ),
+    .testTarget(
+      name: "ListTapeInvestigateTests",
+      dependencies: ["ListTapeInvestigate", "ListTapeStore", "ListTapeModel", "ListTapeSamples"]
     ),
     .testTarget(
       name: "ListTapeCLITests",

@@ -1,8 +1,9 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeLog
 import ListTapeModel
-import ListTapeReplay
 import ListTapeSamples
+import ListTapeStore
 
 /// Child modes for profiling: replay and seeks, or the encoded size per op.
 enum ProfileMode {

@@ -1,9 +1,10 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeLog
 import ListTapeModel
-import ListTapeReplay
 import ListTapeSamples
+import ListTapeStore
 
 /// Issues 3, 4 and 5's figures on realistic sessions (SampleSession: the seed apps scaled
 /// up plus random valid edits, with times), measured end to end through the public API.

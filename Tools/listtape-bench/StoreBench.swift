@@ -1,7 +1,8 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeModel
-import ListTapeReplay
 import ListTapeSamples
+import ListTapeStore
 
 /// What recording costs an app: latency of the store's calls on the caller's thread, events
 /// per second, bytes per event, and what a full snapshot apply costs (docs/recording.md).

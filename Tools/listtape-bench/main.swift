@@ -1,5 +1,6 @@
 import Foundation
-import ListTapeReplay
+import ListTapeInvestigate
+import ListTapeStore
 
 /// listtape-bench: the figures the issues name, measured. Pass `--quick` for a smoke run,
 /// and names (model, log, replay) to run only some groups.

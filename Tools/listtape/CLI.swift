@@ -1,5 +1,6 @@
 import Foundation
-import ListTapeReplay
+import ListTapeInvestigate
+import ListTapeStore
 
 /// The tool: its subcommands and the dispatch from a command line to one of them.
 enum CLI {

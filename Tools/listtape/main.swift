@@ -1,5 +1,6 @@
 import Foundation
-import ListTapeReplay
+import ListTapeInvestigate
+import ListTapeStore
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,8 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// `listtape bisect LOG --where EXPR | --run CMD`: the first event where the list went wrong.
 enum BisectCommand: Command {

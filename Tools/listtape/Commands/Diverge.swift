@@ -1,6 +1,7 @@
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// `listtape diverge A B`: the first event after which two recordings' states differ.
 enum DivergeCommand: Command {

@@ -1,4 +1,5 @@
-import ListTapeReplay
+import ListTapeInvestigate
+import ListTapeStore
 
 /// `listtape export LOG --at N --swift`: Swift source that rebuilds a state.
 enum ExportCommand: Command {

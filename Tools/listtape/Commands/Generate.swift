@@ -1,7 +1,8 @@
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
-import ListTapeReplay
 import ListTapeSamples
+import ListTapeStore
 
 /// `listtape generate`: a deterministic large session as JSON Lines, for trying scale.
 enum GenerateCommand: Command {

@@ -1,6 +1,7 @@
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,7 +1,8 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// `listtape replay LOG`: folds the log and reports every fault.
 enum ReplayCommand: Command {

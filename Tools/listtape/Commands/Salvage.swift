@@ -1,5 +1,6 @@
 import Foundation
-import ListTapeReplay
+import ListTapeInvestigate
+import ListTapeStore
 
 /// `listtape salvage LOG -o OUT`: a new log keeping every readable frame of a damaged one.
 enum SalvageCommand: Command {

@@ -1,4 +1,5 @@
-import ListTapeReplay
+import ListTapeInvestigate
+import ListTapeStore
 
 /// `listtape scrub LOG [--at POINT]`: a full-screen time-travel viewer in the terminal.
 enum ScrubCommand: Command {

@@ -1,6 +1,7 @@
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// `listtape show LOG [--at POINT]`: the list as it was at an event.
 enum ShowCommand: Command {

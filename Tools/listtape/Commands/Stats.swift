@@ -1,5 +1,6 @@
+import ListTapeInvestigate
 import ListTapeJSON
-import ListTapeReplay
+import ListTapeStore
 
 /// `listtape stats LOG`: what a log holds and what it costs.
 enum StatsCommand: Command {

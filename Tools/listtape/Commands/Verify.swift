@@ -1,5 +1,6 @@
+import ListTapeInvestigate
 import ListTapeJSON
-import ListTapeReplay
+import ListTapeStore
 
 /// `listtape verify LOG`: checks every frame and checkpoint.
 enum VerifyCommand: Command {

@@ -1,5 +1,6 @@
+import ListTapeInvestigate
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// The demo's front end: a cursor over the visible rows and a status line; every action is
 /// a call on the `ListStore`, and the screen is drawn from the store's state after it.

@@ -1,5 +1,6 @@
+import ListTapeInvestigate
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// One of the seed apps the demo recreates: its list and how a row reacts to Return.
 struct Scenario {

@@ -1,6 +1,7 @@
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// The data a self-contained HTML viewer embeds for a window of a log: the events with a
 /// line of description each, the faults and marks found by folding them, and full states

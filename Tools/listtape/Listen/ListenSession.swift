@@ -1,5 +1,6 @@
+import ListTapeInvestigate
 import ListTapeJSON
-import ListTapeReplay
+import ListTapeStore
 
 #if canImport(Glibc)
 import Glibc

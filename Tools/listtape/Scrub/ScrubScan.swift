@@ -1,6 +1,7 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// Marks and faults of a whole log, found by one fold on a background thread so that the
 /// viewer is usable at once. Memory is bounded: at most `limit` marks and `limit` faults are

@@ -1,6 +1,7 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeModel
-import ListTapeReplay
+import ListTapeStore
 
 /// The time-travel viewer: the list at event N, the event and its fault, a timeline bar
 /// with marks and faults, and keys to move through the log.

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// An item as it stood after one event.
 public struct ItemState: Equatable, Sendable {

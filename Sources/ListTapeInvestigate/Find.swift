@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// One change of an expression's value during a full scan.
 public struct ValueChange: Sendable {

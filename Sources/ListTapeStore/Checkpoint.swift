@@ -5,25 +5,25 @@ import ListTapeModel
 ///
 /// Layout: version byte (1), the last event time as 8 little-endian bytes, then the state's
 /// canonical encoding (`ListState.encoded()`).
-struct Checkpoint {
-  static let version: UInt8 = 1
+package struct Checkpoint {
+  package static let version: UInt8 = 1
 
-  var state: ListState
-  var lastTime: Int64
+  package var state: ListState
+  package var lastTime: Int64
 
-  func encoded() -> [UInt8] {
+  package func encoded() -> [UInt8] {
     var out: [UInt8] = [Self.version]
     withUnsafeBytes(of: lastTime.littleEndian) { out.append(contentsOf: $0) }
     out.append(contentsOf: state.encoded())
     return out
   }
 
-  init(state: ListState, lastTime: Int64) {
+  package init(state: ListState, lastTime: Int64) {
     self.state = state
     self.lastTime = lastTime
   }
 
-  init(decoding blob: [UInt8]) throws(CodecError) {
+  package init(decoding blob: [UInt8]) throws(CodecError) {
     guard blob.count >= 9 else { throw CodecError("checkpoint shorter than its header", offset: 0) }
     guard blob[0] == Self.version else {
       throw CodecError("unknown checkpoint version \(blob[0])", offset: 0)

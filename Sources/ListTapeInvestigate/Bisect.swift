@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// What a check says about the state at one event (git bisect's vocabulary).
 public enum Verdict: String, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeStore
 
 extension Timeline {
   /// Writes events 1...n, times included, to a new log at `output` (which must not exist),

@@ -1,5 +1,6 @@
 import ListTapeLog
 import ListTapeModel
+import ListTapeStore
 
 /// What `verify` found: the verdict, where the damage is, and what was checked.
 public struct VerifyReport: Sendable {

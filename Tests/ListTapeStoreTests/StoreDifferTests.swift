@@ -1,7 +1,8 @@
+import ListTapeInvestigate
 import ListTapeModel
 import Testing
 
-@testable import ListTapeReplay
+@testable import ListTapeStore
 
 @Suite struct StoreDifferTests {
   /// Checks the law on one pair: the plan folds without a fault to exactly `new`, without

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// A movable position in a timeline: moving forward a short way folds the events in
 /// between; anything else seeks through the nearest checkpoint. Counts what it did, so

@@ -1,7 +1,7 @@
 import Foundation
 import ListTapeModel
 
-@testable import ListTapeReplay
+@testable import ListTapeStore
 
 /// Random list states over a shared pool of ids, so two of them overlap: the same item can
 /// sit under another parent, in another section, with other flags, content or selection.

@@ -169,7 +169,8 @@ private struct Planner {
     let had = Set(cur.sectionIdentifiers)
     let keep = Set(wanted).intersection(had)
     let moving = Set(
-      Differ.reordered(cur.sectionIdentifiers.filter(keep.contains), wanted.filter(keep.contains)))
+      Reordering.moved(
+        from: cur.sectionIdentifiers.filter(keep.contains), to: wanted.filter(keep.contains)))
     var prev: String?
     var i = 0
     while i < wanted.count {
@@ -225,7 +226,7 @@ private struct Planner {
     let wantedSet = Set(wanted)
     let present = Set(now.filter { wantedSet.contains($0) && isCurrent($0) })
     let moving = Set(
-      Differ.reordered(now.filter(present.contains), wanted.filter(present.contains)))
+      Reordering.moved(from: now.filter(present.contains), to: wanted.filter(present.contains)))
     var prev: String?
     var i = 0
     while i < wanted.count, !failed {

@@ -3,7 +3,16 @@ import ListTapeModel
 import ListTapeSamples
 import Testing
 
-@testable import ListTapeReplay
+@testable import ListTapeInvestigate
+@testable import ListTapeStore
+
+/// A fresh temporary path for a log, removed by the caller.
+func temporaryLogPath() -> String {
+  let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "listtape-tests-\(UUID().uuidString)")
+  try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  return dir.appendingPathComponent("log.ltape").path
+}
 
 /// Records `events` into a fresh log with tight checkpoints and opens it.
 func record(_ events: [Event], _ name: String = "log") throws -> (Timeline, String) {
@@ -221,23 +230,22 @@ func plantedSession(events: Int = 6_000, planted: Int = 4_321, seed: UInt64 = 9)
   }
 }
 
-@Suite struct ExternalCheckTests {
-  @Test func bisectWithAnExternalCommand() throws {
-    let (timeline, path) = try record(plantedSession(events: 1_500, planted: 1_000))
-    // Bad when the state JSON mentions the planted section; skip event 500; abort never.
-    let check = ExternalCheck(
-      command:
-        #"if [ "$LISTTAPE_EVENT" = 500 ]; then exit 125; fi; grep -q zzz-bug && exit 1; exit 0"#,
-      logPath: path)
-    let result = try Bisect.run(timeline) { n, s in try check.verdict(event: n, state: s) }
+/// The search with a check that is neither a query nor cheap: skips, and a check that
+/// aborts. (`--run` commands are the CLI's: Tests/ListTapeCLITests/BisectTests.swift.)
+@Suite struct BisectCheckTests {
+  @Test func skippedProbesStillFindTheBug() throws {
+    let (timeline, _) = try record(plantedSession(events: 1_500, planted: 1_000))
+    let result = try Bisect.run(timeline) { n, s in
+      n == 500 ? .skip : s.sectionIdentifiers.contains("zzz-bug") ? .bad : .good
+    }
     #expect(result.first == 1_000)
   }
 
-  @Test func exitCodesAbove127Abort() throws {
-    let (timeline, path) = try record(plantedSession(events: 300, planted: 200))
-    let check = ExternalCheck(command: "cat >/dev/null; exit 200", logPath: path)
-    #expect(throws: ReplayError.self) {
-      _ = try Bisect.run(timeline) { n, s in try check.verdict(event: n, state: s) }
+  @Test func aCheckThatThrowsAbortsTheSearch() throws {
+    struct Aborted: Error {}
+    let (timeline, _) = try record(plantedSession(events: 300, planted: 200))
+    #expect(throws: Aborted.self) {
+      _ = try Bisect.run(timeline) { _, _ in throw Aborted() }
     }
   }
 }

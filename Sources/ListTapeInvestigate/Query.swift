@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// A value of the state expression language.
 public enum QueryValue: Equatable, Hashable, Sendable, CustomStringConvertible {

@@ -2,7 +2,7 @@ import ListTapeModel
 import ListTapeSamples
 import Testing
 
-@testable import ListTapeReplay
+@testable import ListTapeStore
 
 /// Records and checkpoints that pass the log's checksums but were forged or mangled must
 /// decode to an error or to some event, never crash, and whatever decodes must fold.

@@ -1,5 +1,6 @@
 import ListTapeJSON
 import ListTapeModel
+import ListTapeStore
 
 /// Where an item sits: section, parent (nil for a root) and previous sibling (nil if first).
 public struct ItemPlace: Equatable, Sendable, CustomStringConvertible {
@@ -71,9 +72,9 @@ public enum Differ {
     let bSet = Set(bSections.map(IdentifierKey.init))
     d.sectionsInserted = bSections.filter { !aSet.contains(IdentifierKey($0)) }
     d.sectionsDeleted = aSections.filter { !bSet.contains(IdentifierKey($0)) }
-    d.sectionsMoved = reordered(
-      aSections.filter { bSet.contains(IdentifierKey($0)) },
-      bSections.filter { aSet.contains(IdentifierKey($0)) })
+    d.sectionsMoved = Reordering.moved(
+      from: aSections.filter { bSet.contains(IdentifierKey($0)) },
+      to: bSections.filter { aSet.contains(IdentifierKey($0)) })
 
     // Every item of each state with its place; children lists per parent for move detection.
     struct Info {
@@ -122,7 +123,8 @@ public enum Differ {
     }
     var movedIDs = Set<IdentifierKey>()
     for (k, list) in siblingsB {
-      movedIDs.formUnion(reordered(siblingsA[k] ?? [], list).map(IdentifierKey.init))
+      movedIDs.formUnion(
+        Reordering.moved(from: siblingsA[k] ?? [], to: list).map(IdentifierKey.init))
     }
 
     for (section, row) in bOrder {
@@ -161,43 +163,6 @@ public enum Differ {
     d.multipleSelectionBefore = a.allowsMultipleSelection
     d.multipleSelectionAfter = b.allowsMultipleSelection
     return d
-  }
-
-  /// Items of `new` (a permutation of `old`) outside a longest increasing subsequence of
-  /// their old positions: the fewest that must move to turn `old` into `new`.
-  /// - Complexity: O(n log n).
-  static func reordered(_ old: [String], _ new: [String]) -> [String] {
-    var position: [IdentifierKey: Int] = [:]
-    for (i, id) in old.enumerated() { position[IdentifierKey(id)] = i }
-    let seq = new.compactMap { position[IdentifierKey($0)] }
-    guard seq.count == new.count, !seq.isEmpty else { return [] }
-    // Patience sorting with back-pointers.
-    var tails: [Int] = []
-    var tailIndex: [Int] = []
-    var previous = [Int](repeating: -1, count: seq.count)
-    for (i, v) in seq.enumerated() {
-      var lo = 0
-      var hi = tails.count
-      while lo < hi {
-        let mid = (lo + hi) / 2
-        if tails[mid] < v { lo = mid + 1 } else { hi = mid }
-      }
-      previous[i] = lo > 0 ? tailIndex[lo - 1] : -1
-      if lo == tails.count {
-        tails.append(v)
-        tailIndex.append(i)
-      } else {
-        tails[lo] = v
-        tailIndex[lo] = i
-      }
-    }
-    var keep = Set<Int>()
-    var i = tailIndex.last ?? -1
-    while i >= 0 {
-      keep.insert(i)
-      i = previous[i]
-    }
-    return new.enumerated().filter { !keep.contains($0.offset) }.map(\.element)
   }
 }
 

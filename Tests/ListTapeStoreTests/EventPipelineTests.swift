@@ -4,7 +4,7 @@ import ListTapeModel
 import ListTapeSamples
 import Testing
 
-@testable import ListTapeReplay
+@testable import ListTapeStore
 
 /// Long folds read, inflate and decode on a second thread (`EventPipeline`); they must see
 /// exactly what the single-threaded path sees, stop when the caller stops, and fail alike.

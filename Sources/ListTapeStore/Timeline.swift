@@ -7,7 +7,7 @@ import ListTapeModel
 /// log. Works on a log that is being recorded (it sees a complete prefix).
 public final class Timeline {
   public let path: String
-  let reader: LogReader
+  package let reader: LogReader
   /// The last checkpoint decoded, kept so that seeks within one checkpoint interval (a
   /// bisect's last steps, a scrubber's back and forth) decode it once. The copy handed out
   /// is copy-on-write.
@@ -75,7 +75,7 @@ public final class Timeline {
   // MARK: Events
 
   /// Decodes one record, naming the event number when it does not decode.
-  func decode(_ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int)
+  package func decode(_ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int)
     throws(ReplayError) -> Event
   {
     try Self.decode(&d, bytes, seq, path: path)
@@ -115,7 +115,7 @@ public final class Timeline {
 
   /// Calls `body` with the raw records `from...through`, in windows so that a `false` from
   /// `body` stops the read without inflating the rest of the log.
-  func scan(
+  package func scan(
     from: Int, through: Int, _ body: (Int, UnsafeRawBufferPointer) throws -> Bool
   ) throws(ReplayError) {
     let last = min(through, eventCount)
@@ -187,7 +187,7 @@ public final class Timeline {
   /// decoding thread's fold hints, and calls `body` after each with the event, its fault
   /// (nil when it applied) and the state, read in place; `body` returns false to stop. Every
   /// scan that folds (replay, seeks, find, history, stats, verify) goes through here.
-  func foldEach(
+  package func foldEach(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     _ body: (Int, Event, ListFault?, inout ListState) -> Bool
   ) throws(ReplayError) {
@@ -253,7 +253,9 @@ public final class Timeline {
 
   // MARK: States
 
-  func checkpoint(atOrBefore n: Int) throws(ReplayError) -> (seq: Int, checkpoint: Checkpoint)? {
+  package func checkpoint(atOrBefore n: Int) throws(ReplayError) -> (
+    seq: Int, checkpoint: Checkpoint
+  )? {
     let found: (seq: UInt64, state: [UInt8])?
     do {
       found = try reader.checkpoint(atOrBefore: UInt64(n))
@@ -277,7 +279,7 @@ public final class Timeline {
   /// The state after event `n` and the decoder positioned right after it.
   /// With `cache`, the decoded checkpoint is kept for the next seek into the same interval
   /// (worth it for many nearby seeks; a lone seek would pay for a copy it never uses).
-  func seek(to n: Int, cache: Bool = false) throws(ReplayError) -> (
+  package func seek(to n: Int, cache: Bool = false) throws(ReplayError) -> (
     state: ListState, decoder: EventDecoder
   ) {
     guard n >= 0 && n <= eventCount else {
@@ -302,7 +304,7 @@ public final class Timeline {
   /// Folds events `from...through` into `state`, skipping faults; returns the last event
   /// folded.
   @discardableResult
-  func fold(
+  package func fold(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int
   ) throws(ReplayError) -> Int {
     try fold(&state, &decoder, from: from, through: through, watching: false) { _, _ in false }
@@ -311,7 +313,7 @@ public final class Timeline {
   /// Folds events `from...through` into `state`, skipping faults, and stops right after the
   /// first event whose state satisfies `until`; returns that event's number, or the last
   /// event folded.
-  func fold(
+  package func fold(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     until: (Int, ListState) -> Bool
   ) throws(ReplayError) -> Int {
@@ -431,7 +433,7 @@ extension Timeline {
   public var checkpointSeqs: [Int] { reader.checkpointSeqs.map { Int($0) } }
 
   /// The latest checkpoint at or before event `n` (0 when none: the empty state).
-  func checkpointSeq(atOrBefore n: Int) -> Int {
+  package func checkpointSeq(atOrBefore n: Int) -> Int {
     n < 1 ? 0 : reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
   }
 }

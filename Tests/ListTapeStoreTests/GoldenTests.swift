@@ -1,8 +1,9 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeModel
 import Testing
 
-@testable import ListTapeReplay
+@testable import ListTapeStore
 
 /// The golden logs in Logs/golden must keep reading back to the same events and states.
 @Suite struct GoldenTests {

@@ -3,7 +3,7 @@ import Foundation
 import ListTapeModel
 import Testing
 
-@testable import ListTapeReplay
+@testable import ListTapeStore
 
 /// A deterministic clock for stores under test: 1, 2, 3… milliseconds after a base.
 final class TestClock: @unchecked Sendable {

@@ -1,6 +1,8 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeStore
 
 /// A bisect check run by another program, with git bisect's exit codes: the state JSON on
 /// its standard input, 0 good, 125 skip, other 1...127 bad, anything else aborts.

@@ -1,10 +1,11 @@
 import Foundation
+import ListTapeInvestigate
 import ListTapeLog
 import ListTapeModel
 import ListTapeSamples
 import Testing
 
-@testable import ListTapeReplay
+@testable import ListTapeStore
 
 /// A fresh temporary path for a log, removed by the caller.
 func temporaryLogPath(_ name: String = #function) -> String {
@@ -156,7 +157,9 @@ func temporaryLogPath(_ name: String = #function) -> String {
       try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
     }
     let recorder = try Recorder.open(path: path, fsync: .never)
-    for e in plantedSession(events: 50, planted: 10) { _ = try recorder.record(e) }
+    var events: [Event] = []
+    SampleSession.generate(events: 50, seed: 9, maxItems: 100) { events.append($0) }
+    for e in events { _ = try recorder.record(e) }
     try recorder.sync()
     // Half a frame header at the end, as a concurrent reader may see mid-write.
     let handle = try #require(FileHandle(forWritingAtPath: path))

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// Where two recordings first disagree.
 public struct Divergence: Sendable {

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// Swift source that rebuilds a state with Apple's API, ready to paste into a unit or UI
 /// test that reproduces a bug: the data-source snapshot, one section snapshot per section
