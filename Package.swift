@@ -1,6 +1,16 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// zlib: every Apple SDK ships libz, which the module map links as "z". pkg-config (or a
+// Homebrew provider) could hand an iOS build macOS headers or a Homebrew dylib, so it is
+// asked only on Linux (the manifest is evaluated on the host: a Mac never asks it).
+#if os(Linux)
+let zlib = Target.systemLibrary(
+  name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])])
+#else
+let zlib = Target.systemLibrary(name: "CZlib")
+#endif
+
 let package = Package(
   name: "ListTape",
   platforms: [.macOS(.v13), .iOS(.v16)],
@@ -13,11 +23,7 @@ let package = Package(
     .executable(name: "listtape-bench", targets: ["listtape-bench"]),
   ],
   targets: [
-    .systemLibrary(
-      name: "CZlib",
-      pkgConfig: "zlib",
-      providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
-    ),
+    zlib,
     .target(name: "CListTapeHints"),
     .target(name: "ListTapeJSON"),
     .target(name: "ListTapeModel", dependencies: ["ListTapeJSON", "CListTapeHints"]),
