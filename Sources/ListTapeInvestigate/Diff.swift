@@ -36,7 +36,7 @@ public struct StateDiff: Sendable {
   /// Items present in both states with nothing changed.
   public var unchanged = 0
   /// The "to" state's items in display order with their change marks, for renderers.
-  var walk: [(section: String, id: String, level: Int, marks: [String])] = []
+  var walk: [WalkEntry] = []
 
   public var selectionChanged: Bool {
     Set(selectionBefore.map(IdentifierKey.init)) != Set(selectionAfter.map(IdentifierKey.init))
@@ -60,21 +60,23 @@ public struct StateDiff: Sendable {
   }
 }
 
+/// One step of a diff's walk through the new state: an item and its change marks, or a run
+/// of `unchangedRun` unchanged items left unlisted (a diff built from events lists only the
+/// runs short enough to be shown).
+struct WalkEntry: Sendable {
+  var section: String
+  var id: String
+  var level: Int
+  var marks: [String]
+  var unchangedRun = 0
+}
+
 /// Computes `StateDiff`s: identity-based, with Apple-like move detection (items whose
 /// parent changed, plus the fewest siblings that must move to reach the new order).
 public enum Differ {
   public static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
     var d = StateDiff()
-    let aSections = a.sectionIdentifiers
-    let bSections = b.sectionIdentifiers
-    // Identifiers compare by code points (IdentifierKey), as the model does.
-    let aSet = Set(aSections.map(IdentifierKey.init))
-    let bSet = Set(bSections.map(IdentifierKey.init))
-    d.sectionsInserted = bSections.filter { !aSet.contains(IdentifierKey($0)) }
-    d.sectionsDeleted = aSections.filter { !bSet.contains(IdentifierKey($0)) }
-    d.sectionsMoved = Reordering.moved(
-      from: aSections.filter { bSet.contains(IdentifierKey($0)) },
-      to: bSections.filter { aSet.contains(IdentifierKey($0)) })
+    compareSections(a, b, into: &d)
 
     // Every item of each state with its place; children lists per parent for move detection.
     struct Info {
@@ -106,9 +108,6 @@ public enum Differ {
     // Siblings that kept their parent: the fewest of them that must move (not in the LIS).
     var siblingsA: [IdentifierKey: [String]] = [:]
     var siblingsB: [IdentifierKey: [String]] = [:]
-    func key(_ p: ItemPlace) -> IdentifierKey {
-      IdentifierKey(p.parent.map { "i:" + $0 } ?? "s:" + p.section)
-    }
     for (_, row) in aOrder {
       guard let info = aRows[IdentifierKey(row.id)], let other = bRows[IdentifierKey(row.id)],
         key(info.place) == key(other.place)
@@ -131,38 +130,85 @@ public enum Differ {
       var marks: [String] = []
       guard let info = bRows[IdentifierKey(row.id)] else { continue }
       if let old = aRows[IdentifierKey(row.id)] {
-        if key(old.place) != key(info.place) || movedIDs.contains(IdentifierKey(row.id)) {
-          d.moved.append((row.id, old.place, info.place))
-          marks.append("moved")
-        }
-        if old.row.expanded != row.expanded {
-          if row.expanded {
-            d.expanded.append(row.id)
-          } else {
-            d.collapsed.append(row.id)
-          }
-          marks.append(row.expanded ? "expanded" : "collapsed")
-        }
-        if old.row.title != row.title {
-          d.titles.append((row.id, old.row.title, row.title))
-          marks.append("title")
-        }
-        if old.row.fields != row.fields {
-          d.fields.append((row.id, old.row.fields, row.fields))
-          marks.append("fields")
-        }
+        let moved = key(old.place) != key(info.place) || movedIDs.contains(IdentifierKey(row.id))
+        marks = d.recordKept(
+          row.id, moved: moved,
+          from: (old.place, old.row.expanded, old.row.title, old.row.fields),
+          to: (info.place, row.expanded, row.title, row.fields))
         if marks.isEmpty { d.unchanged += 1 }
       } else {
         d.inserted.append((row.id, info.place))
         marks.append("inserted")
       }
-      d.walk.append((section, row.id, row.level, marks))
+      d.walk.append(WalkEntry(section: section, id: row.id, level: row.level, marks: marks))
     }
+    compareSelection(a, b, into: &d)
+    return d
+  }
+
+  /// The sibling group an item belongs to for move detection: its parent, or its section.
+  static func key(_ p: ItemPlace) -> IdentifierKey {
+    IdentifierKey(p.parent.map { "i:" + $0 } ?? "s:" + p.section)
+  }
+
+  /// Sections inserted, deleted and moved (the fewest that must move).
+  /// - Complexity: O(sections).
+  static func compareSections(_ a: ListState, _ b: ListState, into d: inout StateDiff) {
+    let aSections = a.sectionIdentifiers
+    let bSections = b.sectionIdentifiers
+    // Identifiers compare by code points (IdentifierKey), as the model does.
+    let aSet = Set(aSections.map(IdentifierKey.init))
+    let bSet = Set(bSections.map(IdentifierKey.init))
+    d.sectionsInserted = bSections.filter { !aSet.contains(IdentifierKey($0)) }
+    d.sectionsDeleted = aSections.filter { !bSet.contains(IdentifierKey($0)) }
+    d.sectionsMoved = Reordering.moved(
+      from: aSections.filter { bSet.contains(IdentifierKey($0)) },
+      to: bSections.filter { aSet.contains(IdentifierKey($0)) })
+  }
+
+  /// The selection and its mode, before and after.
+  /// - Complexity: O(selected × depth × log siblings).
+  static func compareSelection(_ a: ListState, _ b: ListState, into d: inout StateDiff) {
     d.selectionBefore = a.selectedItems
     d.selectionAfter = b.selectedItems
     d.multipleSelectionBefore = a.allowsMultipleSelection
     d.multipleSelectionAfter = b.allowsMultipleSelection
-    return d
+  }
+}
+
+/// What a diff compares of an item present in both states.
+typealias ItemFacts = (
+  place: ItemPlace, expanded: Bool, title: String?, fields: [String: String]?
+)
+
+extension StateDiff {
+  /// Records the changes of an item present in both states, in the order renderers show
+  /// them; returns its walk marks (empty when unchanged).
+  mutating func recordKept(_ id: String, moved: Bool, from old: ItemFacts, to new: ItemFacts)
+    -> [String]
+  {
+    var marks: [String] = []
+    if moved {
+      self.moved.append((id, old.place, new.place))
+      marks.append("moved")
+    }
+    if old.expanded != new.expanded {
+      if new.expanded {
+        expanded.append(id)
+      } else {
+        collapsed.append(id)
+      }
+      marks.append(new.expanded ? "expanded" : "collapsed")
+    }
+    if old.title != new.title {
+      titles.append((id, old.title, new.title))
+      marks.append("title")
+    }
+    if old.fields != new.fields {
+      fields.append((id, old.fields, new.fields))
+      marks.append("fields")
+    }
+    return marks
   }
 }
 
@@ -184,13 +230,15 @@ extension StateDiff {
     let insertedAt = Dictionary(
       inserted.map { (IdentifierKey($0.id), $0.place) }, uniquingKeysWith: { a, _ in a })
     var run: [String] = []
+    var runCount = 0
     func flush() {
-      if run.count > context {
-        out.append("  … \(run.count) unchanged item\(run.count == 1 ? "" : "s")")
+      if runCount > context || runCount > run.count {
+        out.append("  … \(runCount) unchanged item\(runCount == 1 ? "" : "s")")
       } else {
         out.append(contentsOf: run)
       }
       run.removeAll()
+      runCount = 0
     }
     var section: String?
     for entry in walk {
@@ -201,7 +249,12 @@ extension StateDiff {
       }
       let indent = String(repeating: "  ", count: entry.level)
       if entry.marks.isEmpty {
-        run.append("  \(indent)\(entry.id)")
+        if entry.unchangedRun > 0 {
+          runCount += entry.unchangedRun
+        } else {
+          run.append("  \(indent)\(entry.id)")
+          runCount += 1
+        }
         continue
       }
       flush()

@@ -78,13 +78,16 @@ enum DiffCommand: Command {
         ),
       ]
     }
-    let before = try replaying { () throws(ReplayError) in
-      try sides[0].timeline.state(at: sides[0].event)
+    // Two points of one log: one seek, then only what the events between them touched.
+    let diff = try replaying { () throws(ReplayError) in
+      if sides[0].timeline === sides[1].timeline {
+        return try Differ.diff(
+          sides[0].timeline, from: sides[0].event, to: sides[1].event, context: context)
+      }
+      return Differ.diff(
+        try sides[0].timeline.state(at: sides[0].event),
+        try sides[1].timeline.state(at: sides[1].event))
     }
-    let after = try replaying { () throws(ReplayError) in
-      try sides[1].timeline.state(at: sides[1].event)
-    }
-    let diff = Differ.diff(before, after)
     if invocation.flag("json") {
       var w = JSONWriter()
       w.beginObject()

@@ -387,7 +387,9 @@ final class ScrubViewer {
         return [style.dim("(event 0: nothing before it)")]
       }
       if frame.diff == nil {
-        frame.diff = Differ.diff(previous, frame.state).lines()
+        var touched = TouchedItems()
+        if let event = frame.event { touched.note(event, before: previous) }
+        frame.diff = Differ.diff(previous, frame.state, touched: touched).lines()
       }
       let lines = frame.diff ?? []
       if lines.isEmpty { return [style.dim("(no change from event \(frame.position - 1))")] }

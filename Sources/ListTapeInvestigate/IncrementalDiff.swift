@@ -1,0 +1,252 @@
+import ListTapeModel
+import ListTapeStore
+
+extension Differ {
+  /// The diff between the states after events `from` and `to` of one log (either may come
+  /// first). Close points are one seek and a fold of the events between them, compared
+  /// only where those events touched; far ones are two seeks and a whole comparison.
+  /// The result reads as `diff(state(from), state(to))` with `lines(context:)` at `context`.
+  /// - Complexity: a seek, then O(events between × log n) when close; O(n) when far.
+  public static func diff(_ timeline: Timeline, from: Int, to: Int, context: Int = 2)
+    throws(ReplayError) -> StateDiff
+  {
+    let lo = min(from, to)
+    let hi = max(from, to)
+    var (a, decoder) = try timeline.seek(to: lo)
+    // Folding forward beats a second seek while it costs less than decoding a checkpoint
+    // (about 30k events' worth) and folding from it.
+    guard hi - lo <= 30_000 + hi - timeline.checkpointSeq(atOrBefore: hi) else {
+      let b = try timeline.state(at: hi)
+      return from <= to ? diff(a, b) : diff(b, a)
+    }
+    var b = a
+    var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
+    try timeline.scan(from: lo + 1, through: hi) { seq, bytes in
+      let event = try timeline.decode(&decoder, bytes, seq)
+      touched.note(event, before: b)
+      try? b.apply(event)
+      return true
+    }
+    return from <= to
+      ? diff(a, b, touched: touched, context: context)
+      : diff(b, a, touched: touched, context: context)
+  }
+
+  /// What `events` change when folded onto `state` (faults change nothing), compared only
+  /// where they touched. - Complexity: O(events × log n) plus the items they touch.
+  public static func diff(_ state: ListState, applying events: [Event], context: Int = 2)
+    -> StateDiff
+  {
+    var b = state
+    var touched = TouchedItems(limit: max(1_024, state.numberOfAllItems / 4))
+    for event in events {
+      touched.note(event, before: b)
+      try? b.apply(event)
+    }
+    return diff(state, b, touched: touched, context: context)
+  }
+
+  /// The same diff as `diff(a, b)` when every item whose existence, place, flags or content
+  /// differs between `a` and `b` is in `touched` (`TouchedItems` of the events that lead
+  /// from one to the other), with the runs of unchanged items longer than `context` counted
+  /// rather than listed. Reads only the touched items, the sibling lists whose order they
+  /// may have changed, the few rows shown around each change, and each section's ends.
+  /// - Complexity: O(touched × depth × log n + siblings of reordered lists + sections);
+  ///   O(n) when `touched` overflowed (then both states are compared whole).
+  public static func diff(
+    _ a: ListState, _ b: ListState, touched: TouchedItems, context: Int = 2
+  ) -> StateDiff {
+    incremental(a, b, touched: touched, context: context).diff
+  }
+
+  /// `diff(_:_:touched:context:)` and how many items it read (tests check it stays small).
+  package static func incremental(
+    _ a: ListState, _ b: ListState, touched: TouchedItems, context: Int
+  ) -> (diff: StateDiff, examined: Int) {
+    guard !touched.overflowed else {
+      return (diff(a, b), a.numberOfAllItems + b.numberOfAllItems)
+    }
+    var d = StateDiff()
+    compareSections(a, b, into: &d)
+    var old = Navigator(a)
+    var new = Navigator(b)
+
+    // Each touched item: deleted, inserted, or kept (then possibly moved among siblings).
+    var deleted: [(id: String, place: ItemPlace, order: (Int, Int))] = []
+    var shown: [(id: String, old: ItemFacts?, new: ItemFacts, order: (Int, Int))] = []
+    var groups: [IdentifierKey: ItemPlace] = [:]
+    for id in touched.ids {
+      switch (old.facts(id), new.facts(id)) {
+      case (let x?, nil):
+        deleted.append((id, x.place, old.order(of: id, in: x.place.section)))
+      case (nil, let y?):
+        shown.append((id, nil, y, new.order(of: id, in: y.place.section)))
+      case (let x?, let y?):
+        if key(x.place) == key(y.place) { groups[key(x.place)] = x.place }
+        shown.append((id, x, y, new.order(of: id, in: y.place.section)))
+      case (nil, nil):
+        continue
+      }
+    }
+    // Sibling lists whose order may have changed: the fewest that must move, over the
+    // whole list, as `diff(a, b)` finds them (so ties resolve the same way).
+    var movedIDs = Set<IdentifierKey>()
+    for (k, place) in groups {
+      func stays(_ id: String) -> Bool {
+        !touched.contains(id) || (old.groupKey(id) == k && new.groupKey(id) == k)
+      }
+      let before = old.siblings(in: place).filter(stays)
+      let after = new.siblings(in: place).filter(stays)
+      for id in Reordering.moved(from: before, to: after) {
+        movedIDs.insert(IdentifierKey(id))
+        // An untouched item can only change by moving: show it with its two places.
+        if !touched.contains(id), let x = old.facts(id), let y = new.facts(id) {
+          shown.append((id, x, y, new.order(of: id, in: y.place.section)))
+        }
+      }
+    }
+
+    // The lists in the order `diff(a, b)` walks the states.
+    for (id, place, _) in deleted.sorted(by: { $0.order < $1.order }) {
+      d.deleted.append((id, place))
+    }
+    var anchors: [(id: String, marks: [String], order: (Int, Int))] = []
+    var changedKept = 0
+    for item in shown.sorted(by: { $0.order < $1.order }) {
+      guard let x = item.old else {
+        d.inserted.append((item.id, item.new.place))
+        anchors.append((item.id, ["inserted"], item.order))
+        continue
+      }
+      let moved = key(x.place) != key(item.new.place) || movedIDs.contains(IdentifierKey(item.id))
+      let marks = d.recordKept(item.id, moved: moved, from: x, to: item.new)
+      if !marks.isEmpty {
+        changedKept += 1
+        anchors.append((item.id, marks, item.order))
+      }
+    }
+    d.unchanged = b.numberOfAllItems - d.inserted.count - changedKept
+    d.walk = new.walk(anchors: anchors, context: context)
+    compareSelection(a, b, into: &d)
+    return (d, touched.count + old.examined + new.examined)
+  }
+}
+
+/// Reads one state for the incremental diff: an item's facts, order and neighbours, with
+/// the public queries of `ListState`, counting the items it lists.
+private struct Navigator {
+  let state: ListState
+  let sectionPosition: [IdentifierKey: Int]
+  let sections: [String]
+  /// Items listed in sibling lists (the cost beyond the per-item queries).
+  var examined = 0
+
+  init(_ state: ListState) {
+    self.state = state
+    sections = state.sectionIdentifiers
+    var positions: [IdentifierKey: Int] = [:]
+    for (i, s) in sections.enumerated() { positions[IdentifierKey(s)] = i }
+    sectionPosition = positions
+  }
+
+  func facts(_ id: String) -> ItemFacts? {
+    guard let p = state.placement(of: id) else { return nil }
+    return (
+      ItemPlace(section: p.section, parent: p.parent, after: p.after), state.isExpanded(id),
+      state.title(of: id), state.fields(of: id)
+    )
+  }
+
+  /// Where the item comes in a walk of the state: its section's position, its pre-order
+  /// index there.
+  func order(of id: String, in section: String) -> (Int, Int) {
+    (sectionPosition[IdentifierKey(section)] ?? 0, state.index(of: id) ?? 0)
+  }
+
+  func groupKey(_ id: String) -> IdentifierKey? {
+    guard let parent = state.parent(of: id) else { return nil }
+    if let parent { return IdentifierKey("i:" + parent) }
+    return state.sectionIdentifier(containingItem: id).map { IdentifierKey("s:" + $0) }
+  }
+
+  /// The list of siblings the place belongs to, in order.
+  mutating func siblings(in place: ItemPlace) -> [String] {
+    let list =
+      place.parent.map { state.children(of: $0) ?? [] } ?? state.rootItems(inSection: place.section)
+      ?? []
+    examined += list.count
+    return list
+  }
+
+  /// The last item of a subtree in pre-order.
+  mutating func lastDescendant(_ id: String) -> String {
+    var x = id
+    while let children = state.children(of: x), let last = children.last {
+      examined += children.count
+      x = last
+    }
+    return x
+  }
+
+  /// The item before `id` in its section's pre-order, nil at the section's start.
+  mutating func predecessor(_ id: String) -> String? {
+    if let previous = state.placement(of: id)?.after { return lastDescendant(previous) }
+    return state.parent(of: id) ?? nil
+  }
+
+  /// The last item of a section in pre-order, nil when it has none.
+  mutating func lastItem(inSection section: String) -> String? {
+    guard let roots = state.rootItems(inSection: section), let last = roots.last else {
+      return nil
+    }
+    examined += roots.count
+    return lastDescendant(last)
+  }
+
+  /// The walk `diff(a, b)` makes of this (the new) state, with each run of unchanged items
+  /// longer than `context` as one counted entry: the changed items, the short runs between
+  /// them and the sections' items before the first change and after the last.
+  mutating func walk(anchors: [(id: String, marks: [String], order: (Int, Int))], context: Int)
+    -> [WalkEntry]
+  {
+    var walk: [WalkEntry] = []
+    var next = 0
+    for (position, section) in sections.enumerated() {
+      let last = lastItem(inSection: section)
+      let count = last.flatMap { state.index(of: $0) }.map { $0 + 1 } ?? 0
+      var done = 0
+      // Unchanged items from index `done` up to (not including) `end`, which is `item`.
+      func gap(upTo end: Int, before item: String?) {
+        let length = end - done
+        guard length > 0 else { return }
+        guard length <= context else {
+          walk.append(
+            WalkEntry(section: section, id: "", level: 0, marks: [], unchangedRun: length))
+          return
+        }
+        var items: [String] = []
+        var cursor = item.flatMap { predecessor($0) } ?? last
+        while let x = cursor, items.count < length {
+          items.append(x)
+          cursor = items.count < length ? predecessor(x) : nil
+        }
+        for x in items.reversed() {
+          walk.append(
+            WalkEntry(section: section, id: x, level: state.level(of: x) ?? 0, marks: []))
+        }
+      }
+      while next < anchors.count && anchors[next].order.0 == position {
+        let anchor = anchors[next]
+        gap(upTo: anchor.order.1, before: anchor.id)
+        walk.append(
+          WalkEntry(
+            section: section, id: anchor.id, level: state.level(of: anchor.id) ?? 0,
+            marks: anchor.marks))
+        done = anchor.order.1 + 1
+        next += 1
+      }
+      gap(upTo: count, before: nil)
+    }
+    return walk
+  }
+}

@@ -1,0 +1,86 @@
+import ListTapeModel
+
+/// The items a run of events may have changed: every item an event names, and every item
+/// below what it deletes or replaces (and, inside a batch, below what it moves), read from
+/// the state the event is applied to. An item outside the set kept its existence, parent,
+/// section, flags, content and relative order among its siblings; the selection, the
+/// sections and visible rows are compared separately (`Differ.diff(_:_:touched:context:)`).
+public struct TouchedItems: Sendable {
+  var keys: Set<IdentifierKey> = []
+  /// The ids in the order they were first noted (deterministic iteration).
+  var ids: [String] = []
+  /// Past this many items the set stops growing and `overflowed` is set: comparing the
+  /// whole states is then cheaper than following every item.
+  public let limit: Int
+  public private(set) var overflowed = false
+
+  /// An empty set that gives up after `limit` items.
+  public init(limit: Int = .max) { self.limit = limit }
+
+  /// How many items were noted.
+  public var count: Int { ids.count }
+
+  /// Notes what `event` may change; call it with the state the event is about to be
+  /// applied to. - Complexity: O(ids named + items deleted or replaced).
+  public mutating func note(_ event: Event, before state: ListState) {
+    guard !overflowed else { return }
+    note(event.operation, state, inBatch: false)
+  }
+
+  private mutating func note(_ op: ListOperation, _ s: ListState, inBatch: Bool) {
+    switch op {
+    case .batch(let events):
+      // Inner events see states this one cannot: what they delete may have been moved
+      // there earlier in the batch, so subtrees are taken from the state before it, and the
+      // subtrees of moved items too.
+      for e in events { note(e.operation, s, inBatch: true) }
+      return
+    case .deleteItems(let ids):
+      for id in ids { addSubtree(id, s) }
+    case .replaceChildren(let parent, _):
+      addSubtree(parent, s)
+    case .applySectionSnapshot(let section, _):
+      addSection(section, s)
+    case .deleteSections(let ids):
+      for id in ids { addSection(id, s) }
+    case .deleteAllItems:
+      for id in s.sectionIdentifiers { addSection(id, s) }
+    case .moveItem(let id, _) where inBatch:
+      addSubtree(id, s)
+    default:
+      break
+    }
+    for id in op.itemIDs { add(id) }
+  }
+
+  mutating func add(_ id: String) {
+    guard !overflowed else { return }
+    if keys.insert(IdentifierKey(id)).inserted {
+      ids.append(id)
+      if ids.count > limit { overflowed = true }
+    }
+  }
+
+  /// The item and everything below it in `s` (nothing when absent).
+  private mutating func addSubtree(_ id: String, _ s: ListState) {
+    guard s.contains(id) else { return }
+    var stack = [id]
+    while let x = stack.popLast(), !overflowed {
+      add(x)
+      stack.append(contentsOf: s.children(of: x) ?? [])
+    }
+  }
+
+  private mutating func addSection(_ id: String, _ s: ListState) {
+    for x in s.allItems(inSection: id) ?? [] { add(x) }
+  }
+
+  /// Whether `id` was noted.
+  public func contains(_ id: String) -> Bool { keys.contains(IdentifierKey(id)) }
+
+  /// Adds every item of `other`.
+  public mutating func formUnion(_ other: TouchedItems) {
+    if other.overflowed { overflowed = true }
+    for id in other.ids { add(id) }
+  }
+}

@@ -1,0 +1,149 @@
+import ListTapeJSON
+import ListTapeModel
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeInvestigate
+@testable import ListTapeStore
+
+/// The diff built from the events between two states must read exactly as the diff of the
+/// two whole states, and must not read the whole list to get there.
+@Suite struct IncrementalDiffTests {
+  static func json(_ d: StateDiff) -> String {
+    var w = JSONWriter()
+    d.writeJSON(to: &w)
+    return String(decoding: w.bytes, as: UTF8.self)
+  }
+
+  /// The two diffs agree in every rendering.
+  static func expectSame(
+    _ a: ListState, _ b: ListState, _ touched: TouchedItems, _ what: String
+  ) {
+    let full = Differ.diff(a, b)
+    for context in [0, 1, 2, 3] {
+      let fast = Differ.diff(a, b, touched: touched, context: context)
+      #expect(fast.lines(context: context) == full.lines(context: context), "\(what) context \(context)")
+      #expect(fast.unchanged == full.unchanged, "\(what)")
+      #expect(fast.changeCount == full.changeCount, "\(what)")
+    }
+    #expect(json(Differ.diff(a, b, touched: touched)) == json(full), "\(what)")
+  }
+
+  @Test(arguments: [1, 2, 3, 4] as [UInt64])
+  func agreesWithTheWholeDiffOnGeneratedSessions(seed: UInt64) {
+    var events: [Event] = []
+    SampleSession.generate(events: 1_500, seed: seed, maxItems: 400) { events.append($0) }
+    var states = [ListState()]
+    var s = ListState()
+    for e in events {
+      try? s.apply(e)
+      states.append(s)
+    }
+    var rng = SplitMix64(seed: seed)
+    for _ in 0..<60 {
+      let from = rng.below(events.count + 1)
+      let span = [0, 1, 1, 2, 3, 8, 40, 300][rng.below(8)]
+      let to = min(events.count, from + span)
+      var touched = TouchedItems()
+      var b = states[from]
+      for e in events[from..<to] {
+        touched.note(e, before: b)
+        try? b.apply(e)
+      }
+      Self.expectSame(states[from], states[to], touched, "\(from)→\(to) seed \(seed)")
+      // The same touched items serve the diff backwards.
+      Self.expectSame(states[to], states[from], touched, "\(to)→\(from) seed \(seed)")
+    }
+  }
+
+  @Test func handmadeMovesBatchesAndSections() throws {
+    let base: [Event] = [
+      Event(.appendSections(["s", "t"])),
+      Event(
+        .appendItems(
+          [
+            OutlineNode("a", children: ["a1", "a2", OutlineNode("a3", children: ["a31"])]),
+            "b", "c", OutlineNode("d", children: ["d1"]), "e",
+          ], section: "s", parent: nil)),
+      Event(.appendItems(["x", "y"], section: "t", parent: nil)),
+      Event(.configure(multipleSelection: true)),
+      Event(.expand(["a", "d"])),
+      Event(.select(["a1", "b", "x"])),
+    ]
+    var start = ListState()
+    for e in base { try? start.apply(e) }
+    let scenarios: [[Event]] = [
+      [Event(.moveItem("e", .before("a")))],
+      [Event(.moveItem("a", .after("e"))), Event(.moveItem("b", .after("a")))],
+      // Swap two items around an untouched one: the untouched one is reported moved.
+      [Event(.moveItem("b", .after("d"))), Event(.moveItem("d", .before("c")))],
+      [Event(.moveItem("a2", .after("x")))],
+      [Event(.deleteItems(["a"])), Event(.appendItems(["a"], section: "t", parent: nil))],
+      [
+        Event(
+          .batch([
+            Event(.moveItem("a31", .after("d1"))), Event(.deleteItems(["d"])),
+            Event(.appendItems(["d"], section: "s", parent: nil)),
+          ]))
+      ],
+      [Event(.replaceChildren(parent: "a", items: ["a3", "a1", "new"]))],
+      [Event(.applySectionSnapshot(section: "t", items: [OutlineNode("y", children: ["x"])]))],
+      [Event(.deleteSections(["s"]))],
+      [Event(.moveSection("t", .before("s"))), Event(.collapse(["a"]))],
+      [Event(.deleteAllItems), Event(.appendItems(["b"], section: "t", parent: nil))],
+      [Event(.update(item: "c", title: "C", fields: ["k": "v"])), Event(.deselect(nil))],
+      [Event(.configure(multipleSelection: false))],
+      [Event(.insertItems(["n1", "n2"], .after("b"))), Event(.insertItems(["n0"], .before("a")))],
+      // A batch that faults changes nothing.
+      [Event(.batch([Event(.deleteItems(["b"])), Event(.expand(["nope"]))]))],
+    ]
+    for (i, events) in scenarios.enumerated() {
+      var touched = TouchedItems()
+      var end = start
+      for e in events {
+        touched.note(e, before: end)
+        try? end.apply(e)
+      }
+      Self.expectSame(start, end, touched, "scenario \(i)")
+      #expect(
+        Differ.diff(start, applying: events).lines() == Differ.diff(start, end).lines(),
+        "scenario \(i)")
+    }
+  }
+
+  @Test func timelineDiffMatchesStatesAtBothPoints() throws {
+    var events: [Event] = []
+    SampleSession.generate(events: 3_000, seed: 5, maxItems: 500) { events.append($0) }
+    let (timeline, _) = try record(events, "diff")
+    for (from, to) in [(0, 1), (1_000, 1_001), (2_999, 3_000), (1_500, 700), (10, 2_900), (7, 7)] {
+      let expected = Differ.diff(try timeline.state(at: from), try timeline.state(at: to))
+      let fast = try Differ.diff(timeline, from: from, to: to, context: 2)
+      #expect(fast.lines() == expected.lines(), "\(from)→\(to)")
+      #expect(Self.json(fast) == Self.json(expected), "\(from)→\(to)")
+    }
+  }
+
+  @Test func anAdjacentDiffReadsAFewItemsOfALargeList() throws {
+    var events: [Event] = []
+    SampleSession.generate(
+      events: 2_300, seed: 3, maxItems: 25_000, opening: .outline(items: 20_000, shape: .uuid)
+    ) { events.append($0) }
+    var state = ListState()
+    for e in events.prefix(2_000) { try? state.apply(e) }
+    #expect(state.numberOfAllItems >= 20_000)
+    var worst = 0
+    for (i, e) in events[2_000..<2_200].enumerated() {
+      var touched = TouchedItems()
+      touched.note(e, before: state)
+      var next = state
+      try? next.apply(e)
+      let (fast, examined) = Differ.incremental(state, next, touched: touched, context: 2)
+      // The whole comparison is slow in a debug build: check a few of them.
+      if i % 100 == 0 { #expect(fast.lines() == Differ.diff(state, next).lines()) }
+      worst = max(worst, examined)
+      state = next
+    }
+    // Sibling lists of a few hundred items at most, never the 20,000-item list.
+    #expect(worst < 3_000, "read \(worst) items for one event")
+  }
+}
