@@ -24,6 +24,8 @@ public struct LogStats: Sendable {
   /// Events per op, most frequent first (ties by name).
   public var opCounts: [(op: String, count: Int)]
   public var faults: Int
+  /// Faults by `ListFault.reason`, most frequent first (ties by name).
+  public var faultsByReason: [(reason: String, count: Int)] = []
   public var bytes: Int
   public var frames: Int
   public var checkpoints: Int
@@ -97,6 +99,7 @@ extension Timeline {
   public func stats(progress: ((Int, Int) -> Void)? = nil) throws(ReplayError) -> LogStats {
     var counts: [String: Int] = [:]
     var faults = 0
+    var reasons: [String: Int] = [:]
     var marks = 0
     var first: Int64?
     var last: Int64?
@@ -110,7 +113,10 @@ extension Timeline {
         last = t
       }
       if case .mark = e.operation { marks += 1 }
-      if fault != nil { faults += 1 }
+      if let fault {
+        faults += 1
+        reasons[fault.reason, default: 0] += 1
+      }
       if seq & 0xFFFF == 0 { progress?(seq, total) }
       return true
     }
@@ -119,7 +125,9 @@ extension Timeline {
       events: total,
       opCounts: counts.map { (op: $0.key, count: $0.value) }.sorted {
         $0.count != $1.count ? $0.count > $1.count : $0.op < $1.op
-      }, faults: faults, bytes: fileBytes, frames: frames, checkpoints: checkpoints,
+      }, faults: faults,
+      faultsByReason: ManyLogs.ranked(reasons).map { (reason: $0.key, count: $0.count) },
+      bytes: fileBytes, frames: frames, checkpoints: checkpoints,
       checkpointBytes: Int(checkpointBytes), firstTime: first, lastTime: last, marks: marks)
   }
 }

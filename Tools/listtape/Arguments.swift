@@ -32,8 +32,10 @@ struct ArgumentSpec {
   var optional = false
   var choices: [String] = []
   var isFile = true
+  /// Whether more values may follow (only the last argument): `<log> ...`.
+  var repeats = false
 
-  var synopsis: String { optional ? "[<\(name)>]" : "<\(name)>" }
+  var synopsis: String { (optional ? "[<\(name)>]" : "<\(name)>") + (repeats ? " ..." : "") }
 }
 
 /// What a command declares about itself: enough to parse its arguments and print its help.
@@ -168,7 +170,7 @@ struct ParsedArguments: Equatable {
       values[option.name] = value
     }
     let required = spec.arguments.filter { !$0.optional }.count
-    if positionals.count > spec.arguments.count {
+    if positionals.count > spec.arguments.count && spec.arguments.last?.repeats != true {
       throw usage("Unexpected argument '\(positionals[spec.arguments.count])'")
     }
     if positionals.count < required {

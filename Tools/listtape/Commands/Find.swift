@@ -16,8 +16,10 @@ enum FindCommand: Command {
 
       Exit status: 0 when something is listed, 1 when the value never changes (or the log \
       has no faults), 64 a malformed expression (the message names the column), 2 damaged log.
+
+      \(FindManyCommand.discussion)
       """,
-    arguments: [logArgument],
+    arguments: [manyLogsArgument],
     options: [
       whereOption,
       OptionSpec(name: "faults", help: "List every fault with its reason instead."),
@@ -35,6 +37,10 @@ enum FindCommand: Command {
     }
     let query = try whereText.map { text throws(CLIError) in
       try parseQuery(text, invocation: invocation)
+    }
+    let logs = invocation.arguments.positionals
+    if logs.count > 1 || ManyLogs.isDirectory(logs[0]) {
+      return try FindManyCommand.run(query, faults: faults, logs: logs, invocation: invocation)
     }
     let timeline = try openTimeline(invocation.required("log"))
     warnIfDamaged(timeline)

@@ -7,10 +7,15 @@ enum StatsCommand: Command {
   static let spec = CommandSpec(
     name: "stats",
     abstract: "Show a log's events per op, faults, size and time span.",
-    arguments: [logArgument],
+    discussion: StatsManyCommand.discussion,
+    arguments: [manyLogsArgument],
     options: [OptionSpec(name: "json", help: "Print the figures as a JSON object.")])
 
   static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
+    let logs = invocation.arguments.positionals
+    if logs.count > 1 || ManyLogs.isDirectory(logs[0]) {
+      return try StatsManyCommand.run(logs: logs, invocation: invocation)
+    }
     let path = invocation.required("log")
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)

@@ -1,0 +1,257 @@
+import Foundation
+import ListTapeModel
+import ListTapeStore
+
+/// One log's answer in a search of many logs.
+public struct LogMatch: Sendable {
+  public var path: String
+  /// The first event at which the expression holds (0: on the empty list before any
+  /// event); nil when it never holds in what could be read.
+  public var event: Int?
+  /// That event (nil for event 0).
+  public var op: Event?
+  /// Events the log holds.
+  public var events: Int
+  /// Why the log could not be read, or was read only up to some event (the answer then
+  /// covers what was read); nil for an intact log.
+  public var problem: String?
+}
+
+/// A log that could not be opened or read at all.
+public struct LogFailure: Error, Sendable {
+  public var path: String
+  public var error: ReplayError
+}
+
+/// What `stats` counts over many logs.
+public struct StatsTotals: Sendable {
+  public var logs = 0
+  public var events = 0
+  public var faults = 0
+  /// Faults by reason (`ListFault.reason`), most frequent first (ties by name).
+  public var faultsByReason: [(reason: String, count: Int)] = []
+  /// Events per op, most frequent first (ties by name).
+  public var opCounts: [(op: String, count: Int)] = []
+  public var bytes = 0
+  public var marks = 0
+  public var firstTime: Int64?
+  public var lastTime: Int64?
+  /// Logs that are damaged (counted up to the damage) or could not be read (not counted).
+  public var damaged: [(path: String, problem: String)] = []
+}
+
+/// Scans many logs at once, one log per core at a time, each folded on its worker's own
+/// thread, so memory holds one state per worker whatever the number of logs.
+public enum ManyLogs {
+  /// The logs among `paths`: files as given, directories searched (recursively) for
+  /// `.ltape` files, in path order; paths that do not exist are failures.
+  public static func files(_ paths: [String]) -> (files: [String], missing: [LogFailure]) {
+    var files: [String] = []
+    var missing: [LogFailure] = []
+    let fm = FileManager.default
+    for path in paths {
+      var isDirectory: ObjCBool = false
+      guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        missing.append(
+          LogFailure(path: path, error: ReplayError(.cannotOpen, "cannot open \(path): no such file")))
+        continue
+      }
+      guard isDirectory.boolValue else {
+        files.append(path)
+        continue
+      }
+      let base = path.hasSuffix("/") ? path : path + "/"
+      let found = (fm.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+        .filter { $0.hasSuffix(".ltape") }
+        .sorted()
+        .map { base + $0 }
+      files += found
+    }
+    return (files, missing)
+  }
+
+  /// Whether a path names a directory (the command line then means many logs).
+  public static func isDirectory(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+      && isDirectory.boolValue
+  }
+
+  /// The first event at which `query` holds in each log, scanned `workers` at a time;
+  /// `report` gets every log's answer in the order of `paths`, from the workers' threads
+  /// one at a time. Returns how many logs matched.
+  public static func find(
+    _ query: Query, in paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+    report: (Result<LogMatch, LogFailure>) -> Void
+  ) -> Int {
+    var matched = 0
+    inParallel(paths, workers: workers) { path -> Result<LogMatch, LogFailure> in
+      do throws(ReplayError) {
+        let timeline = try Timeline(path: path)
+        let hit = try timeline.firstEvent(where: query)
+        return .success(
+          LogMatch(
+            path: path, event: hit?.event, op: hit?.op, events: timeline.eventCount,
+            problem: timeline.damageNote))
+      } catch {
+        return .failure(LogFailure(path: path, error: error))
+      }
+    } report: { _, result in
+      if case .success(let m) = result, m.event != nil { matched += 1 }
+      report(result)
+    }
+    return matched
+  }
+
+  /// `Timeline.stats` of every log, `workers` at a time, added up; `report` gets each log's
+  /// figures (or failure) in the order of `paths`.
+  public static func stats(
+    _ paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+    report: (String, Result<LogStats, LogFailure>) -> Void = { _, _ in }
+  ) -> StatsTotals {
+    var totals = StatsTotals()
+    var ops: [String: Int] = [:]
+    var reasons: [String: Int] = [:]
+    inParallel(paths, workers: workers) { path -> Result<(LogStats, String?), LogFailure> in
+      do throws(ReplayError) {
+        let timeline = try Timeline(path: path)
+        return .success((try timeline.stats(), timeline.damageNote))
+      } catch {
+        return .failure(LogFailure(path: path, error: error))
+      }
+    } report: { i, result in
+      switch result {
+      case .success(let (s, problem)):
+        totals.logs += 1
+        totals.events += s.events
+        totals.faults += s.faults
+        totals.bytes += s.bytes
+        totals.marks += s.marks
+        for (op, n) in s.opCounts { ops[op, default: 0] += n }
+        for (reason, n) in s.faultsByReason { reasons[reason, default: 0] += n }
+        if let t = s.firstTime { totals.firstTime = min(totals.firstTime ?? t, t) }
+        if let t = s.lastTime { totals.lastTime = max(totals.lastTime ?? t, t) }
+        if let problem { totals.damaged.append((paths[i], problem)) }
+        report(paths[i], .success(s))
+      case .failure(let f):
+        totals.damaged.append((f.path, f.error.description))
+        report(paths[i], .failure(f))
+      }
+    }
+    totals.opCounts = ranked(ops).map { (op: $0.key, count: $0.count) }
+    totals.faultsByReason = ranked(reasons).map { (reason: $0.key, count: $0.count) }
+    return totals
+  }
+
+  /// Counts, most frequent first, ties by name.
+  static func ranked(_ counts: [String: Int]) -> [(key: String, count: Int)] {
+    counts.map { (key: $0.key, count: $0.value) }.sorted {
+      $0.count != $1.count ? $0.count > $1.count : $0.key < $1.key
+    }
+  }
+
+  /// Runs `work` on every path, `workers` at a time, and hands each result to `report` in
+  /// the paths' order as soon as it and every result before it are ready.
+  static func inParallel<R>(
+    _ paths: [String], workers: Int, _ work: (String) -> R, report: (Int, R) -> Void
+  ) {
+    let threads = max(1, min(workers, paths.count))
+    if threads == 1 {
+      for (i, path) in paths.enumerated() { report(i, work(path)) }
+      return
+    }
+    let shared = Shared<R>(count: paths.count)
+    withoutActuallyEscaping(work) { work in
+      withoutActuallyEscaping(report) { report in
+        let box = Unchecked((work, report))
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+          while let i = shared.take() {
+            let result = box.value.0(paths[i])
+            shared.finish(i, result, box.value.1)
+          }
+        }
+      }
+    }
+  }
+}
+
+/// The work queue and the in-order hand-off of `ManyLogs.inParallel`.
+private final class Shared<R>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var next = 0
+  private let count: Int
+  private var ready: [Int: R] = [:]
+  private var reported = 0
+
+  init(count: Int) { self.count = count }
+
+  func take() -> Int? {
+    lock.lock()
+    defer { lock.unlock() }
+    guard next < count else { return nil }
+    next += 1
+    return next - 1
+  }
+
+  /// Stores result `i` and reports every result that is now next in order (under the lock,
+  /// so reports never overlap).
+  func finish(_ i: Int, _ result: R, _ report: (Int, R) -> Void) {
+    lock.lock()
+    defer { lock.unlock() }
+    ready[i] = result
+    while let r = ready.removeValue(forKey: reported) {
+      report(reported, r)
+      reported += 1
+    }
+  }
+}
+
+/// A value handed to worker threads that only ever use it under `Shared`'s rules.
+private struct Unchecked<T>: @unchecked Sendable {
+  let value: T
+  init(_ value: T) { self.value = value }
+}
+
+extension Timeline {
+  /// The first event after which `query` holds (0 when it holds on the empty list), with
+  /// that event; nil when it never holds. Folds on the calling thread only, so many logs can
+  /// be searched at once, one per core.
+  package func firstEvent(where query: Query) throws(ReplayError) -> (event: Int, op: Event?)? {
+    var state = ListState()
+    if query.holds(in: state) { return (0, nil) }
+    var decoder = EventDecoder()
+    var found: (event: Int, op: Event?)?
+    try scan(from: 1, through: eventCount) { seq, bytes in
+      let event = try decode(&decoder, bytes, seq)
+      try? state.apply(event)
+      guard query.holds(in: state) else { return true }
+      found = (seq, event)
+      return false
+    }
+    return found
+  }
+}
+
+extension ListFault {
+  /// The kind of fault, without the ids (`missingItem`, `hiddenItem`, …); a batch's fault is
+  /// the reason of the event inside it that faulted.
+  public var reason: String {
+    switch self {
+    case .duplicateItem: return "duplicateItem"
+    case .repeatedItem: return "repeatedItem"
+    case .duplicateSection: return "duplicateSection"
+    case .repeatedSection: return "repeatedSection"
+    case .missingSection: return "missingSection"
+    case .missingItem: return "missingItem"
+    case .missingParent: return "missingParent"
+    case .missingAnchor: return "missingAnchor"
+    case .noSections: return "noSections"
+    case .hiddenItem: return "hiddenItem"
+    case .tooManySelected: return "tooManySelected"
+    case .moveNextToItself: return "moveNextToItself"
+    case .moveIntoOwnSubtree: return "moveIntoOwnSubtree"
+    case .parentNotInSection: return "parentNotInSection"
+    case .inBatch(_, _, let fault): return fault.reason
+    }
+  }
+}
