@@ -132,6 +132,15 @@ extension Differ {
   }
 }
 
+/// What a diff compares of an item in `state`; nil when absent.
+func itemFacts(_ state: ListState, _ id: String) -> ItemFacts? {
+  guard let p = state.placement(of: id) else { return nil }
+  return (
+    ItemPlace(section: p.section, parent: p.parent, after: p.after), state.isExpanded(id),
+    state.title(of: id), state.fields(of: id)
+  )
+}
+
 /// Reads one state for the incremental diff: an item's facts, order and neighbours, with
 /// the public queries of `ListState`, counting the items it lists.
 private struct Navigator {
@@ -149,13 +158,7 @@ private struct Navigator {
     sectionPosition = positions
   }
 
-  func facts(_ id: String) -> ItemFacts? {
-    guard let p = state.placement(of: id) else { return nil }
-    return (
-      ItemPlace(section: p.section, parent: p.parent, after: p.after), state.isExpanded(id),
-      state.title(of: id), state.fields(of: id)
-    )
-  }
+  func facts(_ id: String) -> ItemFacts? { itemFacts(state, id) }
 
   /// Where the item comes in a walk of the state: its section's position, its pre-order
   /// index there.

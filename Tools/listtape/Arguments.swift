@@ -99,6 +99,8 @@ enum ExitCode {
 struct ParsedArguments: Equatable {
   var positionals: [String] = []
   var values: [String: String] = [:]
+  /// Every value of an option given more than once, in order (`values` keeps the last).
+  var repeated: [String: [String]] = [:]
   var flags: Set<String> = []
   var wantsHelp = false
 
@@ -168,6 +170,7 @@ struct ParsedArguments: Equatable {
             + option.choices.joined(separator: ", "))
       }
       values[option.name] = value
+      repeated[option.name, default: []].append(value)
     }
     let required = spec.arguments.filter { !$0.optional }.count
     if positionals.count > spec.arguments.count && spec.arguments.last?.repeats != true {
@@ -205,6 +208,9 @@ struct Invocation {
   func required(_ name: String) -> String { argument(name) ?? "" }
 
   func value(_ name: String) -> String? { arguments.values[name] }
+
+  /// Every value given for an option that may repeat, in order.
+  func values(_ name: String) -> [String] { arguments.repeated[name] ?? [] }
 
   func flag(_ name: String) -> Bool { arguments.flags.contains(name) }
 

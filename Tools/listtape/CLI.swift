@@ -16,6 +16,7 @@ enum CLI {
     VerifyCommand.self, StatsCommand.self, BisectCommand.self, FindCommand.self,
     DiffCommand.self, DivergeCommand.self, CutCommand.self, HistoryCommand.self,
     ExportCommand.self, SalvageCommand.self, ScrubCommand.self, HTMLCommand.self, DemoCommand.self,
+    ShrinkCommand.self, WhatIfCommand.self,
     GenerateCommand.self, CompletionCommand.self, HelpCommand.self,
   ]
 

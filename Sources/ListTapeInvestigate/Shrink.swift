@@ -1,0 +1,336 @@
+import ListTapeModel
+import ListTapeStore
+
+/// What `Shrink.run` kept of a log.
+public struct ShrinkResult: Sendable {
+  /// The kept events' numbers in the original log, in order.
+  public var kept: [Int]
+  /// The kept events themselves (times and content as recorded).
+  public var events: [Event]
+  /// Events in the original log.
+  public var original: Int
+  /// Candidates whose final state was judged.
+  public var tests: Int
+  /// Events folded to build the candidates' states.
+  public var folded: Int
+  /// Events in the slice of events that name the predicate's items (and their parents,
+  /// anchors and sections, transitively), when one was tried; whether it kept the
+  /// predicate true (then the search started from it instead of the whole log).
+  public var slice: (events: Int, held: Bool)?
+}
+
+/// How far a shrink has come, for a progress line.
+public struct ShrinkProgress: Sendable {
+  public var tests: Int
+  /// Events kept so far in this pass, and the events of the list the pass works on that
+  /// are still to be tried.
+  public var kept: Int
+  public var remaining: Int
+  /// Passes over the list so far (the search ends after a pass that removes nothing).
+  public var pass: Int
+}
+
+/// What a predicate's outcome can depend on, for trying irrelevant events away first.
+public struct Relevance: Sendable {
+  /// Items the predicate names.
+  public var items: [String]
+  /// Whether it reads the selection (then every select and deselect may matter).
+  public var selection: Bool
+
+  public init(items: [String], selection: Bool) {
+    self.items = items
+    self.selection = selection
+  }
+}
+
+/// Delta debugging over a log's events: a subsequence, in order, whose final state still
+/// satisfies a predicate and from which no single event can be removed.
+///
+/// The search removes events from the end backwards, each time the longest run before the
+/// events kept so far that can go (found by doubling, then halving), keeping the event
+/// before it; then repeats over what it kept until a pass removes nothing, which proves
+/// every single removal breaks the predicate (1-minimal). A candidate is the original
+/// prefix before the chunk plus the events kept after it, so its state is the prefix's
+/// (from the log's checkpoints, and states cached while folding between them) with the few
+/// kept events folded on. With a `Relevance`, the events that cannot touch the named items
+/// are tried away in one step first.
+public enum Shrink {
+  public static func run(
+    _ timeline: Timeline, relevance: Relevance? = nil,
+    predicate: @escaping (_ state: ListState, _ events: Int) throws(ReplayError) -> Bool,
+    progress: ((ShrinkProgress) -> Void)? = nil
+  ) throws(ReplayError) -> ShrinkResult {
+    let total = timeline.eventCount
+    guard try predicate(try timeline.state(at: total), total) else {
+      throw ReplayError(
+        .notFound, "the state after the last event \(total) does not satisfy the predicate "
+          + "(\(timeline.path))")
+    }
+    var search = Search(predicate: predicate, progress: progress)
+    var result = ShrinkResult(kept: [], events: [], original: total, tests: 1, folded: 0)
+    var units: [Unit]
+    if let relevance, let slice = try Self.slice(timeline, relevance), slice.count < total {
+      let held = try search.test(ListState(), 0, slice.map(\.event))
+      result.slice = (slice.count, held)
+      units = held ? slice : try search.pass(overLog: timeline)
+    } else {
+      units = try search.pass(overLog: timeline)
+    }
+    while true {
+      let kept = try search.pass(over: units)
+      if kept.count == units.count { break }
+      units = kept
+    }
+    result.kept = units.map(\.number)
+    result.events = units.map(\.event)
+    result.tests += search.tests
+    result.folded = search.folded
+    return result
+  }
+
+  /// One event of the list being shrunk: its number in the original log and the event.
+  struct Unit {
+    var number: Int
+    var event: Event
+  }
+
+  /// The events that name the relevant items, or items named with them by such events, to
+  /// a fixed point (parents, anchors, moved-next-to items), with every event that edits
+  /// sections, deletes every item, or changes the selection wholesale (and, when the
+  /// selection matters, every select and deselect). Nil when the log is too long to hold
+  /// the slice in memory.
+  static func slice(_ timeline: Timeline, _ relevance: Relevance) throws(ReplayError) -> [Unit]? {
+    var items = Set(relevance.items.map(IdentifierKey.init))
+    func global(_ op: ListOperation) -> Bool {
+      switch op {
+      case .appendSections, .insertSections, .deleteSections, .moveSection, .deleteAllItems,
+        .applySectionSnapshot, .configure, .deselect(nil):
+        return true
+      case .select, .deselect: return relevance.selection
+      case .batch(let events): return events.contains { global($0.operation) }
+      default: return false
+      }
+    }
+    var slice: [Unit] = []
+    for _ in 0..<12 {
+      let before = items.count
+      slice = []
+      var tooLong = false
+      do {
+        try timeline.forEachEvent { n, event in
+          let ids = event.operation.itemIDs
+          if ids.contains(where: { items.contains(IdentifierKey($0)) }) {
+            for id in ids { items.insert(IdentifierKey(id)) }
+          } else if !global(event.operation) {
+            return true
+          }
+          slice.append(Unit(number: n, event: event))
+          tooLong = slice.count > 2_000_000
+          return !tooLong
+        }
+      } catch let error as ReplayError {
+        throw error
+      } catch {
+        throw ReplayError(.io, "\(error) (\(timeline.path))")
+      }
+      if tooLong { return nil }
+      if items.count == before { break }
+    }
+    return slice
+  }
+
+  /// Candidates, their states, and the predicate.
+  struct Search {
+    let predicate: (ListState, Int) throws(ReplayError) -> Bool
+    let progress: ((ShrinkProgress) -> Void)?
+    var tests = 0
+    var folded = 0
+    var passes = 0
+
+    init(
+      predicate: @escaping (_ state: ListState, _ events: Int) throws(ReplayError) -> Bool,
+      progress: ((ShrinkProgress) -> Void)?
+    ) {
+      self.predicate = predicate
+      self.progress = progress
+    }
+
+    /// Whether `state` (after a prefix of `length` events) with `events` folded on
+    /// satisfies the predicate.
+    mutating func test(_ state: ListState, _ length: Int, _ events: [Event]) throws(ReplayError)
+      -> Bool
+    {
+      var state = state
+      for e in events { try? state.apply(e) }
+      folded += events.count
+      tests += 1
+      return try predicate(state, length + events.count)
+    }
+
+    /// One backward pass over the units of a list whose prefix states `prefix` gives:
+    /// returns the units it kept. From the end, it finds the longest run of units before
+    /// those kept that can go (doubling the run while removals hold, then halving the gap
+    /// between the longest that held and the shortest that did not), removes it, and keeps
+    /// the unit before it, whose removal with the run is known to break the predicate.
+    mutating func pass(
+      count: Int, unit: (Int) throws(ReplayError) -> Unit,
+      prefix: (Int) throws(ReplayError) -> ListState
+    ) throws(ReplayError) -> [Unit] {
+      passes += 1
+      var kept: [Unit] = []
+      var keptEvents: [Event] = []
+      var p = count
+      // Whether the prefix of length n, then what was kept, satisfies the predicate.
+      func holds(_ n: Int) throws(ReplayError) -> Bool {
+        defer {
+          progress?(ShrinkProgress(tests: tests, kept: kept.count, remaining: p, pass: passes))
+        }
+        return try test(try prefix(n), n, keptEvents)
+      }
+      while p > 0 {
+        var removable = 0
+        var failed: Int?
+        var step = 1
+        while failed == nil && removable < p {
+          let m = min(p, removable + step)
+          if try holds(p - m) {
+            removable = m
+            step *= 2
+          } else {
+            failed = m
+          }
+        }
+        while let f = failed, f - removable > 1 {
+          let m = (removable + f) / 2
+          if try holds(p - m) { removable = m } else { failed = m }
+        }
+        p -= removable
+        guard p > 0 else { break }
+        let u = try unit(p - 1)
+        kept.insert(u, at: 0)
+        keptEvents.insert(u.event, at: 0)
+        p -= 1
+      }
+      return kept
+    }
+
+    /// A pass over the whole log: prefixes come from its checkpoints and cached states.
+    mutating func pass(overLog timeline: Timeline) throws(ReplayError) -> [Unit] {
+      var prefixes = LogPrefixes(timeline)
+      defer { folded += prefixes.folded }
+      return try pass(count: timeline.eventCount) { i throws(ReplayError) in
+        Unit(number: i + 1, event: try timeline.event(i + 1))
+      } prefix: { n throws(ReplayError) in
+        try prefixes.state(at: n)
+      }
+    }
+
+    /// A pass over units in memory: prefixes come from states saved along one fold.
+    mutating func pass(over units: [Unit]) throws(ReplayError) -> [Unit] {
+      let spacing = max(64, units.count / 32)
+      var saved: [ListState] = []
+      var state = ListState()
+      for (i, u) in units.enumerated() {
+        if i % spacing == 0 { saved.append(state) }
+        try? state.apply(u.event)
+      }
+      folded += units.count
+      var extra = 0
+      defer { folded += extra }
+      return try pass(count: units.count) { i throws(ReplayError) in
+        units[i]
+      } prefix: { n throws(ReplayError) in
+        var s = saved[n / spacing]
+        for u in units[(n / spacing * spacing)..<n] { try? s.apply(u.event) }
+        extra += n % spacing
+        return s
+      }
+    }
+  }
+}
+
+/// States after the first n events of a log, for prefixes that move backwards: from the
+/// checkpoint at or before n, or a state saved while folding from it.
+struct LogPrefixes {
+  let timeline: Timeline
+  /// States saved within the current checkpoint interval, by event number, ascending.
+  var saved: [(n: Int, state: ListState, decoder: EventDecoder)] = []
+  var interval = -1
+  var folded = 0
+
+  init(_ timeline: Timeline) { self.timeline = timeline }
+
+  mutating func state(at n: Int) throws(ReplayError) -> ListState {
+    let checkpoint = timeline.checkpointSeq(atOrBefore: n)
+    if checkpoint != interval {
+      saved = []
+      interval = checkpoint
+    }
+    var (state, decoder, from): (ListState, EventDecoder, Int)
+    if let s = saved.last(where: { $0.n <= n }) {
+      (state, decoder, from) = (s.state, s.decoder, s.n)
+    } else {
+      let seek = try timeline.seek(to: checkpoint, cache: true)
+      (state, decoder, from) = (seek.state, seek.decoder, checkpoint)
+    }
+    guard from < n else { return state }
+    // Save a few states on the way, so the next (earlier) prefixes fold less: up to 32 per
+    // checkpoint interval, fewer for large lists (about 256 MB of saved states in all).
+    let budget = (256 << 20) / max(1, state.numberOfAllItems * 200)
+    let spacing = max(1_024, (nextCheckpoint(after: checkpoint) - checkpoint) / max(2, min(32, budget)))
+    try timeline.scan(from: from + 1, through: n) { seq, bytes in
+      let event = try timeline.decode(&decoder, bytes, seq)
+      try? state.apply(event)
+      if seq % spacing == 0 && seq < n && !saved.contains(where: { $0.n == seq }) {
+        saved.append((seq, state, decoder))
+        saved.sort { $0.n < $1.n }
+      }
+      return true
+    }
+    folded += n - from
+    return state
+  }
+
+  /// The first checkpoint after event `n`, or the log's end.
+  func nextCheckpoint(after n: Int) -> Int {
+    timeline.checkpointSeqs.first { $0 > n } ?? timeline.eventCount
+  }
+}
+
+extension Shrink {
+  /// Writes the kept events to a new log at `output` (which must not exist).
+  public static func write(_ result: ShrinkResult, to output: String) throws(ReplayError) {
+    try writeLog(output) { recorder throws(ReplayError) in
+      for e in result.events { _ = try recorder.record(e) }
+    }
+  }
+}
+
+extension Query {
+  /// What the expression's value can depend on: the items it names and whether it reads
+  /// the selection; nil when it counts items or rows, which every event can change.
+  public var relevance: Relevance? {
+    var items: [String] = []
+    var selection = false
+    func walk(_ node: Node) -> Bool {
+      switch node {
+      case .literal, .countSections: return true
+      case .visible(let id), .expanded(let id), .exists(let id), .level(let id), .parent(let id):
+        items.append(id)
+        return true
+      case .row: return false
+      case .selected(let id):
+        items.append(id)
+        selection = true
+        return true
+      case .countSelected:
+        selection = true
+        return true
+      case .countVisible, .countItems: return false
+      case .not(let a): return walk(a)
+      case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b): return walk(a) && walk(b)
+      }
+    }
+    return walk(root) ? Relevance(items: items, selection: selection) : nil
+  }
+}

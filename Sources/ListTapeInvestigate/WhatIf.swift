@@ -1,0 +1,253 @@
+import Foundation
+import ListTapeModel
+import ListTapeStore
+
+/// A fault present in one history and not in the other.
+public struct FaultChange: Sendable {
+  /// The event's number in the real log.
+  public var event: Int
+  public var op: Event
+  public var fault: ListFault
+  /// Whether the event is one of those left out (its fault vanishes with it).
+  public var removed: Bool
+}
+
+/// What leaving some events out of a log would have changed.
+public struct WhatIfReport: Sendable {
+  /// The events left out, sorted and merged.
+  public var without: [ClosedRange<Int>]
+  public var removedCount: Int
+  /// The checkpoint the replay started from (0: the start of the log).
+  public var start: Int
+  /// The first event after which the real and the counterfactual states differ (always one
+  /// of the removed events); nil when they never differ.
+  public var firstDifference: Int?
+  /// That event.
+  public var firstDifferenceOp: Event?
+  /// Faults the counterfactual history has and the real one does not, by event.
+  public var appeared: [FaultChange] = []
+  /// Faults of the real history the counterfactual one does not have, by event.
+  public var vanished: [FaultChange] = []
+  /// The point compared, and the diff from the real state there to the counterfactual one.
+  public var at: Int
+  public var diff: StateDiff
+}
+
+/// Counterfactual replay: the log with some events left out, compared with the real one.
+public enum WhatIf {
+  /// `N` or `N-M` (inclusive) as a range; nil when malformed or reversed.
+  public static func range(_ text: String) -> ClosedRange<Int>? {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard (1...2).contains(parts.count), let a = Int(parts[0]), let b = Int(parts.last ?? ""),
+      a <= b
+    else { return nil }
+    return a...b
+  }
+
+  /// Ranges sorted, overlapping and touching ones merged.
+  static func merged(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
+    var out: [ClosedRange<Int>] = []
+    for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+      if let last = out.last, r.lowerBound <= last.upperBound + 1 {
+        out[out.count - 1] = last.lowerBound...max(last.upperBound, r.upperBound)
+      } else {
+        out.append(r)
+      }
+    }
+    return out
+  }
+
+  /// Replays `timeline` without the events in `ranges` next to the real history, from the
+  /// checkpoint before the first of them. The two agree until a removed event changes the
+  /// state, so until then one state stands for both and only removed events are checked
+  /// (through the items they touch); after, both are folded to the end for their faults,
+  /// unless they agree again past the last removed event. Every range must lie within
+  /// 1...eventCount, and `point` within 0...eventCount.
+  /// - Complexity: a seek, then one fold per history from the first removed event on, plus
+  ///   one copy of the state per run of removed events.
+  public static func run(
+    _ timeline: Timeline, without ranges: [ClosedRange<Int>], at point: Int, context: Int = 2
+  ) throws(ReplayError) -> WhatIfReport {
+    let total = timeline.eventCount
+    let without = merged(ranges)
+    guard let first = without.first?.lowerBound, let last = without.last?.upperBound,
+      first >= 1, last <= total, (0...total).contains(point)
+    else {
+      throw ReplayError(
+        .usage, "events to leave out must lie within 1...\(total) (\(timeline.path))")
+    }
+    var report = WhatIfReport(
+      without: without, removedCount: without.reduce(0) { $0 + $1.count },
+      start: timeline.checkpointSeq(atOrBefore: first - 1), at: point, diff: StateDiff())
+    var (real, decoder) = try timeline.seek(to: first - 1)
+    if point < first {
+      // Before the first removed event the histories are one.
+      let s = point == first - 1 ? real : try timeline.state(at: point)
+      report.diff = Differ.diff(s, s, touched: TouchedItems(), context: context)
+    }
+    let limit = max(4_096, real.numberOfAllItems / 4)
+    // The counterfactual state while the histories differ; nil while one state stands for
+    // both.
+    var other: ListState?
+    // During a run of removed events that began while they agreed, the state before it.
+    var held: ListState?
+    // What the events since the histories last agreed touched, in either history.
+    var touched = TouchedItems(limit: limit)
+    // A run of removed events ends: the histories agree again, or differ from here on.
+    func endRun() {
+      guard let before = held else { return }
+      held = nil
+      if !Differ.diff(before, real, touched: touched, context: 0).isEmpty { other = before }
+    }
+    var range = 0
+    try timeline.scan(from: first, through: total) { n, bytes in
+      let event = try timeline.decode(&decoder, bytes, n)
+      while range < without.count && without[range].upperBound < n { range += 1 }
+      if range < without.count && without[range].contains(n) {
+        if other == nil && held == nil {
+          held = real
+          touched = TouchedItems(limit: limit)
+        }
+        let before = report.firstDifference == nil ? Effect(of: event, on: real) : nil
+        touched.note(event, before: real)
+        if let fault = apply(event, to: &real) {
+          report.vanished.append(FaultChange(event: n, op: event, fault: fault, removed: true))
+        }
+        if let before, before.changed(real) {
+          report.firstDifference = n
+          report.firstDifferenceOp = event
+        }
+      } else {
+        endRun()
+        if var o = other {
+          other = nil
+          touched.note(event, before: real)
+          touched.note(event, before: o)
+          let otherFault = apply(event, to: &o)
+          other = o
+          switch (apply(event, to: &real), otherFault) {
+          case (let f?, nil):
+            report.vanished.append(FaultChange(event: n, op: event, fault: f, removed: false))
+          case (nil, let f?):
+            report.appeared.append(FaultChange(event: n, op: event, fault: f, removed: false))
+          default: break
+          }
+        } else {
+          _ = apply(event, to: &real)
+        }
+        // Past the last removed event, histories that agree again agree for good.
+        if n > last, let o = other, !touched.overflowed, n == last + 1 || n & 0x1FFF == 0,
+          Differ.diff(real, o, touched: touched, context: 0).isEmpty
+        {
+          other = nil
+        }
+      }
+      if n == point {
+        let counterfactual = other ?? held
+        report.diff = Differ.diff(
+          real, counterfactual ?? real, touched: counterfactual == nil ? TouchedItems() : touched,
+          context: context)
+      }
+      return n <= last || other != nil || n < point
+    }
+    return report
+  }
+
+  /// Whether one event changed a state: its touched items' facts and selection, the
+  /// sections, the selection count and mode, taken before it.
+  private struct Effect {
+    let items: TouchedItems
+    let facts: [(ItemFacts?, Bool)]
+    let sections: [String]
+    let selected: Int
+    let multiple: Bool
+
+    init(of event: Event, on state: ListState) {
+      var items = TouchedItems()
+      items.note(event, before: state)
+      self.items = items
+      facts = items.ids.map { (itemFacts(state, $0), state.isSelected($0)) }
+      sections = state.sectionIdentifiers
+      selected = state.numberOfSelectedItems
+      multiple = state.allowsMultipleSelection
+    }
+
+    func changed(_ state: ListState) -> Bool {
+      guard state.numberOfSelectedItems == selected, state.allowsMultipleSelection == multiple,
+        state.sectionIdentifiers == sections
+      else { return true }
+      for (id, (f, selected)) in zip(items.ids, facts) {
+        let g = itemFacts(state, id)
+        guard state.isSelected(id) == selected, f?.place == g?.place, f?.expanded == g?.expanded,
+          f?.title == g?.title, f?.fields == g?.fields
+        else { return true }
+      }
+      return false
+    }
+  }
+
+  /// Applies an event; returns its fault (the state is then unchanged).
+  private static func apply(_ event: Event, to state: inout ListState) -> ListFault? {
+    do throws(ListFault) {
+      try state.apply(event)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  /// Writes the counterfactual log at `output` (which must not exist): every event but the
+  /// removed ones, times kept, with a mark `what-if: without …` where the first removed
+  /// event was. Returns the number of events written.
+  @discardableResult
+  public static func write(
+    _ timeline: Timeline, without ranges: [ClosedRange<Int>], to output: String
+  ) throws(ReplayError) -> Int {
+    let without = merged(ranges)
+    let label = "what-if: without " + describe(without)
+    var written = 0
+    try writeLog(output) { recorder throws(ReplayError) in
+      var decoder = EventDecoder()
+      var range = 0
+      try timeline.scan(from: 1, through: timeline.eventCount) { n, bytes in
+        let event = try timeline.decode(&decoder, bytes, n)
+        while range < without.count && without[range].upperBound < n { range += 1 }
+        if range < without.count && without[range].contains(n) {
+          if n == without[0].lowerBound {
+            _ = try recorder.record(Event(.mark(label), time: event.time))
+            written += 1
+          }
+          return true
+        }
+        _ = try recorder.record(event)
+        written += 1
+        return true
+      }
+    }
+    return written
+  }
+
+  /// `120-130, 500`.
+  public static func describe(_ ranges: [ClosedRange<Int>]) -> String {
+    ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
+      .joined(separator: ", ")
+  }
+}
+
+/// Records a new log at `output` (which must not exist) through `body`, closing it whether
+/// or not `body` succeeds.
+func writeLog(_ output: String, _ body: (Recorder) throws(ReplayError) -> Void)
+  throws(ReplayError)
+{
+  guard !FileManager.default.fileExists(atPath: output) else {
+    throw ReplayError(.usage, "\(output) already exists; the output must be a new log")
+  }
+  let recorder = try Recorder.open(path: output)
+  do throws(ReplayError) {
+    try body(recorder)
+    try recorder.close()
+  } catch {
+    try? recorder.close()
+    throw error
+  }
+}

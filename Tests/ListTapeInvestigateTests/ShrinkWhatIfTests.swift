@@ -1,0 +1,258 @@
+import Foundation
+import ListTapeJSON
+import ListTapeModel
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeInvestigate
+@testable import ListTapeStore
+
+/// A generated session with a three-event bug planted at three places: a section, an item
+/// with a child in it, and the expansion that shows the child.
+func plantedShrinkSession(events: Int, seed: UInt64) -> [Event] {
+  var list: [Event] = []
+  SampleSession.generate(events: events, seed: seed, maxItems: 600) { list.append($0) }
+  let bug: [(Int, ListOperation)] = [
+    (events / 10, .appendSections(["bug"])),
+    (events / 2, .appendItems([OutlineNode("bug-parent", children: ["bug-child"])], section: "bug", parent: nil)),
+    (events * 9 / 10, .expand(["bug-parent"])),
+  ]
+  for (at, op) in bug.reversed() {
+    list.insert(Event(op, time: list[at - 1].time), at: at)
+  }
+  return list
+}
+
+/// The final state of `events` folded from the empty list.
+func folded(_ events: [Event]) -> ListState {
+  var s = ListState()
+  for e in events { try? s.apply(e) }
+  return s
+}
+
+@Suite struct ShrinkTests {
+  /// The result keeps events of the log in order, unchanged; satisfies the predicate; and
+  /// every single removal breaks it (tried one by one here, independently of Shrink).
+  static func expectMinimal(
+    _ result: ShrinkResult, of events: [Event], _ holds: (ListState) -> Bool, _ what: String
+  ) {
+    #expect(result.kept == result.kept.sorted(), "\(what)")
+    #expect(result.kept.map { events[$0 - 1] } == result.events, "\(what)")
+    #expect(holds(folded(result.events)), "\(what): the result does not satisfy the predicate")
+    for i in result.events.indices {
+      var without = result.events
+      without.remove(at: i)
+      #expect(!holds(folded(without)), "\(what): event \(result.kept[i]) can go")
+    }
+    #expect(!result.events.contains { if case .mark = $0.operation { true } else { false } })
+  }
+
+  @Test(arguments: [
+    #"visible("bug-child")"#, #"visible("bug-child") and count(sections) == 6"#,
+    #"parent("bug-child") == "bug-parent""#, "count(sections) == 6",
+    "count(visible) > 40", #"exists("bug-child") and count(items) >= 25"#,
+  ])
+  func shrinksToAOneMinimalLog(_ expression: String) throws {
+    let events = plantedShrinkSession(events: 1_500, seed: 4)
+    let (timeline, _) = try record(events, "shrink")
+    let query = try Query(expression)
+    let result = try Shrink.run(timeline, relevance: query.relevance) { s, _ in query.holds(in: s) }
+    Self.expectMinimal(result, of: events, query.holds, expression)
+    #expect(result.original == events.count)
+    if expression == #"visible("bug-child")"# {
+      #expect(result.events.map(\.operation) == [
+        .appendSections(["bug"]),
+        .appendItems([OutlineNode("bug-parent", children: ["bug-child"])], section: "bug", parent: nil),
+        .expand(["bug-parent"]),
+      ])
+      // Only the events that name the bug's items (and the section edits) were tried.
+      #expect(result.slice?.held == true)
+      #expect(result.tests < 40)
+    }
+  }
+
+  @Test func withoutRelevanceTheSearchStillFindsTheBug() throws {
+    let events = plantedShrinkSession(events: 1_500, seed: 8)
+    let (timeline, _) = try record(events, "opaque")
+    let query = try Query(#"visible("bug-child")"#)
+    var calls = 0
+    let result = try Shrink.run(timeline) { s, _ in
+      calls += 1
+      return query.holds(in: s)
+    }
+    Self.expectMinimal(result, of: events, query.holds, "opaque predicate")
+    #expect(result.kept.count == 3)
+    #expect(result.slice == nil)
+    #expect(calls == result.tests)
+    // Far fewer than one test per event: chunks double and halve.
+    #expect(result.tests < 150, "\(result.tests) tests")
+  }
+
+  @Test func batchesStayWhole() throws {
+    var events = plantedShrinkSession(events: 1_500, seed: 2)
+    events.insert(
+      Event(
+        .batch([
+          Event(.appendSections(["b2"])), Event(.mark("in the batch")),
+          Event(.appendItems(["b-item"], section: "b2", parent: nil)),
+        ]), time: events[700].time), at: 700)
+    let (timeline, _) = try record(events, "batch")
+    let query = try Query(#"exists("b-item") and visible("bug-child")"#)
+    let result = try Shrink.run(timeline, relevance: query.relevance) { s, _ in query.holds(in: s) }
+    Self.expectMinimal(result, of: events, query.holds, "batch")
+    #expect(result.kept.contains(701))
+  }
+
+  @Test func refusesWhenTheLastStateDoesNotSatisfy() throws {
+    let (timeline, _) = try record(plantedShrinkSession(events: 500, seed: 1), "never")
+    let query = try Query(#"exists("nothing")"#)
+    #expect(throws: ReplayError.self) {
+      try Shrink.run(timeline, relevance: query.relevance) { s, _ in query.holds(in: s) }
+    }
+  }
+}
+
+@Suite struct WhatIfTests {
+  /// Faults of each event folded in order, by event number (1-based).
+  static func faults(_ events: [(Int, Event)]) -> (ListState, [Int: ListFault], [ListState]) {
+    var s = ListState()
+    var out: [Int: ListFault] = [:]
+    var states: [ListState] = []
+    for (n, e) in events {
+      do throws(ListFault) {
+        try s.apply(e)
+      } catch {
+        out[n] = error
+      }
+      states.append(s)
+    }
+    return (s, out, states)
+  }
+
+  static func json(_ d: StateDiff) -> String {
+    var w = JSONWriter()
+    d.writeJSON(to: &w)
+    return String(decoding: w.bytes, as: UTF8.self)
+  }
+
+  @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+  func agreesWithFoldingTheEditedList(seed: UInt64) throws {
+    var events: [Event] = []
+    SampleSession.generate(events: 900, seed: seed, maxItems: 300) { events.append($0) }
+    let (timeline, path) = try record(events, "whatif")
+    var rng = SplitMix64(seed: seed &* 77)
+    for round in 0..<6 {
+      var ranges: [ClosedRange<Int>] = []
+      for _ in 0..<(1 + rng.below(3)) {
+        let a = 1 + rng.below(events.count)
+        ranges.append(a...min(events.count, a + [0, 0, 1, 5, 40][rng.below(5)]))
+      }
+      let point = [events.count, rng.below(events.count + 1), ranges[0].lowerBound][rng.below(3)]
+      let report = try WhatIf.run(timeline, without: ranges, at: point)
+
+      // The same, folded here from the start: both lists, every state, every fault.
+      let numbered = Array(zip(1..., events))
+      let removed = { (n: Int) in ranges.contains { $0.contains(n) } }
+      let (_, realFaults, realStates) = Self.faults(numbered)
+      let (_, otherFaults, _) = Self.faults(numbered.filter { !removed($0.0) })
+      var otherAfter: [ListState] = []
+      var s = ListState()
+      for (n, e) in numbered {
+        if !removed(n) { try? s.apply(e) }
+        otherAfter.append(s)
+      }
+      let first = (1...events.count).first { realStates[$0 - 1] != otherAfter[$0 - 1] }
+      let what = "seed \(seed) round \(round) without \(WhatIf.describe(ranges)) at \(point)"
+      #expect(report.firstDifference == first, "\(what)")
+      if let first { #expect(removed(first), "\(what)") }
+      let appeared = otherFaults.keys.filter { realFaults[$0] == nil }.sorted()
+      let vanished = realFaults.keys.filter { otherFaults[$0] == nil }.sorted()
+      #expect(report.appeared.map(\.event) == appeared, "\(what)")
+      #expect(report.vanished.map(\.event) == vanished, "\(what)")
+      #expect(report.vanished.allSatisfy { $0.removed == removed($0.event) }, "\(what)")
+      #expect(report.appeared.allSatisfy { otherFaults[$0.event] == $0.fault }, "\(what)")
+      let a = point == 0 ? ListState() : realStates[point - 1]
+      let b = point == 0 ? ListState() : otherAfter[point - 1]
+      let expected = Differ.diff(a, b)
+      #expect(report.diff.lines() == expected.lines(), "\(what)")
+      #expect(Self.json(report.diff) == Self.json(expected), "\(what)")
+      #expect(report.start == timeline.checkpointSeq(atOrBefore: report.without[0].lowerBound - 1))
+    }
+    // The counterfactual log: every other event, times kept, and a mark where they went.
+    let out = path + "-without.ltape"
+    let written = try WhatIf.write(timeline, without: [10...12, 500...500], to: out)
+    var expected = events
+    expected.removeSubrange(499...499)
+    expected.replaceSubrange(9...11, with: [Event(.mark("what-if: without 10-12, 500"), time: events[9].time)])
+    #expect(written == expected.count)
+    var got: [Event] = []
+    try Timeline(path: out).forEachEvent { _, e in
+      got.append(e)
+      return true
+    }
+    #expect(got == expected)
+    #expect(throws: ReplayError.self) { try WhatIf.write(timeline, without: [1...1], to: out) }
+  }
+
+  @Test func historiesThatAgreeAgainStopEarly() throws {
+    let events: [Event] = [
+      Event(.appendSections(["s"])), Event(.appendItems([OutlineNode("x", children: ["y"])], section: "s", parent: nil)),
+      Event(.expand(["x"])), Event(.collapse(["x"])), Event(.select(["y"])),
+    ] + (0..<50).map { Event(.update(item: "x", title: "t\($0)", fields: nil)) }
+    let (timeline, _) = try record(events, "agree")
+    // Without the expand, selecting y faults (hidden); without expand and collapse the
+    // states agree again after 4, and the select faults in both.
+    let one = try WhatIf.run(timeline, without: [3...3], at: 55)
+    #expect(one.firstDifference == 3)
+    #expect(one.appeared.map(\.event) == [])
+    #expect(one.vanished.map(\.event) == [])
+    let two = try WhatIf.run(timeline, without: [3...4], at: 55)
+    #expect(two.firstDifference == 3)
+    #expect(two.diff.isEmpty)
+    let none = try WhatIf.run(timeline, without: [10...20], at: 15)
+    #expect(none.firstDifference == 10)
+    #expect(!none.diff.isEmpty)
+    #expect(throws: ReplayError.self) { try WhatIf.run(timeline, without: [0...2], at: 5) }
+    #expect(WhatIf.range("3-9") == 3...9)
+    #expect(WhatIf.range("4") == 4...4)
+    #expect(WhatIf.range("9-3") == nil)
+    #expect(WhatIf.range("x") == nil)
+    #expect(WhatIf.range("1-2-3") == nil)
+  }
+}
+
+@Suite struct ManyLogsLibraryTests {
+  @Test func everyWorkerCountGivesTheSameAnswersInOrder() throws {
+    var paths: [String] = []
+    for seed in 1...6 as ClosedRange<UInt64> {
+      var events = plantedShrinkSession(events: 600, seed: seed)
+      if seed % 2 == 0 { events.removeAll { $0.operation == .expand(["bug-parent"]) } }
+      paths.append(try record(events, "many\(seed)").1)
+    }
+    let query = try Query(#"visible("bug-child")"#)
+    var answers: [[Int?]] = []
+    for workers in [1, 2, 4] {
+      var got: [Int?] = []
+      var order: [String] = []
+      let matched = ManyLogs.find(query, in: paths, workers: workers) { result in
+        if case .success(let m) = result {
+          got.append(m.event)
+          order.append(m.path)
+        }
+      }
+      #expect(order == paths)
+      #expect(matched == 3)
+      answers.append(got)
+    }
+    #expect(answers[0] == answers[1])
+    #expect(answers[0] == answers[2])
+    // One log at a time, by the full scan.
+    for (path, answer) in zip(paths, answers[0]) {
+      var first: Int?
+      _ = try Find.changes(try Timeline(path: path), query: query) { change, _ in
+        if first == nil && change.to == .bool(true) { first = change.event }
+      }
+      #expect(answer == first)
+    }
+  }
+}
