@@ -23,6 +23,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try DecodedFold.run(args[1])
 } else if args.count == 2 && args[0] == "__decode-only" {
   try DecodeOnly.run(args[1])
+} else if args.count == 3 && args[0] == "__find-memory" {
+  InvestigateBench.findMemory(args[1], Int(args[2]) ?? 0)
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {
@@ -30,7 +32,7 @@ if args.count == 2 && args[0] == "__replay-memory" {
     """
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
-    USAGE: listtape-bench [model] [log] [replay] [store] [--quick]
+    USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
@@ -46,4 +48,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("log") { LogBench.run() }
   if wants("replay") { ReplayBench.run(quick: quick) }
   if wants("store") { StoreBench.run(quick: quick) }
+  if wants("investigate") { InvestigateBench.run(quick: quick) }
 }
