@@ -46,10 +46,11 @@ extension Differ {
     return diff(state, b, touched: touched, context: context)
   }
 
-  /// The same diff as `diff(a, b)` when every item whose existence, place, flags or content
-  /// differs between `a` and `b` is in `touched` (`TouchedItems` of the events that lead
-  /// from one to the other), with the runs of unchanged items longer than `context` counted
-  /// rather than listed. Reads only the touched items, the sibling lists whose order they
+  /// The same diff as `diff(a, b)` when every item whose existence, place, flags, content or
+  /// selection differs between `a` and `b` is in `touched` (`TouchedItems` of the events
+  /// that lead from one to the other), with the runs of unchanged items longer than
+  /// `context` counted rather than listed, and `selectionBefore`/`selectionAfter` filled
+  /// only when the selection changed (empty, so equal, when it did not). Reads only the touched items, the sibling lists whose order they
   /// may have changed, the few rows shown around each change, and each section's ends.
   /// - Complexity: O(touched × depth × log n + siblings of reordered lists + sections);
   ///   O(n) when `touched` overflowed (then both states are compared whole).
@@ -127,7 +128,13 @@ extension Differ {
     }
     d.unchanged = b.numberOfAllItems - d.inserted.count - changedKept
     d.walk = new.walk(anchors: anchors, context: context)
-    compareSelection(a, b, into: &d)
+    // Only touched items can have changed their selection; the lists are built (in
+    // display order) only when one did.
+    d.multipleSelectionBefore = a.allowsMultipleSelection
+    d.multipleSelectionAfter = b.allowsMultipleSelection
+    if touched.ids.contains(where: { a.isSelected($0) != b.isSelected($0) }) {
+      compareSelection(a, b, into: &d)
+    }
     return (d, touched.count + old.examined + new.examined)
   }
 }

@@ -53,7 +53,8 @@ public enum ManyLogs {
       var isDirectory: ObjCBool = false
       guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
         missing.append(
-          LogFailure(path: path, error: ReplayError(.cannotOpen, "cannot open \(path): no such file")))
+          LogFailure(
+            path: path, error: ReplayError(.cannotOpen, "cannot open \(path): no such file")))
         continue
       }
       guard isDirectory.boolValue else {

@@ -63,7 +63,8 @@ public enum Shrink {
     let total = timeline.eventCount
     guard try predicate(try timeline.state(at: total), total) else {
       throw ReplayError(
-        .notFound, "the state after the last event \(total) does not satisfy the predicate "
+        .notFound,
+        "the state after the last event \(total) does not satisfy the predicate "
           + "(\(timeline.path))")
     }
     var search = Search(predicate: predicate, progress: progress)
@@ -277,7 +278,8 @@ struct LogPrefixes {
     // Save a few states on the way, so the next (earlier) prefixes fold less: up to 32 per
     // checkpoint interval, fewer for large lists (about 256 MB of saved states in all).
     let budget = (256 << 20) / max(1, state.numberOfAllItems * 200)
-    let spacing = max(1_024, (nextCheckpoint(after: checkpoint) - checkpoint) / max(2, min(32, budget)))
+    let spacing = max(
+      1_024, (nextCheckpoint(after: checkpoint) - checkpoint) / max(2, min(32, budget)))
     try timeline.scan(from: from + 1, through: n) { seq, bytes in
       let event = try timeline.decode(&decoder, bytes, seq)
       try? state.apply(event)
@@ -328,7 +330,8 @@ extension Query {
         return true
       case .countVisible, .countItems: return false
       case .not(let a): return walk(a)
-      case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b): return walk(a) && walk(b)
+      case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b):
+        return walk(a) && walk(b)
       }
     }
     return walk(root) ? Relevance(items: items, selection: selection) : nil

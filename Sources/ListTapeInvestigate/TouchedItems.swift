@@ -1,10 +1,11 @@
 import ListTapeModel
 
-/// The items a run of events may have changed: every item an event names, and every item
-/// below what it deletes or replaces (and, inside a batch, below what it moves), read from
-/// the state the event is applied to. An item outside the set kept its existence, parent,
-/// section, flags, content and relative order among its siblings; the selection, the
-/// sections and visible rows are compared separately (`Differ.diff(_:_:touched:context:)`).
+/// The items a run of events may have changed: every item an event names, every item below
+/// what it deletes or replaces (and, inside a batch, below what it moves), and every item
+/// it may deselect without naming it, read from the state the event is applied to. An item
+/// outside the set kept its existence, parent, section, flags, content, selection and
+/// relative order among its siblings; sections and visible rows are compared separately
+/// (`Differ.diff(_:_:touched:context:)`).
 public struct TouchedItems: Sendable {
   var keys: Set<IdentifierKey> = []
   /// The ids in the order they were first noted (deterministic iteration).
@@ -45,8 +46,21 @@ public struct TouchedItems: Sendable {
       for id in ids { addSection(id, s) }
     case .deleteAllItems:
       for id in s.sectionIdentifiers { addSection(id, s) }
-    case .moveItem(let id, _) where inBatch:
-      addSubtree(id, s)
+    case .moveItem(let id, let anchor):
+      // Moving next to a hidden item deselects the moved subtree.
+      if inBatch {
+        addSubtree(id, s)
+      } else if !s.isVisible(anchor.id) {
+        addSelected(under: id, s)
+      }
+    case .collapse(let ids):
+      // Collapsing an expanded item deselects what it hides.
+      for id in ids where inBatch || s.isExpanded(id) { addSelected(under: id, s) }
+    case .select:
+      // In single selection, selecting deselects what was selected.
+      if !s.allowsMultipleSelection { addSelected(under: nil, s) }
+    case .deselect(nil), .configure(multipleSelection: false):
+      addSelected(under: nil, s)
     default:
       break
     }
@@ -71,9 +85,22 @@ public struct TouchedItems: Sendable {
     }
   }
 
+  /// The selected items at or below `id` (all of them when nil).
+  /// - Complexity: O(selected × depth), not the subtree's size.
+  private mutating func addSelected(under id: String?, _ s: ListState) {
+    guard s.numberOfSelectedItems > 0 else { return }
+    for x in s.selectedItems {
+      var y: String? = x
+      while let z = y, id.map({ !sameID(z, $0) }) ?? false { y = s.parent(of: z) ?? nil }
+      if y != nil { add(x) }
+    }
+  }
+
   private mutating func addSection(_ id: String, _ s: ListState) {
     for x in s.allItems(inSection: id) ?? [] { add(x) }
   }
+
+  private func sameID(_ a: String, _ b: String) -> Bool { IdentifierKey(a) == IdentifierKey(b) }
 
   /// Whether `id` was noted.
   public func contains(_ id: String) -> Bool { keys.contains(IdentifierKey(id)) }

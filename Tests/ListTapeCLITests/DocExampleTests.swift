@@ -41,9 +41,11 @@ import Testing
       #expect(lines.contains(line), "missing: \(line)\n\(out)")
     }
     // Step 5's files: Swift source for the state, the three events.
-    let swift = try String(contentsOf: dir.url.appendingPathComponent("RecordedBug.swift"), encoding: .utf8)
+    let swift = try String(
+      contentsOf: dir.url.appendingPathComponent("RecordedBug.swift"), encoding: .utf8)
     #expect(swift.contains(#".expand(["draft-1"])"#))
-    let events = try String(contentsOf: dir.url.appendingPathComponent("RecordedBug.jsonl"), encoding: .utf8)
+    let events = try String(
+      contentsOf: dir.url.appendingPathComponent("RecordedBug.jsonl"), encoding: .utf8)
     #expect(events.split(separator: "\n").count == 3)
   }
 }

@@ -95,7 +95,8 @@ import Testing
     let lines = r.out.split(separator: "\n").map(String.init)
     #expect(lines.count == 3)
     #expect(lines.first?.hasPrefix("\(dir.path("users/u1.ltape")): event 700  ") == true)
-    #expect(lines.dropFirst().first?.hasPrefix("\(dir.path("users/u3.ltape")): event 1500  ") == true)
+    #expect(
+      lines.dropFirst().first?.hasPrefix("\(dir.path("users/u3.ltape")): event 1500  ") == true)
     #expect(lines.prefix(2).allSatisfy { $0.hasSuffix("  appendSections  zzz-bug") })
     #expect(lines.last == "2 of 7 logs match (2 logs damaged or unreadable)")
     #expect(r.err.contains("warning: skipped \(dir.path("users/junk.ltape")): not a ListTape log"))
@@ -129,7 +130,8 @@ import Testing
     var ops: [String: Int] = [:]
     for log in Self.logs(dir) where !log.hasSuffix("junk.ltape") {
       let one = try CLI.run(["stats", log, "--json"])
-      let o = try #require(try JSONSerialization.jsonObject(with: Data(one.out.utf8)) as? [String: Any])
+      let o = try #require(
+        try JSONSerialization.jsonObject(with: Data(one.out.utf8)) as? [String: Any])
       events += o["events"] as? Int ?? 0
       faults += o["faults"] as? Int ?? 0
       for (op, n) in o["ops"] as? [String: Int] ?? [:] { ops[op, default: 0] += n }
@@ -141,11 +143,13 @@ import Testing
     #expect(totals["ops"] as? [String: Int] == ops)
     let reasons = try #require(totals["faultsByReason"] as? [String: Int])
     #expect(reasons.values.reduce(0, +) == faults)
-    #expect(reasons.keys.allSatisfy { ["duplicateItem", "hiddenItem", "missingItem"].contains($0) })
+    #expect(
+      reasons.keys.allSatisfy { ["duplicateItem", "hiddenItem", "missingItem"].contains($0) })
     let damaged = try #require(totals["damaged"] as? [[String: Any]])
-    #expect(damaged.compactMap { $0["log"] as? String }.sorted() == [
-      dir.path("users/junk.ltape"), dir.path("users/torn.ltape"),
-    ])
+    #expect(
+      damaged.compactMap { $0["log"] as? String }.sorted() == [
+        dir.path("users/junk.ltape"), dir.path("users/torn.ltape"),
+      ])
     let text = try CLI.run(["stats", dir.path("users/u1.ltape"), dir.path("users/u3.ltape")])
     #expect(text.code == 0)
     #expect(text.out.hasPrefix("2 logs\n  events       4,002\n  faults       "))

@@ -54,9 +54,10 @@ enum PlantedBug {
     #expect(r.code == 0, "\(r.err)")
     let lines = r.out.split(separator: "\n").map(String.init)
     #expect(lines.first == "kept 3 of 3,003 events → \(out)")
-    #expect(lines.dropFirst().prefix(3).map { $0.split(separator: " ").first.map(String.init) } == [
-      "#301", "#1502", "#2703",
-    ])
+    #expect(
+      lines.dropFirst().prefix(3).map { $0.split(separator: " ").first.map(String.init) } == [
+        "#301", "#1502", "#2703",
+      ])
     // The output log holds those events, times included, and satisfies the predicate; each
     // single removal breaks it.
     let kept = try Self.events(out)
@@ -72,7 +73,9 @@ enum PlantedBug {
     let again = try CLI.run(["shrink", log, "--where", expression, "-o", out])
     #expect(again.code == 73)
     #expect(again.err.contains("already exists"))
-    let never = try CLI.run(["shrink", log, "--where", #"exists("nothing")"#, "-o", dir.path("n.ltape")])
+    let never = try CLI.run([
+      "shrink", log, "--where", #"exists("nothing")"#, "-o", dir.path("n.ltape"),
+    ])
     #expect(never.code == 1)
     #expect(never.err.contains("does not satisfy the predicate"))
     #expect(!FileManager.default.fileExists(atPath: dir.path("n.ltape")))
@@ -104,13 +107,27 @@ enum PlantedBug {
   }
 
   static let usage: [([String], String)] = [
-    (["shrink", "a.ltape", "-o", "b.ltape"], "Error: Give one of '--where <expr>' or '--run <cmd>'"),
-    (["shrink", "a.ltape", "--where", "count(items)", "-o", "b"], "Error: The expression for '--where <expr>' is not a predicate"),
-    (["shrink", "a.ltape", "--where", "count(items) >", "-o", "b"], "Error: The expression for '--where <expr>' is malformed: column 15"),
-    (["shrink", "a.ltape", "--where", "true", "--run", "x", "-o", "b"], "Error: '--where <expr>' and '--run <cmd>' cannot be used together"),
+    (
+      ["shrink", "a.ltape", "-o", "b.ltape"], "Error: Give one of '--where <expr>' or '--run <cmd>'"
+    ),
+    (
+      ["shrink", "a.ltape", "--where", "count(items)", "-o", "b"],
+      "Error: The expression for '--where <expr>' is not a predicate"
+    ),
+    (
+      ["shrink", "a.ltape", "--where", "count(items) >", "-o", "b"],
+      "Error: The expression for '--where <expr>' is malformed: column 15"
+    ),
+    (
+      ["shrink", "a.ltape", "--where", "true", "--run", "x", "-o", "b"],
+      "Error: '--where <expr>' and '--run <cmd>' cannot be used together"
+    ),
     (["shrink", "a.ltape", "--where", "true"], "Error: Missing '-o, --output <out>'"),
     (["what-if", "a.ltape"], "Error: Missing '--without <range>'"),
-    (["what-if", "a.ltape", "--without", "5-2"], "Error: The value '5-2' is invalid for '--without <range>'"),
+    (
+      ["what-if", "a.ltape", "--without", "5-2"],
+      "Error: The value '5-2' is invalid for '--without <range>'"
+    ),
   ]
 
   @Test(arguments: usage)
@@ -154,7 +171,8 @@ enum PlantedBug {
     // selection then differs until 12 replaces it.
     let json = try CLI.run(["what-if", path, "--without", "3", "--at", "5", "--json"])
     #expect(json.code == 0)
-    let o = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+    let o = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
     #expect(o["firstDifference"] as? Int == 3)
     #expect(o["without"] as? [[Int]] == [[3, 3]])
     #expect(o["at"] as? Int == 5)
@@ -175,7 +193,8 @@ enum PlantedBug {
     #expect(r.code == 0)
     #expect(r.err.contains("wrote 10 events (without 6-7, 11, with a mark) to \(out)"))
     let events = try CLI.run(["events", out, "--json"]).out.split(separator: "\n").map(String.init)
-    let original = try CLI.run(["events", path, "--json"]).out.split(separator: "\n").map(String.init)
+    let original = try CLI.run(["events", path, "--json"]).out.split(separator: "\n").map(
+      String.init)
     #expect(events.count == 10)
     #expect(Array(events.prefix(5)) == Array(original.prefix(5)))
     #expect(events[5].contains(#""op":"mark","label":"what-if: without 6-7, 11""#))

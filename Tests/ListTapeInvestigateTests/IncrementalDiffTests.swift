@@ -22,7 +22,8 @@ import Testing
     let full = Differ.diff(a, b)
     for context in [0, 1, 2, 3] {
       let fast = Differ.diff(a, b, touched: touched, context: context)
-      #expect(fast.lines(context: context) == full.lines(context: context), "\(what) context \(context)")
+      #expect(
+        fast.lines(context: context) == full.lines(context: context), "\(what) context \(context)")
       #expect(fast.unchanged == full.unchanged, "\(what)")
       #expect(fast.changeCount == full.changeCount, "\(what)")
     }

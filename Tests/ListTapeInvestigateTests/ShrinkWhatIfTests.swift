@@ -14,7 +14,11 @@ func plantedShrinkSession(events: Int, seed: UInt64) -> [Event] {
   SampleSession.generate(events: events, seed: seed, maxItems: 600) { list.append($0) }
   let bug: [(Int, ListOperation)] = [
     (events / 10, .appendSections(["bug"])),
-    (events / 2, .appendItems([OutlineNode("bug-parent", children: ["bug-child"])], section: "bug", parent: nil)),
+    (
+      events / 2,
+      .appendItems(
+        [OutlineNode("bug-parent", children: ["bug-child"])], section: "bug", parent: nil)
+    ),
     (events * 9 / 10, .expand(["bug-parent"])),
   ]
   for (at, op) in bug.reversed() {
@@ -60,11 +64,13 @@ func folded(_ events: [Event]) -> ListState {
     Self.expectMinimal(result, of: events, query.holds, expression)
     #expect(result.original == events.count)
     if expression == #"visible("bug-child")"# {
-      #expect(result.events.map(\.operation) == [
-        .appendSections(["bug"]),
-        .appendItems([OutlineNode("bug-parent", children: ["bug-child"])], section: "bug", parent: nil),
-        .expand(["bug-parent"]),
-      ])
+      #expect(
+        result.events.map(\.operation) == [
+          .appendSections(["bug"]),
+          .appendItems(
+            [OutlineNode("bug-parent", children: ["bug-child"])], section: "bug", parent: nil),
+          .expand(["bug-parent"]),
+        ])
       // Only the events that name the bug's items (and the section edits) were tried.
       #expect(result.slice?.held == true)
       #expect(result.tests < 40)
@@ -183,7 +189,8 @@ func folded(_ events: [Event]) -> ListState {
     let written = try WhatIf.write(timeline, without: [10...12, 500...500], to: out)
     var expected = events
     expected.removeSubrange(499...499)
-    expected.replaceSubrange(9...11, with: [Event(.mark("what-if: without 10-12, 500"), time: events[9].time)])
+    expected.replaceSubrange(
+      9...11, with: [Event(.mark("what-if: without 10-12, 500"), time: events[9].time)])
     #expect(written == expected.count)
     var got: [Event] = []
     try Timeline(path: out).forEachEvent { _, e in
@@ -195,10 +202,12 @@ func folded(_ events: [Event]) -> ListState {
   }
 
   @Test func historiesThatAgreeAgainStopEarly() throws {
-    let events: [Event] = [
-      Event(.appendSections(["s"])), Event(.appendItems([OutlineNode("x", children: ["y"])], section: "s", parent: nil)),
-      Event(.expand(["x"])), Event(.collapse(["x"])), Event(.select(["y"])),
-    ] + (0..<50).map { Event(.update(item: "x", title: "t\($0)", fields: nil)) }
+    let events: [Event] =
+      [
+        Event(.appendSections(["s"])),
+        Event(.appendItems([OutlineNode("x", children: ["y"])], section: "s", parent: nil)),
+        Event(.expand(["x"])), Event(.collapse(["x"])), Event(.select(["y"])),
+      ] + (0..<50).map { Event(.update(item: "x", title: "t\($0)", fields: nil)) }
     let (timeline, _) = try record(events, "agree")
     // Without the expand, selecting y faults (hidden); without expand and collapse the
     // states agree again after 4, and the select faults in both.

@@ -96,23 +96,24 @@ enum InvestigateBench {
         label, "\(r.kept) events in \(fmt(r.seconds)) s",
         "≤ 10 events in ≤ \(Int(limit)) s", r.kept <= 10 && r.seconds <= limit)
     }
-    report("shrink --where, 3-event bug in 10k events", try shrink(small, ["--where", bug]), limit: 10)
+    report(
+      "shrink --where, 3-event bug in 10k events", try shrink(small, ["--where", bug]), limit: 10)
     report(
       "shrink --where, 3-event bug in \(quick ? "200k" : "1M") events",
       try shrink(large, ["--where", bug]), limit: 120)
     // The checker sees only the state JSON: is bug-child there with every ancestor expanded?
     let check = directory + "/check.py"
     try """
-      import json, sys
-      state = json.load(sys.stdin)
-      items = {i["id"]: i for s in state["sections"] for i in s["items"]}
-      node = items.get("bug-child")
-      shown = node is not None
-      while shown and node["parent"] is not None:
-          node = items[node["parent"]]
-          shown = node["expanded"]
-      sys.exit(1 if shown else 0)
-      """.write(toFile: check, atomically: true, encoding: .utf8)
+    import json, sys
+    state = json.load(sys.stdin)
+    items = {i["id"]: i for s in state["sections"] for i in s["items"]}
+    node = items.get("bug-child")
+    shown = node is not None
+    while shown and node["parent"] is not None:
+        node = items[node["parent"]]
+        shown = node["expanded"]
+    sys.exit(1 if shown else 0)
+    """.write(toFile: check, atomically: true, encoding: .utf8)
     report(
       "shrink --run (python3 checker), 10k events",
       try shrink(small, ["--run", "python3 \(check)"]), limit: 60)
@@ -232,6 +233,36 @@ enum InvestigateBench {
   static func median(_ xs: [Double]) -> Double {
     let s = xs.sorted()
     return s.isEmpty ? .nan : s[s.count / 2]
+  }
+
+  /// `__diff LOG`: where an adjacent diff's time goes on a large list, at 20 random points
+  /// (medians): the seek, copying the state, noting the touched items, comparing.
+  static func diffParts(_ path: String) throws {
+    let timeline = try Timeline(path: path)
+    let events = timeline.eventCount
+    var rng = SplitMix64(seed: 7)
+    var parts: [[Double]] = Array(repeating: [], count: 5)
+    var touchedCount: [Int] = []
+    for _ in 0..<20 {
+      let n = events / 2 + rng.below(events / 2 - 1)
+      var a = ListState()
+      parts[0].append(try Clock.measure { a = try timeline.state(at: n) })
+      let e = try timeline.event(n + 1)
+      var touched = TouchedItems()
+      parts[1].append(Clock.measure { touched.note(e, before: a) })
+      var b = a
+      parts[2].append(Clock.measure { try? b.apply(e) })
+      parts[3].append(Clock.measure { _ = Differ.diff(a, b, touched: touched, context: 2) })
+      parts[4].append(Clock.measure { _ = Differ.diff(a, b, touched: touched, context: 2).lines() })
+      touchedCount.append(touched.count)
+    }
+    let names = ["seek", "note touched", "copy + apply", "diff", "diff + lines"]
+    for (name, times) in zip(names, parts) {
+      print("\(name): \(fmt(median(times) * 1000)) ms (max \(fmt((times.max() ?? 0) * 1000)))")
+    }
+    print(
+      "touched items: median \(touchedCount.sorted()[touchedCount.count / 2]), max \(touchedCount.max() ?? 0)"
+    )
   }
 
   static func diffFigures(quick: Bool) throws {

@@ -23,6 +23,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try DecodedFold.run(args[1])
 } else if args.count == 2 && args[0] == "__decode-only" {
   try DecodeOnly.run(args[1])
+} else if args.count == 2 && args[0] == "__diff" {
+  try InvestigateBench.diffParts(args[1])
 } else if args.count == 3 && args[0] == "__find-memory" {
   InvestigateBench.findMemory(args[1], Int(args[2]) ?? 0)
 } else if args.count == 1 && args[0] == "__sizes" {
