@@ -44,7 +44,8 @@ public struct StatsTotals: Sendable {
 /// thread, so memory holds one state per worker whatever the number of logs.
 public enum ManyLogs {
   /// The logs among `paths`: files as given, directories searched (recursively) for
-  /// `.ltape` files, in path order; paths that do not exist are failures.
+  /// `.ltape` files, in path order; paths that do not exist, and directories without logs,
+  /// are failures.
   public static func files(_ paths: [String]) -> (files: [String], missing: [LogFailure]) {
     var files: [String] = []
     var missing: [LogFailure] = []
@@ -66,6 +67,12 @@ public enum ManyLogs {
         .filter { $0.hasSuffix(".ltape") }
         .sorted()
         .map { base + $0 }
+      if found.isEmpty {
+        missing.append(
+          LogFailure(
+            path: path,
+            error: ReplayError(.cannotOpen, "cannot open \(path): no .ltape files in it")))
+      }
       files += found
     }
     return (files, missing)

@@ -109,6 +109,20 @@ import Testing
     #expect(none.out == "0 of 2 logs match\n")
   }
 
+  @Test func nothingToReadIsCannotOpen() throws {
+    let dir = try TempDir()
+    try FileManager.default.createDirectory(
+      atPath: dir.path("empty"), withIntermediateDirectories: true)
+    for args in [
+      ["find", "--where", "true", dir.path("empty")], ["stats", dir.path("empty")],
+      ["find", "--where", "true", dir.path("a.ltape"), dir.path("b.ltape")],
+    ] {
+      let r = try CLI.run(args)
+      #expect(r.code == 66, "\(args)")
+      #expect(r.err.hasPrefix("listtape: error: cannot open "), "\(args)")
+    }
+  }
+
   @Test func usageErrors() throws {
     let dir = try Self.fleet.get()
     let faults = try CLI.run(["find", "--faults", dir.path("users")])

@@ -9,6 +9,15 @@ let manyLogsArgument = ArgumentSpec(
   name: "log", help: "The log file; several logs, or directories of .ltape files, at once.",
   repeats: true)
 
+/// The logs among `paths` (`ManyLogs.files`); exit 66 when there is none to read at all.
+func openable(_ paths: [String]) throws(CLIError) -> (files: [String], missing: [LogFailure]) {
+  let (files, missing) = ManyLogs.files(paths)
+  if files.isEmpty, let first = missing.first {
+    throw .failure(first.error.description, code: ExitCode.cannotOpen)
+  }
+  return (files, missing)
+}
+
 /// `listtape find --where EXPR LOG LOG...`: the first event at which EXPR holds in each log.
 enum FindManyCommand {
   static let discussion = """
@@ -30,7 +39,7 @@ enum FindManyCommand {
         "The expression for '--where <expr>' is not a predicate: with several logs find "
           + "reports where it first holds; compare the value with == != < <= > >=")
     }
-    let (files, missing) = ManyLogs.files(logs)
+    let (files, missing) = try openable(logs)
     let json = invocation.flag("json")
     let out = invocation.out
     let style = invocation.style
@@ -135,7 +144,7 @@ enum StatsManyCommand {
     """
 
   static func run(logs: [String], invocation: Invocation) throws(CLIError) -> Int32 {
-    let (files, missing) = ManyLogs.files(logs)
+    let (files, missing) = try openable(logs)
     let progress = LogsProgress("reading", total: files.count)
     var totals = ManyLogs.stats(files) { _, _ in progress.step() }
     progress.finish()

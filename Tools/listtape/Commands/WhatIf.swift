@@ -115,18 +115,7 @@ enum WhatIfCommand: Command {
     func faults(_ key: String, _ list: [FaultChange]) {
       w.key(key)
       w.beginArray()
-      for f in list {
-        w.beginObject()
-        w.key("event")
-        w.int(f.event)
-        w.key("op")
-        w.string(f.op.op)
-        w.key("reason")
-        w.string(f.fault.description)
-        w.key("removed")
-        w.bool(f.removed)
-        w.endObject()
-      }
+      for f in list { writeFault(event: f.event, op: f.op.op, reason: f.fault.description, to: &w) }
       w.endArray()
     }
     w.beginObject()
@@ -150,7 +139,9 @@ enum WhatIfCommand: Command {
     w.key("event")
     if let op = r.firstDifferenceOp { op.encode(to: &w) } else { w.null() }
     faults("faultsAppeared", r.appeared)
-    faults("faultsVanished", r.vanished)
+    // Faults of events both histories hold, then those of the removed events.
+    faults("faultsVanished", r.vanished.filter { !$0.removed })
+    faults("faultsRemoved", r.vanished.filter(\.removed))
     w.key("at")
     w.int(r.at)
     w.key("identical")
