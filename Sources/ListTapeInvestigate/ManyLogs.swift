@@ -96,7 +96,9 @@ public enum ManyLogs {
     inParallel(paths, workers: workers) { path -> Result<LogMatch, LogFailure> in
       do throws(ReplayError) {
         let timeline = try Timeline(path: path)
-        let hit = try timeline.firstEvent(where: query)
+        // A query of its own per log: evaluating a shared one retains and releases the same
+        // nodes from every core at every event.
+        let hit = try timeline.firstEvent(where: (try? Query(query.description)) ?? query)
         return .success(
           LogMatch(
             path: path, event: hit?.event, op: hit?.op, events: timeline.eventCount,
@@ -231,12 +233,20 @@ extension Timeline {
     var found: (event: Int, op: Event?)?
     try scan(from: 1, through: eventCount) { seq, bytes in
       let event = try decode(&decoder, bytes, seq)
-      try? state.apply(event)
-      guard query.holds(in: state) else { return true }
+      guard Self.apply(event, to: &state, then: query) else { return true }
       found = (seq, event)
       return false
     }
     return found
+  }
+
+  /// Folds `event` into `state` and evaluates `query` there, through `inout`: the closure's
+  /// captured state is then used in place, not copied (retaining every table) per event.
+  @inline(__always)
+  private static func apply(_ event: Event, to state: inout ListState, then query: Query) -> Bool
+  {
+    try? state.apply(event)
+    return query.holds(in: state)
   }
 }
 
