@@ -243,8 +243,7 @@ extension Timeline {
   /// Folds `event` into `state` and evaluates `query` there, through `inout`: the closure's
   /// captured state is then used in place, not copied (retaining every table) per event.
   @inline(__always)
-  private static func apply(_ event: Event, to state: inout ListState, then query: Query) -> Bool
-  {
+  private static func apply(_ event: Event, to state: inout ListState, then query: Query) -> Bool {
     try? state.apply(event)
     return query.holds(in: state)
   }
