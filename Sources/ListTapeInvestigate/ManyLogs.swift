@@ -4,6 +4,7 @@ import ListTapeStore
 
 /// One log's answer in a search of many logs.
 public struct LogMatch: Sendable {
+  /// The log.
   public var path: String
   /// The first event at which the expression holds (0: on the empty list before any
   /// event); nil when it never holds in what could be read.
@@ -19,22 +20,31 @@ public struct LogMatch: Sendable {
 
 /// A log that could not be opened or read at all.
 public struct LogFailure: Error, Sendable {
+  /// The log.
   public var path: String
+  /// Why it could not be read.
   public var error: ReplayError
 }
 
 /// What `stats` counts over many logs.
 public struct StatsTotals: Sendable {
+  /// Logs read (in whole or up to their damage).
   public var logs = 0
+  /// Events of the logs read.
   public var events = 0
+  /// Events that faulted when folded.
   public var faults = 0
   /// Faults by reason (`ListFault.reason`), most frequent first (ties by name).
   public var faultsByReason: [(reason: String, count: Int)] = []
   /// Events per op, most frequent first (ties by name).
   public var opCounts: [(op: String, count: Int)] = []
+  /// The logs' sizes in bytes.
   public var bytes = 0
+  /// Mark events.
   public var marks = 0
+  /// The earliest event time of any log, in Unix milliseconds.
   public var firstTime: Int64?
+  /// The latest event time of any log, in Unix milliseconds.
   public var lastTime: Int64?
   /// Logs that are damaged (counted up to the damage) or could not be read (not counted).
   public var damaged: [(path: String, problem: String)] = []

@@ -21,10 +21,11 @@ public struct ShrinkResult: Sendable {
 
 /// How far a shrink has come, for a progress line.
 public struct ShrinkProgress: Sendable {
+  /// Candidates judged so far.
   public var tests: Int
-  /// Events kept so far in this pass, and the events of the list the pass works on that
-  /// are still to be tried.
+  /// Events kept so far in this pass.
   public var kept: Int
+  /// Events of the list being shrunk still to be tried in this pass.
   public var remaining: Int
   /// Passes over the list so far (the search ends after a pass that removes nothing).
   public var pass: Int
@@ -37,6 +38,7 @@ public struct Relevance: Sendable {
   /// Whether it reads the selection (then every select and deselect may matter).
   public var selection: Bool
 
+  /// What an opaque predicate can depend on: these items, and the selection or not.
   public init(items: [String], selection: Bool) {
     self.items = items
     self.selection = selection
@@ -55,6 +57,9 @@ public struct Relevance: Sendable {
 /// kept events folded on. With a `Relevance`, the events that cannot touch the named items
 /// are tried away in one step first.
 public enum Shrink {
+  /// Shrinks `timeline`'s events to a 1-minimal list whose final state satisfies
+  /// `predicate` (given the state and the candidate's number of events); `progress` hears
+  /// after every test. Throws `.notFound` when the log's own final state does not.
   public static func run(
     _ timeline: Timeline, relevance: Relevance? = nil,
     predicate: @escaping (_ state: ListState, _ events: Int) throws(ReplayError) -> Bool,

@@ -13,6 +13,7 @@ public struct TouchedItems: Sendable {
   /// Past this many items the set stops growing and `overflowed` is set: comparing the
   /// whole states is then cheaper than following every item.
   public let limit: Int
+  /// Whether more than `limit` items were noted (the set then stopped growing).
   public private(set) var overflowed = false
 
   /// An empty set that gives up after `limit` items.

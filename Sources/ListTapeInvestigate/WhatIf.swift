@@ -6,7 +6,9 @@ import ListTapeStore
 public struct FaultChange: Sendable {
   /// The event's number in the real log.
   public var event: Int
+  /// The event.
   public var op: Event
+  /// Its fault in the history that has it.
   public var fault: ListFault
   /// Whether the event is one of those left out (its fault vanishes with it).
   public var removed: Bool
@@ -16,6 +18,7 @@ public struct FaultChange: Sendable {
 public struct WhatIfReport: Sendable {
   /// The events left out, sorted and merged.
   public var without: [ClosedRange<Int>]
+  /// How many events that is.
   public var removedCount: Int
   /// The checkpoint the replay started from (0: the start of the log).
   public var start: Int
@@ -30,6 +33,7 @@ public struct WhatIfReport: Sendable {
   public var vanished: [FaultChange] = []
   /// The point compared, and the diff from the real state there to the counterfactual one.
   public var at: Int
+  /// What differs there, from the real state to the counterfactual one.
   public var diff: StateDiff
 }
 
