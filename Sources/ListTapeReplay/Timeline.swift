@@ -187,7 +187,7 @@ public final class Timeline {
   /// decoding thread's fold hints, and calls `body` after each with the event, its fault
   /// (nil when it applied) and the state, read in place; `body` returns false to stop. Every
   /// scan that folds (replay, seeks, find, history, stats, verify) goes through here.
-  func foldEach(
+  package func foldEach(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     _ body: (Int, Event, ListFault?, inout ListState) -> Bool
   ) throws(ReplayError) {
@@ -277,7 +277,7 @@ public final class Timeline {
   /// The state after event `n` and the decoder positioned right after it.
   /// With `cache`, the decoded checkpoint is kept for the next seek into the same interval
   /// (worth it for many nearby seeks; a lone seek would pay for a copy it never uses).
-  func seek(to n: Int, cache: Bool = false) throws(ReplayError) -> (
+  package func seek(to n: Int, cache: Bool = false) throws(ReplayError) -> (
     state: ListState, decoder: EventDecoder
   ) {
     guard n >= 0 && n <= eventCount else {
