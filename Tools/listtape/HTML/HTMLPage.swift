@@ -202,29 +202,27 @@ enum HTMLPage {
     }
     /** Folds event curN + 1: 0 applied, 1 fault (the message in result()). */
     function step() { curN++; return W.lt_apply(curN - FROM); }
-    /** The state at curN as the protocol's state JSON, plus the selection mode. */
+    // The state at curN: every item in display order with what a renderer needs (section
+    // headers included), and the selection mode.
     function state() {
-      W.lt_state(curN);
-      var st = JSON.parse(result());
-      st.multi = W.lt_multiple() === 1;
-      return st;
-    }
-
-    // Every item in display order with what a renderer needs (section headers included).
-    function rows(st) {
-      var out = [], selected = new Set(st.selected);
-      st.sections.forEach(function (s) {
-        var shown = new Set(s.visible);
-        out.push({ header: true, section: s.id, count: s.items.length, visible: s.visible.length });
-        s.items.forEach(function (x, i) {
-          var next = s.items[i + 1];
-          out.push({ section: s.id, id: x.id, level: x.level, parent: x.parent, expanded: x.expanded,
-            hasChildren: next !== undefined && next.parent === x.id, visible: shown.has(x.id),
-            selected: selected.has(x.id), title: x.title === undefined ? null : x.title,
-            fields: x.fields === undefined ? null : x.fields });
+      W.lt_rows();
+      var d = JSON.parse(result()), out = [];
+      d[1].forEach(function (s) {
+        var head = { header: true, section: s[0], count: s[1].length, visible: 0 }, path = [];
+        out.push(head);
+        s[1].forEach(function (r) {
+          var level = r[0], flags = r[2];
+          path.length = level;
+          out.push({ section: s[0], id: r[1], level: level, parent: level ? path[level - 1] : null,
+            group: level ? 'i:' + path[level - 1] : 's:' + s[0],
+            expanded: (flags & 1) !== 0, selected: (flags & 2) !== 0, visible: (flags & 4) !== 0,
+            hasChildren: (flags & 8) !== 0, title: r.length > 3 ? r[3] : null,
+            fields: r.length > 4 ? r[4] : null });
+          path[level] = r[1];
+          if (flags & 4) head.visible++;
         });
       });
-      return out;
+      return { rows: out, multi: d[0] };
     }
 
     // ---- Diff by identity between two row lists. ----
@@ -261,20 +259,25 @@ enum HTMLPage {
       a.forEach(function (r) {
         if (!r.header && !B.has(r.id)) out.push(['d-del', '- ' + r.id + ' (was ' + placeText(r) + ')']);
       });
-      function key(r) { return r.parent === null ? 's:' + r.section : 'i:' + r.parent; }
+      // Items that stay under the same parent, by parent, in each order.
       var groupsA = new Map(), groupsB = new Map(), moved = new Set();
+      function add(groups, r) {
+        var g = groups.get(r.group);
+        if (g) g.push(r.id); else groups.set(r.group, [r.id]);
+      }
       a.forEach(function (r) {
         var o = !r.header && B.get(r.id);
-        if (o && key(o) === key(r)) { if (!groupsA.has(key(r))) groupsA.set(key(r), []); groupsA.get(key(r)).push(r.id); }
+        if (o && o.group === r.group) add(groupsA, r);
       });
       b.forEach(function (r) {
         var o = !r.header && A.get(r.id);
-        if (!r.header && o && key(o) !== key(r)) moved.add(r.id);
-        if (o && key(o) === key(r)) { if (!groupsB.has(key(r))) groupsB.set(key(r), []); groupsB.get(key(r)).push(r.id); }
+        if (o && o.group !== r.group) moved.add(r.id);
+        if (o && o.group === r.group) add(groupsB, r);
       });
       groupsB.forEach(function (ids, k) {
-        var old = groupsA.get(k) || [];
-        notInLIS(ids.map(function (id) { return old.indexOf(id); })).forEach(function (m, i) { if (m) moved.add(ids[i]); });
+        var old = new Map();
+        groupsA.get(k).forEach(function (id, i) { old.set(id, i); });
+        notInLIS(ids.map(function (id) { return old.get(id); })).forEach(function (m, i) { if (m) moved.add(ids[i]); });
       });
       var unchanged = 0;
       b.forEach(function (r) {
@@ -285,7 +288,7 @@ enum HTMLPage {
         if (moved.has(r.id)) { changed = true; out.push(['d-mod', '~ ' + pad + r.id + ' moved: ' + placeText(o) + ' → ' + placeText(r)]); }
         if (o.expanded !== r.expanded) { changed = true; out.push(['d-mod', (r.expanded ? '▾ ' : '▸ ') + pad + r.id + (r.expanded ? ' expanded' : ' collapsed')]); }
         if (o.title !== r.title) { changed = true; out.push(['d-mod', '  ' + pad + 'title ' + r.id + ': ' + JSON.stringify(o.title) + ' → ' + JSON.stringify(r.title)]); }
-        if (fieldsText(o.fields) !== fieldsText(r.fields)) { changed = true; out.push(['d-mod', '  ' + pad + 'fields ' + r.id + ': {' + fieldsText(o.fields) + '} → {' + fieldsText(r.fields) + '}']); }
+        if ((o.fields || r.fields) && fieldsText(o.fields) !== fieldsText(r.fields)) { changed = true; out.push(['d-mod', '  ' + pad + 'fields ' + r.id + ': {' + fieldsText(o.fields) + '} → {' + fieldsText(r.fields) + '}']); }
         if (!changed) unchanged++;
       });
       var sa = a.filter(function (r) { return r.selected; }).map(function (r) { return r.id; });
@@ -356,16 +359,19 @@ enum HTMLPage {
       box.replaceChildren(frag);
     }
 
+    var drawn = null;
     function render() {
       var n = position, before = null, fault = '';
       if (n >= FROM) {
         seek(n - 1);
-        before = rows(state());
+        // Stepping forward, the rows drawn last are the ones before.
+        before = drawn && drawn.n === n - 1 ? drawn.rows : state().rows;
         if (step() === 1) fault = result();
       } else {
         seek(n);
       }
-      var st = state(), now = rows(st);
+      var st = state(), now = st.rows;
+      drawn = { n: n, rows: now };
       $('slider').value = String(n);
       $('num').value = String(n);
       var head = $('eventhead');

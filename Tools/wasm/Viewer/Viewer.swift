@@ -4,7 +4,7 @@ import ListTapeModel
 /// The HTML viewer's reducer: `ListState.apply`, the same code every native command folds
 /// with, compiled to WebAssembly with Embedded Swift. The page hands over its window of
 /// events once (JSON Lines), loads checkpoints (the state codec's bytes), folds events by
-/// number and reads states back as the protocol's state JSON.
+/// number and reads states back as rows to draw or as the protocol's state JSON.
 ///
 /// Calls pass pointers and lengths into linear memory; text comes back in one result buffer
 /// (`lt_result`, `lt_result_length`) that the next call replaces.
@@ -80,6 +80,47 @@ struct Viewer {
     }
     setResult(UnsafeRawBufferPointer(start: nil, count: 0))
     return .applied
+  }
+
+  /// What the page draws, smaller than the state JSON: `[multipleSelection, [[section,
+  /// [[level, id, flags, title?, fields?], …]], …]]`, every item in pre-order; flags: 1
+  /// expanded, 2 selected, 4 visible, 8 has children; a title (or null) only when there is a
+  /// title or fields.
+  mutating func rows() {
+    var w = JSONWriter(reservingCapacity: 4096)
+    w.beginArray()
+    w.bool(state.allowsMultipleSelection)
+    w.beginArray()
+    for section in state.sectionIdentifiers {
+      w.beginArray()
+      w.string(section)
+      w.beginArray()
+      for row in state.rows(inSection: section) ?? [] {
+        w.beginArray()
+        w.int(row.level)
+        w.string(row.id)
+        w.int(
+          (row.expanded ? 1 : 0) | (row.isSelected ? 2 : 0) | (row.isVisible ? 4 : 0)
+            | (row.hasChildren ? 8 : 0))
+        if row.title != nil || row.fields != nil {
+          if let title = row.title { w.string(title) } else { w.null() }
+        }
+        if let fields = row.fields {
+          w.beginObject()
+          for key in fields.keys.sorted() {
+            w.key(key)
+            w.string(fields[key] ?? "")
+          }
+          w.endObject()
+        }
+        w.endArray()
+      }
+      w.endArray()
+      w.endArray()
+    }
+    w.endArray()
+    w.endArray()
+    setResult(w.bytes)
   }
 
   mutating func stateJSON(event: Int) {
@@ -175,9 +216,9 @@ func ltState(_ event: Int32) {
   viewer.stateJSON(event: Int(event))
 }
 
-/// 1 in multiple-selection mode, else 0.
-@_expose(wasm, "lt_multiple")
-@_cdecl("lt_multiple")
-func ltMultiple() -> Int32 {
-  viewer.state.allowsMultipleSelection ? 1 : 0
+/// Puts the rows the page draws in the result (`Viewer.rows`).
+@_expose(wasm, "lt_rows")
+@_cdecl("lt_rows")
+func ltRows() {
+  viewer.rows()
 }
