@@ -69,9 +69,9 @@ enum HTMLCommand: Command {
     let report = HTMLReport(
       name: name, timeline: timeline, from: from, through: through, checkpointEvery: every)
     let progress = Progress("reading", enabled: Terminal.isTTY(2) && window >= 100_000)
-    let data: [UInt8]
+    let parts: HTMLReport.Parts
     do {
-      data = try report.data(progress: progress.update)
+      parts = try report.parts(progress: progress.update)
     } catch {
       progress.finish()
       switch error {
@@ -84,7 +84,7 @@ enum HTMLCommand: Command {
       }
     }
     progress.finish()
-    let page = HTMLPage.render(data: data)
+    let page = HTMLPage.render(parts)
     guard FileManager.default.createFile(atPath: output, contents: Data(page)) else {
       throw .failure("cannot write \(output)", code: ExitCode.cannotOpen)
     }
