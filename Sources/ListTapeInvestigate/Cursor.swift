@@ -28,7 +28,7 @@ public struct Cursor {
   /// the first event whose state satisfies `condition`; returns that event, or nil (the
   /// cursor then stands at `limit`).
   public mutating func advance(through limit: Int, until condition: (Int, ListState) -> Bool)
-    throws(ReplayError) -> Int?
+    throws(StoreError) -> Int?
   {
     guard limit > position else { return nil }
     var hit: Int?
@@ -45,7 +45,7 @@ public struct Cursor {
   }
 
   /// Moves to the state after event `n`.
-  public mutating func move(to n: Int) throws(ReplayError) {
+  public mutating func move(to n: Int) throws(StoreError) {
     if n == position { return }
     // Fold forward when that is cheaper than decoding the checkpoint before n and folding
     // from there.

@@ -52,13 +52,14 @@ public enum History {
   public static func of(
     item id: String, in timeline: Timeline, progress: ((Int, Int) -> Void)? = nil,
     _ body: (HistoryEntry) -> Void
-  ) throws(ReplayError) -> Int {
+  ) throws(StoreError) -> Int {
     var state = ListState()
     var decoder = EventDecoder()
     var current: ItemState?
     var count = 0
     let total = timeline.eventCount
-    try timeline.foldEach(&state, &decoder, from: 1, through: total) { seq, e, fault, s in
+    try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
+      seq, e, fault, s in
       let named = e.operation.names(item: id)
       // Only events that name the item, or change the list around it, can touch it.
       let after = named || current != nil ? ItemState(s, id) : nil
@@ -75,7 +76,6 @@ public enum History {
         count += 1
       }
       current = after
-      if seq & 0xFFFF == 0 { progress?(seq, total) }
       return true
     }
     return count

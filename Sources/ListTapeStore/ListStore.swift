@@ -61,7 +61,7 @@ public final class ListStore: @unchecked Sendable {
   private var faults = 0
   private var accepted = 0
   private var closed = false
-  private var writeError: ReplayError?
+  private var writeError: StoreError?
 
   // Confined to `queue` (or to `deinit`, when nothing else can reach the store).
   private let recorder: Recorder
@@ -69,7 +69,7 @@ public final class ListStore: @unchecked Sendable {
 
   /// Opens LOG for recording (creating it if absent); the store starts from the state the log
   /// already ends in, so an app can resume a session.
-  public init(path: String, options: Options = Options()) throws(ReplayError) {
+  public init(path: String, options: Options = Options()) throws(StoreError) {
     self.path = path
     self.options = options
     recorder = try Recorder.open(path: path, fsync: options.fsync)
@@ -138,7 +138,7 @@ extension ListStore {
 
   /// The first write failure, if any; from then on events are dropped, and `sync()` and
   /// `close()` throw it.
-  public var lastWriteError: ReplayError? { locked { writeError } }
+  public var lastWriteError: StoreError? { locked { writeError } }
 }
 
 // MARK: - Recording
@@ -290,7 +290,7 @@ extension ListStore {
       locked { dropped += 1 }
       return
     }
-    do throws(ReplayError) {
+    do throws(StoreError) {
       switch item {
       case .event(let event):
         try recorder.record(event)
@@ -313,11 +313,11 @@ extension ListStore {
 
   /// Waits until every event handed to the store before this call is written and forced to
   /// stable storage. Throws the first write failure, if any.
-  public func sync() throws(ReplayError) {
-    let result: Result<Void, ReplayError> = queue.sync {
+  public func sync() throws(StoreError) {
+    let result: Result<Void, StoreError> = queue.sync {
       writePending()
       if let e = locked({ writeError }) { return .failure(e) }
-      do throws(ReplayError) {
+      do throws(StoreError) {
         try recorder.sync()
         return .success(())
       } catch {
@@ -329,15 +329,15 @@ extension ListStore {
 
   /// Writes what is buffered, syncs and closes the log. Later edits still apply to the state
   /// but are counted as dropped. Closing twice does nothing.
-  public func close() throws(ReplayError) {
+  public func close() throws(StoreError) {
     let first: Bool = locked {
       defer { closed = true }
       return !closed
     }
     guard first else { return }
-    let result: Result<Void, ReplayError> = queue.sync {
+    let result: Result<Void, StoreError> = queue.sync {
       writePending()
-      do throws(ReplayError) {
+      do throws(StoreError) {
         try recorder.close()
       } catch {
         return .failure(error)

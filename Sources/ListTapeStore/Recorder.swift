@@ -21,7 +21,9 @@ public final class Recorder {
   var encoder: EventEncoder
   var scratch: [UInt8] = []
   /// What recovery cut from a torn tail when the log was opened, if anything.
-  public let recoveryNote: String?
+  public var recovery: RecoveryReport? { writer.recovery }
+  /// The log being recorded.
+  public var path: String { writer.path }
 
   /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
   /// only a few thousand events, far enough apart that they stay a small share of the file.
@@ -43,19 +45,19 @@ public final class Recorder {
 
   /// Opens LOG for appending (creating it if absent), cutting a torn tail, and folds what it
   /// already holds through its last checkpoint.
-  public static func open(path: String, fsync: FsyncMode = .interval) throws(ReplayError)
+  public static func open(path: String, fsync: FsyncMode = .interval) throws(StoreError)
     -> Recorder
   {
     try open(path: path, options: options(fsync))
   }
 
   /// Opens with explicit writer tuning (tests use tight checkpoint spacing).
-  static func open(path: String, options: LogWriterOptions) throws(ReplayError) -> Recorder {
+  static func open(path: String, options: LogWriterOptions) throws(StoreError) -> Recorder {
     let writer: LogWriter
     do {
       writer = try LogWriter.open(path: path, options: options)
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
     var state = ListState()
     var encoder = EventEncoder()
@@ -72,7 +74,6 @@ public final class Recorder {
     self.writer = writer
     self.state = state
     self.encoder = encoder
-    recoveryNote = writer.recovery.map { "\($0) (\(writer.path))" }
   }
 
   /// Events in the log so far (the next one gets `eventCount + 1`).
@@ -84,7 +85,7 @@ public final class Recorder {
   /// Stamps a missing time with now, appends the event, folds it; returns the fault when the
   /// event faulted (it is recorded anyway).
   @discardableResult
-  public func record(_ event: Event) throws(ReplayError) -> ListFault? {
+  public func record(_ event: Event) throws(StoreError) -> ListFault? {
     var event = event
     if event.time == nil { event.time = Self.now() }
     scratch.removeAll(keepingCapacity: true)
@@ -92,7 +93,7 @@ public final class Recorder {
     do {
       try writer.append(scratch)
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
     var fault: ListFault?
     do throws(ListFault) {
@@ -104,27 +105,27 @@ public final class Recorder {
       do {
         try writer.appendCheckpoint(Checkpoint(state: state, lastTime: encoder.lastTime).encoded())
       } catch {
-        throw ReplayError(error)
+        throw .log(error)
       }
     }
     return fault
   }
 
   /// Forces everything recorded so far to stable storage.
-  public func sync() throws(ReplayError) {
+  public func sync() throws(StoreError) {
     do {
       try writer.sync()
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
   }
 
   /// Writes what is pending, syncs, and releases the log.
-  public func close() throws(ReplayError) {
+  public func close() throws(StoreError) {
     do {
       try writer.close()
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
   }
 }

@@ -76,13 +76,6 @@ enum CLI {
   }
 }
 
-extension CLIError {
-  /// A library error, printed with its own context (path, byte offset, event number).
-  init(_ error: ReplayError) {
-    self = .failure(error.description, code: error.exitCode)
-  }
-}
-
 /// Opens a log for reading, turning the library's error into the CLI's.
 func openTimeline(_ path: String) throws(CLIError) -> Timeline {
   do {
@@ -93,7 +86,7 @@ func openTimeline(_ path: String) throws(CLIError) -> Timeline {
 }
 
 /// Runs `body`, turning a library error into the CLI's.
-func replaying<T>(_ body: () throws(ReplayError) -> T) throws(CLIError) -> T {
+func replaying<T>(_ body: () throws(StoreError) -> T) throws(CLIError) -> T {
   do {
     return try body()
   } catch {

@@ -58,17 +58,6 @@ enum BisectCommand: Command {
     let json = invocation.flag("json")
     let out = invocation.out
     let style = invocation.style
-    let external = command.map { ExternalCheck(command: $0, logPath: path) }
-
-    func check(_ n: Int, _ state: ListState) throws -> Verdict {
-      if let query { return query.holds(in: state) ? .bad : .good }
-      guard let external else { return .skip }
-      do {
-        return try external.verdict(event: n, state: state)
-      } catch {
-        throw CheckAborted(message: error.description)
-      }
-    }
     func logProbe(_ p: BisectProbe) {
       if json {
         var w = JSONWriter()
@@ -78,32 +67,35 @@ enum BisectCommand: Command {
         w.key("verdict")
         w.string(p.verdict.rawValue)
         w.key("purpose")
-        w.string(p.purpose)
+        w.string(purposeName(p.purpose))
         w.endObject()
         w.endLine()
         out.bytes(w.bytes)
       } else {
-        Diagnostics.line("probe \(p.event): \(p.verdict.rawValue) (\(p.purpose))")
+        Diagnostics.line("probe \(p.event): \(p.verdict.rawValue) (\(purposeName(p.purpose)))")
       }
     }
 
     let result: BisectResult
-    do {
-      result = try Bisect.run(
-        timeline, scanInterval: query != nil, check: check, onProbe: logProbe)
-    } catch let error as CheckAborted {
-      throw .failure(error.message, code: ExitCode.io)
-    } catch let error as ReplayError {
-      throw CLIError(error)
-    } catch {
-      throw .failure("\(error)", code: ExitCode.io)
+    if let query {
+      result = try replaying { () throws(StoreError) in
+        try Bisect.run(timeline, where: query, onProbe: logProbe)
+      }
+    } else {
+      let external = ExternalCheck(command: command ?? "", logPath: path)
+      do {
+        result = try Bisect.run(timeline, check: external.verdict, onProbe: logProbe)
+      } catch {
+        switch error {
+        case .timeline(let e): throw CLIError(e)
+        case .check(let e): throw .failure(e.message, code: ExitCode.io)
+        }
+      }
     }
 
     let subject = query.map { "\($0.description)" } ?? "the check"
     let holds = query == nil ? "bad" : "true"
     let fails = query == nil ? "good" : "false"
-    let verdicts = Dictionary(
-      result.probes.map { ($0.event, $0.verdict) }, uniquingKeysWith: { a, _ in a })
     func word(_ v: Verdict?) -> String {
       switch v {
       case .bad?: return holds
@@ -113,16 +105,8 @@ enum BisectCommand: Command {
       }
     }
 
-    let event: Event? =
-      if let n = result.first, n > 0 {
-        try replaying { () throws(ReplayError) in try timeline.event(n) }
-      } else {
-        nil
-      }
-    var state = result.stateAtFirst
-    if state == nil, let n = result.first {
-      state = try replaying { () throws(ReplayError) in try timeline.state(at: n) }
-    }
+    let event = result.eventAtFirst
+    let state = result.stateAtFirst
 
     if !result.contradictions.isEmpty, let first = result.first {
       let list = result.contradictions.prefix(5).map(String.init).joined(separator: ", ")
@@ -154,9 +138,9 @@ enum BisectCommand: Command {
       if let n = result.first {
         w.beginObject()
         w.key("before")
-        if n > 0, let v = verdicts[n - 1] { w.string(v.rawValue) } else { w.null() }
+        if n > 0, let v = result.verdict(at: n - 1) { w.string(v.rawValue) } else { w.null() }
         w.key("at")
-        w.string(verdicts[n]?.rawValue ?? Verdict.bad.rawValue)
+        w.string(result.verdict(at: n)?.rawValue ?? Verdict.bad.rawValue)
         w.endObject()
       } else {
         w.null()
@@ -192,7 +176,9 @@ enum BisectCommand: Command {
       if n == 0 {
         out.line("boundary: \(holds) at 0, the empty list")
       } else {
-        out.line("boundary: \(word(verdicts[n - 1])) at \(n - 1), \(word(verdicts[n])) at \(n)")
+        out.line(
+          "boundary: \(word(result.verdict(at: n - 1))) at \(n - 1), \(word(result.verdict(at: n))) at \(n)"
+        )
       }
       out.line(
         style.dim(
@@ -215,9 +201,14 @@ enum BisectCommand: Command {
   }
 }
 
-/// An external check that aborted the bisect (exit ≥ 128, a signal, or could not run).
-private struct CheckAborted: Error {
-  var message: String
+/// How a probe's purpose reads in the probe log.
+func purposeName(_ purpose: ProbePurpose) -> String {
+  switch purpose {
+  case .boundary: return "boundary"
+  case .search: return "search"
+  case .scan: return "scan"
+  case .monotonicCheck: return "monotonic check"
+  }
 }
 
 let whereOption = OptionSpec(

@@ -39,7 +39,7 @@ enum CutCommand: Command {
         "\(output) already exists; cut writes a new log (remove it or choose another name)",
         code: ExitCode.cannotCreate)
     }
-    let written = try replaying { () throws(ReplayError) in
+    let written = try replaying { () throws(StoreError) in
       try timeline.cut(through: n, to: output)
     }
     Diagnostics.line(

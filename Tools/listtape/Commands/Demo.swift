@@ -56,7 +56,7 @@ enum DemoCommand: Command {
     if FileManager.default.fileExists(atPath: path) {
       baseEvents = try openTimeline(path).eventCount
     }
-    let store = try replaying { () throws(ReplayError) in try ListStore(path: path) }
+    let store = try replaying { () throws(StoreError) in try ListStore(path: path) }
     if baseEvents == 0 {
       scenario.load(into: store)
     } else {

@@ -78,10 +78,10 @@ enum DiffCommand: Command {
         ),
       ]
     }
-    let before = try replaying { () throws(ReplayError) in
+    let before = try replaying { () throws(StoreError) in
       try sides[0].timeline.state(at: sides[0].event)
     }
-    let after = try replaying { () throws(ReplayError) in
+    let after = try replaying { () throws(StoreError) in
       try sides[1].timeline.state(at: sides[1].event)
     }
     let diff = Differ.diff(before, after)
@@ -102,7 +102,7 @@ enum DiffCommand: Command {
       w.key("changes")
       w.int(diff.changeCount)
       w.key("diff")
-      diff.writeJSON(to: &w)
+      DiffText.write(diff, to: &w)
       w.endObject()
       w.endLine()
       invocation.out.bytes(w.bytes)
@@ -110,7 +110,7 @@ enum DiffCommand: Command {
       let style = invocation.style
       invocation.out.line(style.bold("--- \(sides[0].path) at event \(sides[0].event)"))
       invocation.out.line(style.bold("+++ \(sides[1].path) at event \(sides[1].event)"))
-      printDiff(diff, context: context, style: style, into: invocation.out)
+      DiffText.print(diff, context: context, style: style, into: invocation.out)
     }
     if sides.contains(where: { $0.timeline.readStoppedShort }) { return ExitCode.damaged }
     return ExitCode.success
@@ -121,34 +121,3 @@ let contextOption = OptionSpec(
   name: "context", value: "n",
   help: "Unchanged items shown around changes; longer runs are folded into one line.",
   defaultText: "2")
-
-/// A diff's lines, coloured by kind, then a count; `no differences` when the states match.
-func printDiff(_ diff: StateDiff, context: Int, style: Style, into out: Output) {
-  guard !diff.isEmpty else {
-    out.line(style.dim("no differences (\(Render.plural(diff.unchanged, "item")) unchanged)"))
-    return
-  }
-  for line in diff.lines(context: context) {
-    switch line.first {
-    case "+": out.line(style.green(line))
-    case "-": out.line(style.red(line))
-    case "~": out.line(style.yellow(line))
-    case "▾", "▸": out.line(style.cyan(line))
-    case "[": out.line(style.bold(style.blue(line)))
-    case "s": out.line(style.yellow(line))
-    default:
-      let trimmed = line.drop { $0 == " " }
-      if trimmed.hasPrefix("…") {
-        out.line(style.dim(line))
-      } else if trimmed.hasPrefix("title ") || trimmed.hasPrefix("fields ") {
-        out.line(style.yellow(line))
-      } else {
-        out.line(line)
-      }
-    }
-  }
-  out.line(
-    style.dim(
-      "\(Render.plural(diff.changeCount, "change")), "
-        + "\(Render.plural(diff.unchanged, "item")) unchanged"))
-}

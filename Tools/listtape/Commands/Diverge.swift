@@ -33,7 +33,7 @@ enum DivergeCommand: Command {
     let b = try openTimeline(pathB)
     warnIfDamaged(a)
     warnIfDamaged(b)
-    let found = try replaying { () throws(ReplayError) in try Diverge.find(a, b) }
+    let found = try replaying { () throws(StoreError) in try Diverge.find(a, b) }
     let diff: StateDiff? =
       if let stateA = found.stateA, let stateB = found.stateB {
         Differ.diff(stateA, stateB)
@@ -65,7 +65,7 @@ enum DivergeCommand: Command {
       w.key("comparedStates")
       w.int(found.comparedStates)
       w.key("diff")
-      if let diff { diff.writeJSON(to: &w) } else { w.null() }
+      if let diff { DiffText.write(diff, to: &w) } else { w.null() }
       w.endObject()
       w.endLine()
       out.bytes(w.bytes)
@@ -87,7 +87,7 @@ enum DivergeCommand: Command {
       out.line()
       out.line(style.bold("--- \(pathA) at event \(n)"))
       out.line(style.bold("+++ \(pathB) at event \(n)"))
-      if let diff { printDiff(diff, context: context, style: style, into: out) }
+      if let diff { DiffText.print(diff, context: context, style: style, into: out) }
     } else {
       var line = "\(pathA) and \(pathB) never diverge: the states are equal at every event"
       if let first = found.firstDifferentRecord {

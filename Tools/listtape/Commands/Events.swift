@@ -74,7 +74,7 @@ enum EventsCommand: Command {
         }
         return true
       }
-    } catch let error as ReplayError {
+    } catch let error as StoreError {
       throw CLIError(error)
     } catch {
       throw .failure("\(error)", code: ExitCode.io)

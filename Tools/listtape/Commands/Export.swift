@@ -27,7 +27,7 @@ enum ExportCommand: Command {
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
     let n = try resolvePoint(invocation.value("at"), in: timeline, invocation: invocation)
-    let state = try replaying { () throws(ReplayError) in try timeline.state(at: n) }
+    let state = try replaying { () throws(StoreError) in try timeline.state(at: n) }
     invocation.out.write(SwiftExport.source(state, event: n, log: path))
     return ExitCode.success
   }

@@ -61,7 +61,7 @@ enum FindCommand: Command {
       let initial = query.evaluate(ListState())
       out.line("\(query.description) is \(style.bold(initial.description)) at event 0")
     }
-    let result = try replaying { () throws(ReplayError) in
+    let result = try replaying { () throws(StoreError) in
       try Find.changes(timeline, query: query, progress: progress.update) { change, event in
         progress.finish()
         if json {
@@ -116,7 +116,7 @@ enum FindCommand: Command {
     let total = timeline.eventCount
     let progress = Progress("scanning", enabled: Terminal.isTTY(2) && total >= 100_000)
     var count = 0
-    _ = try replaying { () throws(ReplayError) in
+    _ = try replaying { () throws(StoreError) in
       try timeline.replay(through: total, progress: progress.update) { n, event, fault in
         progress.finish()
         count += 1

@@ -35,7 +35,7 @@ enum HistoryCommand: Command {
     let style = invocation.style
     let total = timeline.eventCount
     let progress = Progress("scanning", enabled: Terminal.isTTY(2) && total >= 100_000)
-    let count = try replaying { () throws(ReplayError) in
+    let count = try replaying { () throws(StoreError) in
       try History.of(item: id, in: timeline, progress: progress.update) { entry in
         progress.finish()
         if json {

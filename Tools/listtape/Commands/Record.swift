@@ -67,10 +67,12 @@ enum RecordCommand: Command {
       listener = try Listener(path: socketPath)
     }
     defer { listener?.close() }
-    let recorder = try replaying { () throws(ReplayError) in
+    let recorder = try replaying { () throws(StoreError) in
       try Recorder.open(path: path, fsync: mode)
     }
-    if let note = recorder.recoveryNote { Diagnostics.line("listtape: warning: \(note)") }
+    if let recovery = recorder.recovery {
+      Diagnostics.line("listtape: warning: \(recovery) (\(recorder.path))")
+    }
     var lines = LineRecorder(recorder: recorder)
     var clients: Int? = nil
     var failure: CLIError? = nil
@@ -139,7 +141,7 @@ struct LineRecorder {
   /// Records one line unless it is blank or malformed; `place` names it in messages, and
   /// `origin` (the client) is added to fault warnings. Throws only when the log fails.
   mutating func take(_ line: LineReader.Line, at place: String, origin: String? = nil)
-    throws(ReplayError)
+    throws(StoreError)
   {
     switch line {
     case .tooLong(_, let length):

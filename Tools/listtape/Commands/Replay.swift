@@ -37,7 +37,7 @@ enum ReplayCommand: Command {
     let progress = Progress("replaying", enabled: Terminal.isTTY(2) && through >= 100_000)
     let clock = ContinuousClock()
     let start = clock.now
-    let result = try replaying { () throws(ReplayError) in
+    let result = try replaying { () throws(StoreError) in
       try timeline.replay(through: through, progress: progress.update) { n, event, fault in
         faults.append((n, event.op, fault.description))
         if !json {

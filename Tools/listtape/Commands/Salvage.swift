@@ -33,7 +33,7 @@ enum SalvageCommand: Command {
         "\(output) already exists; salvage writes a new log (remove it or choose another name)",
         code: ExitCode.cannotCreate)
     }
-    let summary = try replaying { () throws(ReplayError) in
+    let summary = try replaying { () throws(StoreError) in
       try Timeline.salvage(path, to: output)
     }
     Diagnostics.line("listtape: salvaged \(path) into \(output): \(summary)")

@@ -28,7 +28,7 @@ enum ShowCommand: Command {
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
     let n = try resolvePoint(invocation.value("at"), in: timeline, invocation: invocation)
-    let state = try replaying { () throws(ReplayError) in try timeline.state(at: n) }
+    let state = try replaying { () throws(StoreError) in try timeline.state(at: n) }
     if invocation.flag("json") {
       var w = JSONWriter(pretty: invocation.flag("pretty"))
       state.writeJSON(event: n, to: &w)
@@ -36,7 +36,7 @@ enum ShowCommand: Command {
       invocation.out.bytes(w.bytes)
       return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
     }
-    let event = n > 0 ? try replaying { () throws(ReplayError) in try timeline.event(n) } : nil
+    let event = n > 0 ? try replaying { () throws(StoreError) in try timeline.event(n) } : nil
     let style = invocation.style
     invocation.out.line(
       Render.header(event: n, of: timeline.eventCount, event: event, style: style))
@@ -58,13 +58,13 @@ extension Timeline {
   /// Whether reading stops before the end of the file: damage in the middle, or a torn or
   /// corrupt tail. Every command that reads such a log does what it can with the readable
   /// part, warns, and exits 2 (protocol section 4: 2 damaged log), as `verify` reports it.
-  var readStoppedShort: Bool { damageNote != nil }
+  var readStoppedShort: Bool { damage != nil }
 }
 
-/// Reports reading that stopped early (a torn tail or damage) on standard error.
+/// Reports reading that stopped early (a torn tail or damage), and lost events, on
+/// standard error.
 func warnIfDamaged(_ timeline: Timeline) {
-  if let note = timeline.damageNote { Diagnostics.line("listtape: warning: \(note)") }
-  if let note = timeline.gapNote { Diagnostics.line("listtape: warning: \(note)") }
+  for note in Failures.warnings(timeline) { Diagnostics.line("listtape: warning: \(note)") }
 }
 
 /// The event number `point` names: `N`, `mark:LABEL` or `time:ISO8601`; the last event when nil.
@@ -89,10 +89,11 @@ func resolvePoint(
   do {
     return try timeline.resolve(point)
   } catch {
-    switch error.kind {
+    switch error {
     // An unknown mark is a bad value for the option, like a number past the end: protocol
     // section 4 keeps exit 1 (not found) for bisect and find.
-    case .usage, .notFound: throw invocation.usageError(error.description)
+    case .noSuchMark, .notATime, .notAPoint, .eventOutOfRange:
+      throw invocation.usageError(Failures.message(error))
     default: throw CLIError(error)
     }
   }

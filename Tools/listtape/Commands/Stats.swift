@@ -16,7 +16,7 @@ enum StatsCommand: Command {
     warnIfDamaged(timeline)
     let progress = Progress(
       "reading", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
-    let stats = try replaying { () throws(ReplayError) in
+    let stats = try replaying { () throws(StoreError) in
       try timeline.stats(progress: progress.update)
     }
     progress.finish()

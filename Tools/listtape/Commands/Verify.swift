@@ -40,14 +40,14 @@ enum VerifyCommand: Command {
       w.key("bytes")
       w.int(report.bytes)
       w.key("problem")
-      if let p = report.problem { w.string(p) } else { w.null() }
+      if let p = report.problem { w.string(Failures.message(p, path: path)) } else { w.null() }
       w.key("offset")
       if let o = report.offset { w.int(o) } else { w.null() }
       // `event` is the first event the damage makes unreadable; `lastIntactEvent` the one before.
       w.key("event")
-      if let e = report.event { w.int(e + 1) } else { w.null() }
+      if let e = report.lastIntactEvent { w.int(e + 1) } else { w.null() }
       w.key("lastIntactEvent")
-      if let e = report.event { w.int(e) } else { w.null() }
+      if let e = report.lastIntactEvent { w.int(e) } else { w.null() }
       w.endObject()
       w.endLine()
       out.bytes(w.bytes)
@@ -63,10 +63,10 @@ enum VerifyCommand: Command {
         // one that does not.
         var line = "\(path): \(style.red("damaged"))"
         if let offset = report.offset { line += " at byte \(offset)" }
-        if let event = report.event { line += " (event \(event + 1))" }
+        if let event = report.lastIntactEvent { line += " (event \(event + 1))" }
         out.line(line)
-        if let problem = report.problem { out.line("  " + problem) }
-        if let event = report.event {
+        if let problem = report.problem { out.line("  " + Failures.message(problem, path: path)) }
+        if let event = report.lastIntactEvent {
           out.line(
             event == 0
               ? "  no event reads back before the damage"

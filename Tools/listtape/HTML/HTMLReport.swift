@@ -1,5 +1,6 @@
 import ListTapeInvestigate
 import ListTapeJSON
+import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 
@@ -17,7 +18,7 @@ struct HTMLReport {
 
   enum Failure: Error {
     case tooLarge(bytes: Int, atEvent: Int)
-    case replay(ReplayError)
+    case replay(StoreError)
   }
 
   var name: String
@@ -87,10 +88,10 @@ struct HTMLReport {
         }
         return true
       }
-    } catch let error as ReplayError {
+    } catch let error as StoreError {
       throw .replay(error)
     } catch {
-      throw .replay(ReplayError(.io, "\(error)"))
+      throw .replay(.log(LogError(.io, path: timeline.path, message: "\(error)")))
     }
     if let failure { throw failure }
     if size() > Self.maxBytes { throw .tooLarge(bytes: size(), atEvent: through) }

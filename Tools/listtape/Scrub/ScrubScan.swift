@@ -113,7 +113,7 @@ final class ScrubScan: @unchecked Sendable {
     } catch {
       _ = publish()
       lock.lock()
-      found.failure = "\(error)"
+      found.failure = Failures.message(error)
       lock.unlock()
     }
   }

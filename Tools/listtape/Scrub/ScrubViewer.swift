@@ -40,7 +40,7 @@ final class ScrubViewer {
   private var lastSearch: String?
   private var lastScanned = -1
 
-  init(timeline: Timeline, terminal: RawTerminal, style: Style, at n: Int) throws(ReplayError) {
+  init(timeline: Timeline, terminal: RawTerminal, style: Style, at n: Int) throws(StoreError) {
     self.timeline = timeline
     self.terminal = terminal
     self.style = style
@@ -74,7 +74,7 @@ final class ScrubViewer {
 
   // MARK: Moving
 
-  private func load(_ n: Int) throws(ReplayError) -> Frame {
+  private func load(_ n: Int) throws(StoreError) -> Frame {
     guard n > 0 else { return Frame(position: 0, state: ListState()) }
     try cursor.move(to: n - 1)
     let previous = cursor.state
@@ -96,7 +96,7 @@ final class ScrubViewer {
       frame = try load(target)
       scroll = 0
     } catch {
-      message = style.red("error: \(error)")
+      message = style.red("error: \(Failures.message(error))")
     }
   }
 
@@ -153,7 +153,7 @@ final class ScrubViewer {
         do {
           go(try timeline.resolve(text))
         } catch {
-          message = style.red(error.description)
+          message = style.red(Failures.message(error))
         }
       case .search:
         lastSearch = text
@@ -188,7 +188,7 @@ final class ScrubViewer {
         return true
       }
     } catch {
-      message = style.red("error: \(error)")
+      message = style.red("error: \(Failures.message(error))")
       return
     }
     if let found {
@@ -285,7 +285,7 @@ final class ScrubViewer {
         return true
       }
     } catch {
-      message = style.red("error: \(error)")
+      message = style.red("error: \(Failures.message(error))")
       return nil
     }
     return found
@@ -387,18 +387,11 @@ final class ScrubViewer {
         return [style.dim("(event 0: nothing before it)")]
       }
       if frame.diff == nil {
-        frame.diff = Differ.diff(previous, frame.state).lines()
+        frame.diff = DiffText.lines(Differ.diff(previous, frame.state), context: 2, style: style)
       }
       let lines = frame.diff ?? []
       if lines.isEmpty { return [style.dim("(no change from event \(frame.position - 1))")] }
-      return lines.map { line in
-        switch line.first {
-        case "+": return style.green(line)
-        case "-": return style.red(line)
-        case "~", "▾", "▸": return style.yellow(line)
-        default: return line
-        }
-      }
+      return lines
     }
     if frame.list == nil { frame.list = Self.list(frame.state, style: style) }
     return frame.list ?? []
