@@ -213,33 +213,18 @@ public final class Timeline {
     state.prefetch(hints, before: i)
   }
 
-  /// `forEachEvent` for a body that cannot fail, with the timeline's typed errors.
-  func forEachDecodedEvent(_ body: (Int, Event) -> Bool) throws(StoreError) {
-    var decoder = EventDecoder()
-    try scan(from: 1, through: eventCount) { seq, bytes throws(StoreError) in
-      try body(seq, decode(&decoder, bytes, seq))
-    }
-  }
-
   /// Calls `body(n, event)` for events `from...through` in order; `body` returns false to
-  /// stop. Memory stays bounded by one frame whatever the log's length.
+  /// stop. Memory stays bounded by one frame whatever the log's length. Events a salvaged
+  /// log cannot decode after a gap are skipped (`skippedAfterGaps`).
   public func forEachEvent(
-    from: Int = 1, through: Int = .max, _ body: (Int, Event) throws -> Bool
-  ) throws {
+    from: Int = 1, through: Int = .max, _ body: (Int, Event) -> Bool
+  ) throws(StoreError) {
     let start = max(from, 1)
     guard start <= min(through, eventCount) else { return }
     var decoder = try decoder(after: start - 1)
-    var userError: (any Error)?
     try scan(from: start, through: through) { seq, bytes throws(StoreError) in
-      let event = try decode(&decoder, bytes, seq)
-      do {
-        return try body(seq, event)
-      } catch {
-        userError = error
-        return false
-      }
+      try body(seq, decode(&decoder, bytes, seq))
     }
-    if let userError { throw userError }
   }
 
   /// One event. - Complexity: one checkpoint lookup plus a decode of ≤ K events.
@@ -348,25 +333,38 @@ public final class Timeline {
     return last
   }
 
-  /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to
-  /// stop there. Returns the state and the last event folded. A long replay reads and
-  /// decodes on a second thread; the callbacks run on this one and must not use the timeline.
-  public func replay(
-    through n: Int, progress: ((Int, Int) -> Void)? = nil,
-    onFault: (Int, Event, ListFault) -> Bool
+  /// Folds events 1...n from the start and calls `body` after each with its number, the
+  /// event, its fault (nil when it applied) and the state after it; `body` returns false to
+  /// stop there. Returns the state and the last event folded. A long fold reads and
+  /// decodes on a second thread; the callbacks run on this one and must not use the
+  /// timeline. `progress` gets `(event, n)` now and then.
+  public func forEachState(
+    through n: Int = .max, progress: ((Int, Int) -> Void)? = nil,
+    _ body: (Int, Event, ListFault?, ListState) -> Bool
   ) throws(StoreError) -> (state: ListState, stoppedAt: Int) {
     let last = min(n, eventCount)
     var state = ListState()
     var decoder = EventDecoder()
     var done = 0
     try foldEach(&state, &decoder, from: 1, through: last, progress: progress) {
-      seq, event, fault, _ in
+      seq, event, fault, s in
       done = seq
-      if let fault { return onFault(seq, event, fault) }
-      return true
+      return body(seq, event, fault, s)
     }
     progress?(done, last)
     return (state, done)
+  }
+
+  /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to
+  /// stop there. Returns the state and the last event folded (see `forEachState`).
+  public func replay(
+    through n: Int, progress: ((Int, Int) -> Void)? = nil,
+    onFault: (Int, Event, ListFault) -> Bool
+  ) throws(StoreError) -> (state: ListState, stoppedAt: Int) {
+    try forEachState(through: n, progress: progress) { seq, event, fault, _ in
+      guard let fault else { return true }
+      return onFault(seq, event, fault)
+    }
   }
 
   // MARK: Points in time
@@ -377,7 +375,7 @@ public final class Timeline {
     if point.hasPrefix("mark:") {
       let label = String(point.dropFirst(5))
       var found: Int?
-      try forEachDecodedEvent { n, e in
+      try forEachEvent { n, e in
         if e.operation.markLabels.contains(label) {
           found = n
           return false
@@ -391,7 +389,7 @@ public final class Timeline {
       let text = String(point.dropFirst(5))
       guard let ms = Self.parseTime(text) else { throw .notATime(text) }
       var found = 0
-      try forEachDecodedEvent { n, e in
+      try forEachEvent { n, e in
         if let t = e.time, t > ms { return false }
         found = n
         return true

@@ -20,7 +20,7 @@ enum CLI {
   ]
 
   static func command(named name: String) -> (any Command.Type)? {
-    commands.first { $0.spec.name == name }
+    commands.first { $0.info.name == name }
   }
 
   /// Runs a command line (without the program name) and returns the exit code.
@@ -47,19 +47,7 @@ enum CLI {
     }
     let out = Output()
     do {
-      let parsed = try ParsedArguments(Array(args.dropFirst()), spec: command.spec)
-      if parsed.wantsHelp {
-        out.write(Help.text(for: command.spec))
-        out.flush()
-        return ExitCode.success
-      }
-      let choice = parsed.values["color"].flatMap(ColorChoice.init(rawValue:))
-      let color = ColorChoice.resolve(
-        flag: choice, environment: environment, stdoutIsTTY: Terminal.isTTY(1))
-      let invocation = Invocation(
-        spec: command.spec, arguments: parsed, out: out, style: Style(enabled: color),
-        environment: environment)
-      let code = try command.run(invocation)
+      let code = try command.main(Array(args.dropFirst()), environment: environment, out: out)
       out.flush()
       return code
     } catch {

@@ -5,7 +5,14 @@ import ListTapeStore
 
 /// `listtape diverge A B`: the first event after which two recordings' states differ.
 enum DivergeCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var a = ""
+    var b = ""
+    var context = 2
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "diverge",
     abstract: "Find the first event after which two recordings' states differ.",
     discussion: """
@@ -17,18 +24,18 @@ enum DivergeCommand: Command {
       Exit status: 0 when the states diverge, 1 when they never do, 2 damaged log.
       """,
     arguments: [
-      ArgumentSpec(name: "a", help: "The first log."),
-      ArgumentSpec(name: "b", help: "The second log."),
+      .required(\.a, "a", help: "The first log."),
+      .required(\.b, "b", help: "The second log."),
     ],
     options: [
-      contextOption,
-      OptionSpec(name: "json", help: "Print the result as one JSON object."),
+      .context(\.context),
+      .flag(\.json, "json", help: "Print the result as one JSON object."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let context = try invocation.int("context") ?? 2
-    let pathA = invocation.required("a")
-    let pathB = invocation.required("b")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let context = arguments.context
+    let pathA = arguments.a
+    let pathB = arguments.b
     let a = try openTimeline(pathA)
     let b = try openTimeline(pathB)
     warnIfDamaged(a)
@@ -40,9 +47,9 @@ enum DivergeCommand: Command {
       } else {
         nil
       }
-    let out = invocation.out
-    let style = invocation.style
-    if invocation.flag("json") {
+    let out = io.out
+    let style = io.style
+    if arguments.json {
       var w = JSONWriter()
       w.beginObject()
       w.key("event")

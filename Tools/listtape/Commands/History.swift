@@ -5,7 +5,13 @@ import ListTapeStore
 
 /// `listtape history LOG --item ID`: every event that touched one item.
 enum HistoryCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var item: String?
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "history",
     abstract: "List every event that touched an item, with the item before and after.",
     discussion: """
@@ -18,23 +24,23 @@ enum HistoryCommand: Command {
 
       Exit status: 0 when some event touched the item, 1 when none did, 2 damaged log.
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      OptionSpec(name: "item", value: "id", help: "The item's identifier."),
-      OptionSpec(name: "json", help: "Print JSON Lines: one object per event."),
+      .option(\.item, "item", value: "id", help: "The item's identifier."),
+      .flag(\.json, "json", help: "Print JSON Lines: one object per event."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    guard let id = invocation.value("item") else {
-      throw invocation.usageError("Missing '--item <id>': the item to follow")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    guard let id = arguments.item else {
+      throw usageError("Missing '--item <id>': the item to follow")
     }
-    let timeline = try openTimeline(invocation.required("log"))
+    let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
-    let json = invocation.flag("json")
-    let out = invocation.out
-    let style = invocation.style
+    let json = arguments.json
+    let out = io.out
+    let style = io.style
     let total = timeline.eventCount
-    let progress = Progress("scanning", enabled: Terminal.isTTY(2) && total >= 100_000)
+    let progress = Progress("scanning", events: total)
     let count = try replaying { () throws(StoreError) in
       try History.of(item: id, in: timeline, progress: progress.update) { entry in
         progress.finish()

@@ -13,7 +13,14 @@ import Darwin
 /// `listtape record LOG [--listen PATH [--once]]`: JSON Lines from standard input, or from
 /// front ends connected to a Unix domain socket, appended to a log.
 enum RecordCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var fsync = FsyncMode.interval
+    var listen: String?
+    var once = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "record",
     abstract: "Append events read as JSON Lines from standard input to a log.",
     discussion: """
@@ -32,38 +39,33 @@ enum RecordCommand: Command {
       received is recorded, the socket file removed) or, with --once, when the first client \
       disconnects.
       """,
-    arguments: [ArgumentSpec(name: "log", help: "The log to append to (created if absent).")],
+    arguments: [.required(\.log, "log", help: "The log to append to (created if absent).")],
     options: [
-      OptionSpec(
-        name: "fsync", value: "mode",
-        help: "When to force events to disk: after every write, once a second, or only at the end.",
-        defaultText: "interval", choices: ["always", "interval", "never"]),
-      OptionSpec(
-        name: "listen", value: "path",
+      .option(
+        \.fsync, "fsync", value: "mode",
+        help: "When to force events to disk: after every write, once a second, or only at the end."
+      ),
+      .option(
+        \.listen, "listen", value: "path",
         help: "Accept front ends on a Unix domain socket at this path instead of reading "
           + "standard input (a stale socket file there is replaced).",
         isFile: true),
-      OptionSpec(
-        name: "once",
+      .flag(
+        \.once, "once",
         help: "With --listen: record the first client only, and stop when it disconnects."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let path = invocation.required("log")
-    let mode: FsyncMode
-    switch invocation.value("fsync") {
-    case "always": mode = .always
-    case "never": mode = .never
-    default: mode = .interval
-    }
-    let socketPath = invocation.value("listen")
-    if invocation.flag("once") && socketPath == nil {
-      throw invocation.usageError("'--once' needs '--listen <path>'")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let path = arguments.log
+    let mode = arguments.fsync
+    let socketPath = arguments.listen
+    if arguments.once && socketPath == nil {
+      throw usageError("'--once' needs '--listen <path>'")
     }
     // The socket first: a path that cannot be listened on leaves no new log behind.
     var listener: Listener? = nil
     if let socketPath {
-      try Listener.check(socketPath, invocation: invocation)
+      try Listener.check(socketPath, for: self)
       listener = try Listener(path: socketPath)
     }
     defer { listener?.close() }
@@ -79,7 +81,7 @@ enum RecordCommand: Command {
     if let listener {
       do {
         clients = try ListenSession.run(
-          listener: listener, once: invocation.flag("once"), lines: &lines)
+          listener: listener, once: arguments.once, lines: &lines)
       } catch {
         failure = error
       }
@@ -224,3 +226,5 @@ enum Interruption {
     if fd >= 0 { close(fd) }
   }
 }
+
+extension FsyncMode: ChoiceValue {}

@@ -6,7 +6,14 @@ import ListTapeStore
 
 /// `listtape replay LOG`: folds the log and reports every fault.
 enum ReplayCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var to: Point?
+    var strict = false
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "replay",
     abstract: "Fold a log from the start and report every fault.",
     discussion: """
@@ -14,27 +21,26 @@ enum ReplayCommand: Command {
       folded, faults, rows in the final state, elapsed time. Exit status: 0 without faults, 3 \
       with faults, 2 when the log is damaged (the readable part is still replayed).
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      OptionSpec(
-        name: "to", value: "point", help: "Stop after this event: N, mark:LABEL or time:ISO8601.",
+      .option(
+        \.to, "to", value: "point", help: "Stop after this event: N, mark:LABEL or time:ISO8601.",
         defaultText: "the last event"),
-      OptionSpec(name: "strict", help: "Stop at the first fault."),
-      OptionSpec(name: "json", help: "Print the faults and the summary as one JSON object."),
+      .flag(\.strict, "strict", help: "Stop at the first fault."),
+      .flag(\.json, "json", help: "Print the faults and the summary as one JSON object."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let timeline = try openTimeline(invocation.required("log"))
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
     let total = timeline.eventCount
-    let through = try resolvePoint(
-      invocation.value("to"), in: timeline, invocation: invocation, option: "--to")
-    let strict = invocation.flag("strict")
-    let json = invocation.flag("json")
-    let out = invocation.out
-    let style = invocation.style
+    let through = try resolve(arguments.to, in: timeline, for: self, option: "--to")
+    let strict = arguments.strict
+    let json = arguments.json
+    let out = io.out
+    let style = io.style
     var faults: [(event: Int, op: String, reason: String)] = []
-    let progress = Progress("replaying", enabled: Terminal.isTTY(2) && through >= 100_000)
+    let progress = Progress("replaying", events: through)
     let clock = ContinuousClock()
     let start = clock.now
     let result = try replaying { () throws(StoreError) in

@@ -4,25 +4,29 @@ import ListTapeStore
 
 /// `listtape stats LOG`: what a log holds and what it costs.
 enum StatsCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "stats",
     abstract: "Show a log's events per op, faults, size and time span.",
-    arguments: [logArgument],
-    options: [OptionSpec(name: "json", help: "Print the figures as a JSON object.")])
+    arguments: [.log(\.log)],
+    options: [.flag(\.json, "json", help: "Print the figures as a JSON object.")])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let path = invocation.required("log")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let path = arguments.log
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
-    let progress = Progress(
-      "reading", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
+    let progress = Progress("reading", events: timeline.eventCount)
     let stats = try replaying { () throws(StoreError) in
       try timeline.stats(progress: progress.update)
     }
     progress.finish()
     let perEvent = stats.events > 0 ? Double(stats.bytes) / Double(stats.events) : 0
-    let out = invocation.out
-    if invocation.flag("json") {
+    let out = io.out
+    if arguments.json {
       var w = JSONWriter()
       w.beginObject()
       w.key("path")
@@ -57,7 +61,7 @@ enum StatsCommand: Command {
       out.bytes(w.bytes)
       return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
     }
-    let style = invocation.style
+    let style = io.style
     func row(_ label: String, _ value: String) {
       out.line("  " + label.padding(13) + value)
     }

@@ -4,7 +4,12 @@ import ListTapeStore
 
 /// `listtape verify LOG`: checks every frame and checkpoint.
 enum VerifyCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "verify",
     abstract: "Check a log's integrity.",
     discussion: """
@@ -12,19 +17,18 @@ enum VerifyCommand: Command {
       0 when the log is intact, 2 when it is damaged; the report then gives the byte offset \
       of the damage and the first event that cannot be read.
       """,
-    arguments: [logArgument],
-    options: [OptionSpec(name: "json", help: "Print the report as a JSON object.")])
+    arguments: [.log(\.log)],
+    options: [.flag(\.json, "json", help: "Print the report as a JSON object.")])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let path = invocation.required("log")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let path = arguments.log
     let timeline = try openTimeline(path)
-    let progress = Progress(
-      "verifying", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
+    let progress = Progress("verifying", events: timeline.eventCount)
     let report = timeline.verify(progress: progress.update)
     progress.finish()
-    let out = invocation.out
-    let style = invocation.style
-    if invocation.flag("json") {
+    let out = io.out
+    let style = io.style
+    if arguments.json {
       var w = JSONWriter()
       w.beginObject()
       w.key("path")

@@ -1,6 +1,4 @@
-import ListTapeInvestigate
 import ListTapeJSON
-import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 
@@ -88,10 +86,8 @@ struct HTMLReport {
         }
         return true
       }
-    } catch let error as StoreError {
-      throw .replay(error)
     } catch {
-      throw .replay(.log(LogError(.io, path: timeline.path, message: "\(error)")))
+      throw .replay(error)
     }
     if let failure { throw failure }
     if size() > Self.maxBytes { throw .tooLarge(bytes: size(), atEvent: through) }
