@@ -22,7 +22,7 @@ public struct ItemState: Equatable, Sendable {
     expanded = s.isExpanded(id)
     visible = s.isVisible(id)
     selected = s.isSelected(id)
-    row = s.row(of: id)
+    row = s.indexPath(for: id)?.item
     title = s.title(of: id)
     fields = s.fields(of: id)
   }

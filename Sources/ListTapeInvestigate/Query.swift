@@ -92,10 +92,8 @@ public struct Query: Sendable, CustomStringConvertible {
     case .countSelected: return .int(s.numberOfSelectedItems)
     case .countSections: return .int(s.numberOfSections)
     case .level(let id): return .int(s.level(of: id) ?? -1)
-    case .row(let id): return .int(s.row(of: id) ?? -1)
-    case .parent(let id):
-      if let p = s.parent(of: id), let p { return .string(p) }
-      return .null
+    case .row(let id): return .int(s.indexPath(for: id)?.item ?? -1)
+    case .parent(let id): return s.parent(of: id).map { .string($0) } ?? .null
     case .not(let a): return .bool(eval(a, s) != .bool(true))
     case .and(let a, let b): return .bool(eval(a, s) == .bool(true) && eval(b, s) == .bool(true))
     case .or(let a, let b): return .bool(eval(a, s) == .bool(true) || eval(b, s) == .bool(true))

@@ -118,6 +118,11 @@ extension ListStore {
 
   /// Selected items in display order.
   public var selectedItems: [String] { withState { $0.selectedItems } }
+
+  /// The sections and outlines, to change and `apply` (Apple's `dataSource.snapshot()`).
+  public func snapshot() -> ListSnapshot<String, String> {
+    withState { ListSnapshot(copy $0, sections: .standard, items: .standard) }
+  }
 }
 
 // MARK: - Counters
@@ -170,16 +175,27 @@ extension ListStore {
     send(.batch(operations.map { Event($0) }))
   }
 
-  /// Makes the state equal to `snapshot` (sections, outlines, flags, content, selection mode
-  /// and selection), recording the fewest events that do so as one event (a `batch` when
-  /// more than one is needed; nothing when the states are equal). Build `snapshot` from
-  /// `state`, as Apple's `dataSource.snapshot()`, so that what the app does not touch stays.
+  /// Makes the sections and outlines those of `snapshot` (take it from `snapshot()`, as
+  /// Apple's `dataSource.snapshot()`, so that what the app does not touch stays), keeping
+  /// the selection mode and the selected items that stay visible, and records the fewest
+  /// events that do so as one event (a `batch` when more than one is needed; nothing when
+  /// nothing changes).
   /// - Returns: the operations recorded (empty when nothing changed).
   @discardableResult
-  public func apply(_ snapshot: ListState) -> [ListOperation] {
+  public func apply(_ snapshot: ListSnapshot<String, String>) -> [ListOperation] {
+    apply { snapshot.target(from: $0) }
+  }
+
+  /// Makes the state equal to `state`, selection included, as `apply(_:)` does.
+  @discardableResult
+  package func apply(state: ListState) -> [ListOperation] { apply { _ in state } }
+
+  /// Makes the state equal to the one `target` builds from the current state, recording
+  /// the fewest events that do so as one event.
+  func apply(_ target: (ListState) -> ListState) -> [ListOperation] {
     var recorded: [ListOperation] = []
     _ = admit { () -> (Event, ListFault?)? in
-      let plan = SnapshotDiffer.plan(from: current, to: snapshot)
+      let plan = SnapshotDiffer.plan(from: current, to: target(current))
       guard let op = Self.oneEvent(plan.operations) else { return nil }
       current = plan.state
       recorded = plan.operations
