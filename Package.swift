@@ -16,7 +16,6 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
     .library(name: "ListTapeModel", targets: ["ListTapeModel"]),
-    .library(name: "ListTapeLog", targets: ["ListTapeLog"]),
     .library(name: "ListTapeStore", targets: ["ListTapeStore"]),
     .library(name: "ListTapeInvestigate", targets: ["ListTapeInvestigate"]),
     .executable(name: "listtape", targets: ["listtape"]),

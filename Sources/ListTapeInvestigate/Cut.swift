@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 
@@ -7,7 +8,9 @@ extension Timeline {
   /// so a session can be branched from a past state and recorded onward.
   /// Returns the number of events written.
   @discardableResult
-  public func cut(through n: Int, to output: String, fsync: FsyncMode = .interval)
+  public func cut(
+    through n: Int, to output: String, fsync: FsyncPolicy = .interval(seconds: 1)
+  )
     throws(StoreError) -> Int
   {
     guard n >= 0 && n <= eventCount else {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ListTapeLog
 import ListTapeModel
 
 /// The recording store an app holds: it owns the list state, folds every edit through the
@@ -21,7 +22,7 @@ public final class ListStore: @unchecked Sendable {
   /// How a store records.
   public struct Options: Sendable {
     /// How often the log is forced to stable storage (besides `sync()` and `close()`).
-    public var fsync: FsyncMode = .interval
+    public var fsync: FsyncPolicy = .interval(seconds: 1)
     /// Events the buffer holds before it drops (each an `Event`, whatever its size).
     public var bufferCapacity = 16_384
     /// The wall clock stamped on events: milliseconds since the Unix epoch.

@@ -43,7 +43,7 @@ public final class Timeline {
 
   /// Writes a new log at `output` holding every readable frame of the damaged log at
   /// `path`, with each lost range recorded; returns what was kept and lost.
-  public static func salvage(_ path: String, to output: String) throws(StoreError)
+  package static func salvage(_ path: String, to output: String) throws(StoreError)
     -> SalvageReport
   {
     do {
@@ -54,7 +54,7 @@ public final class Timeline {
   }
 
   /// Size of the file in bytes.
-  public var fileBytes: Int { Int(reader.fileSize) }
+  package var fileBytes: Int { Int(reader.fileSize) }
 
   /// Picks up events a live recorder appended since; returns how many arrived.
   @discardableResult
@@ -422,10 +422,10 @@ public final class Timeline {
 
 extension Timeline {
   /// Number of checkpoints the log holds (in its index).
-  public var checkpointCount: Int { reader.checkpointCount }
+  package var checkpointCount: Int { reader.checkpointCount }
 
   /// Event numbers of the checkpoints in the index, in order.
-  public var checkpointSeqs: [Int] { reader.checkpointSeqs.map { Int($0) } }
+  package var checkpointSeqs: [Int] { reader.checkpointSeqs.map { Int($0) } }
 
   /// The latest checkpoint at or before event `n` (0 when none: the empty state).
   package func checkpointSeq(atOrBefore n: Int) -> Int {

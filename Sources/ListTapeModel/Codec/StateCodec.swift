@@ -7,7 +7,7 @@ extension ListState {
   static let codecVersion: UInt8 = 1
 
   /// The canonical encoding of the state.
-  public func encoded() -> [UInt8] {
+  package func encoded() -> [UInt8] {
     var s = ByteSink()
     s.bytes.reserveCapacity(16 + forest.itemIndex.count * 12)
     s.byte(Self.codecVersion)
@@ -33,7 +33,7 @@ extension ListState {
   }
 
   /// A 64-bit FNV-1a fingerprint of the canonical encoding: equal states, equal hashes.
-  public var stateHash: UInt64 {
+  package var stateHash: UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     for b in encoded() {
       h ^= UInt64(b)
@@ -43,7 +43,7 @@ extension ListState {
   }
 
   /// Rebuilds a state from its canonical encoding, validating structure and identities.
-  public init(encoded bytes: UnsafeRawBufferPointer) throws(CodecError) {
+  package init(encoded bytes: UnsafeRawBufferPointer) throws(CodecError) {
     var s = ByteSource(bytes)
     self.init()
     let version = try s.byte()
@@ -126,7 +126,7 @@ extension ListState {
   }
 
   /// Rebuilds a state from its canonical encoding.
-  public init(encoded bytes: [UInt8]) throws(CodecError) {
+  package init(encoded bytes: [UInt8]) throws(CodecError) {
     let result: Result<ListState, CodecError> = bytes.withUnsafeBytes { raw in
       Result { () throws(CodecError) in try ListState(encoded: raw) }
     }

@@ -1,5 +1,6 @@
 import ListTapeInvestigate
 import ListTapeJSON
+import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 import Synchronization
@@ -15,7 +16,7 @@ import Darwin
 enum RecordCommand: Command {
   struct Arguments: ParsableArguments {
     var log = ""
-    var fsync = FsyncMode.interval
+    var fsync = Durability.interval
     var listen: String?
     var once = false
   }
@@ -70,7 +71,7 @@ enum RecordCommand: Command {
     }
     defer { listener?.close() }
     let recorder = try replaying { () throws(StoreError) in
-      try Recorder.open(path: path, fsync: mode)
+      try Recorder.open(path: path, fsync: mode.policy)
     }
     if let recovery = recorder.recovery {
       Diagnostics.line("listtape: warning: \(recovery) (\(recorder.path))")
@@ -227,4 +228,15 @@ enum Interruption {
   }
 }
 
-extension FsyncMode: ChoiceValue {}
+/// `--fsync`: when a recording is forced to stable storage.
+enum Durability: String, ChoiceValue {
+  case always, interval, never
+
+  var policy: FsyncPolicy {
+    switch self {
+    case .always: return .always
+    case .interval: return .interval(seconds: 1)
+    case .never: return .never
+    }
+  }
+}
