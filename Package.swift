@@ -33,9 +33,7 @@ let package = Package(
     .target(name: "ListTapeStore", dependencies: ["ListTapeModel", "ListTapeLog"]),
     // The investigation tools: bisect, find, diff, diverge, history, cut, export, verify.
     .target(
-      name: "ListTapeInvestigate",
-      dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog", "ListTapeJSON"]
-    ),
+      name: "ListTapeInvestigate", dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog"]),
     .executableTarget(
       name: "listtape",
       dependencies: [

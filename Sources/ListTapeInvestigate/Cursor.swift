@@ -13,7 +13,7 @@ package struct Cursor {
   package private(set) var seeks = 0
   /// Events folded forward from an earlier position.
   package private(set) var folded = 0
-  /// What decoding a checkpoint costs, in events folded (a rough, measured equivalence).
+  /// What decoding a checkpoint costs, in events folded (docs/performance.md).
   let decodeCost = 30_000
 
   /// A cursor at event 0 (the empty state).

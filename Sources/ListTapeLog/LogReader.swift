@@ -49,11 +49,7 @@ package final class LogReader {
     self.rawCapacity = 64 << 10
     self.raw = UnsafeMutableRawPointer.allocate(byteCount: 64 << 10, alignment: 16)
     do throws(LogError) {
-      let available = Int(min(source.size, UInt64(Format.headerLength)))
-      guard let hb = try source.bytes(at: 0, count: available) else {
-        throw LogError(.io, path: path, message: "cannot read header")
-      }
-      let header = try FileHeader.decode(hb, path: path)
+      let header = try FileHeader.read(from: source, path: path)
       guard source.size >= UInt64(header.headerLength) else {
         throw LogError(
           .incompleteHeader, path: path,

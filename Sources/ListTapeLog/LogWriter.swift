@@ -200,10 +200,7 @@ final class WriterCore: @unchecked Sendable {
       header = try initialize(fd: fd, path: path, options: options, syncing: syncing)
     } else if source.size < UInt64(Format.headerLength) {
       // Only a crash during creation leaves a short header; no event was ever written.
-      guard let hb = try source.bytes(at: 0, count: Int(source.size)) else {
-        throw LogError(.io, path: path, message: "cannot read header")
-      }
-      _ = try FileHeader.decode(hb, path: path)  // throws notALog unless a magic prefix
+      _ = try FileHeader.read(from: source, path: path)  // throws notALog unless a magic prefix
       let saved = try saveAside(source: source, from: 0, path: path, syncing: syncing)
       guard ftruncate(fd, 0) == 0 else { throw .io("cannot truncate", path: path, errno: errno) }
       header = try initialize(fd: fd, path: path, options: options, syncing: syncing)
@@ -211,10 +208,7 @@ final class WriterCore: @unchecked Sendable {
         offset: 0, bytesCut: source.size, savedTo: saved, lastGoodEvent: 0,
         reason: .incompleteHeader)
     } else {
-      guard let hb = try source.bytes(at: 0, count: Format.headerLength) else {
-        throw LogError(.io, path: path, message: "cannot read header")
-      }
-      header = try FileHeader.decode(hb, path: path)
+      header = try FileHeader.read(from: source, path: path)
     }
     try source.refresh()
     var scan = FrameScan(source: source, salt: header.salt, start: UInt64(header.headerLength))

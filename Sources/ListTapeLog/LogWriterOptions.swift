@@ -25,7 +25,7 @@ package struct LogWriterOptions: Sendable, Equatable {
   package var checkpointBytesRatio: UInt64 = 4
   /// ...but never for fewer bytes than this (so tiny states do not checkpoint constantly).
   package var minCheckpointSpacingBytes: UInt64 = 64 << 10
-  /// zlib level (0...9) for every frame; 3 measured ~2x faster than 6 for ~3% more bytes.
+  /// zlib level (0...9) for every frame (why 3: docs/performance.md).
   package var compressionLevel: Int32 = 3
   /// Event encoding version written into a new log's header (the model's schema).
   package var eventCodecVersion: UInt32 = 0

@@ -49,7 +49,7 @@ extension ListState {
   /// prefetched `slotDistance - nodeDistance` events earlier, so the probe hits the cache).
   static let nodeDistance = 4
   /// Item-table slots below which the list fits in the CPU's caches and hints are ignored:
-  /// there a prefetch only costs (measured: about 7% at 1k items, a gain from 100k up).
+  /// there a prefetch only costs (docs/performance.md).
   static let prefetchMinimumSlots = 1 << 16
 
   /// Call before folding `hints`' event `i`: starts loading the table slots of event

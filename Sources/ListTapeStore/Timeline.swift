@@ -333,20 +333,24 @@ public final class Timeline {
     return last
   }
 
-  /// Folds events 1...n from the start and calls `body` after each with its number, the
-  /// event, its fault (nil when it applied) and the state after it; `body` returns false to
-  /// stop there. Returns the state and the last event folded. A long fold reads and
-  /// decodes on a second thread; the callbacks run on this one and must not use the
-  /// timeline. `progress` gets `(event, n)` now and then.
+  /// Folds events `from...through` onto the state before `from` and calls `body` after each
+  /// with its number, the event, its fault (nil when it applied) and the state after it;
+  /// `body` returns false to stop there. Returns the state and the last event folded. A
+  /// long fold reads and decodes on a second thread; the callbacks run on this one and must
+  /// not use the timeline. `progress` gets `(event, through)` now and then.
   public func forEachState(
-    through n: Int = .max, progress: ((Int, Int) -> Void)? = nil,
+    from: Int = 1, through n: Int = .max, progress: ((Int, Int) -> Void)? = nil,
     _ body: (Int, Event, ListFault?, ListState) -> Bool
   ) throws(StoreError) -> (state: ListState, stoppedAt: Int) {
     let last = min(n, eventCount)
-    var state = ListState()
-    var decoder = EventDecoder()
-    var done = 0
-    try foldEach(&state, &decoder, from: 1, through: last, progress: progress) {
+    let first = max(from, 1)
+    guard first <= last else {
+      let stop = min(first - 1, last)
+      return (try state(at: max(stop, 0)), max(stop, 0))
+    }
+    var (state, decoder) = try seek(to: first - 1)
+    var done = first - 1
+    try foldEach(&state, &decoder, from: first, through: last, progress: progress) {
       seq, event, fault, s in
       done = seq
       return body(seq, event, fault, s)

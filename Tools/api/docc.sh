@@ -8,11 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 modules=(ListTapeModel ListTapeStore ListTapeInvestigate)
-# The flags CI builds with, so that nothing is rebuilt.
-flags=(-Xswiftc -warnings-as-errors)
-for m in "${modules[@]}"; do swift build "${flags[@]}" --target "$m" >/dev/null; done
-bin=$(swift build "${flags[@]}" --show-bin-path)
-triple=$(basename "$(dirname "$bin")")
+source Tools/api/modules.sh
+build_modules "${modules[@]}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=${1:-$work/docs}
@@ -21,8 +18,7 @@ for m in "${modules[@]}"; do
   mkdir -p "$work/graphs/$m"
   swift-symbolgraph-extract -module-name "$m" -I "$bin/Modules" -target "$triple" \
     -minimum-access-level public -skip-inherited-docs -output-dir "$work/graphs/$m" \
-    -Xcc -fmodule-map-file="$PWD/Sources/CZlib/module.modulemap" \
-    -Xcc -fmodule-map-file="$bin/CListTapeHints.build/module.modulemap"
+    "${clang_maps[@]}"
   docc convert "Sources/$m/$m.docc" --additional-symbol-graph-dir "$work/graphs/$m" \
     --fallback-display-name "$m" --fallback-bundle-identifier "org.listtape.$m" \
     --output-path "$out/$m.doccarchive" --warnings-as-errors >"$work/$m.log" 2>&1 ||

@@ -8,17 +8,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 modules=(ListTapeJSON ListTapeModel ListTapeLog ListTapeStore ListTapeInvestigate)
-# The flags CI builds with, so that nothing is rebuilt.
-flags=(-Xswiftc -warnings-as-errors)
-for m in "${modules[@]}"; do swift build "${flags[@]}" --target "$m" >/dev/null; done
-bin=$(swift build "${flags[@]}" --show-bin-path)
-triple=$(basename "$(dirname "$bin")")
+source Tools/api/modules.sh
+build_modules "${modules[@]}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for m in "${modules[@]}"; do
   swift-synthesize-interface -module-name "$m" -I "$bin/Modules" -target "$triple" \
-    -Xcc -fmodule-map-file="$PWD/Sources/CZlib/module.modulemap" \
-    -Xcc -fmodule-map-file="$bin/CListTapeHints.build/module.modulemap" |
+    "${clang_maps[@]}" |
     # Doc comments and the platform's C library are not API; blank lines are squeezed.
     grep -v -E '^[[:space:]]*///|^import (Glibc|Darwin)$' | cat -s >"$out/$m.txt"
 done

@@ -97,12 +97,9 @@ enum DiffText {
   static func write(_ diff: StateDiff, to w: inout JSONWriter) {
     func place(_ p: ItemPlace) {
       w.beginObject()
-      w.key("section")
-      w.string(p.section)
-      w.key("parent")
-      optional(p.parent)
-      w.key("after")
-      optional(p.after)
+      w.field("section", p.section)
+      w.field("parent", p.parent)
+      w.field("after", p.after)
       w.endObject()
     }
     func strings(_ key: String, _ list: [String]) {
@@ -111,29 +108,13 @@ enum DiffText {
       for s in list { w.string(s) }
       w.endArray()
     }
-    func optional(_ s: String?) {
-      if let s { w.string(s) } else { w.null() }
-    }
-    func map(_ f: [String: String]?) {
-      guard let f else { return w.null() }
-      w.beginObject()
-      for k in f.keys.sorted() {
-        w.key(k)
-        w.string(f[k] ?? "")
-      }
-      w.endObject()
-    }
     /// `{"id": id, key: {"from": …, "to": …}}` for a change with two sides.
-    func change(_ id: String, _ key: String, from: () -> Void, to: () -> Void) {
+    func change(_ id: String, _ key: String, _ sides: (inout JSONWriter) -> Void) {
       w.beginObject()
-      w.key("id")
-      w.string(id)
+      w.field("id", id)
       w.key(key)
       w.beginObject()
-      w.key("from")
-      from()
-      w.key("to")
-      to()
+      sides(&w)
       w.endObject()
       w.endObject()
     }
@@ -151,8 +132,7 @@ enum DiffText {
       w.beginArray()
       for (id, p) in list {
         w.beginObject()
-        w.key("id")
-        w.string(id)
+        w.field("id", id)
         w.key(placeKey)
         place(p)
         w.endObject()
@@ -163,8 +143,7 @@ enum DiffText {
     w.beginArray()
     for (id, from, to) in diff.moved {
       w.beginObject()
-      w.key("id")
-      w.string(id)
+      w.field("id", id)
       w.key("from")
       place(from)
       w.key("to")
@@ -186,10 +165,8 @@ enum DiffText {
     w.key("selectionMode")
     if diff.selectionModeChanged {
       w.beginObject()
-      w.key("from")
-      w.string(mode(diff.multipleSelectionBefore))
-      w.key("to")
-      w.string(mode(diff.multipleSelectionAfter))
+      w.field("from", mode(diff.multipleSelectionBefore))
+      w.field("to", mode(diff.multipleSelectionAfter))
       w.endObject()
     } else {
       w.null()
@@ -197,14 +174,19 @@ enum DiffText {
     w.key("content")
     w.beginArray()
     for (id, from, to) in diff.titles {
-      change(id, "title", from: { optional(from) }, to: { optional(to) })
+      change(id, "title") { w in
+        w.field("from", from)
+        w.field("to", to)
+      }
     }
     for (id, from, to) in diff.fields {
-      change(id, "fields", from: { map(from) }, to: { map(to) })
+      change(id, "fields") { w in
+        w.field("from", from)
+        w.field("to", to)
+      }
     }
     w.endArray()
-    w.key("unchanged")
-    w.int(diff.unchanged)
+    w.field("unchanged", diff.unchanged)
     w.endObject()
   }
 }

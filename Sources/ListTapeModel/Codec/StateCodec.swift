@@ -6,6 +6,15 @@
 extension ListState {
   static let codecVersion: UInt8 = 1
 
+  /// The bits of an item's flags byte.
+  enum ItemFlag {
+    static let expanded: UInt8 = 1
+    static let selected: UInt8 = 2
+    static let title: UInt8 = 4
+    static let fields: UInt8 = 8
+    static let all: UInt8 = 15
+  }
+
   /// The canonical encoding of the state.
   package func encoded() -> [UInt8] {
     var s = ByteSink()
@@ -21,8 +30,8 @@ extension ListState {
         let c = forest.content[Int(x)]
         s.count(level)
         let flags: UInt8 =
-          (n.expanded ? 1 : 0) | (n.selected ? 2 : 0) | (c.title == nil ? 0 : 4)
-          | (c.fields == nil ? 0 : 8)
+          (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
+          | (c.title == nil ? 0 : ItemFlag.title) | (c.fields == nil ? 0 : ItemFlag.fields)
         s.byte(flags)
         s.string(c.id)
         if let title = c.title { s.string(title) }
@@ -104,14 +113,16 @@ extension ListState {
       }
       let level = Int(rawLevel)
       let flags = try s.byte()
-      guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
+      guard flags <= ItemFlag.all else { throw s.fail("bad item flags \(flags)") }
       let id = try s.identifier()
       guard let x = forest.allocateFresh(id) else { throw s.fail("duplicate item \"\(id)\"") }
       close(to: level)
-      forest.nodes[Int(x)].expanded = flags & 1 != 0
-      if flags & 4 != 0 { forest.content[Int(x)].title = try s.string() }
-      if flags & 8 != 0 { forest.content[Int(x)].fields = try EventDecoder.fields(&s) }
-      if flags & 2 != 0 { selected.append(x) }
+      forest.nodes[Int(x)].expanded = flags & ItemFlag.expanded != 0
+      if flags & ItemFlag.title != 0 { forest.content[Int(x)].title = try s.string() }
+      if flags & ItemFlag.fields != 0 {
+        forest.content[Int(x)].fields = try EventDecoder.fields(&s)
+      }
+      if flags & ItemFlag.selected != 0 { selected.append(x) }
       pending.append(x)
       open.append((x, pending.count))
     }

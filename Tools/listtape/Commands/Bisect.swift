@@ -107,17 +107,12 @@ enum BisectCommand: Command {
         Diagnostics.line("probe \(p.event): \(p.verdict.rawValue) (\(Self.purpose(p.purpose)))")
         return
       }
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("probe")
-      w.int(p.event)
-      w.key("verdict")
-      w.string(p.verdict.rawValue)
-      w.key("purpose")
-      w.string(Self.purpose(p.purpose))
-      w.endObject()
-      w.endLine()
-      io.out.bytes(w.bytes)
+      io.out.bytes(
+        JSONWriter.line { w in
+          w.field("probe", p.event)
+          w.field("verdict", p.verdict.rawValue)
+          w.field("purpose", Self.purpose(p.purpose))
+        })
     }
 
     /// How a probe's purpose reads in the probe log.
@@ -145,53 +140,45 @@ enum BisectCommand: Command {
     }
 
     func json(_ result: BisectResult) {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("first")
-      if let n = result.first { w.int(n) } else { w.null() }
-      w.key("candidates")
-      if let c = result.candidates {
-        w.beginArray()
-        w.int(c.lowerBound)
-        w.int(c.upperBound)
-        w.endArray()
-      } else {
-        w.null()
-      }
-      w.key("boundary")
-      if let n = result.first {
-        w.beginObject()
-        w.key("before")
-        if n > 0, let v = result.verdict(at: n - 1) { w.string(v.rawValue) } else { w.null() }
-        w.key("at")
-        w.string(result.verdict(at: n)?.rawValue ?? Verdict.bad.rawValue)
-        w.endObject()
-      } else {
-        w.null()
-      }
-      w.key("monotonic")
-      w.bool(result.contradictions.isEmpty)
-      w.key("contradictions")
-      w.beginArray()
-      for n in result.contradictions { w.int(n) }
-      w.endArray()
-      w.key("probes")
-      w.int(result.probes.count)
-      w.key("seeks")
-      w.int(result.seeks)
-      w.key("folded")
-      w.int(result.folded)
-      w.key("event")
-      if let event = result.eventAtFirst { event.encode(to: &w) } else { w.null() }
-      w.key("state")
-      if let state = result.stateAtFirst, let n = result.first {
-        state.writeJSON(event: n, to: &w)
-      } else {
-        w.null()
-      }
-      w.endObject()
-      w.endLine()
-      io.out.bytes(w.bytes)
+      io.out.bytes(
+        JSONWriter.line { w in
+          w.field("first", result.first)
+          w.key("candidates")
+          if let c = result.candidates {
+            w.beginArray()
+            w.int(c.lowerBound)
+            w.int(c.upperBound)
+            w.endArray()
+          } else {
+            w.null()
+          }
+          w.key("boundary")
+          if let n = result.first {
+            w.beginObject()
+            w.key("before")
+            if n > 0, let v = result.verdict(at: n - 1) { w.string(v.rawValue) } else { w.null() }
+            w.field("at", result.verdict(at: n)?.rawValue ?? Verdict.bad.rawValue)
+            w.endObject()
+          } else {
+            w.null()
+          }
+          w.field("monotonic", result.contradictions.isEmpty)
+          w.key("contradictions")
+          w.beginArray()
+          for n in result.contradictions { w.int(n) }
+          w.endArray()
+          w.field("probes", result.probes.count)
+          w.field("seeks", result.seeks)
+          w.field("folded", result.folded)
+          w.key("event")
+          if let event = result.eventAtFirst { event.encode(to: &w) } else { w.null() }
+          w.key("state")
+          if let state = result.stateAtFirst, let n = result.first {
+            state.writeJSON(event: n, to: &w)
+          } else {
+            w.null()
+          }
+        })
     }
 
     func text(_ result: BisectResult) {

@@ -88,26 +88,20 @@ enum DiffCommand: Command {
     }
     let diff = Differ.diff(before, after)
     if arguments.json {
-      var w = JSONWriter()
-      w.beginObject()
-      for (key, side) in zip(["from", "to"], sides) {
-        w.key(key)
-        w.beginObject()
-        w.key("log")
-        w.string(side.path)
-        w.key("event")
-        w.int(side.event)
-        w.endObject()
-      }
-      w.key("identical")
-      w.bool(diff.isEmpty)
-      w.key("changes")
-      w.int(diff.changeCount)
-      w.key("diff")
-      DiffText.write(diff, to: &w)
-      w.endObject()
-      w.endLine()
-      io.out.bytes(w.bytes)
+      io.out.bytes(
+        JSONWriter.line { w in
+          for (key, side) in zip(["from", "to"], sides) {
+            w.key(key)
+            w.beginObject()
+            w.field("log", side.path)
+            w.field("event", side.event)
+            w.endObject()
+          }
+          w.field("identical", diff.isEmpty)
+          w.field("changes", diff.changeCount)
+          w.key("diff")
+          DiffText.write(diff, to: &w)
+        })
     } else {
       let style = io.style
       io.out.line(style.bold("--- \(sides[0].path) at event \(sides[0].event)"))

@@ -50,32 +50,25 @@ enum DivergeCommand: Command {
     let out = io.out
     let style = io.style
     if arguments.json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("event")
-      if let n = found.event { w.int(n) } else { w.null() }
-      for (key, path, timeline, event) in [
-        ("a", pathA, a, found.eventA), ("b", pathB, b, found.eventB),
-      ] {
-        w.key(key)
-        w.beginObject()
-        w.key("log")
-        w.string(path)
-        w.key("events")
-        w.int(timeline.eventCount)
-        w.key("op")
-        if let event { event.encode(to: &w) } else { w.null() }
-        w.endObject()
-      }
-      w.key("firstDifferentRecord")
-      if let n = found.firstDifferentRecord { w.int(n) } else { w.null() }
-      w.key("comparedStates")
-      w.int(found.comparedStates)
-      w.key("diff")
-      if let diff { DiffText.write(diff, to: &w) } else { w.null() }
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("event", found.event)
+          for (key, path, timeline, event) in [
+            ("a", pathA, a, found.eventA), ("b", pathB, b, found.eventB),
+          ] {
+            w.key(key)
+            w.beginObject()
+            w.field("log", path)
+            w.field("events", timeline.eventCount)
+            w.key("op")
+            if let event { event.encode(to: &w) } else { w.null() }
+            w.endObject()
+          }
+          w.field("firstDifferentRecord", found.firstDifferentRecord)
+          w.field("comparedStates", found.comparedStates)
+          w.key("diff")
+          if let diff { DiffText.write(diff, to: &w) } else { w.null() }
+        })
     } else if let n = found.event {
       out.line(style.bold("\(pathA) and \(pathB) diverge at event \(n)"))
       for (path, timeline, event) in [(pathA, a, found.eventA), (pathB, b, found.eventB)] {

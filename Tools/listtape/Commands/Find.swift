@@ -66,19 +66,14 @@ enum FindCommand: Command {
       try Find.changes(timeline, query: query, progress: progress.update) { change, event in
         progress.finish()
         if json {
-          var w = JSONWriter()
-          w.beginObject()
-          w.key("event")
-          w.int(change.event)
-          w.key("from")
-          write(change.from, to: &w)
-          w.key("to")
-          write(change.to, to: &w)
-          w.key("op")
-          event.encode(to: &w)
-          w.endObject()
-          w.endLine()
-          out.bytes(w.bytes)
+          out.bytes(
+            JSONWriter.line { w in
+              w.field("event", change.event)
+              w.field("from", change.from)
+              w.field("to", change.to)
+              w.key("op")
+              event.encode(to: &w)
+            })
         } else {
           out.line(
             style.bold("event \(change.event)") + ": \(change.from) → "
@@ -89,19 +84,13 @@ enum FindCommand: Command {
     }
     progress.finish()
     if json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("expression")
-      w.string(query.description)
-      w.key("initial")
-      write(result.initial, to: &w)
-      w.key("changes")
-      w.int(result.changes)
-      w.key("events")
-      w.int(total)
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("expression", query.description)
+          w.field("initial", result.initial)
+          w.field("changes", result.changes)
+          w.field("events", total)
+        })
     } else {
       out.line(
         style.dim(
@@ -139,13 +128,17 @@ enum FindCommand: Command {
     return count
   }
 
-  /// A query value as JSON: true/false, an integer, a string or null.
-  static func write(_ value: QueryValue, to w: inout JSONWriter) {
+}
+
+extension JSONWriter {
+  /// A query value: true/false, an integer, a string or null.
+  mutating func field(_ key: String, _ value: QueryValue) {
+    self.key(key)
     switch value {
-    case .bool(let b): w.bool(b)
-    case .int(let i): w.int(i)
-    case .string(let s): w.string(s)
-    case .null: w.null()
+    case .bool(let b): bool(b)
+    case .int(let i): int(i)
+    case .string(let s): string(s)
+    case .null: null()
     }
   }
 }

@@ -45,23 +45,19 @@ enum HistoryCommand: Command {
       try History.of(item: id, in: timeline, progress: progress.update) { entry in
         progress.finish()
         if json {
-          var w = JSONWriter()
-          w.beginObject()
-          w.key("event")
-          w.int(entry.event)
-          w.key("named")
-          w.bool(entry.named)
-          w.key("fault")
-          if let fault = entry.fault { w.string(fault.description) } else { w.null() }
-          w.key("op")
-          entry.op.encode(to: &w)
-          w.key("before")
-          write(entry.before, to: &w)
-          w.key("after")
-          write(entry.after, to: &w)
-          w.endObject()
-          w.endLine()
-          out.bytes(w.bytes)
+          out.bytes(
+            JSONWriter.line { w in
+              w.field("event", entry.event)
+              w.field("named", entry.named)
+              w.key("fault")
+              if let fault = entry.fault { w.string(fault.description) } else { w.null() }
+              w.key("op")
+              entry.op.encode(to: &w)
+              w.key("before")
+              write(entry.before, to: &w)
+              w.key("after")
+              write(entry.after, to: &w)
+            })
         } else {
           var line = Render.event(entry.op, number: entry.event, style: style)
           if !entry.named { line += "  " + style.dim("(indirect)") }
@@ -103,33 +99,15 @@ enum HistoryCommand: Command {
   static func write(_ item: ItemState?, to w: inout JSONWriter) {
     guard let item else { return w.null() }
     w.beginObject()
-    w.key("section")
-    w.string(item.section)
-    w.key("parent")
-    if let parent = item.parent { w.string(parent) } else { w.null() }
-    w.key("level")
-    w.int(item.level)
-    w.key("row")
-    if let row = item.row { w.int(row) } else { w.null() }
-    w.key("visible")
-    w.bool(item.visible)
-    w.key("expanded")
-    w.bool(item.expanded)
-    w.key("selected")
-    w.bool(item.selected)
-    w.key("title")
-    if let title = item.title { w.string(title) } else { w.null() }
-    w.key("fields")
-    if let fields = item.fields {
-      w.beginObject()
-      for k in fields.keys.sorted() {
-        w.key(k)
-        w.string(fields[k] ?? "")
-      }
-      w.endObject()
-    } else {
-      w.null()
-    }
+    w.field("section", item.section)
+    w.field("parent", item.parent)
+    w.field("level", item.level)
+    w.field("row", item.row)
+    w.field("visible", item.visible)
+    w.field("expanded", item.expanded)
+    w.field("selected", item.selected)
+    w.field("title", item.title)
+    w.field("fields", item.fields)
     w.endObject()
   }
 }

@@ -60,35 +60,23 @@ enum ReplayCommand: Command {
     let state = result.state
     let stopped = strict && !faults.isEmpty
     if json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("events")
-      w.int(total)
-      w.key("through")
-      w.int(result.stoppedAt)
-      w.key("faultCount")
-      w.int(faults.count)
-      w.key("faults")
-      w.beginArray()
-      for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
-      w.endArray()
-      w.key("sections")
-      w.int(state.numberOfSections)
-      w.key("items")
-      w.int(state.numberOfAllItems)
-      w.key("visible")
-      w.int(state.numberOfItems)
-      w.key("selected")
-      w.int(state.selectedItems.count)
-      w.key("stoppedAtFault")
-      w.bool(stopped)
-      w.key("damaged")
-      w.bool(timeline.readStoppedShort)
-      w.key("seconds")
-      w.double(seconds)
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("events", total)
+          w.field("through", result.stoppedAt)
+          w.field("faultCount", faults.count)
+          w.key("faults")
+          w.beginArray()
+          for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
+          w.endArray()
+          w.field("sections", state.numberOfSections)
+          w.field("items", state.numberOfAllItems)
+          w.field("visible", state.numberOfItems)
+          w.field("selected", state.selectedItems.count)
+          w.field("stoppedAtFault", stopped)
+          w.field("damaged", timeline.readStoppedShort)
+          w.field("seconds", seconds)
+        })
     } else {
       var line = "replayed \(Render.plural(result.stoppedAt, "event"))"
       if result.stoppedAt < total { line += " of \(Render.count(total))" }
@@ -118,11 +106,8 @@ func faultLine(_ n: Int, _ op: String, _ fault: ListFault) -> String {
 /// A fault as a JSON object: `{"event":N,"op":OP,"reason":…}`.
 func writeFault(event n: Int, op: String, reason: String, to w: inout JSONWriter) {
   w.beginObject()
-  w.key("event")
-  w.int(n)
-  w.key("op")
-  w.string(op)
-  w.key("reason")
-  w.string(reason)
+  w.field("event", n)
+  w.field("op", op)
+  w.field("reason", reason)
   w.endObject()
 }

@@ -27,38 +27,26 @@ enum StatsCommand: Command {
     let perEvent = stats.events > 0 ? Double(stats.bytes) / Double(stats.events) : 0
     let out = io.out
     if arguments.json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("path")
-      w.string(path)
-      w.key("events")
-      w.int(stats.events)
-      w.key("faults")
-      w.int(stats.faults)
-      w.key("bytes")
-      w.int(stats.bytes)
-      w.key("bytesPerEvent")
-      w.double((perEvent * 100).rounded() / 100)
-      w.key("frames")
-      w.int(stats.frames)
-      w.key("checkpoints")
-      w.int(stats.checkpoints)
-      w.key("checkpointBytes")
-      w.int(stats.checkpointBytes)
-      w.key("firstTime")
-      if let t = stats.firstTime { w.int(t) } else { w.null() }
-      w.key("lastTime")
-      if let t = stats.lastTime { w.int(t) } else { w.null() }
-      w.key("ops")
-      w.beginObject()
-      for (op, count) in stats.opCounts {
-        w.key(op)
-        w.int(count)
-      }
-      w.endObject()
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("path", path)
+          w.field("events", stats.events)
+          w.field("faults", stats.faults)
+          w.field("bytes", stats.bytes)
+          w.field("bytesPerEvent", (perEvent * 100).rounded() / 100)
+          w.field("frames", stats.frames)
+          w.field("checkpoints", stats.checkpoints)
+          w.field("checkpointBytes", stats.checkpointBytes)
+          w.field("firstTime", stats.firstTime)
+          w.field("lastTime", stats.lastTime)
+          w.key("ops")
+          w.beginObject()
+          for (op, count) in stats.opCounts {
+            w.key(op)
+            w.int(count)
+          }
+          w.endObject()
+        })
       return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
     }
     let style = io.style

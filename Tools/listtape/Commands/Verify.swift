@@ -29,32 +29,20 @@ enum VerifyCommand: Command {
     let out = io.out
     let style = io.style
     if arguments.json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("path")
-      w.string(path)
-      w.key("intact")
-      w.bool(report.intact)
-      w.key("events")
-      w.int(report.events)
-      w.key("frames")
-      w.int(report.frames)
-      w.key("checkpoints")
-      w.int(report.checkpoints)
-      w.key("bytes")
-      w.int(report.bytes)
-      w.key("problem")
-      if let p = report.problem { w.string(Failures.message(p, path: path)) } else { w.null() }
-      w.key("offset")
-      if let o = report.offset { w.int(o) } else { w.null() }
-      // `event` is the first event the damage makes unreadable; `lastIntactEvent` the one before.
-      w.key("event")
-      if let e = report.lastIntactEvent { w.int(e + 1) } else { w.null() }
-      w.key("lastIntactEvent")
-      if let e = report.lastIntactEvent { w.int(e) } else { w.null() }
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("path", path)
+          w.field("intact", report.intact)
+          w.field("events", report.events)
+          w.field("frames", report.frames)
+          w.field("checkpoints", report.checkpoints)
+          w.field("bytes", report.bytes)
+          w.field("problem", report.problem.map { Failures.message($0, path: path) })
+          w.field("offset", report.offset)
+          // `event` is the first event the damage makes unreadable; `lastIntactEvent` the one before.
+          w.field("event", report.lastIntactEvent.map { $0 + 1 })
+          w.field("lastIntactEvent", report.lastIntactEvent)
+        })
     } else {
       let contents =
         "\(Render.plural(report.events, "event")) in \(Render.plural(report.frames, "frame")), "
