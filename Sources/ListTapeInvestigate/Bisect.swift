@@ -25,14 +25,19 @@ public enum ProbePurpose: Sendable, Equatable {
 
 /// One evaluated event of a bisect session, logged so the session can be replayed.
 public struct BisectProbe: Sendable {
+  /// The event probed.
   public var event: Int
+  /// What the check said about the state after it.
   public var verdict: Verdict
+  /// Why the search probed it.
   public var purpose: ProbePurpose
 }
 
 /// Why a bisect stopped without an answer: the log failed, or the check did.
 public enum BisectError<CheckError: Error>: Error {
+  /// The log could not be read where the search needed it.
   case timeline(StoreError)
+  /// The check threw.
   case check(CheckError)
 }
 
@@ -44,14 +49,17 @@ public struct BisectResult: Sendable {
   /// When skipped events hide the answer: it lies in `candidates` (the first bad is one of
   /// them), and `first` is the earliest bad event known.
   public var candidates: ClosedRange<Int>?
+  /// Every probe, in the order made.
   public var probes: [BisectProbe]
   /// Probes that contradict monotonicity (a good event after a bad one).
   public var contradictions: [Int]
-  /// States built from checkpoints, and events folded forward between probes.
+  /// States built from checkpoints.
   public var seeks: Int
+  /// Events folded forward between probes.
   public var folded: Int
-  /// The event `first` and the state after it (nil when `first` is nil; no event at 0).
+  /// The event `first` (nil when `first` is nil or 0).
   public var eventAtFirst: Event?
+  /// The state after event `first` (nil when `first` is nil).
   public var stateAtFirst: ListState?
 
   /// The verdict of the probe at event `n`, if it was probed.

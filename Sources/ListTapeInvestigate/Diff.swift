@@ -3,10 +3,14 @@ import ListTapeStore
 
 /// Where an item sits: section, parent (nil for a root) and previous sibling (nil if first).
 public struct ItemPlace: Equatable, Sendable {
+  /// The section it is in.
   public var section: String
+  /// Its parent, nil for a root item.
   public var parent: String?
+  /// The sibling right before it, nil when it is the first.
   public var after: String?
 
+  /// A place: section, parent (nil for a root) and previous sibling (nil if first).
   public init(section: String, parent: String?, after: String?) {
     self.section = section
     self.parent = parent
@@ -16,40 +20,60 @@ public struct ItemPlace: Equatable, Sendable {
 
 /// What changed about one item of the new state.
 public enum ItemChange: Equatable, Sendable {
+  /// It is new, at this place.
   case inserted(at: ItemPlace)
+  /// It moved: to another parent or section, or among its siblings.
   case moved(from: ItemPlace, to: ItemPlace)
   case expanded
   case collapsed
+  /// Its title changed (nil: none).
   case title(from: String?, to: String?)
+  /// Its fields changed (nil: none).
   case fields(from: [String: String]?, to: [String: String]?)
 }
 
 /// One item of the new state, in display order, with what changed about it (nothing for
 /// an unchanged item).
 public struct DiffRow: Equatable, Sendable {
+  /// The section it is in.
   public var section: String
+  /// The item.
   public var id: String
+  /// Its depth, 0 for a root item.
   public var level: Int
+  /// What changed about it, in the order a diff lists them.
   public var changes: [ItemChange]
 }
 
 /// What changed between two states, by item identity.
 public struct StateDiff: Sendable {
+  /// Sections only the new state has, in its order.
   public var sectionsInserted: [String] = []
+  /// Sections only the old state has, in its order.
   public var sectionsDeleted: [String] = []
+  /// Sections both have, outside a longest run kept in order: the fewest that moved.
   public var sectionsMoved: [String] = []
+  /// Items only the new state has, where they are.
   public var inserted: [(id: String, place: ItemPlace)] = []
+  /// Items only the old state has, where they were.
   public var deleted: [(id: String, place: ItemPlace)] = []
+  /// Items that changed parent or section, or the fewest that moved among their siblings.
   public var moved: [(id: String, from: ItemPlace, to: ItemPlace)] = []
+  /// Items that both states have, expanded only in the new one.
   public var expanded: [String] = []
+  /// Items that both states have, collapsed only in the new one.
   public var collapsed: [String] = []
+  /// Title changes of items both states have.
   public var titles: [(id: String, from: String?, to: String?)] = []
+  /// Field changes of items both states have.
   public var fields: [(id: String, from: [String: String]?, to: [String: String]?)] = []
   /// Selected ids before and after, in display order; equal sets mean no change.
   public var selectionBefore: [String] = []
+  /// Selected ids after, in display order.
   public var selectionAfter: [String] = []
   /// Whether multiple selection was allowed before and after (a `configure` event).
   public var multipleSelectionBefore = false
+  /// Whether multiple selection is allowed after.
   public var multipleSelectionAfter = false
   /// Items present in both states with nothing changed.
   public var unchanged = 0
@@ -57,10 +81,12 @@ public struct StateDiff: Sendable {
   /// to show the changes in context.
   public var rows: [DiffRow] = []
 
+  /// Whether the set of selected items differs.
   public var selectionChanged: Bool {
     Set(selectionBefore.map(IdentifierKey.init)) != Set(selectionAfter.map(IdentifierKey.init))
   }
 
+  /// Whether the selection mode differs.
   public var selectionModeChanged: Bool { multipleSelectionBefore != multipleSelectionAfter }
 
   /// Whether the two states are identical.
@@ -82,6 +108,7 @@ public struct StateDiff: Sendable {
 /// Computes `StateDiff`s: identity-based, with Apple-like move detection (items whose
 /// parent changed, plus the fewest siblings that must move to reach the new order).
 public enum Differ {
+  /// What changed from `a` to `b`. - Complexity: O(n log n) for n items.
   public static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
     var d = StateDiff()
     let aSections = a.sectionIdentifiers

@@ -7,8 +7,11 @@ public struct Divergence: Sendable {
   public var event: Int?
   /// The events at that point in each recording (nil past a recording's end).
   public var eventA: Event?
+  /// The event at that point in the second recording.
   public var eventB: Event?
+  /// The states after it in each recording.
   public var stateA: ListState?
+  /// The second recording's state after it.
   public var stateB: ListState?
   /// The first event whose stored bytes differ (before it, the recordings are identical).
   public var firstDifferentRecord: Int?
@@ -21,6 +24,7 @@ public struct Divergence: Sendable {
 /// they disagree, then folds both and fingerprints the states only at events whose
 /// operations differ.
 public enum Diverge {
+  /// Where recordings `a` and `b` first disagree.
   public static func find(_ a: Timeline, _ b: Timeline) throws(StoreError) -> Divergence {
     let common = min(a.eventCount, b.eventCount)
     guard

@@ -3,8 +3,11 @@ import ListTapeStore
 
 /// One change of an expression's value during a full scan.
 public struct ValueChange: Sendable {
+  /// The event after which the value changed.
   public var event: Int
+  /// The value before it.
   public var from: QueryValue
+  /// The value after it.
   public var to: QueryValue
 }
 

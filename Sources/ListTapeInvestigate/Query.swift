@@ -8,6 +8,7 @@ public enum QueryValue: Equatable, Hashable, Sendable, CustomStringConvertible {
   case string(String)
   case null
 
+  /// The value as an expression spells it: `true`, `3`, `"mic"`, `null`.
   public var description: String {
     switch self {
     case .bool(let b): return b ? "true" : "false"
@@ -20,9 +21,12 @@ public enum QueryValue: Equatable, Hashable, Sendable, CustomStringConvertible {
 
 /// A malformed expression: what is wrong and the 1-based column where it was found.
 public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The 1-based column of the expression where the problem was found.
   public var column: Int
+  /// What is wrong there.
   public var message: String
 
+  /// `column N: message`.
   public var description: String { "column \(column): \(message)" }
 }
 

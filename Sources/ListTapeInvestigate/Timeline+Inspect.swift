@@ -4,9 +4,13 @@ import ListTapeStore
 
 /// What `verify` found: what was checked, and what is wrong (nil when intact).
 public struct VerifyReport: Sendable {
+  /// Events readable in order.
   public var events: Int
+  /// Valid frames of every type.
   public var frames: Int
+  /// Valid checkpoint frames.
   public var checkpoints: Int
+  /// The file's size.
   public var bytes: Int
   /// What is wrong; nil when every frame, record and checkpoint checked out and nothing
   /// trails the last frame.
@@ -34,17 +38,25 @@ public enum VerifyProblem: Sendable {
 
 /// Counts for `stats`: events per op, faults, sizes and the time span.
 public struct LogStats: Sendable {
+  /// Events readable in order.
   public var events: Int
   /// Events per op, most frequent first (ties by name).
   public var opCounts: [(op: String, count: Int)]
+  /// Events that faulted when folded.
   public var faults: Int
+  /// The file's size.
   public var bytes: Int
+  /// Frames of every type.
   public var frames: Int
+  /// Checkpoint frames.
   public var checkpoints: Int
   /// Bytes of checkpoint frames (their payloads).
   public var checkpointBytes: Int
+  /// The first event's time, in Unix milliseconds (nil when no event has one).
   public var firstTime: Int64?
+  /// The last event's time, in Unix milliseconds (nil when no event has one).
   public var lastTime: Int64?
+  /// Mark events.
   public var marks: Int
 }
 

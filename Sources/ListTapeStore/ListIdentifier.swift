@@ -14,13 +14,17 @@ public protocol ListIdentifier: Hashable, Sendable {
 }
 
 extension ListIdentifier where Self: LosslessStringConvertible {
+  /// The type's `description`.
   public var listIdentifier: String { description }
+  /// The value whose `description` this is.
   public init?(listIdentifier: String) { self.init(listIdentifier) }
 }
 
 extension ListIdentifier where Self: RawRepresentable, RawValue: ListIdentifier {
+  /// The raw value's spelling.
   public var listIdentifier: String { rawValue.listIdentifier }
 
+  /// The case whose raw value is spelled so.
   public init?(listIdentifier: String) {
     guard let raw = RawValue(listIdentifier: listIdentifier) else { return nil }
     self.init(rawValue: raw)
@@ -34,6 +38,7 @@ extension Int: ListIdentifier {}
 extension UUID: ListIdentifier {
   /// The canonical upper-case form, `UUID().uuidString`.
   public var listIdentifier: String { uuidString }
+  /// The UUID a `uuidString` spells.
   public init?(listIdentifier: String) { self.init(uuidString: listIdentifier) }
 }
 
@@ -42,9 +47,12 @@ extension UUID: ListIdentifier {
 /// encoding; a spelling that decodes to nothing (a log recorded with other ids) is left out
 /// of what the store hands back.
 public struct IdentifierCodec<Value: Hashable>: Sendable {
+  /// How the log spells a value.
   public var encode: @Sendable (Value) -> String
+  /// The value a spelling names, or nil.
   public var decode: @Sendable (String) -> Value?
 
+  /// A codec from its two directions; `decode` must invert `encode`.
   public init(
     encode: @escaping @Sendable (Value) -> String,
     decode: @escaping @Sendable (String) -> Value?

@@ -48,19 +48,23 @@ extension ListSnapshot where Section: ListIdentifier, Item: ListIdentifier {
 }
 
 extension ListSnapshot: Equatable {
+  /// Whether the sections and outlines are the same.
   public static func == (a: Self, b: Self) -> Bool { a.state == b.state }
 }
 
 // MARK: - Reading
 
 extension ListSnapshot {
+  /// Sections in order.
   public var sectionIdentifiers: [Section] { sections.decodeAll(state.sectionIdentifiers) }
 
+  /// How many sections there are.
   public var numberOfSections: Int { state.numberOfSections }
 
   /// Visible items of every section, in order.
   public var itemIdentifiers: [Item] { items.decodeAll(state.itemIdentifiers) }
 
+  /// Visible items of every section.
   public var numberOfItems: Int { state.numberOfItems }
 
   /// Visible items of a section (empty when absent).
@@ -68,10 +72,12 @@ extension ListSnapshot {
     items.decodeAll(state.itemIdentifiers(inSection: sections.encode(section)) ?? [])
   }
 
+  /// Visible items of a section (0 when absent).
   public func numberOfItems(inSection section: Section) -> Int {
     state.numberOfItems(inSection: sections.encode(section)) ?? 0
   }
 
+  /// Position of a section, nil when absent.
   public func indexOfSection(_ section: Section) -> Int? {
     state.indexOfSection(sections.encode(section))
   }
@@ -79,6 +85,7 @@ extension ListSnapshot {
   /// Position of a visible item among `itemIdentifiers`.
   public func indexOfItem(_ item: Item) -> Int? { state.indexOfItem(items.encode(item)) }
 
+  /// The section holding an item, nil when absent.
   public func sectionIdentifier(containingItem item: Item) -> Section? {
     state.sectionIdentifier(containingItem: items.encode(item)).flatMap(sections.decode)
   }
@@ -94,16 +101,19 @@ extension ListSnapshot {
 // MARK: - Editing
 
 extension ListSnapshot {
+  /// Appends sections after the last one.
   public mutating func appendSections(_ ids: [Section]) throws(ListFault) {
     try state.appendSections(sections.encodeAll(ids))
   }
 
+  /// Inserts sections before `anchor`.
   public mutating func insertSections(_ ids: [Section], beforeSection anchor: Section)
     throws(ListFault)
   {
     try state.insertSections(sections.encodeAll(ids), beforeSection: sections.encode(anchor))
   }
 
+  /// Inserts sections after `anchor`.
   public mutating func insertSections(_ ids: [Section], afterSection anchor: Section)
     throws(ListFault)
   {
@@ -115,12 +125,14 @@ extension ListSnapshot {
     state.deleteSections(sections.encodeAll(ids))
   }
 
+  /// Moves a section before `anchor`.
   public mutating func moveSection(_ id: Section, beforeSection anchor: Section)
     throws(ListFault)
   {
     try state.moveSection(sections.encode(id), beforeSection: sections.encode(anchor))
   }
 
+  /// Moves a section after `anchor`.
   public mutating func moveSection(_ id: Section, afterSection anchor: Section)
     throws(ListFault)
   {
@@ -134,6 +146,7 @@ extension ListSnapshot {
     try state.appendItems(items.encodeAll(ids), toSection: section.map(sections.encode))
   }
 
+  /// Inserts items as siblings right before the anchor.
   public mutating func insertItems(_ ids: [Item], beforeItem anchor: Item) throws(ListFault) {
     try state.insertItems(
       items.encodeAll(ids).map { OutlineNode($0) }, beforeItem: items.encode(anchor))
@@ -148,8 +161,10 @@ extension ListSnapshot {
   /// Removes items with their descendants; absent ones are ignored.
   public mutating func deleteItems(_ ids: [Item]) { state.deleteItems(items.encodeAll(ids)) }
 
+  /// Removes every item; the sections stay.
   public mutating func deleteAllItems() { state.deleteAllItems() }
 
+  /// Moves an item with its subtree to right before the anchor, as its sibling.
   public mutating func moveItem(_ id: Item, beforeItem anchor: Item) throws(ListFault) {
     try state.moveItem(items.encode(id), beforeItem: items.encode(anchor))
   }
@@ -188,6 +203,7 @@ extension ListSectionSnapshot where Item: ListIdentifier {
 }
 
 extension ListSectionSnapshot: Equatable {
+  /// Whether the outlines are the same.
   public static func == (a: Self, b: Self) -> Bool { a.outline == b.outline }
 }
 
@@ -195,15 +211,19 @@ extension ListSectionSnapshot {
   /// Every item in depth-first order.
   public var allItems: [Item] { items.decodeAll(outline.items) }
 
+  /// Items without a parent, in order.
   public var rootItems: [Item] { items.decodeAll(outline.rootItems) }
 
   /// Items whose ancestors are all expanded, in order.
   public var visibleItems: [Item] { items.decodeAll(outline.visibleItems) }
 
+  /// Whether the outline holds the item.
   public func contains(_ item: Item) -> Bool { outline.contains(items.encode(item)) }
 
+  /// Whether the item is expanded; false when absent.
   public func isExpanded(_ item: Item) -> Bool { outline.isExpanded(items.encode(item)) }
 
+  /// Whether every ancestor of the item is expanded; false when absent.
   public func isVisible(_ item: Item) -> Bool { outline.isVisible(items.encode(item)) }
 
   /// Depth of an item (0 for roots), nil when absent.
@@ -229,6 +249,7 @@ extension ListSectionSnapshot {
     try outline.append(items.encodeAll(ids), to: parent.map(items.encode))
   }
 
+  /// Inserts items as siblings right before the anchor.
   public mutating func insert(_ ids: [Item], before anchor: Item) throws(ListFault) {
     try outline.insert(items.encodeAll(ids).map { OutlineNode($0) }, before: items.encode(anchor))
   }
@@ -241,12 +262,15 @@ extension ListSectionSnapshot {
   /// Removes items with their descendants; absent ones are ignored.
   public mutating func delete(_ ids: [Item]) { outline.delete(items.encodeAll(ids)) }
 
+  /// Removes every item.
   public mutating func deleteAll() { outline.deleteAll() }
 
+  /// Expands items: their children show when they do.
   public mutating func expand(_ ids: [Item]) throws(ListFault) {
     try outline.expand(items.encodeAll(ids))
   }
 
+  /// Collapses items: their descendants are hidden.
   public mutating func collapse(_ ids: [Item]) throws(ListFault) {
     try outline.collapse(items.encodeAll(ids))
   }

@@ -30,6 +30,7 @@ public final class ListStore: @unchecked Sendable {
     /// Called on the writer before each chunk it writes: tests use it to stall the "disk".
     var beforeWrite: (@Sendable () -> Void)?
 
+    /// The defaults above.
     public init() {}
   }
 
@@ -48,6 +49,7 @@ public final class ListStore: @unchecked Sendable {
     var to: Int64
   }
 
+  /// The log being recorded.
   public let path: String
   let options: Options
   private let lock = NSLock()

@@ -6,6 +6,7 @@ import ListTapeModel
 /// time. Seeks go through the nearest checkpoint, so `state(at:)` never replays the whole
 /// log. Works on a log that is being recorded (it sees a complete prefix).
 public final class Timeline {
+  /// The log read.
   public let path: String
   package let reader: LogReader
   /// The last checkpoint decoded, kept so that seeks within one checkpoint interval (a

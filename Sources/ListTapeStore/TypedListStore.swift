@@ -10,7 +10,9 @@ import ListTapeModel
 public struct TypedListStore<Section: Hashable, Item: Hashable>: Sendable {
   /// The store that records; it sees the identifiers as the log spells them.
   public let base: ListStore
+  /// How section identifiers are spelled in the log.
   public let sections: IdentifierCodec<Section>
+  /// How item identifiers are spelled in the log.
   public let items: IdentifierCodec<Item>
 
   /// Opens LOG for recording (creating it if absent), spelling identifiers with these
@@ -73,6 +75,7 @@ extension TypedListStore {
 // MARK: - Reading
 
 extension TypedListStore {
+  /// Sections in order.
   public var sectionIdentifiers: [Section] { sections.decodeAll(base.sectionIdentifiers) }
 
   /// Visible items of a section (empty when absent).
@@ -114,16 +117,19 @@ extension TypedListStore {
 /// Each is one event, named as on Apple's snapshots; each returns the `ListFault` when it
 /// faulted (the state is then unchanged, and the event is recorded anyway).
 extension TypedListStore {
+  /// Appends sections after the last one.
   @discardableResult
   public func appendSections(_ ids: [Section]) -> ListFault? {
     base.appendSections(sections.encodeAll(ids))
   }
 
+  /// Inserts sections before the anchor section.
   @discardableResult
   public func insertSections(_ ids: [Section], beforeSection anchor: Section) -> ListFault? {
     base.insertSections(sections.encodeAll(ids), beforeSection: sections.encode(anchor))
   }
 
+  /// Inserts sections after the anchor section.
   @discardableResult
   public func insertSections(_ ids: [Section], afterSection anchor: Section) -> ListFault? {
     base.insertSections(sections.encodeAll(ids), afterSection: sections.encode(anchor))
@@ -135,16 +141,19 @@ extension TypedListStore {
     base.deleteSections(sections.encodeAll(ids))
   }
 
+  /// Moves a section before the anchor section.
   @discardableResult
   public func moveSection(_ id: Section, beforeSection anchor: Section) -> ListFault? {
     base.moveSection(sections.encode(id), beforeSection: sections.encode(anchor))
   }
 
+  /// Moves a section after the anchor section.
   @discardableResult
   public func moveSection(_ id: Section, afterSection anchor: Section) -> ListFault? {
     base.moveSection(sections.encode(id), afterSection: sections.encode(anchor))
   }
 
+  /// Records that sections were reloaded (their content is the app's).
   @discardableResult
   public func reloadSections(_ ids: [Section]) -> ListFault? {
     base.reloadSections(sections.encodeAll(ids))
@@ -162,6 +171,7 @@ extension TypedListStore {
     base.appendItems(items.encodeAll(ids).map { OutlineNode($0) }, toParent: items.encode(parent))
   }
 
+  /// Inserts items as siblings right before the anchor.
   @discardableResult
   public func insertItems(_ ids: [Item], beforeItem anchor: Item) -> ListFault? {
     base.insertItems(items.encodeAll(ids).map { OutlineNode($0) }, beforeItem: items.encode(anchor))
@@ -177,9 +187,11 @@ extension TypedListStore {
   @discardableResult
   public func deleteItems(_ ids: [Item]) -> ListFault? { base.deleteItems(items.encodeAll(ids)) }
 
+  /// Removes every item; the sections stay.
   @discardableResult
   public func deleteAllItems() -> ListFault? { base.deleteAllItems() }
 
+  /// Moves an item with its subtree to right before the anchor, as its sibling.
   @discardableResult
   public func moveItem(_ id: Item, beforeItem anchor: Item) -> ListFault? {
     base.moveItem(items.encode(id), beforeItem: items.encode(anchor))
@@ -191,9 +203,11 @@ extension TypedListStore {
     base.moveItem(items.encode(id), afterItem: items.encode(anchor))
   }
 
+  /// Records that items were reloaded (their content is the app's).
   @discardableResult
   public func reloadItems(_ ids: [Item]) -> ListFault? { base.reloadItems(items.encodeAll(ids)) }
 
+  /// Records that items were reconfigured in place.
   @discardableResult
   public func reconfigureItems(_ ids: [Item]) -> ListFault? {
     base.reconfigureItems(items.encodeAll(ids))
