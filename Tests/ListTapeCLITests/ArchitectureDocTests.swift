@@ -72,4 +72,27 @@ import Testing
       #expect(documented[module] != nil, "\(module) is missing from docs/architecture.md")
     }
   }
+
+  /// What an app links changes nothing process-wide: no library spawns a process, runs a
+  /// shell, installs a signal handler or ends the process; the command line does those.
+  @Test func librariesLeaveTheProcessAlone() throws {
+    let sources = CLI.packageRoot.appendingPathComponent("Sources")
+    let files = try #require(FileManager.default.enumerator(atPath: sources.path))
+      .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+    #expect(files.count > 20)
+    let forbidden = try NSRegularExpression(
+      pattern: #"\bProcess\(|/bin/sh|[^.]\bsignal\(|\bsigaction\(|\bexit\(|\bposix_spawn"#)
+    for file in files {
+      let text = try String(
+        contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+      for line in text.split(separator: "\n")
+      where !line.trimmingCharacters(in: .whitespaces)
+        .hasPrefix("//")
+      {
+        let l = String(line)
+        let hit = forbidden.firstMatch(in: l, range: NSRange(l.startIndex..., in: l))
+        #expect(hit == nil, "Sources/\(file): \(l)")
+      }
+    }
+  }
 }
