@@ -16,7 +16,6 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
     .library(name: "ListTapeModel", targets: ["ListTapeModel"]),
-    .library(name: "ListTapeLog", targets: ["ListTapeLog"]),
     .library(name: "ListTapeStore", targets: ["ListTapeStore"]),
     .library(name: "ListTapeInvestigate", targets: ["ListTapeInvestigate"]),
     .executable(name: "listtape", targets: ["listtape"]),
@@ -34,9 +33,7 @@ let package = Package(
     .target(name: "ListTapeStore", dependencies: ["ListTapeModel", "ListTapeLog"]),
     // The investigation tools: bisect, find, diff, diverge, history, cut, export, verify.
     .target(
-      name: "ListTapeInvestigate",
-      dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog", "ListTapeJSON"]
-    ),
+      name: "ListTapeInvestigate", dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog"]),
     .executableTarget(
       name: "listtape",
       dependencies: [

@@ -1,47 +1,92 @@
-import ListTapeJSON
 import ListTapeModel
 import ListTapeStore
 
 /// Where an item sits: section, parent (nil for a root) and previous sibling (nil if first).
-public struct ItemPlace: Equatable, Sendable, CustomStringConvertible {
+public struct ItemPlace: Equatable, Sendable {
+  /// The section it is in.
   public var section: String
+  /// Its parent, nil for a root item.
   public var parent: String?
+  /// The sibling right before it, nil when it is the first.
   public var after: String?
 
-  public var description: String {
-    var parts = [parent.map { "under \($0)" } ?? "at the top of \(section)"]
-    parts.append(after.map { "after \($0)" } ?? "first")
-    return parts.joined(separator: ", ")
+  /// A place: section, parent (nil for a root) and previous sibling (nil if first).
+  public init(section: String, parent: String?, after: String?) {
+    self.section = section
+    self.parent = parent
+    self.after = after
   }
+}
+
+/// What changed about one item of the new state.
+public enum ItemChange: Equatable, Sendable {
+  /// It is new, at this place.
+  case inserted(at: ItemPlace)
+  /// It moved: to another parent or section, or among its siblings.
+  case moved(from: ItemPlace, to: ItemPlace)
+  case expanded
+  case collapsed
+  /// Its title changed (nil: none).
+  case title(from: String?, to: String?)
+  /// Its fields changed (nil: none).
+  case fields(from: [String: String]?, to: [String: String]?)
+}
+
+/// One item of the new state, in display order, with what changed about it (nothing for
+/// an unchanged item).
+public struct DiffRow: Equatable, Sendable {
+  /// The section it is in.
+  public var section: String
+  /// The item.
+  public var id: String
+  /// Its depth, 0 for a root item.
+  public var level: Int
+  /// What changed about it, in the order a diff lists them.
+  public var changes: [ItemChange]
 }
 
 /// What changed between two states, by item identity.
 public struct StateDiff: Sendable {
+  /// Sections only the new state has, in its order.
   public var sectionsInserted: [String] = []
+  /// Sections only the old state has, in its order.
   public var sectionsDeleted: [String] = []
+  /// Sections both have, outside a longest run kept in order: the fewest that moved.
   public var sectionsMoved: [String] = []
+  /// Items only the new state has, where they are.
   public var inserted: [(id: String, place: ItemPlace)] = []
+  /// Items only the old state has, where they were.
   public var deleted: [(id: String, place: ItemPlace)] = []
+  /// Items that changed parent or section, or the fewest that moved among their siblings.
   public var moved: [(id: String, from: ItemPlace, to: ItemPlace)] = []
+  /// Items that both states have, expanded only in the new one.
   public var expanded: [String] = []
+  /// Items that both states have, collapsed only in the new one.
   public var collapsed: [String] = []
+  /// Title changes of items both states have.
   public var titles: [(id: String, from: String?, to: String?)] = []
+  /// Field changes of items both states have.
   public var fields: [(id: String, from: [String: String]?, to: [String: String]?)] = []
   /// Selected ids before and after, in display order; equal sets mean no change.
   public var selectionBefore: [String] = []
+  /// Selected ids after, in display order.
   public var selectionAfter: [String] = []
   /// Whether multiple selection was allowed before and after (a `configure` event).
   public var multipleSelectionBefore = false
+  /// Whether multiple selection is allowed after.
   public var multipleSelectionAfter = false
   /// Items present in both states with nothing changed.
   public var unchanged = 0
-  /// The "to" state's items in display order with their change marks, for renderers.
-  var walk: [(section: String, id: String, level: Int, marks: [String])] = []
+  /// The new state's items in display order, each with its changes: what a renderer walks
+  /// to show the changes in context.
+  public var rows: [DiffRow] = []
 
+  /// Whether the set of selected items differs.
   public var selectionChanged: Bool {
     Set(selectionBefore.map(IdentifierKey.init)) != Set(selectionAfter.map(IdentifierKey.init))
   }
 
+  /// Whether the selection mode differs.
   public var selectionModeChanged: Bool { multipleSelectionBefore != multipleSelectionAfter }
 
   /// Whether the two states are identical.
@@ -63,6 +108,7 @@ public struct StateDiff: Sendable {
 /// Computes `StateDiff`s: identity-based, with Apple-like move detection (items whose
 /// parent changed, plus the fewest siblings that must move to reach the new order).
 public enum Differ {
+  /// What changed from `a` to `b`. - Complexity: O(n log n) for n items.
   public static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
     var d = StateDiff()
     let aSections = a.sectionIdentifiers
@@ -128,12 +174,12 @@ public enum Differ {
     }
 
     for (section, row) in bOrder {
-      var marks: [String] = []
+      var changes: [ItemChange] = []
       guard let info = bRows[IdentifierKey(row.id)] else { continue }
       if let old = aRows[IdentifierKey(row.id)] {
         if key(old.place) != key(info.place) || movedIDs.contains(IdentifierKey(row.id)) {
           d.moved.append((row.id, old.place, info.place))
-          marks.append("moved")
+          changes.append(.moved(from: old.place, to: info.place))
         }
         if old.row.expanded != row.expanded {
           if row.expanded {
@@ -141,239 +187,27 @@ public enum Differ {
           } else {
             d.collapsed.append(row.id)
           }
-          marks.append(row.expanded ? "expanded" : "collapsed")
+          changes.append(row.expanded ? .expanded : .collapsed)
         }
         if old.row.title != row.title {
           d.titles.append((row.id, old.row.title, row.title))
-          marks.append("title")
+          changes.append(.title(from: old.row.title, to: row.title))
         }
         if old.row.fields != row.fields {
           d.fields.append((row.id, old.row.fields, row.fields))
-          marks.append("fields")
+          changes.append(.fields(from: old.row.fields, to: row.fields))
         }
-        if marks.isEmpty { d.unchanged += 1 }
+        if changes.isEmpty { d.unchanged += 1 }
       } else {
         d.inserted.append((row.id, info.place))
-        marks.append("inserted")
+        changes.append(.inserted(at: info.place))
       }
-      d.walk.append((section, row.id, row.level, marks))
+      d.rows.append(DiffRow(section: section, id: row.id, level: row.level, changes: changes))
     }
     d.selectionBefore = a.selectedItems
     d.selectionAfter = b.selectedItems
     d.multipleSelectionBefore = a.allowsMultipleSelection
     d.multipleSelectionAfter = b.allowsMultipleSelection
     return d
-  }
-}
-
-extension StateDiff {
-  /// The diff as a person reads it: one line per change in the new state's display order,
-  /// runs of more than `context` unchanged items folded into one line.
-  public func lines(context: Int = 2) -> [String] {
-    var out: [String] = []
-    for s in sectionsInserted { out.append("+ section \(s)") }
-    for s in sectionsDeleted { out.append("- section \(s)") }
-    for s in sectionsMoved { out.append("~ section \(s) moved") }
-    for (id, place) in deleted { out.append("- \(id) (was \(place))") }
-    let movedFrom = Dictionary(
-      moved.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
-    let titleChange = Dictionary(
-      titles.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
-    let fieldChange = Dictionary(
-      fields.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
-    let insertedAt = Dictionary(
-      inserted.map { (IdentifierKey($0.id), $0.place) }, uniquingKeysWith: { a, _ in a })
-    var run: [String] = []
-    func flush() {
-      if run.count > context {
-        out.append("  … \(run.count) unchanged item\(run.count == 1 ? "" : "s")")
-      } else {
-        out.append(contentsOf: run)
-      }
-      run.removeAll()
-    }
-    var section: String?
-    for entry in walk {
-      if entry.section != section {
-        flush()
-        section = entry.section
-        out.append("[\(entry.section)]")
-      }
-      let indent = String(repeating: "  ", count: entry.level)
-      if entry.marks.isEmpty {
-        run.append("  \(indent)\(entry.id)")
-        continue
-      }
-      flush()
-      for mark in entry.marks {
-        switch mark {
-        case "inserted":
-          out.append(
-            "+ \(indent)\(entry.id) (\(insertedAt[IdentifierKey(entry.id)]?.description ?? ""))")
-        case "moved":
-          if let m = movedFrom[IdentifierKey(entry.id)] {
-            out.append("~ \(indent)\(entry.id) moved: \(m.from) → \(m.to)")
-          }
-        case "expanded": out.append("▾ \(indent)\(entry.id) expanded")
-        case "collapsed": out.append("▸ \(indent)\(entry.id) collapsed")
-        case "title":
-          if let t = titleChange[IdentifierKey(entry.id)] {
-            out.append("  \(indent)title \(entry.id): \(quote(t.from)) → \(quote(t.to))")
-          }
-        default:
-          if let f = fieldChange[IdentifierKey(entry.id)] {
-            out.append("  \(indent)fields \(entry.id): \(render(f.from)) → \(render(f.to))")
-          }
-        }
-      }
-    }
-    flush()
-    if selectionModeChanged {
-      out.append(
-        "selection mode \(mode(multipleSelectionBefore)) → \(mode(multipleSelectionAfter))")
-    }
-    if selectionChanged {
-      out.append(
-        "selection {\(selectionBefore.joined(separator: ", "))} → {\(selectionAfter.joined(separator: ", "))}"
-      )
-    }
-    return out
-  }
-
-  private func mode(_ multiple: Bool) -> String { multiple ? "multiple" : "single" }
-
-  private func quote(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "none" }
-
-  private func render(_ f: [String: String]?) -> String {
-    guard let f else { return "none" }
-    return "{" + f.keys.sorted().map { "\($0): \"\(f[$0] ?? "")\"" }.joined(separator: ", ") + "}"
-  }
-
-  /// The diff as one JSON object for tools.
-  public func writeJSON(to w: inout JSONWriter) {
-    func place(_ p: ItemPlace) {
-      w.beginObject()
-      w.key("section")
-      w.string(p.section)
-      w.key("parent")
-      if let parent = p.parent { w.string(parent) } else { w.null() }
-      w.key("after")
-      if let after = p.after { w.string(after) } else { w.null() }
-      w.endObject()
-    }
-    func strings(_ key: String, _ list: [String]) {
-      w.key(key)
-      w.beginArray()
-      for s in list { w.string(s) }
-      w.endArray()
-    }
-    func optional(_ s: String?) {
-      if let s { w.string(s) } else { w.null() }
-    }
-    func map(_ f: [String: String]?) {
-      guard let f else { return w.null() }
-      w.beginObject()
-      for k in f.keys.sorted() {
-        w.key(k)
-        w.string(f[k] ?? "")
-      }
-      w.endObject()
-    }
-    w.beginObject()
-    w.key("sections")
-    w.beginObject()
-    strings("inserted", sectionsInserted)
-    strings("deleted", sectionsDeleted)
-    strings("moved", sectionsMoved)
-    w.endObject()
-    w.key("inserted")
-    w.beginArray()
-    for (id, p) in inserted {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("at")
-      place(p)
-      w.endObject()
-    }
-    w.endArray()
-    w.key("deleted")
-    w.beginArray()
-    for (id, p) in deleted {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("was")
-      place(p)
-      w.endObject()
-    }
-    w.endArray()
-    w.key("moved")
-    w.beginArray()
-    for (id, from, to) in moved {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("from")
-      place(from)
-      w.key("to")
-      place(to)
-      w.endObject()
-    }
-    w.endArray()
-    strings("expanded", expanded)
-    strings("collapsed", collapsed)
-    w.key("selection")
-    if selectionChanged {
-      w.beginObject()
-      strings("from", selectionBefore)
-      strings("to", selectionAfter)
-      w.endObject()
-    } else {
-      w.null()
-    }
-    w.key("selectionMode")
-    if selectionModeChanged {
-      w.beginObject()
-      w.key("from")
-      w.string(mode(multipleSelectionBefore))
-      w.key("to")
-      w.string(mode(multipleSelectionAfter))
-      w.endObject()
-    } else {
-      w.null()
-    }
-    w.key("content")
-    w.beginArray()
-    for (id, from, to) in titles {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("title")
-      w.beginObject()
-      w.key("from")
-      optional(from)
-      w.key("to")
-      optional(to)
-      w.endObject()
-      w.endObject()
-    }
-    for (id, from, to) in fields {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("fields")
-      w.beginObject()
-      w.key("from")
-      map(from)
-      w.key("to")
-      map(to)
-      w.endObject()
-      w.endObject()
-    }
-    w.endArray()
-    w.key("unchanged")
-    w.int(unchanged)
-    w.endObject()
   }
 }

@@ -12,11 +12,11 @@ import Darwin
 /// `maxEventsPerFrame` events or `maxRawBytesPerFrame` bytes, on `flush()`, or by a background
 /// thread once its first event is `batchDelay` old; each frame is one `write()`. Thread safe.
 /// After any write or fsync failure every call throws `.poisoned`: reopen to recover.
-public final class LogWriter: @unchecked Sendable {
+package final class LogWriter: @unchecked Sendable {
   /// The log file.
-  public let path: String
+  package let path: String
   /// What was cut from a torn tail when the log was opened, or nil if nothing was.
-  public let recovery: RecoveryReport?
+  package let recovery: RecoveryReport?
   private let core: WriterCore
 
   private init(path: String, recovery: RecoveryReport?, core: WriterCore) {
@@ -32,7 +32,7 @@ public final class LogWriter: @unchecked Sendable {
   /// Takes an exclusive lock (a second writer fails at once with `.locked`). On an existing log
   /// it scans every frame: a torn tail is cut, saved to `<path>.tail-<offset>.broken` and
   /// described in `recovery`; mid-file damage throws `.damaged` (see `LogReader.salvage`).
-  public static func open(path: String, options: LogWriterOptions = LogWriterOptions())
+  package static func open(path: String, options: LogWriterOptions = LogWriterOptions())
     throws(LogError) -> LogWriter
   {
     var created = false
@@ -77,16 +77,16 @@ public final class LogWriter: @unchecked Sendable {
   }
 
   /// Events in the log, pending ones included; the next record gets `eventCount + 1`.
-  public var eventCount: UInt64 { core.eventCount }
+  package var eventCount: UInt64 { core.eventCount }
 
   /// Appends one record (an encoded event); it is written with its frame.
   /// - Complexity: amortised O(record size); a frame cut compresses and writes.
-  public func append(_ record: UnsafeRawBufferPointer) throws(LogError) {
+  package func append(_ record: UnsafeRawBufferPointer) throws(LogError) {
     try core.append(record)
   }
 
   /// Appends one record held in an array.
-  public func append(_ record: [UInt8]) throws(LogError) {
+  package func append(_ record: [UInt8]) throws(LogError) {
     let failure: LogError? = record.withUnsafeBytes { p in
       do throws(LogError) { try core.append(p) } catch { return error }
       return nil
@@ -95,15 +95,15 @@ public final class LogWriter: @unchecked Sendable {
   }
 
   /// True when the caller should call `appendCheckpoint` with the state after `eventCount` events.
-  public var checkpointDue: Bool { core.checkpointDue }
+  package var checkpointDue: Bool { core.checkpointDue }
 
   /// Writes the folded state after exactly `eventCount` events (pending events are cut first).
-  public func appendCheckpoint(_ state: UnsafeRawBufferPointer) throws(LogError) {
+  package func appendCheckpoint(_ state: UnsafeRawBufferPointer) throws(LogError) {
     try core.appendCheckpoint(state)
   }
 
   /// Writes the folded state held in an array.
-  public func appendCheckpoint(_ state: [UInt8]) throws(LogError) {
+  package func appendCheckpoint(_ state: [UInt8]) throws(LogError) {
     let failure: LogError? = state.withUnsafeBytes { p in
       do throws(LogError) { try core.appendCheckpoint(p) } catch { return error }
       return nil
@@ -112,13 +112,13 @@ public final class LogWriter: @unchecked Sendable {
   }
 
   /// Writes the pending frame now (kill -9 safe once this returns).
-  public func flush() throws(LogError) { try core.flush() }
+  package func flush() throws(LogError) { try core.flush() }
 
   /// Writes the pending frame and fdatasyncs (power-loss safe once this returns).
-  public func sync() throws(LogError) { try core.sync() }
+  package func sync() throws(LogError) { try core.sync() }
 
   /// Flushes, syncs (unless the policy is `.never`), stops the background thread, unlocks.
-  public func close() throws(LogError) { try core.close() }
+  package func close() throws(LogError) { try core.close() }
 }
 
 /// The writer's state, shared with its background flusher thread; every field behind `cond`.
@@ -200,10 +200,7 @@ final class WriterCore: @unchecked Sendable {
       header = try initialize(fd: fd, path: path, options: options, syncing: syncing)
     } else if source.size < UInt64(Format.headerLength) {
       // Only a crash during creation leaves a short header; no event was ever written.
-      guard let hb = try source.bytes(at: 0, count: Int(source.size)) else {
-        throw LogError(.io, path: path, message: "cannot read header")
-      }
-      _ = try FileHeader.decode(hb, path: path)  // throws notALog unless a magic prefix
+      _ = try FileHeader.read(from: source, path: path)  // throws notALog unless a magic prefix
       let saved = try saveAside(source: source, from: 0, path: path, syncing: syncing)
       guard ftruncate(fd, 0) == 0 else { throw .io("cannot truncate", path: path, errno: errno) }
       header = try initialize(fd: fd, path: path, options: options, syncing: syncing)
@@ -211,10 +208,7 @@ final class WriterCore: @unchecked Sendable {
         offset: 0, bytesCut: source.size, savedTo: saved, lastGoodEvent: 0,
         reason: .incompleteHeader)
     } else {
-      guard let hb = try source.bytes(at: 0, count: Format.headerLength) else {
-        throw LogError(.io, path: path, message: "cannot read header")
-      }
-      header = try FileHeader.decode(hb, path: path)
+      header = try FileHeader.read(from: source, path: path)
     }
     try source.refresh()
     var scan = FrameScan(source: source, salt: header.salt, start: UInt64(header.headerLength))

@@ -41,7 +41,7 @@ extension ListState {
 
   /// Where an item sits: its section, parent and previous sibling (nil when first); nil
   /// when absent. - Complexity: O(depth × log siblings).
-  public func placement(of id: String) -> (section: String, parent: String?, after: String?)? {
+  package func placement(of id: String) -> (section: String, parent: String?, after: String?)? {
     guard let x = forest.itemIndex[id] else { return nil }
     let n = forest.nodes[Int(x)]
     let section = forest.sections[Int(forest.section(of: x))].id

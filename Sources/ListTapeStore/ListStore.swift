@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ListTapeLog
 import ListTapeModel
 
 /// The recording store an app holds: it owns the list state, folds every edit through the
@@ -21,7 +22,7 @@ public final class ListStore: @unchecked Sendable {
   /// How a store records.
   public struct Options: Sendable {
     /// How often the log is forced to stable storage (besides `sync()` and `close()`).
-    public var fsync: FsyncMode = .interval
+    public var fsync: FsyncPolicy = .interval(seconds: 1)
     /// Events the buffer holds before it drops (each an `Event`, whatever its size).
     public var bufferCapacity = 16_384
     /// The wall clock stamped on events: milliseconds since the Unix epoch.
@@ -29,6 +30,7 @@ public final class ListStore: @unchecked Sendable {
     /// Called on the writer before each chunk it writes: tests use it to stall the "disk".
     var beforeWrite: (@Sendable () -> Void)?
 
+    /// The defaults above.
     public init() {}
   }
 
@@ -47,6 +49,7 @@ public final class ListStore: @unchecked Sendable {
     var to: Int64
   }
 
+  /// The log being recorded.
   public let path: String
   let options: Options
   private let lock = NSLock()
@@ -61,7 +64,7 @@ public final class ListStore: @unchecked Sendable {
   private var faults = 0
   private var accepted = 0
   private var closed = false
-  private var writeError: ReplayError?
+  private var writeError: StoreError?
 
   // Confined to `queue` (or to `deinit`, when nothing else can reach the store).
   private let recorder: Recorder
@@ -69,7 +72,7 @@ public final class ListStore: @unchecked Sendable {
 
   /// Opens LOG for recording (creating it if absent); the store starts from the state the log
   /// already ends in, so an app can resume a session.
-  public init(path: String, options: Options = Options()) throws(ReplayError) {
+  public init(path: String, options: Options = Options()) throws(StoreError) {
     self.path = path
     self.options = options
     recorder = try Recorder.open(path: path, fsync: options.fsync)
@@ -118,6 +121,11 @@ extension ListStore {
 
   /// Selected items in display order.
   public var selectedItems: [String] { withState { $0.selectedItems } }
+
+  /// The sections and outlines, to change and `apply` (Apple's `dataSource.snapshot()`).
+  public func snapshot() -> ListSnapshot<String, String> {
+    withState { ListSnapshot(copy $0, sections: .standard, items: .standard) }
+  }
 }
 
 // MARK: - Counters
@@ -138,7 +146,7 @@ extension ListStore {
 
   /// The first write failure, if any; from then on events are dropped, and `sync()` and
   /// `close()` throw it.
-  public var lastWriteError: ReplayError? { locked { writeError } }
+  public var lastWriteError: StoreError? { locked { writeError } }
 }
 
 // MARK: - Recording
@@ -170,16 +178,27 @@ extension ListStore {
     send(.batch(operations.map { Event($0) }))
   }
 
-  /// Makes the state equal to `snapshot` (sections, outlines, flags, content, selection mode
-  /// and selection), recording the fewest events that do so as one event (a `batch` when
-  /// more than one is needed; nothing when the states are equal). Build `snapshot` from
-  /// `state`, as Apple's `dataSource.snapshot()`, so that what the app does not touch stays.
+  /// Makes the sections and outlines those of `snapshot` (take it from `snapshot()`, as
+  /// Apple's `dataSource.snapshot()`, so that what the app does not touch stays), keeping
+  /// the selection mode and the selected items that stay visible, and records the fewest
+  /// events that do so as one event (a `batch` when more than one is needed; nothing when
+  /// nothing changes).
   /// - Returns: the operations recorded (empty when nothing changed).
   @discardableResult
-  public func apply(_ snapshot: ListState) -> [ListOperation] {
+  public func apply(_ snapshot: ListSnapshot<String, String>) -> [ListOperation] {
+    apply { snapshot.target(from: $0) }
+  }
+
+  /// Makes the state equal to `state`, selection included, as `apply(_:)` does.
+  @discardableResult
+  package func apply(state: ListState) -> [ListOperation] { apply { _ in state } }
+
+  /// Makes the state equal to the one `target` builds from the current state, recording
+  /// the fewest events that do so as one event.
+  func apply(_ target: (ListState) -> ListState) -> [ListOperation] {
     var recorded: [ListOperation] = []
     _ = admit { () -> (Event, ListFault?)? in
-      let plan = SnapshotDiffer.plan(from: current, to: snapshot)
+      let plan = SnapshotDiffer.plan(from: current, to: target(current))
       guard let op = Self.oneEvent(plan.operations) else { return nil }
       current = plan.state
       recorded = plan.operations
@@ -290,7 +309,7 @@ extension ListStore {
       locked { dropped += 1 }
       return
     }
-    do throws(ReplayError) {
+    do throws(StoreError) {
       switch item {
       case .event(let event):
         try recorder.record(event)
@@ -313,11 +332,11 @@ extension ListStore {
 
   /// Waits until every event handed to the store before this call is written and forced to
   /// stable storage. Throws the first write failure, if any.
-  public func sync() throws(ReplayError) {
-    let result: Result<Void, ReplayError> = queue.sync {
+  public func sync() throws(StoreError) {
+    let result: Result<Void, StoreError> = queue.sync {
       writePending()
       if let e = locked({ writeError }) { return .failure(e) }
-      do throws(ReplayError) {
+      do throws(StoreError) {
         try recorder.sync()
         return .success(())
       } catch {
@@ -329,15 +348,15 @@ extension ListStore {
 
   /// Writes what is buffered, syncs and closes the log. Later edits still apply to the state
   /// but are counted as dropped. Closing twice does nothing.
-  public func close() throws(ReplayError) {
+  public func close() throws(StoreError) {
     let first: Bool = locked {
       defer { closed = true }
       return !closed
     }
     guard first else { return }
-    let result: Result<Void, ReplayError> = queue.sync {
+    let result: Result<Void, StoreError> = queue.sync {
       writePending()
-      do throws(ReplayError) {
+      do throws(StoreError) {
         try recorder.close()
       } catch {
         return .failure(error)

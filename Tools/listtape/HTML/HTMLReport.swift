@@ -20,7 +20,7 @@ struct HTMLReport {
 
   enum Failure: Error {
     case tooLarge(bytes: Int, atEvent: Int)
-    case replay(ReplayError)
+    case replay(StoreError)
   }
 
   /// What the page embeds, each part escaped for a `<script>` element.
