@@ -46,6 +46,11 @@ let package = Package(
       dependencies: ["ListTapeLog"],
       path: "Tools/listtape-torture"
     ),
+    .executableTarget(
+      name: "listtape-app-sim",
+      dependencies: ["ListTapeReplay", "ListTapeModel"],
+      path: "Tools/listtape-app-sim"
+    ),
     // The JSON and log tests take only SplitMix64 from the model.
     .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON", "ListTapeModel"]),
     .testTarget(name: "ListTapeModelTests", dependencies: ["ListTapeModel", "ListTapeJSON"]),
@@ -55,11 +60,12 @@ let package = Package(
       name: "ListTapeReplayTests",
       dependencies: [
         "ListTapeReplay", "ListTapeModel", "ListTapeLog", "ListTapeJSON", "ListTapeSamples",
+        "listtape-app-sim",
       ]
     ),
     .testTarget(
       name: "ListTapeCLITests",
-      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON"]
+      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog"]
     ),
   ],
   swiftLanguageModes: [.v6]
