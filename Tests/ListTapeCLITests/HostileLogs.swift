@@ -345,14 +345,20 @@ enum HostileLog: String, CaseIterable, CustomTestStringConvertible {
     return log.rawBytes
   }
 
-  /// A valid session, then a checkpoint whose state claims one section of as many items as
-  /// its 64 MiB of bytes could hold, followed by zeros (compressed, about 64 KiB on disk).
-  static func hugeCheckpoint(_ path: String) throws -> Int {
+  /// A valid start for the logs whose attack comes later: a section of 1,000 items.
+  static func thousandItems(_ path: String) throws -> CraftedLog {
     var log = try CraftedLog(path: path)
     try log.add(.appendSections(["S"]))
     for i in 0..<1_000 {
       try log.add(.appendItems([OutlineNode("i\(i)")], section: "S", parent: nil))
     }
+    return log
+  }
+
+  /// A valid session, then a checkpoint whose state claims one section of as many items as
+  /// its 64 MiB of bytes could hold, followed by zeros (compressed, about 64 KiB on disk).
+  static func hugeCheckpoint(_ path: String) throws -> Int {
+    var log = try thousandItems(path)
     let size = 64 << 20
     var state: [UInt8] = [1, 0, 1, 1, UInt8(ascii: "S")]
     var claim = UInt64((size - 16) / 3)
@@ -371,11 +377,7 @@ enum HostileLog: String, CaseIterable, CustomTestStringConvertible {
   /// A valid session whose middle holds a META gap frame claiming 2^62 lost events: event
   /// numbers after it are astronomically large, the events themselves few.
   static func hugeGap(_ path: String) throws -> Int {
-    var log = try CraftedLog(path: path)
-    try log.add(.appendSections(["S"]))
-    for i in 0..<1_000 {
-      try log.add(.appendItems([OutlineNode("i\(i)")], section: "S", parent: nil))
-    }
+    let log = try thousandItems(path)
     try log.close()
     try appendGapFrame(to: path, count: 1 << 62)
     return log.rawBytes

@@ -29,7 +29,16 @@ private struct SimReport {
   }
 }
 
-private let simURL = Bundle.main.bundleURL.appendingPathComponent("listtape-app-sim")
+/// Starts the app simulator on `arguments`; its standard output comes through the pipe.
+private func startSim(_ arguments: [String]) throws -> (Process, Pipe) {
+  let p = Process()
+  p.executableURL = Bundle.main.bundleURL.appendingPathComponent("listtape-app-sim")
+  p.arguments = arguments
+  let out = Pipe()
+  p.standardOutput = out
+  try p.run()
+  return (p, out)
+}
 
 /// Issue 18, point 4: an app recording through `ListStore` dies by `kill -9` at random
 /// points; after each death the log opens, holds every event `sync()` acknowledged with the
@@ -45,12 +54,8 @@ private let simURL = Bundle.main.bundleURL.appendingPathComponent("listtape-app-
     var resumedNonEmpty = 0
     let kills = 110
     for iteration in 0..<kills {
-      let p = Process()
-      p.executableURL = simURL
-      p.arguments = [path, "--seed", "\(iteration + 1)", "--sync-every", "\(1 + rng.below(30))"]
-      let out = Pipe()
-      p.standardOutput = out
-      try p.run()
+      let (p, out) = try startSim(
+        [path, "--seed", "\(iteration + 1)", "--sync-every", "\(1 + rng.below(30))"])
       var text = ""
       if iteration % 3 != 0 {
         // A third of the kills land anywhere, opening and recovery included; a third while
@@ -103,12 +108,7 @@ private let simURL = Bundle.main.bundleURL.appendingPathComponent("listtape-app-
 
     // A last run that ends by itself: it resumes, records, closes; the log replays to the
     // state it computed, and verifies clean.
-    let p = Process()
-    p.executableURL = simURL
-    p.arguments = [path, "--seed", "999", "--events", "300"]
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
+    let (p, out) = try startSim([path, "--seed", "999", "--events", "300"])
     p.waitUntilExit()
     let report = SimReport(
       String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))

@@ -28,16 +28,13 @@ let usage = """
 
 /// One line on standard output, written at once (no buffering a kill could lose).
 func say(_ line: String) {
-  let bytes = Array((line + "\n").utf8)
-  _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+  FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// Ends the process with `message` on standard error: exit 64 (usage) names `--help`.
 func fail(_ message: String, code: Int32) -> Never {
-  FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-  if code == 64 {
-    FileHandle.standardError.write(
-      Data("Usage: listtape-app-sim <log> [options]\nSee 'listtape-app-sim --help'\n".utf8))
-  }
+  let hint = code == 64 ? "\nSee 'listtape-app-sim --help'" : ""
+  FileHandle.standardError.write(Data("listtape-app-sim: error: \(message)\(hint)\n".utf8))
   exit(code)
 }
 
