@@ -161,6 +161,7 @@ struct HostileTimeTests {
       print(
         "hostile \(log.rawValue): scrub's first frame: \(String(format: "%.2f", cost.seconds)) s "
           + "(wall), \(cost.peakKiB >> 10) MiB")
+      #expect(cost.code == 0, "\(log.rawValue): scrub crashed; its screen was:\n\(cost.err)")
       #expect(cost.seconds <= wall, "\(log.rawValue): scrub's first frame took \(cost.seconds) s")
       #expect(cost.peakKiB <= kib, "\(log.rawValue): scrub peaked at \(cost.peakKiB) KiB")
     }
@@ -176,17 +177,19 @@ struct HostileTimeTests {
     let report = dir.path("scrub-time")
     let tmux = try TmuxSession(
       "/usr/bin/time -o '\(report)' -f '%M' '\(CLI.binary.path)' scrub '\(log)'; sleep 600")
-    // GNU time creates its report at once and fills it when the tool ends.
+    // GNU time creates its report at once and fills it when the tool ends (after a line
+    // "Command terminated by signal N" when it crashed).
+    func ended() -> String? {
+      (try? String(contentsOfFile: report, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 }
+    }
     func peak() -> Int? {
-      (try? String(contentsOfFile: report, encoding: .utf8)).flatMap {
-        Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
-      }
+      ended()?.split(separator: "\n").last.flatMap { Int($0) }
     }
     let start = Date()
     var screen = try tmux.screen()
     let frame = #/event \d+ of \d+/#
     // Until the first frame, or until the tool ends (a log it refuses).
-    while screen.firstMatch(of: frame) == nil && peak() == nil
+    while screen.firstMatch(of: frame) == nil && ended() == nil
       && Date().timeIntervalSince(start) < wall
     {
       usleep(20_000)
@@ -195,7 +198,8 @@ struct HostileTimeTests {
     let seconds = Date().timeIntervalSince(start)
     try tmux.keys("q")
     let deadline = Date().addingTimeInterval(wall)
-    while peak() == nil && Date() < deadline { usleep(20_000) }
-    return Cost(code: 0, seconds: seconds, peakKiB: peak() ?? 0, err: screen)
+    while ended() == nil && Date() < deadline { usleep(20_000) }
+    let crashed = ended()?.contains("terminated by signal") ?? false
+    return Cost(code: crashed ? 134 : 0, seconds: seconds, peakKiB: peak() ?? 0, err: screen)
   }
 }
