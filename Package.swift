@@ -55,6 +55,11 @@ let package = Package(
       dependencies: ["ListTapeLog"],
       path: "Tools/listtape-torture"
     ),
+    .executableTarget(
+      name: "listtape-app-sim",
+      dependencies: ["ListTapeStore", "ListTapeModel"],
+      path: "Tools/listtape-app-sim"
+    ),
     // The JSON and log tests take only SplitMix64 from the model.
     .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON", "ListTapeModel"]),
     .testTarget(name: "ListTapeModelTests", dependencies: ["ListTapeModel", "ListTapeJSON"]),
@@ -64,6 +69,7 @@ let package = Package(
       name: "ListTapeStoreTests",
       dependencies: [
         "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeSamples",
+        "listtape-app-sim",
       ]
     ),
     .testTarget(
@@ -72,7 +78,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ListTapeCLITests",
-      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON"]
+      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -69,8 +69,9 @@ extension ListState {
       let sec = forest.allocateSection(id)
       forest.sectionOrder.append(sec)
       let itemCount = try s.count(minBytes: 3)
-      // Grow the tables once, not by doubling while 100k items arrive.
-      let needed = forest.nodes.count + itemCount
+      // Grow the tables once, not by doubling while 100k items arrive; but a claimed count
+      // reserves no more than that, since its items may never come (hostile checkpoints).
+      let needed = forest.nodes.count + min(itemCount, 1 << 17)
       if forest.nodes.capacity < needed {
         forest.nodes.reserveCapacity(needed + needed / 2)
         forest.content.reserveCapacity(needed + needed / 2)
