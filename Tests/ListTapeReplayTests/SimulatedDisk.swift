@@ -181,7 +181,9 @@ final class SimulatedDisk: FileLayer, @unchecked Sendable {
     guard let (inode, path) = open[fd], var file = inodes[inode] else { return EBADF }
     var data = [UInt8](bytes)
     var failure: Int32?
-    if let f = failing, path.hasSuffix(f.suffix) {
+    if let f = failing,
+      names.contains(where: { $0.value.inode == inode && $0.key.hasSuffix(f.suffix) })
+    {
       failing = nil
       failure = f.errno
       data = Array(data.prefix(data.count / 2))

@@ -1,0 +1,225 @@
+import Dispatch
+import Foundation
+import ListTapeModel
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeLog
+@testable import ListTapeReplay
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A counter the store's hooks bump from its threads, noting whether any of them was the
+/// thread that made the call.
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  private var caller: pthread_t?
+  private var onCaller = false
+
+  /// Makes the current thread the caller's.
+  func callerIsHere() {
+    lock.lock()
+    caller = pthread_self()
+    lock.unlock()
+  }
+
+  func add() {
+    lock.lock()
+    value += 1
+    if let caller, pthread_equal(caller, pthread_self()) != 0 { onCaller = true }
+    lock.unlock()
+  }
+
+  var count: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return value
+  }
+
+  /// Whether every `add` ran on another thread than the caller's.
+  var neverOnCaller: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return !onCaller
+  }
+}
+
+/// A store around an app's lifecycle (docs/apple.md): opening and syncing without blocking
+/// the main thread, a bounded flush, resuming after a write failure, relative paths.
+@Suite struct StoreLifecycleTests {
+  func options(_ fsync: FsyncMode = .never, stall: Stall? = nil) -> ListStore.Options {
+    var o = ListStore.Options()
+    o.fsync = fsync
+    let clock = TestClock()
+    o.clock = { clock.tick() }
+    if let stall { o.beforeWrite = { stall.pass() } }
+    return o
+  }
+
+  func events(_ path: String) throws -> [Event] {
+    var out: [Event] = []
+    try Timeline(path: path).forEachEvent { _, e in
+      out.append(e)
+      return true
+    }
+    return out
+  }
+
+  /// Writer tuning with a checkpoint exactly every `interval` events.
+  func everyEvents(_ interval: UInt64) -> LogWriterOptions {
+    var w = Recorder.options(.never)
+    w.maxEventsBetweenCheckpoints = interval
+    w.minCheckpointSpacingBytes = 1 << 40
+    return w
+  }
+
+  @Test @MainActor func asyncOpenRebuildsTheStateOffTheCallersThreadFoldingOneInterval()
+    async throws
+  {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let interval: UInt64 = 500
+    let recorder = try Recorder.open(path: path, options: everyEvents(interval))
+    var live = ListState()
+    var count = 0
+    try SampleSession.generate(events: 12_345, seed: 21, maxItems: 400) { e in
+      try recorder.record(e)
+      try? live.apply(e)
+      count += 1
+    }
+    try recorder.close()
+
+    let folded = Counter()
+    var o = options()
+    o.writerOptions = everyEvents(interval)
+    o.onFold = { _ in folded.add() }
+    folded.callerIsHere()
+    let store = try await ListStore.open(path: path, options: o)
+    // The state is ready, and only the events after the last checkpoint were folded.
+    #expect(store.state == live)
+    #expect(folded.count == count % Int(interval))
+    #expect(folded.count > 0 && folded.count <= Int(interval))
+    #expect(folded.neverOnCaller)
+    try store.close()
+  }
+
+  /// Many `sync()` calls wait on a stalled disk at once, more than the cooperative thread
+  /// pool has threads: if each blocked a thread, nothing else async could run until the
+  /// disk came back.
+  @Test func asyncSyncSuspendsInsteadOfBlockingAThread() async throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let stall = Stall()
+    let store = try ListStore(path: path, options: options(.always, stall: stall))
+    store.appendSections(["main"])
+    try await store.sync()
+    stall.hold()
+    store.appendItems(["a", "b"], toSection: "main")
+    // Safety net: if the syncs blocked every thread, only this would let them go on.
+    let rescued = Counter()
+    DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
+      rescued.add()
+      stall.release()
+    }
+    let waiting = ProcessInfo.processInfo.activeProcessorCount * 4
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<waiting { group.addTask { try await store.sync() } }
+      // Other async work still runs while they all wait for the disk.
+      try await Task.sleep(nanoseconds: 100_000_000)
+      #expect(rescued.count == 0)
+      #expect(store.bufferedEvents == 1)
+      stall.release()
+      try await group.waitForAll()
+    }
+    #expect(try Timeline(path: path).eventCount == 2)
+    try store.close()
+  }
+
+  @Test func flushWithADeadlineReturnsWhenTheDiskIsStuck() throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let stall = Stall()
+    let store = try ListStore(path: path, options: options(.interval, stall: stall))
+    stall.hold()
+    store.appendSections(["main"])
+    let start = DispatchTime.now().uptimeNanoseconds
+    #expect(try store.flush(deadline: .now() + 0.2) == false)
+    let waited = DispatchTime.now().uptimeNanoseconds - start
+    #expect(waited >= 150_000_000 && waited < 5_000_000_000, "waited \(waited) ns")
+    stall.release()
+    #expect(try store.flush(deadline: .now() + 30))
+    #expect(try Timeline(path: path).eventCount == 1)
+    try store.close()
+  }
+
+  /// A write fails (a full disk, or EPERM on a protected file once the device locks): the
+  /// store keeps the state, `resume()` reopens the log and writes one gap whose batch turns
+  /// the log's last state into the live one.
+  @Test(arguments: [false, true])
+  func resumeAfterAWriteFailureKeepsTheState(onNewFile: Bool) async throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let disk = SimulatedDisk(semantics: .linux)
+    var o = options()
+    o.files = disk
+    let store = try ListStore(path: path, options: o)
+    store.appendSections(["main"])
+    store.appendItems(["a", "b", "c"], toSection: "main")
+    try await store.sync()
+    disk.failNextWrite(to: "log.ltape", errno: EPERM)
+    store.appendItems(["d"], toSection: "main")
+    store.expand(["a"])
+    #expect(throws: ReplayError.self) { try store.sync() }
+    #expect(store.lastWriteError != nil)
+    store.moveItem("c", beforeItem: "a")
+    store.appendItems([OutlineNode("e", children: ["e1"])], toSection: "main")
+    #expect(store.droppedEvents == 4)
+    // Resuming where nothing can be created fails and leaves the store failed.
+    await #expect(throws: ReplayError.self) { try await store.resume(path: "\(dir)/no/such.ltape") }
+    #expect(store.lastWriteError != nil)
+
+    let target = onNewFile ? "\(dir)/resumed.ltape" : path
+    try await store.resume(path: onNewFile ? target : nil)
+    #expect(store.lastWriteError == nil)
+    #expect(store.path == target)
+    store.select(["e"])
+    let live = store.state
+    try store.close()
+
+    let recorded = try events(target)
+    let before = onNewFile ? 0 : 2
+    #expect(recorded.count == before + 3)
+    guard case .mark(let label) = recorded[before].operation else {
+      Issue.record("no gap mark: \(recorded)")
+      return
+    }
+    #expect(label.hasPrefix("listtape.gap dropped=4 faults=0 "))
+    #expect(recorded[before + 1].op == "batch")
+    #expect(recorded[before + 2].operation == .select(["e"]))
+    #expect(try Timeline(path: target).state(at: recorded.count) == live)
+  }
+
+  @Test func resumeWithoutAFailureIsAUsageError() throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let store = try ListStore(path: path, options: options())
+    #expect { try store.resume() } throws: { ($0 as? ReplayError)?.kind == .usage }
+    try store.close()
+  }
+
+  @Test func relativePathsResolveAgainstTheWorkingDirectoryButNeverAgainstRoot() throws {
+    #expect(try ListStore.resolve("a.ltape", workingDirectory: "/tmp/x") == "/tmp/x/a.ltape")
+    #expect(try ListStore.resolve("/abs/a.ltape", workingDirectory: "/") == "/abs/a.ltape")
+    #expect {
+      try ListStore.resolve("a.ltape", workingDirectory: "/")
+    } throws: { error in
+      let e = error as? ReplayError
+      return e?.kind == .usage && e?.description.contains("applicationSupportDirectory") == true
+    }
+  }
+}
