@@ -1,8 +1,10 @@
 import Foundation
 import ListTapeModel
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeLog
+@testable import ListTapeReplay
 
 /// The writer under a simulated disk, crashed after every operation in every way a disk can
 /// fail (docs/log-format.md, "Power loss"): what a returned call promised is read back, in
@@ -72,4 +74,131 @@ struct PowerLossTests {
     #expect(sweep.states >= 150)
     print("power loss, recovery, \(name): \(sweep.states) crash states, \(sweep.refused) refused")
   }
+}
+
+/// `ListStore` (its buffer, its writer queue, gap marks and resync batches, checkpoints)
+/// on a simulated disk: after any crash the log reads back a prefix of what the store
+/// wrote, holding everything `sync()` or `flush(deadline:)` acknowledged, and a new store
+/// opens on it with exactly the state of that prefix and records on.
+@Suite("Power loss: ListStore on a simulated disk")
+struct StorePowerLossTests {
+  @Test("a store with a buffer survives every crash", arguments: ["always", "interval", "never"])
+  func store(_ policy: String) throws {
+    let dir = ScratchDir("power-store-\(policy)")
+    let scratch = ScratchDir("power-store-judge")
+    let path = dir.file("store.ltape")
+    let disk = SimulatedDisk(semantics: .linux)
+    let fsync = FsyncMode(rawValue: policy) ?? .never
+    var o = ListStore.Options()
+    o.fsync = fsync
+    o.files = disk
+    o.bufferCapacity = 24
+    var w = Recorder.options(fsync)
+    if fsync == .interval { w.fsync = .interval(seconds: 0.003) }
+    w.maxEventsPerFrame = 6
+    w.batchDelay = 0.002
+    w.maxEventsBetweenCheckpoints = 50
+    w.minCheckpointSpacingBytes = 1 << 40
+    o.writerOptions = w
+    let stall = Stall()
+    o.beforeWrite = { stall.pass() }
+    let store = try ListStore(path: path, options: o)
+
+    var events: [Event] = []
+    SampleSession.generate(events: 260, seed: 17, maxItems: 60) { events.append($0) }
+    var acks: [Acknowledgement] = []
+    for (i, event) in events.enumerated() {
+      if i == 100 { stall.hold() }  // the writer stalls: the buffer fills, events drop
+      store.send(event)
+      if i == 160 { stall.release() }
+      if (i % 37 == 36 && !(100...160).contains(i)) || i == 161 {
+        if fsync != .never {
+          if i % 2 == 0 {
+            try store.sync()
+          } else {
+            #expect(try store.flush(deadline: .now() + 30))
+          }
+          acks.append(
+            Acknowledgement(
+              op: disk.operationCount, events: UInt64(try Timeline(path: path).eventCount)))
+        } else {
+          try store.sync()
+        }
+      }
+    }
+    try store.close()
+    if fsync != .never {
+      acks.append(
+        Acknowledgement(
+          op: disk.operationCount, events: UInt64(try Timeline(path: path).eventCount)))
+    }
+    #expect(store.droppedEvents > 0, "the stall should have made a gap")
+    let written = try Timeline(path: path)
+    var log: [Event] = []
+    try written.forEachEvent { _, e in
+      log.append(e)
+      return true
+    }
+    var run = Recording(path: path, records: [])
+    run.acks = acks
+    run.snapshots = disk.snapshots
+
+    let sweep = crashEverywhere(run, seed: 19, scratch: scratch, mayRefuse: fsync == .never) {
+      files, durable in
+      judgeStoreCrash(
+        files, path: path, log: log, final: written, durable: durable, scratch: scratch,
+        mayRefuse: fsync == .never)
+    }
+    #expect(sweep.failures.isEmpty, "\(policy): \(sweep.failures.joined(separator: "\n"))")
+    #expect(sweep.states >= 250)
+    print(
+      "power loss, ListStore, \(policy): \(sweep.states) crash states, \(sweep.refused) refused")
+  }
+}
+
+/// Judges one crash of a store's log: a prefix of what the store wrote, at least `durable`
+/// events; a new store opens with the state of that prefix and records on.
+private func judgeStoreCrash(
+  _ files: [String: [UInt8]], path: String, log: [Event], final: Timeline, durable: UInt64,
+  scratch: ScratchDir, mayRefuse: Bool
+) -> Verdict {
+  scratch.restore(files)
+  let crashed = scratch.file("store.ltape")
+  var n = 0
+  if files[path] != nil {
+    do {
+      let timeline = try Timeline(path: crashed)
+      n = timeline.eventCount
+      var wrong: Int?
+      try timeline.forEachEvent { seq, e in
+        if wrong == nil, seq > log.count || log[seq - 1] != e { wrong = seq }
+        return wrong == nil
+      }
+      if let wrong { return .failed("event \(wrong) is not the one the store wrote") }
+    } catch {
+      if durable > 0 { return .failed("the log does not open (\(error)), \(durable) promised") }
+    }
+  } else if durable > 0 {
+    return .failed("the log is missing, \(durable) events were promised")
+  }
+  if UInt64(n) < durable { return .failed("read \(n) events, \(durable) were promised") }
+  do {
+    var o = ListStore.Options()
+    o.fsync = .never
+    let store = try ListStore(path: crashed, options: o)
+    let expected = n > 0 ? try final.state(at: n) : ListState()
+    guard store.state == expected else {
+      return .failed("a new store opens with another state than the \(n) events read back")
+    }
+    store.mark("after the crash")
+    try store.close()
+    let reread = try Timeline(path: crashed)
+    guard reread.eventCount == n + 1, try reread.state(at: n + 1) == expected else {
+      return .failed("after recording on, the log reads \(reread.eventCount) events")
+    }
+  } catch {
+    if mayRefuse && (error.kind == .damaged || error.kind == .notALog) { return .refused }
+    return .failed("a new store cannot record on: \(error)")
+  }
+  return .recovered
 }
