@@ -610,16 +610,14 @@ final class WriterCore: @unchecked Sendable {
     }
   }
 
-  var unwrittenEvents: Int {
-    cond.lock()
-    defer { cond.unlock() }
-    return pendingCount
-  }
+  var unwrittenEvents: Int { underLock { pendingCount } }
 
-  var flusherWakeups: Int {
+  var flusherWakeups: Int { underLock { wakeups } }
+
+  private func underLock<R>(_ body: () -> R) -> R {
     cond.lock()
     defer { cond.unlock() }
-    return wakeups
+    return body()
   }
 
   func close() throws(LogError) {

@@ -29,11 +29,11 @@ func processContextSwitches(_ pid: Int32) -> Int? {
     let path = dir.path("log.ltape")
     let process = Process()
     process.executableURL = CLI.binary
-    process.arguments = ["record", path]
     process.environment = CLI.baseEnvironment
+    process.standardError = FileHandle.nullDevice
     let input = Pipe()
     process.standardInput = input
-    process.standardError = FileHandle.nullDevice
+    process.arguments = ["record", path]
     try process.run()
     input.fileHandleForWriting.write(
       Data(

@@ -115,31 +115,23 @@ final class SimulatedDisk: FileLayer, @unchecked Sendable {
   }
 
   /// Every snapshot taken so far, in order.
-  var snapshots: [Snapshot] {
-    lock.lock()
-    defer { lock.unlock() }
-    return taken
-  }
+  var snapshots: [Snapshot] { locked { taken } }
 
   /// Operations done so far: an acknowledgement made now holds from this snapshot on.
-  var operationCount: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return operations
-  }
+  var operationCount: Int { locked { operations } }
 
   /// The kernel thread id of a thread the writer started, by name (Linux only).
-  func threadID(_ name: String) -> Int32? {
-    lock.lock()
-    defer { lock.unlock() }
-    return threads[name]
-  }
+  func threadID(_ name: String) -> Int32? { locked { threads[name] } }
 
   /// Makes the next write to a file whose path ends with `suffix` come up short.
   func failNextWrite(to suffix: String, errno: Int32) {
+    locked { failing = (suffix, errno) }
+  }
+
+  private func locked<R>(_ body: () -> R) -> R {
     lock.lock()
-    failing = (suffix, errno)
-    lock.unlock()
+    defer { lock.unlock() }
+    return body()
   }
 
   private func took(_ label: String) {
@@ -147,119 +139,121 @@ final class SimulatedDisk: FileLayer, @unchecked Sendable {
     taken.append(Snapshot(index: operations, inodes: inodes, names: names, label: label))
   }
 
+  /// Runs `body` on the file open as `fd` under the lock; it returns the errno and, when it
+  /// changed the disk, what it did, which takes a snapshot.
+  private func onFile(
+    _ fd: Int32, _ body: (inout File, _ inode: Int, _ name: String) -> (Int32?, did: String?)
+  ) -> Int32? {
+    locked {
+      guard let (inode, path) = open[fd], var file = inodes[inode] else { return EBADF }
+      let (e, did) = body(&file, inode, name(path))
+      inodes[inode] = file
+      if let did { took(did) }
+      return e
+    }
+  }
+
   // MARK: FileLayer
 
   func open(_ path: String, _ flags: Int32) -> Posix.Opened {
-    lock.lock()
-    defer { lock.unlock() }
-    let existed = FileManager.default.fileExists(atPath: path)
-    let result = Posix.open(path, flags)
-    guard case .success(let fd) = result else { return result }
-    if let entry = names[path] {
-      open[fd] = (entry.inode, path)
+    locked {
+      let existed = FileManager.default.fileExists(atPath: path)
+      let result = Posix.open(path, flags)
+      guard case .success(let fd) = result else { return result }
+      if let entry = names[path] {
+        open[fd] = (entry.inode, path)
+        return result
+      }
+      let inode = inodes.count
+      // A file from before the test is durable as it is; a new one has no durable entry.
+      let bytes = existed ? [UInt8](FileManager.default.contents(atPath: path) ?? Data()) : []
+      inodes[inode] = File(durable: bytes, current: bytes)
+      names[path] = Entry(inode: inode, durable: existed)
+      open[fd] = (inode, path)
+      if !existed { took("create \(name(path))") }
       return result
     }
-    let inode = inodes.count
-    if existed {
-      // A file from before the test: durable as it is.
-      let bytes = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
-      inodes[inode] = File(durable: bytes, current: bytes)
-      names[path] = Entry(inode: inode, durable: true)
-      open[fd] = (inode, path)
-    } else {
-      inodes[inode] = File(durable: [], current: [])
-      names[path] = Entry(inode: inode, durable: false)
-      open[fd] = (inode, path)
-      took("create \(name(path))")
-    }
-    return result
   }
 
   func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard let (inode, path) = open[fd], var file = inodes[inode] else { return EBADF }
-    var data = [UInt8](bytes)
-    var failure: Int32?
-    if let f = failing,
-      names.contains(where: { $0.value.inode == inode && $0.key.hasSuffix(f.suffix) })
-    {
-      failing = nil
-      failure = f.errno
-      data = Array(data.prefix(data.count / 2))
+    onFile(fd) { file, inode, name in
+      var data = [UInt8](bytes)
+      var failure: Int32?
+      if let f = failing,
+        names.contains(where: { $0.value.inode == inode && $0.key.hasSuffix(f.suffix) })
+      {
+        failing = nil
+        failure = f.errno
+        data = Array(data.prefix(data.count / 2))
+      }
+      if let e = data.withUnsafeBytes({ Posix.writeAll(fd, $0) }) { return (e, nil) }
+      let offset = Int(lseek(fd, 0, SEEK_CUR)) - data.count
+      Self.record(.write(offset: offset, bytes: data), in: &file)
+      return (failure, "write \(data.count) B at \(offset) of \(name)")
     }
-    let e = data.withUnsafeBytes { Posix.writeAll(fd, $0) }
-    if let e { return e }
-    let offset = Int(lseek(fd, 0, SEEK_CUR)) - data.count
-    Self.apply(.write(offset: offset, bytes: data), to: &file.current)
-    file.unsynced[file.unsynced.count - 1].append(.write(offset: offset, bytes: data))
-    inodes[inode] = file
-    took("write \(data.count) B at \(offset) of \(name(path))")
-    return failure
   }
 
   func truncate(_ fd: Int32, _ length: UInt64) -> Int32? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard let (inode, path) = open[fd], var file = inodes[inode] else { return EBADF }
-    if let e = SystemFiles.shared.truncate(fd, length) { return e }
-    Self.apply(.truncate(Int(length)), to: &file.current)
-    file.unsynced[file.unsynced.count - 1].append(.truncate(Int(length)))
-    inodes[inode] = file
-    took("truncate \(name(path)) to \(length)")
-    return nil
+    onFile(fd) { file, _, name in
+      if let e = SystemFiles.shared.truncate(fd, length) { return (e, nil) }
+      Self.record(.truncate(Int(length)), in: &file)
+      return (nil, "truncate \(name) to \(length)")
+    }
   }
 
   func sync(_ fd: Int32, _ kind: SyncKind) -> Int32? {
-    lock.lock()
-    defer { lock.unlock() }
-    guard let (inode, path) = open[fd], var file = inodes[inode] else { return EBADF }
-    if kind == .full || semantics == .linux {
-      file.durable = file.current
-      file.unsynced = [[]]
-    } else if !(file.unsynced.last?.isEmpty ?? true) {
-      file.unsynced.append([])
+    onFile(fd) { file, _, name in
+      if kind == .full || semantics == .linux {
+        file.durable = file.current
+        file.unsynced = [[]]
+      } else if !(file.unsynced.last?.isEmpty ?? true) {
+        file.unsynced.append([])
+      }
+      return (nil, "\(kind == .full ? "full sync" : "barrier") \(name)")
     }
-    inodes[inode] = file
-    took("\(kind == .full ? "full sync" : "barrier") \(name(path))")
-    return nil
+  }
+
+  /// Applies an unsynced change to what a live reader sees, and remembers it.
+  private static func record(_ change: Change, in file: inout File) {
+    apply(change, to: &file.current)
+    file.unsynced[file.unsynced.count - 1].append(change)
   }
 
   func syncDirectory(of path: String) -> Int32? {
-    lock.lock()
-    defer { lock.unlock() }
-    let dir = Posix.directory(of: path)
-    for (p, entry) in names where Posix.directory(of: p) == dir && !entry.durable {
-      names[p]?.durable = true
+    locked {
+      let dir = Posix.directory(of: path)
+      for (p, entry) in names where Posix.directory(of: p) == dir && !entry.durable {
+        names[p]?.durable = true
+      }
+      took("sync directory of \(name(path))")
+      return nil
     }
-    took("sync directory of \(name(path))")
-    return nil
   }
 
   func link(_ from: String, _ to: String) -> Int32? {
-    lock.lock()
-    defer { lock.unlock() }
-    if let e = SystemFiles.shared.link(from, to) { return e }
-    guard let entry = names[from] else { return nil }
-    names[to] = Entry(inode: entry.inode, durable: false)
-    took("link \(name(from)) to \(name(to))")
-    return nil
+    locked {
+      if let e = SystemFiles.shared.link(from, to) { return e }
+      guard let entry = names[from] else { return nil }
+      names[to] = Entry(inode: entry.inode, durable: false)
+      took("link \(name(from)) to \(name(to))")
+      return nil
+    }
   }
 
   func unlink(_ path: String) -> Int32? {
-    lock.lock()
-    defer { lock.unlock() }
-    if let e = SystemFiles.shared.unlink(path) { return e }
-    names[path] = nil
-    took("unlink \(name(path))")
-    return nil
+    locked {
+      if let e = SystemFiles.shared.unlink(path) { return e }
+      names[path] = nil
+      took("unlink \(name(path))")
+      return nil
+    }
   }
 
   func close(_ fd: Int32) -> Int32? {
-    lock.lock()
-    defer { lock.unlock() }
-    open[fd] = nil
-    return SystemFiles.shared.close(fd)
+    locked {
+      open[fd] = nil
+      return SystemFiles.shared.close(fd)
+    }
   }
 
   func threadStarted(_ name: String) {
@@ -268,9 +262,7 @@ final class SimulatedDisk: FileLayer, @unchecked Sendable {
     if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"),
       let tid = target.split(separator: "/").last.flatMap({ Int32($0) })
     {
-      lock.lock()
-      threads[name] = tid
-      lock.unlock()
+      locked { threads[name] = tid }
     }
     #endif
   }

@@ -23,29 +23,25 @@ final class Counter: @unchecked Sendable {
 
   /// Makes the current thread the caller's.
   func callerIsHere() {
-    lock.lock()
-    caller = pthread_self()
-    lock.unlock()
+    locked { caller = pthread_self() }
   }
 
   func add() {
-    lock.lock()
-    value += 1
-    if let caller, pthread_equal(caller, pthread_self()) != 0 { onCaller = true }
-    lock.unlock()
+    locked {
+      value += 1
+      if let caller, pthread_equal(caller, pthread_self()) != 0 { onCaller = true }
+    }
   }
 
-  var count: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return value
-  }
+  var count: Int { locked { value } }
 
   /// Whether every `add` ran on another thread than the caller's.
-  var neverOnCaller: Bool {
+  var neverOnCaller: Bool { locked { !onCaller } }
+
+  private func locked<R>(_ body: () -> R) -> R {
     lock.lock()
     defer { lock.unlock() }
-    return !onCaller
+    return body()
   }
 }
 
@@ -53,11 +49,8 @@ final class Counter: @unchecked Sendable {
 /// the main thread, a bounded flush, resuming after a write failure, relative paths.
 @Suite struct StoreLifecycleTests {
   func options(_ fsync: FsyncMode = .never, stall: Stall? = nil) -> ListStore.Options {
-    var o = ListStore.Options()
+    var o = StoreTests().options(stall: stall)
     o.fsync = fsync
-    let clock = TestClock()
-    o.clock = { clock.tick() }
-    if let stall { o.beforeWrite = { stall.pass() } }
     return o
   }
 
