@@ -27,11 +27,14 @@ public final class LogWriter: @unchecked Sendable {
 
   deinit { try? core.close() }
 
-  /// Creates the log (header written, file and directory fsynced) or opens it for appending.
+  /// Creates the log (its header written and synced under a temporary name, then linked into
+  /// place) or opens it for appending.
   ///
   /// Takes an exclusive lock (a second writer fails at once with `.locked`). On an existing log
-  /// it scans every frame: a torn tail is cut, saved to `<path>.tail-<offset>.broken` and
-  /// described in `recovery`; mid-file damage throws `.damaged` (see `LogReader.salvage`).
+  /// it scans every frame: a torn tail, or damage followed only by frames written after the
+  /// last sync (what a power loss leaves), is cut, saved to `<path>.tail-<offset>.broken` and
+  /// described in `recovery`; other mid-file damage throws `.damaged` (see
+  /// `LogReader.salvage`).
   public static func open(path: String, options: LogWriterOptions = LogWriterOptions())
     throws(LogError) -> LogWriter
   {
@@ -44,7 +47,9 @@ public final class LogWriter: @unchecked Sendable {
   {
     var created = false
     var fd: Int32 = -1
-    while fd < 0 {
+    // Another process may create the log between our open and our link: then open again.
+    // A name that neither opens nor links (a dangling symlink) ends after a few rounds.
+    for _ in 0..<3 where fd < 0 {
       switch files.open(path, O_RDWR | O_APPEND) {
       case .success(let f): fd = f
       case .failure(ENOENT):
@@ -55,6 +60,7 @@ public final class LogWriter: @unchecked Sendable {
       case .failure(let e): throw .io("cannot open", path: path, errno: e)
       }
     }
+    guard fd >= 0 else { throw .io("cannot create", path: path, errno: EEXIST) }
     do throws(LogError) {
       if !created { try lock(fd, path: path) }
       let (core, recovery) = try WriterCore.prepare(

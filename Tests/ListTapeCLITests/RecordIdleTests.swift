@@ -40,7 +40,13 @@ func processContextSwitches(_ pid: Int32) -> Int? {
         (#"{"op":"appendSections","sections":["a"]}"# + "\n"
           + #"{"op":"appendItems","items":["x","y"]}"# + "\n").utf8))
     // Recorded, cut by the flusher after 50 ms, synced within the 1 s interval: then idle.
-    usleep(1_800_000)
+    let deadline = Date().addingTimeInterval(30)
+    while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 <= 64,
+      Date() < deadline
+    {
+      usleep(10_000)
+    }
+    usleep(1_500_000)
     let pid = process.processIdentifier
     let before = try #require(processContextSwitches(pid))
     let seconds = 3.0

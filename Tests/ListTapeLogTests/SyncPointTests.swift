@@ -139,5 +139,12 @@ struct SyncPointTests {
     #expect(names == ["new.log"])
     #expect(try readBytes(path).count == Format.headerLength)
     try w.close()
+    // A name that neither opens nor links is refused, not retried for ever.
+    let dangling = dir.file("dangling.log")
+    try FileManager.default.createSymbolicLink(
+      atPath: dangling, withDestinationPath: dir.file("missing/target.log"))
+    #expect { try LogWriter.open(path: dangling, options: options(.never)) } throws: { error in
+      (error as? LogError)?.kind == .io
+    }
   }
 }

@@ -19,6 +19,16 @@ func contextSwitches(thread tid: Int32) -> Int? {
   return total
 }
 
+/// Whether `condition` holds within `seconds`, polled every 10 ms.
+func eventually(_ seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while !condition() {
+    if Date() > deadline { return false }
+    Thread.sleep(forTimeInterval: 0.01)
+  }
+  return true
+}
+
 /// An idle writer and an idle store cost nothing: their flusher thread sleeps until there
 /// is work (docs/apple.md, "Idle"). Measured with the kernel's count of the thread's
 /// context switches over three idle seconds; the bound is one a second, the design zero.
@@ -34,8 +44,8 @@ func contextSwitches(thread tid: Int32) -> Int? {
     let writer = try LogWriter.open(path: dir.file("idle.ltape"), options: o, files: disk)
     for i in 0..<10 { try writer.append([UInt8(i), 1, 2]) }
     // The flusher cuts the batch after 50 ms and syncs it 0.2 s after the last sync.
-    Thread.sleep(forTimeInterval: 0.8)
-    #expect(writer.unwrittenEvents == 0)
+    #expect(eventually { writer.unwrittenEvents == 0 })
+    Thread.sleep(forTimeInterval: 0.6)
     let tid = try #require(disk.threadID("ListTapeLog flusher"))
     let before = try #require(contextSwitches(thread: tid))
     let wakeups = writer.flusherWakeups
@@ -45,8 +55,7 @@ func contextSwitches(thread tid: Int32) -> Int? {
     #expect(writer.flusherWakeups == wakeups)
     // It still wakes for work: a new batch is cut within its delay.
     try writer.append([9])
-    Thread.sleep(forTimeInterval: 0.5)
-    #expect(writer.unwrittenEvents == 0)
+    #expect(eventually { writer.unwrittenEvents == 0 })
     try writer.close()
     #endif
   }

@@ -45,6 +45,16 @@ final class Counter: @unchecked Sendable {
   }
 }
 
+/// A task executor with one thread (a serial queue): a job that blocks it holds up the rest.
+final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
+  private let queue = DispatchQueue(label: "one-thread executor")
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+  }
+}
+
 /// A store around an app's lifecycle (docs/apple.md): opening and syncing without blocking
 /// the main thread, a bounded flush, resuming after a write failure, relative paths.
 @Suite struct StoreLifecycleTests {
@@ -101,9 +111,8 @@ final class Counter: @unchecked Sendable {
     try store.close()
   }
 
-  /// Many `sync()` calls wait on a stalled disk at once, more than the cooperative thread
-  /// pool has threads: if each blocked a thread, nothing else async could run until the
-  /// disk came back.
+  /// `sync()` on a stalled disk, on an executor with one thread: if it blocked that
+  /// thread, the next job there could only run once the disk came back.
   @Test func asyncSyncSuspendsInsteadOfBlockingAThread() async throws {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -113,22 +122,20 @@ final class Counter: @unchecked Sendable {
     try await store.sync()
     stall.hold()
     store.appendItems(["a", "b"], toSection: "main")
-    // Safety net: if the syncs blocked every thread, only this would let them go on.
-    let rescued = Counter()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
-      rescued.add()
+    let released = Counter()
+    // Safety net, off the executor: if the sync blocked its thread, only this ends the wait.
+    DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+      released.add()
       stall.release()
     }
-    let waiting = ProcessInfo.processInfo.activeProcessorCount * 4
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      for _ in 0..<waiting { group.addTask { try await store.sync() } }
-      // Other async work still runs while they all wait for the disk.
-      try await Task.sleep(nanoseconds: 100_000_000)
-      #expect(rescued.count == 0)
-      #expect(store.bufferedEvents == 1)
-      stall.release()
-      try await group.waitForAll()
-    }
+    let executor = OneThreadExecutor()
+    let syncing = Task(executorPreference: executor) { try await store.sync() }
+    let probe = Task(executorPreference: executor) { released.count == 0 }
+    #expect(await probe.value, "the executor's thread was busy until the disk came back")
+    #expect(store.bufferedEvents == 1)
+    released.add()
+    stall.release()
+    try await syncing.value
     #expect(try Timeline(path: path).eventCount == 2)
     try store.close()
   }
