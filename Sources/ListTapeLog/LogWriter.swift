@@ -497,10 +497,13 @@ final class WriterCore: @unchecked Sendable {
           offset: fileEnd, lastGoodEvent: firstSeq - 1, errno: e))
     }
     fileEnd += UInt64(total)
+    let wasDirty = dirty
     dirty = true
     unflushed = true
     if options.fsync == .always { try syncLocked() }
-    noteWork()
+    // The first unsynced frame since a sync gives the interval flusher its deadline; later
+    // frames do not wake it again.
+    if !wasDirty && syncIntervalNanos > 0 { noteWork() }
     return UInt64(total)
   }
 
