@@ -36,10 +36,10 @@ done
 
 log='ListTapeLogTests\.(FaultTests|KillTests|RoundTripTests)'
 codecs='ListTapeModelTests\.(StateCodecTests|EventRoundTripTests|EventDecodingTests)'
-replay='ListTapeReplayTests\.(HostileBytesTests|TimelineTests|GoldenTests|EventPipelineTests)'
-store='ListTapeReplayTests\.(StoreTests|StoreThreadTests|StoreKillTests)'
+replay='ListTapeStoreTests\.(HostileBytesTests|TimelineTests|GoldenTests|EventPipelineTests)'
+store='ListTapeStoreTests\.(StoreTests|StoreThreadTests|StoreKillTests)'
 address_suites="$log|$codecs|$replay|$store|ListTapeCLITests\.HostileTimeTests|ListTapeJSONTests"
-thread_suites='ListTapeReplayTests\.(StoreTests|StoreThreadTests|EventPipelineTests)|ListTapeLogTests\.RoundTripTests'
+thread_suites='ListTapeStoreTests\.(StoreTests|StoreThreadTests|EventPipelineTests)|ListTapeLogTests\.RoundTripTests'
 # A latency bound (p99 of send) that the instrumentation alone breaks.
 skip='callerNeverWaitsForTheDisk'
 if [ "$ci" = 1 ]; then

@@ -48,10 +48,14 @@ public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
   public var lastGoodEvent: UInt64
   /// Why the bytes at `offset` did not form a frame.
   public var reason: DamageReason
+  /// Whether readable frames followed the cut: all written after the last sync, so the
+  /// damage is what a power loss leaves (docs/log-format.md, "Power loss").
+  public var framesFollowed = false
 
   public var description: String {
     var s = "discarded \(bytesCut) bytes of incomplete tail at byte \(offset)"
     s += " (after event \(lastGoodEvent)): \(reason)"
+    if framesFollowed { s += "; the frames after it were written after the last sync" }
     if let savedTo { s += "; saved to \(savedTo)" }
     return s
   }

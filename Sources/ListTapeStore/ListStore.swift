@@ -27,8 +27,17 @@ public final class ListStore: @unchecked Sendable {
     public var bufferCapacity = 16_384
     /// The wall clock stamped on events: milliseconds since the Unix epoch.
     public var clock: @Sendable () -> Int64 = { Recorder.now() }
+    /// The data protection class of the log on Apple platforms (ignored elsewhere); see
+    /// docs/apple.md for why the default is not `.complete`.
+    public var fileProtection: FileProtection = .completeUntilFirstUserAuthentication
     /// Called on the writer before each chunk it writes: tests use it to stall the "disk".
     var beforeWrite: (@Sendable () -> Void)?
+    /// The file layer under the log's writer (tests put a simulated disk there).
+    var files: any FileLayer = SystemFiles.shared
+    /// Writer tuning replacing the tools' defaults (tests use tight checkpoint spacing).
+    var writerOptions: LogWriterOptions?
+    /// Sees the number of each event folded while opening (tests count them).
+    var onFold: (@Sendable (Int) -> Void)?
 
     /// The defaults above.
     public init() {}
@@ -36,7 +45,7 @@ public final class ListStore: @unchecked Sendable {
 
   /// What the buffer carries to the writer.
   enum Pending {
-    case event(Event)
+    case event(Event, faulted: Bool)
     /// Events were dropped; `state` is the live state just before the next recorded one.
     case gap(dropped: Int, faults: Int, from: Int64, to: Int64, time: Int64, state: ListState)
   }
@@ -49,13 +58,12 @@ public final class ListStore: @unchecked Sendable {
     var to: Int64
   }
 
-  /// The log being recorded.
-  public let path: String
   let options: Options
   private let lock = NSLock()
-  private let queue = DispatchQueue(label: "listtape.store.writer")
+  let queue = DispatchQueue(label: "listtape.store.writer")
 
   // Guarded by `lock`.
+  private var logPath: String
   private var current: ListState
   private var pending: [Pending] = []
   private var draining = false
@@ -67,17 +75,29 @@ public final class ListStore: @unchecked Sendable {
   private var writeError: StoreError?
 
   // Confined to `queue` (or to `deinit`, when nothing else can reach the store).
-  private let recorder: Recorder
+  private var recorder: Recorder
   private var spare: [Pending] = []
 
   /// Opens LOG for recording (creating it if absent); the store starts from the state the log
-  /// already ends in, so an app can resume a session.
+  /// already ends in, so an app can resume a session. A relative path is resolved against
+  /// the working directory, and refused when that is `/` (as in an iOS app). Blocks while
+  /// the log is scanned and its end state rebuilt: from the main thread, prefer `open`.
   public init(path: String, options: Options = Options()) throws(StoreError) {
-    self.path = path
+    let path = try Self.resolve(path, workingDirectory: FileManager.default.currentDirectoryPath)
+    self.logPath = path
     self.options = options
-    recorder = try Recorder.open(path: path, fsync: options.fsync)
+    recorder = try Self.openRecorder(path, options)
     current = recorder.state
     pending.reserveCapacity(min(options.bufferCapacity, 4096))
+  }
+
+  /// Opens the recorder of `path` as `options` say, and sets the file's protection class.
+  static func openRecorder(_ path: String, _ options: Options) throws(StoreError) -> Recorder {
+    let recorder = try Recorder.open(
+      path: path, options: options.writerOptions ?? Recorder.options(options.fsync),
+      files: options.files, onFold: options.onFold)
+    options.fileProtection.apply(to: path)
+    return recorder
   }
 
   deinit {
@@ -99,6 +119,9 @@ public final class ListStore: @unchecked Sendable {
 // MARK: - Reading the state
 
 extension ListStore {
+  /// The log being recorded (absolute; `resume(path:)` may change it).
+  public var path: String { locked { logPath } }
+
   /// A copy of the current state. Cheap to take; drop it soon, since a copy still held when
   /// the next edit arrives makes that edit copy the whole list once.
   public var state: ListState { locked { current } }
@@ -267,7 +290,7 @@ extension ListStore {
           state: before))
       gap = nil
     }
-    pending.append(.event(event))
+    pending.append(.event(event, faulted: fault != nil))
     if !draining {
       draining = true
       queue.async { self.drain() }
@@ -306,12 +329,13 @@ extension ListStore {
   private func write(_ item: Pending) {
     // `writeError` is only set on this queue, so reading it here needs no lock.
     if writeError != nil {
-      locked { dropped += 1 }
+      locked { lose(item) }
       return
     }
+    let before = recorder.eventCount
     do throws(StoreError) {
       switch item {
-      case .event(let event):
+      case .event(let event, _):
         try recorder.record(event)
       case .gap(let count, let faultCount, let from, let to, let time, let state):
         let label =
@@ -323,27 +347,106 @@ extension ListStore {
         }
       }
     } catch {
-      locked {
-        if writeError == nil { writeError = error }
-        dropped += 1
-      }
+      // A record the writer took is counted with the writer's stranded ones.
+      let taken = recorder.eventCount > before
+      fail(error)
+      if !taken { locked { lose(item) } }
+    }
+  }
+
+  /// Fails the store with `error` (the first failure wins) and counts the records its
+  /// writer took but never wrote as dropped, in the open gap. On `queue`.
+  private func fail(_ error: StoreError) {
+    let stranded = recorder.writer.unwrittenEvents
+    locked {
+      guard writeError == nil else { return }
+      writeError = error
+      guard stranded > 0 else { return }
+      dropped += stranded
+      let time = options.clock()
+      var g = gap ?? Gap(from: time, to: time)
+      g.dropped += stranded
+      gap = g
+    }
+  }
+
+  /// Counts a buffered item the log did not get into the open gap, so that the gap a
+  /// `resume` writes covers it. Lock held.
+  func lose(_ item: Pending) {
+    switch item {
+    case .event(let event, let faulted):
+      dropped += 1
+      let time = event.time ?? 0
+      var g = gap ?? Gap(from: time, to: time)
+      g.dropped += 1
+      g.from = min(g.from, time)
+      g.to = max(g.to, time)
+      if faulted { g.faults += 1 }
+      gap = g
+    case .gap(let count, let faultCount, let from, let to, _, _):
+      var g = gap ?? Gap(from: from, to: to)
+      g.dropped += count
+      g.faults += faultCount
+      g.from = min(g.from, from)
+      g.to = max(g.to, to)
+      gap = g
     }
   }
 
   /// Waits until every event handed to the store before this call is written and forced to
-  /// stable storage. Throws the first write failure, if any.
+  /// stable storage. Throws the first write failure, if any. Blocks the calling thread for
+  /// as long as the disk takes: from the main thread, prefer `await sync()`.
   public func sync() throws(StoreError) {
-    let result: Result<Void, StoreError> = queue.sync {
-      writePending()
-      if let e = locked({ writeError }) { return .failure(e) }
-      do throws(StoreError) {
-        try recorder.sync()
-        return .success(())
-      } catch {
-        return .failure(error)
-      }
+    try queue.sync { syncOnQueue() }.get()
+  }
+
+  /// The work of `sync()`, on `queue`: writes the buffer and syncs the log; a failed sync
+  /// fails the store as a failed write does.
+  func syncOnQueue() -> Result<Void, StoreError> {
+    writePending()
+    if let e = locked({ writeError }) { return .failure(e) }
+    do throws(StoreError) {
+      try recorder.sync()
+      return .success(())
+    } catch {
+      fail(error)
+      return .failure(error)
     }
-    try result.get()
+  }
+
+  /// The work of `resume(path:)`, on `queue`: closes the failed log, opens `target`, and
+  /// writes one gap there (a `mark` and the `batch` that turns the log's last state into
+  /// the live one) covering every event lost since the failure, then syncs.
+  func resumeOnQueue(_ target: String?) -> Result<Void, StoreError> {
+    let (failed, now) = locked { (writeError != nil && !closed, logPath) }
+    guard failed else {
+      return .failure(.nothingToResume(path: now))
+    }
+    let fresh: Recorder
+    do throws(StoreError) {
+      let path = try Self.resolve(
+        target ?? now, workingDirectory: FileManager.default.currentDirectoryPath)
+      try? recorder.close()
+      fresh = try Self.openRecorder(path, options)
+    } catch {
+      return .failure(error)
+    }
+    recorder = fresh
+    locked {
+      // Buffered events already changed `current`: the resync below carries them.
+      for item in pending { lose(item) }
+      pending.removeAll(keepingCapacity: true)
+      let time = options.clock()
+      let g = gap ?? Gap(from: time, to: time)
+      pending.append(
+        .gap(
+          dropped: g.dropped, faults: g.faults, from: g.from, to: g.to, time: time,
+          state: current))
+      gap = nil
+      writeError = nil
+      logPath = fresh.writer.path
+    }
+    return syncOnQueue()
   }
 
   /// Writes what is buffered, syncs and closes the log. Later edits still apply to the state

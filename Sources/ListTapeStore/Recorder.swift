@@ -40,21 +40,38 @@ package final class Recorder {
 
   /// Opens with explicit writer tuning (tests use tight checkpoint spacing).
   static func open(path: String, options: LogWriterOptions) throws(StoreError) -> Recorder {
+    try open(path: path, options: options, files: SystemFiles.shared)
+  }
+
+  /// Opens through `files` (a simulated disk in tests); `onFold` sees the number of each
+  /// event folded to rebuild the state (at most one checkpoint interval of them).
+  static func open(
+    path: String, options: LogWriterOptions, files: any FileLayer,
+    onFold: ((Int) -> Void)? = nil
+  ) throws(StoreError) -> Recorder {
     let writer: LogWriter
     do {
-      writer = try LogWriter.open(path: path, options: options)
+      writer = try LogWriter.open(path: path, options: options, files: files)
     } catch {
       throw .log(error)
     }
     var state = ListState()
-    var encoder = EventEncoder()
+    var decoder = EventDecoder()
     if writer.eventCount > 0 {
       let timeline = try Timeline(path: path)
       let n = timeline.eventCount
-      state = try timeline.state(at: n)
-      encoder = EventEncoder(continuing: try timeline.decoder(after: n))
+      var start = 1
+      if let cp = try timeline.checkpoint(atOrBefore: n) {
+        state = cp.checkpoint.state
+        decoder = try timeline.decoder(after: cp.seq)
+        start = cp.seq + 1
+      }
+      _ = try timeline.fold(&state, &decoder, from: start, through: n) { seq, _ in
+        onFold?(seq)
+        return false
+      }
     }
-    return Recorder(writer: writer, state: state, encoder: encoder)
+    return Recorder(writer: writer, state: state, encoder: EventEncoder(continuing: decoder))
   }
 
   init(writer: LogWriter, state: ListState, encoder: EventEncoder) {

@@ -25,4 +25,9 @@ public enum StoreError: Error, Sendable {
   case notAPoint(String)
   /// A new log would be written where a file already exists.
   case outputExists(path: String)
+  /// A log path that cannot be used: empty, or relative while the working directory is `/`
+  /// (an iOS app's, where nothing can be written).
+  case unusablePath(String, workingDirectory: String)
+  /// `ListStore.resume` was called while the store's log had not failed.
+  case nothingToResume(path: String)
 }

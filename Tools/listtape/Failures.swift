@@ -31,6 +31,13 @@ enum Failures {
       return "\"\(text)\" is not an event number, mark:LABEL or time:ISO8601"
     case .outputExists(let path):
       return "\(path) already exists; write a new log elsewhere (remove it or choose another name)"
+    case .unusablePath(let path, let directory):
+      return path.isEmpty
+        ? "empty log path"
+        : "relative log path '\(path)' would resolve against the working directory \(directory); "
+          + "pass an absolute path"
+    case .nothingToResume(let path):
+      return "nothing to resume: the log has not failed (\(path))"
     }
   }
 
@@ -47,6 +54,7 @@ enum Failures {
     case .eventOutOfRange, .notATime, .notAPoint: return ExitCode.usage
     case .noSuchMark: return ExitCode.notFound
     case .outputExists: return ExitCode.cannotCreate
+    case .unusablePath, .nothingToResume: return ExitCode.usage
     }
   }
 
