@@ -16,7 +16,6 @@ let package = Package(
   platforms: [.macOS(.v13), .iOS(.v16)],
   products: [
     .library(name: "ListTapeModel", targets: ["ListTapeModel"]),
-    .library(name: "ListTapeLog", targets: ["ListTapeLog"]),
     .library(name: "ListTapeStore", targets: ["ListTapeStore"]),
     .library(name: "ListTapeInvestigate", targets: ["ListTapeInvestigate"]),
     .executable(name: "listtape", targets: ["listtape"]),
@@ -34,9 +33,7 @@ let package = Package(
     .target(name: "ListTapeStore", dependencies: ["ListTapeModel", "ListTapeLog"]),
     // The investigation tools: bisect, find, diff, diverge, history, cut, export, verify.
     .target(
-      name: "ListTapeInvestigate",
-      dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog", "ListTapeJSON"]
-    ),
+      name: "ListTapeInvestigate", dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog"]),
     .executableTarget(
       name: "listtape",
       dependencies: [
@@ -58,6 +55,11 @@ let package = Package(
       dependencies: ["ListTapeLog"],
       path: "Tools/listtape-torture"
     ),
+    .executableTarget(
+      name: "listtape-app-sim",
+      dependencies: ["ListTapeStore", "ListTapeModel"],
+      path: "Tools/listtape-app-sim"
+    ),
     // The JSON and log tests take only SplitMix64 from the model.
     .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON", "ListTapeModel"]),
     .testTarget(name: "ListTapeModelTests", dependencies: ["ListTapeModel", "ListTapeJSON"]),
@@ -67,6 +69,7 @@ let package = Package(
       name: "ListTapeStoreTests",
       dependencies: [
         "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeSamples",
+        "listtape-app-sim",
       ]
     ),
     .testTarget(
@@ -75,7 +78,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ListTapeCLITests",
-      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON"]
+      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog"]
     ),
   ],
   swiftLanguageModes: [.v6]

@@ -2,11 +2,10 @@
 /// one process (seeks, bisect, scrub, diff): freed memory stays in the heap for the next
 /// state instead of going back to the system and faulting in again page by page. glibc only,
 /// a no-op elsewhere; an app that embeds the library keeps its own allocator policy.
-public enum AllocatorTuning {
+package enum AllocatorTuning {
   /// Allocations up to 32 MiB come from the heap, and up to 256 MiB of free memory at its top
-  /// is kept. Rebuilding a 100k-item checkpoint then takes 17-19 ms instead of 24-27 ms
-  /// (`listtape-bench __checkpoint-parts`), for about 6 MiB more peak memory in a replay.
-  public static func keepFreedMemoryForReuse() {
+  /// is kept (what that buys: docs/performance.md).
+  package static func keepFreedMemoryForReuse() {
     #if canImport(Glibc)
     // <malloc.h> is not in the Glibc module: its values, fixed in glibc's ABI.
     let trimThreshold: Int32 = -1

@@ -11,12 +11,34 @@ public enum Verdict: String, Sendable {
   case skip
 }
 
+/// Why a bisect probed an event.
+public enum ProbePurpose: Sendable, Equatable {
+  /// The ends: the last event (bad, else nothing to find) and the empty state.
+  case boundary
+  /// A step of the binary search.
+  case search
+  /// The pair of events around the answer, found by a forward scan of one interval.
+  case scan
+  /// A probe after the answer that checks the predicate keeps holding.
+  case monotonicCheck
+}
+
 /// One evaluated event of a bisect session, logged so the session can be replayed.
 public struct BisectProbe: Sendable {
+  /// The event probed.
   public var event: Int
+  /// What the check said about the state after it.
   public var verdict: Verdict
-  /// Why this probe was made: "search", "boundary" or "monotonic check".
-  public var purpose: String
+  /// Why the search probed it.
+  public var purpose: ProbePurpose
+}
+
+/// Why a bisect stopped without an answer: the log failed, or the check did.
+public enum BisectError<CheckError: Error>: Error {
+  /// The log could not be read where the search needed it.
+  case timeline(StoreError)
+  /// The check threw.
+  case check(CheckError)
 }
 
 /// The outcome of a bisect.
@@ -27,35 +49,73 @@ public struct BisectResult: Sendable {
   /// When skipped events hide the answer: it lies in `candidates` (the first bad is one of
   /// them), and `first` is the earliest bad event known.
   public var candidates: ClosedRange<Int>?
+  /// Every probe, in the order made.
   public var probes: [BisectProbe]
   /// Probes that contradict monotonicity (a good event after a bad one).
   public var contradictions: [Int]
-  /// States built from checkpoints, and events folded forward between probes.
+  /// States built from checkpoints.
   public var seeks: Int
+  /// Events folded forward between probes.
   public var folded: Int
-  /// The state at `first`, when the search ended standing on it (saves a seek to show it).
+  /// The event `first` (nil when `first` is nil or 0).
+  public var eventAtFirst: Event?
+  /// The state after event `first` (nil when `first` is nil).
   public var stateAtFirst: ListState?
+
+  /// The verdict of the probe at event `n`, if it was probed.
+  public func verdict(at n: Int) -> Verdict? { probes.first { $0.event == n }?.verdict }
 }
 
 /// Binary search over event numbers for the first event whose state is bad, assuming it
 /// stays bad after: O(log n) checkpoint seeks, then a few extra probes after the answer to
 /// catch predicates that are not monotonic.
 public enum Bisect {
-  /// With `scanInterval` (for cheap checks such as `--where` expressions), the search
-  /// ends with one forward fold through the last checkpoint interval, checking every event,
-  /// instead of a binary search whose backward steps would each re-fold the interval.
+  /// Bisects for the first event at which `query` holds (a boolean expression): bad where
+  /// it holds. The last interval is scanned forward, since evaluating is cheap.
   public static func run(
-    _ timeline: Timeline, extraChecks: Int = 3, scanInterval: Bool = false,
-    check: (Int, ListState) throws -> Verdict,
+    _ timeline: Timeline, where query: Query, extraChecks: Int = 3,
     onProbe: (BisectProbe) -> Void = { _ in }
-  ) throws -> BisectResult {
+  ) throws(StoreError) -> BisectResult {
+    do {
+      return try run(
+        timeline, extraChecks: extraChecks, scanInterval: true,
+        check: { _, state in query.holds(in: state) ? .bad : .good }, onProbe: onProbe)
+    } catch {
+      switch error {
+      case .timeline(let e): throw e
+      case .check(let never): switch never {}
+      }
+    }
+  }
+
+  /// Bisects with any check (another program, a test's closure); a check that throws ends
+  /// the search with its error. With `scanInterval` (for cheap checks), the search ends
+  /// with one forward fold through the last checkpoint interval, checking every event,
+  /// instead of a binary search whose backward steps would each re-fold the interval.
+  public static func run<CheckError: Error>(
+    _ timeline: Timeline, extraChecks: Int = 3, scanInterval: Bool = false,
+    check: (Int, ListState) throws(CheckError) -> Verdict,
+    onProbe: (BisectProbe) -> Void = { _ in }
+  ) throws(BisectError<CheckError>) -> BisectResult {
     var cursor = Cursor(timeline)
     var probes: [BisectProbe] = []
     var known: [Int: Verdict] = [:]
-    func probe(_ n: Int, _ purpose: String) throws -> Verdict {
+    func move(to n: Int) throws(BisectError<CheckError>) {
+      do {
+        try cursor.move(to: n)
+      } catch {
+        throw .timeline(error)
+      }
+    }
+    func probe(_ n: Int, _ purpose: ProbePurpose) throws(BisectError<CheckError>) -> Verdict {
       if let v = known[n] { return v }
-      try cursor.move(to: n)
-      let v = try check(n, cursor.state)
+      try move(to: n)
+      let v: Verdict
+      do {
+        v = try check(n, cursor.state)
+      } catch {
+        throw .check(error)
+      }
       known[n] = v
       let p = BisectProbe(event: n, verdict: v, purpose: purpose)
       probes.append(p)
@@ -63,26 +123,39 @@ public enum Bisect {
       return v
     }
     func result(_ first: Int?, _ candidates: ClosedRange<Int>? = nil, _ contradictions: [Int] = [])
-      -> BisectResult
+      throws(BisectError<CheckError>) -> BisectResult
     {
-      BisectResult(
+      var r = BisectResult(
         first: first, candidates: candidates, probes: probes, contradictions: contradictions,
-        seeks: cursor.seeks, folded: cursor.folded, stateAtFirst: answerState)
+        seeks: cursor.seeks, folded: cursor.folded)
+      guard let first else { return r }
+      do throws(StoreError) {
+        // The state at the answer, without a seek when the search ended standing on it.
+        if let answerState {
+          r.stateAtFirst = answerState
+        } else {
+          r.stateAtFirst = try timeline.state(at: first)
+        }
+        if first > 0 { r.eventAtFirst = try timeline.event(first) }
+      } catch {
+        throw .timeline(error)
+      }
+      return r
     }
     var answerState: ListState?
     let total = timeline.eventCount
     // The last event must be bad, else the predicate never holds (under monotonicity).
     var hi = total
     while hi >= 0 {
-      let v = try probe(hi, "boundary")
+      let v = try probe(hi, .boundary)
       if v == .bad { break }
-      if v == .good { return result(nil) }
+      if v == .good { return try result(nil) }
       hi -= 1
     }
-    guard hi >= 0 else { return result(nil) }
+    guard hi >= 0 else { return try result(nil) }
     var lo = -1
     if hi > 0 {
-      switch try probe(0, "boundary") {
+      switch try probe(0, .boundary) {
       case .bad: hi = 0
       case .good: lo = 0
       case .skip: lo = -1
@@ -96,7 +169,7 @@ public enum Bisect {
     while !marks.isEmpty {
       let mid = marks.count / 2
       let n = marks[mid]
-      switch try probe(n, "search") {
+      switch try probe(n, .search) {
       case .good:
         lo = n
         marks = Array(marks[(mid + 1)...])
@@ -109,23 +182,28 @@ public enum Bisect {
       }
     }
     if scanInterval && hi - lo > 1 {
-      try cursor.move(to: max(lo, 0))
-      var failure: (any Error)?
-      let hit = try cursor.advance(through: hi - 1) { n, s in
-        do {
-          return try check(n, s) == .bad
-        } catch {
-          failure = error
-          return true
+      try move(to: max(lo, 0))
+      var failure: CheckError?
+      let hit: Int?
+      do {
+        hit = try cursor.advance(through: hi - 1) { n, s in
+          do throws(CheckError) {
+            return try check(n, s) == .bad
+          } catch {
+            failure = error
+            return true
+          }
         }
+      } catch {
+        throw .timeline(error)
       }
-      if let failure { throw failure }
+      if let failure { throw .check(failure) }
       // The scan checked every event it passed: log the boundary pair it found.
       let found = hit ?? hi
       for (n, v) in [(found - 1, Verdict.good), (found, Verdict.bad)]
       where n >= 0 && known[n] == nil {
         known[n] = v
-        let p = BisectProbe(event: n, verdict: v, purpose: "scan")
+        let p = BisectProbe(event: n, verdict: v, purpose: .scan)
         probes.append(p)
         onProbe(p)
       }
@@ -135,9 +213,9 @@ public enum Bisect {
     while hi - lo > 1 {
       let mid = lo + (hi - lo) / 2
       guard let n = nearestUnskipped(mid, lo: lo, hi: hi, skipped) else {
-        return result(hi, (lo + 1)...hi)
+        return try result(hi, (lo + 1)...hi)
       }
-      switch try probe(n, "search") {
+      switch try probe(n, .search) {
       case .good: lo = n
       case .bad: hi = n
       case .skip: skipped.insert(n)
@@ -157,11 +235,11 @@ public enum Bisect {
           n = near
         }
         guard n > hi && n < total else { continue }
-        if try probe(n, "monotonic check") == .good { contradictions.append(n) }
+        if try probe(n, .monotonicCheck) == .good { contradictions.append(n) }
       }
     }
     for (n, v) in known where v == .good && n > hi { contradictions.append(n) }
-    return result(hi, nil, Array(Set(contradictions)).sorted())
+    return try result(hi, nil, Array(Set(contradictions)).sorted())
   }
 
   /// The unskipped event strictly between lo and hi closest to `mid`, alternating sides.

@@ -4,20 +4,20 @@ import ListTapeStore
 /// A movable position in a timeline: moving forward a short way folds the events in
 /// between; anything else seeks through the nearest checkpoint. Counts what it did, so
 /// tools can report how many states they materialised.
-public struct Cursor {
+package struct Cursor {
   let timeline: Timeline
-  public private(set) var position: Int
-  public private(set) var state: ListState
+  package private(set) var position: Int
+  package private(set) var state: ListState
   var decoder: EventDecoder
   /// States built from a checkpoint (or from scratch).
-  public private(set) var seeks = 0
+  package private(set) var seeks = 0
   /// Events folded forward from an earlier position.
-  public private(set) var folded = 0
-  /// What decoding a checkpoint costs, in events folded (a rough, measured equivalence).
+  package private(set) var folded = 0
+  /// What decoding a checkpoint costs, in events folded (docs/performance.md).
   let decodeCost = 30_000
 
   /// A cursor at event 0 (the empty state).
-  public init(_ timeline: Timeline) {
+  package init(_ timeline: Timeline) {
     self.timeline = timeline
     position = 0
     state = ListState()
@@ -27,8 +27,8 @@ public struct Cursor {
   /// Folds forward from the current position through event `limit`, stopping right after
   /// the first event whose state satisfies `condition`; returns that event, or nil (the
   /// cursor then stands at `limit`).
-  public mutating func advance(through limit: Int, until condition: (Int, ListState) -> Bool)
-    throws(ReplayError) -> Int?
+  package mutating func advance(through limit: Int, until condition: (Int, ListState) -> Bool)
+    throws(StoreError) -> Int?
   {
     guard limit > position else { return nil }
     var hit: Int?
@@ -45,7 +45,7 @@ public struct Cursor {
   }
 
   /// Moves to the state after event `n`.
-  public mutating func move(to n: Int) throws(ReplayError) {
+  package mutating func move(to n: Int) throws(StoreError) {
     if n == position { return }
     // Fold forward when that is cheaper than decoding the checkpoint before n and folding
     // from there.

@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 
@@ -7,21 +8,22 @@ extension Timeline {
   /// so a session can be branched from a past state and recorded onward.
   /// Returns the number of events written.
   @discardableResult
-  public func cut(through n: Int, to output: String, fsync: FsyncMode = .interval)
-    throws(ReplayError)
-    -> Int
+  public func cut(
+    through n: Int, to output: String, fsync: FsyncPolicy = .interval(seconds: 1)
+  )
+    throws(StoreError) -> Int
   {
     guard n >= 0 && n <= eventCount else {
-      throw ReplayError(.usage, "event \(n) is out of range 0...\(eventCount) (\(path))")
+      throw .eventOutOfRange(n, lowest: 0, last: eventCount, path: path)
     }
     guard !FileManager.default.fileExists(atPath: output) else {
-      throw ReplayError(.usage, "\(output) already exists; cut writes a new log")
+      throw .outputExists(path: output)
     }
     let recorder = try Recorder.open(path: output, fsync: fsync)
     var decoder = EventDecoder()
     var written = 0
-    do throws(ReplayError) {
-      try scan(from: 1, through: n) { seq, bytes in
+    do throws(StoreError) {
+      try scan(from: 1, through: n) { seq, bytes throws(StoreError) in
         let e = try decode(&decoder, bytes, seq)
         _ = try recorder.record(e)
         written += 1

@@ -1,47 +1,109 @@
-import ListTapeJSON
 import ListTapeModel
 import ListTapeStore
 
 /// Where an item sits: section, parent (nil for a root) and previous sibling (nil if first).
-public struct ItemPlace: Equatable, Sendable, CustomStringConvertible {
+public struct ItemPlace: Equatable, Sendable {
+  /// The section it is in.
   public var section: String
+  /// Its parent, nil for a root item.
   public var parent: String?
+  /// The sibling right before it, nil when it is the first.
   public var after: String?
 
-  public var description: String {
-    var parts = [parent.map { "under \($0)" } ?? "at the top of \(section)"]
-    parts.append(after.map { "after \($0)" } ?? "first")
-    return parts.joined(separator: ", ")
+  /// A place: section, parent (nil for a root) and previous sibling (nil if first).
+  public init(section: String, parent: String?, after: String?) {
+    self.section = section
+    self.parent = parent
+    self.after = after
+  }
+}
+
+/// What changed about one item of the new state.
+public enum ItemChange: Equatable, Sendable {
+  /// It is new, at this place.
+  case inserted(at: ItemPlace)
+  /// It moved: to another parent or section, or among its siblings.
+  case moved(from: ItemPlace, to: ItemPlace)
+  case expanded
+  case collapsed
+  /// Its title changed (nil: none).
+  case title(from: String?, to: String?)
+  /// Its fields changed (nil: none).
+  case fields(from: [String: String]?, to: [String: String]?)
+}
+
+/// One item of the new state, in display order, with what changed about it (nothing for
+/// an unchanged item); or a run of unchanged items counted rather than listed.
+public struct DiffRow: Equatable, Sendable {
+  /// The section it is in.
+  public var section: String
+  /// The item; empty for a run.
+  public var id: String
+  /// Its depth, 0 for a root item (and for a run).
+  public var level: Int
+  /// What changed about it, in the order a diff lists them.
+  public var changes: [ItemChange]
+  /// For a run of unchanged items left unlisted, how many; 0 for an item.
+  public var unchangedRun = 0
+
+  /// An item and what changed about it.
+  public init(section: String, id: String, level: Int, changes: [ItemChange]) {
+    self.section = section
+    self.id = id
+    self.level = level
+    self.changes = changes
+  }
+
+  /// A run of `count` unchanged items of `section`, counted rather than listed.
+  public init(section: String, unchangedRun count: Int) {
+    self.init(section: section, id: "", level: 0, changes: [])
+    unchangedRun = count
   }
 }
 
 /// What changed between two states, by item identity.
 public struct StateDiff: Sendable {
+  /// Sections only the new state has, in its order.
   public var sectionsInserted: [String] = []
+  /// Sections only the old state has, in its order.
   public var sectionsDeleted: [String] = []
+  /// Sections both have, outside a longest run kept in order: the fewest that moved.
   public var sectionsMoved: [String] = []
+  /// Items only the new state has, where they are.
   public var inserted: [(id: String, place: ItemPlace)] = []
+  /// Items only the old state has, where they were.
   public var deleted: [(id: String, place: ItemPlace)] = []
+  /// Items that changed parent or section, or the fewest that moved among their siblings.
   public var moved: [(id: String, from: ItemPlace, to: ItemPlace)] = []
+  /// Items that both states have, expanded only in the new one.
   public var expanded: [String] = []
+  /// Items that both states have, collapsed only in the new one.
   public var collapsed: [String] = []
+  /// Title changes of items both states have.
   public var titles: [(id: String, from: String?, to: String?)] = []
+  /// Field changes of items both states have.
   public var fields: [(id: String, from: [String: String]?, to: [String: String]?)] = []
-  /// Selected ids before and after, in display order; equal sets mean no change.
+  /// Selected ids before, in display order, when the selection changed; empty when not.
   public var selectionBefore: [String] = []
+  /// Selected ids after, in display order, when the selection changed; empty when not.
   public var selectionAfter: [String] = []
   /// Whether multiple selection was allowed before and after (a `configure` event).
   public var multipleSelectionBefore = false
+  /// Whether multiple selection is allowed after.
   public var multipleSelectionAfter = false
   /// Items present in both states with nothing changed.
   public var unchanged = 0
-  /// The "to" state's items in display order with their change marks, for renderers.
-  var walk: [WalkEntry] = []
+  /// The new state's items in display order, each with its changes: what a renderer walks
+  /// to show the changes in context. Runs of unchanged items may be one counted row each
+  /// (`foldingUnchanged(longerThan:)`, and diffs built from events).
+  public var rows: [DiffRow] = []
 
+  /// Whether the set of selected items differs.
   public var selectionChanged: Bool {
     Set(selectionBefore.map(IdentifierKey.init)) != Set(selectionAfter.map(IdentifierKey.init))
   }
 
+  /// Whether the selection mode differs.
   public var selectionModeChanged: Bool { multipleSelectionBefore != multipleSelectionAfter }
 
   /// Whether the two states are identical.
@@ -58,22 +120,80 @@ public struct StateDiff: Sendable {
       + deleted.count + moved.count + expanded.count + collapsed.count + titles.count
       + fields.count + (selectionChanged ? 1 : 0) + (selectionModeChanged ? 1 : 0)
   }
+
+  /// This diff with every run of more than `context` unchanged rows in a section replaced
+  /// by one row counting them (`DiffRow.unchangedRun`): what a renderer shows, and what
+  /// `Differ.diff(_:_:touched:context:)` builds directly. A run that holds a counted row
+  /// stays counted, whatever its length.
+  public func foldingUnchanged(longerThan context: Int) -> StateDiff {
+    var folded = self
+    folded.rows = []
+    folded.rows.reserveCapacity(min(rows.count, 1_024))
+    var run: [DiffRow] = []
+    var runCount = 0
+    func flush() {
+      guard let first = run.first else { return }
+      if runCount > context || run.contains(where: { $0.unchangedRun > 0 }) {
+        folded.rows.append(DiffRow(section: first.section, unchangedRun: runCount))
+      } else {
+        folded.rows.append(contentsOf: run)
+      }
+      run.removeAll()
+      runCount = 0
+    }
+    for row in rows {
+      if let first = run.first, first.section != row.section { flush() }
+      guard row.changes.isEmpty else {
+        flush()
+        folded.rows.append(row)
+        continue
+      }
+      runCount += max(1, row.unchangedRun)
+      // Past `context`, the run is counted whatever follows: keep one row, not them all.
+      if runCount > context {
+        run = [DiffRow(section: row.section, unchangedRun: runCount)]
+      } else {
+        run.append(row)
+      }
+    }
+    flush()
+    return folded
+  }
 }
 
-/// One step of a diff's walk through the new state: an item and its change marks, or a run
-/// of `unchangedRun` unchanged items left unlisted (a diff built from events lists only the
-/// runs short enough to be shown).
-struct WalkEntry: Sendable {
-  var section: String
-  var id: String
-  var level: Int
-  var marks: [String]
-  var unchangedRun = 0
+extension StateDiff: Equatable {
+  /// Whether two diffs report the same changes, in the same order, with the same rows.
+  public static func == (a: StateDiff, b: StateDiff) -> Bool {
+    func same(_ x: [(id: String, place: ItemPlace)], _ y: [(id: String, place: ItemPlace)])
+      -> Bool
+    {
+      x.count == y.count && zip(x, y).allSatisfy { $0.id == $1.id && $0.place == $1.place }
+    }
+    return a.sectionsInserted == b.sectionsInserted && a.sectionsDeleted == b.sectionsDeleted
+      && a.sectionsMoved == b.sectionsMoved && same(a.inserted, b.inserted)
+      && same(a.deleted, b.deleted)
+      && a.moved.count == b.moved.count
+      && zip(a.moved, b.moved).allSatisfy { $0.id == $1.id && $0.from == $1.from && $0.to == $1.to }
+      && a.expanded == b.expanded && a.collapsed == b.collapsed
+      && a.titles.count == b.titles.count
+      && zip(a.titles, b.titles).allSatisfy {
+        $0.id == $1.id && $0.from == $1.from && $0.to == $1.to
+      }
+      && a.fields.count == b.fields.count
+      && zip(a.fields, b.fields).allSatisfy {
+        $0.id == $1.id && $0.from == $1.from && $0.to == $1.to
+      }
+      && a.selectionBefore == b.selectionBefore && a.selectionAfter == b.selectionAfter
+      && a.multipleSelectionBefore == b.multipleSelectionBefore
+      && a.multipleSelectionAfter == b.multipleSelectionAfter && a.unchanged == b.unchanged
+      && a.rows == b.rows
+  }
 }
 
 /// Computes `StateDiff`s: identity-based, with Apple-like move detection (items whose
 /// parent changed, plus the fewest siblings that must move to reach the new order).
 public enum Differ {
+  /// What changed from `a` to `b`, every row listed. - Complexity: O(n log n) for n items.
   public static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
     var d = StateDiff()
     compareSections(a, b, into: &d)
@@ -127,20 +247,20 @@ public enum Differ {
     }
 
     for (section, row) in bOrder {
-      var marks: [String] = []
+      var changes: [ItemChange] = []
       guard let info = bRows[IdentifierKey(row.id)] else { continue }
       if let old = aRows[IdentifierKey(row.id)] {
         let moved = key(old.place) != key(info.place) || movedIDs.contains(IdentifierKey(row.id))
-        marks = d.recordKept(
+        changes = d.recordKept(
           row.id, moved: moved,
           from: (old.place, old.row.expanded, old.row.title, old.row.fields),
           to: (info.place, row.expanded, row.title, row.fields))
-        if marks.isEmpty { d.unchanged += 1 }
+        if changes.isEmpty { d.unchanged += 1 }
       } else {
         d.inserted.append((row.id, info.place))
-        marks.append("inserted")
+        changes.append(.inserted(at: info.place))
       }
-      d.walk.append(WalkEntry(section: section, id: row.id, level: row.level, marks: marks))
+      d.rows.append(DiffRow(section: section, id: row.id, level: row.level, changes: changes))
     }
     compareSelection(a, b, into: &d)
     return d
@@ -166,13 +286,16 @@ public enum Differ {
       to: bSections.filter { aSet.contains(IdentifierKey($0)) })
   }
 
-  /// The selection and its mode, before and after.
-  /// - Complexity: O(selected × depth × log siblings).
+  /// The selection mode before and after, and the selected items in display order when the
+  /// set of them changed. - Complexity: O(selected × depth × log siblings).
   static func compareSelection(_ a: ListState, _ b: ListState, into d: inout StateDiff) {
-    d.selectionBefore = a.selectedItems
-    d.selectionAfter = b.selectedItems
     d.multipleSelectionBefore = a.allowsMultipleSelection
     d.multipleSelectionAfter = b.allowsMultipleSelection
+    let before = a.selectedItems
+    let after = b.selectedItems
+    guard Set(before.map(IdentifierKey.init)) != Set(after.map(IdentifierKey.init)) else { return }
+    d.selectionBefore = before
+    d.selectionAfter = after
   }
 }
 
@@ -182,15 +305,15 @@ typealias ItemFacts = (
 )
 
 extension StateDiff {
-  /// Records the changes of an item present in both states, in the order renderers show
-  /// them; returns its walk marks (empty when unchanged).
+  /// Records the changes of an item present in both states, in the order a diff lists
+  /// them; returns them (empty when unchanged).
   mutating func recordKept(_ id: String, moved: Bool, from old: ItemFacts, to new: ItemFacts)
-    -> [String]
+    -> [ItemChange]
   {
-    var marks: [String] = []
+    var changes: [ItemChange] = []
     if moved {
       self.moved.append((id, old.place, new.place))
-      marks.append("moved")
+      changes.append(.moved(from: old.place, to: new.place))
     }
     if old.expanded != new.expanded {
       if new.expanded {
@@ -198,235 +321,16 @@ extension StateDiff {
       } else {
         collapsed.append(id)
       }
-      marks.append(new.expanded ? "expanded" : "collapsed")
+      changes.append(new.expanded ? .expanded : .collapsed)
     }
     if old.title != new.title {
       titles.append((id, old.title, new.title))
-      marks.append("title")
+      changes.append(.title(from: old.title, to: new.title))
     }
     if old.fields != new.fields {
       fields.append((id, old.fields, new.fields))
-      marks.append("fields")
+      changes.append(.fields(from: old.fields, to: new.fields))
     }
-    return marks
-  }
-}
-
-extension StateDiff {
-  /// The diff as a person reads it: one line per change in the new state's display order,
-  /// runs of more than `context` unchanged items folded into one line.
-  public func lines(context: Int = 2) -> [String] {
-    var out: [String] = []
-    for s in sectionsInserted { out.append("+ section \(s)") }
-    for s in sectionsDeleted { out.append("- section \(s)") }
-    for s in sectionsMoved { out.append("~ section \(s) moved") }
-    for (id, place) in deleted { out.append("- \(id) (was \(place))") }
-    let movedFrom = Dictionary(
-      moved.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
-    let titleChange = Dictionary(
-      titles.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
-    let fieldChange = Dictionary(
-      fields.map { (IdentifierKey($0.id), $0) }, uniquingKeysWith: { a, _ in a })
-    let insertedAt = Dictionary(
-      inserted.map { (IdentifierKey($0.id), $0.place) }, uniquingKeysWith: { a, _ in a })
-    var run: [String] = []
-    var runCount = 0
-    func flush() {
-      if runCount > context || runCount > run.count {
-        out.append("  … \(runCount) unchanged item\(runCount == 1 ? "" : "s")")
-      } else {
-        out.append(contentsOf: run)
-      }
-      run.removeAll()
-      runCount = 0
-    }
-    var section: String?
-    for entry in walk {
-      if entry.section != section {
-        flush()
-        section = entry.section
-        out.append("[\(entry.section)]")
-      }
-      let indent = String(repeating: "  ", count: entry.level)
-      if entry.marks.isEmpty {
-        if entry.unchangedRun > 0 {
-          runCount += entry.unchangedRun
-        } else {
-          run.append("  \(indent)\(entry.id)")
-          runCount += 1
-        }
-        continue
-      }
-      flush()
-      for mark in entry.marks {
-        switch mark {
-        case "inserted":
-          out.append(
-            "+ \(indent)\(entry.id) (\(insertedAt[IdentifierKey(entry.id)]?.description ?? ""))")
-        case "moved":
-          if let m = movedFrom[IdentifierKey(entry.id)] {
-            out.append("~ \(indent)\(entry.id) moved: \(m.from) → \(m.to)")
-          }
-        case "expanded": out.append("▾ \(indent)\(entry.id) expanded")
-        case "collapsed": out.append("▸ \(indent)\(entry.id) collapsed")
-        case "title":
-          if let t = titleChange[IdentifierKey(entry.id)] {
-            out.append("  \(indent)title \(entry.id): \(quote(t.from)) → \(quote(t.to))")
-          }
-        default:
-          if let f = fieldChange[IdentifierKey(entry.id)] {
-            out.append("  \(indent)fields \(entry.id): \(render(f.from)) → \(render(f.to))")
-          }
-        }
-      }
-    }
-    flush()
-    if selectionModeChanged {
-      out.append(
-        "selection mode \(mode(multipleSelectionBefore)) → \(mode(multipleSelectionAfter))")
-    }
-    if selectionChanged {
-      out.append(
-        "selection {\(selectionBefore.joined(separator: ", "))} → {\(selectionAfter.joined(separator: ", "))}"
-      )
-    }
-    return out
-  }
-
-  private func mode(_ multiple: Bool) -> String { multiple ? "multiple" : "single" }
-
-  private func quote(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "none" }
-
-  private func render(_ f: [String: String]?) -> String {
-    guard let f else { return "none" }
-    return "{" + f.keys.sorted().map { "\($0): \"\(f[$0] ?? "")\"" }.joined(separator: ", ") + "}"
-  }
-
-  /// The diff as one JSON object for tools.
-  public func writeJSON(to w: inout JSONWriter) {
-    func place(_ p: ItemPlace) {
-      w.beginObject()
-      w.key("section")
-      w.string(p.section)
-      w.key("parent")
-      if let parent = p.parent { w.string(parent) } else { w.null() }
-      w.key("after")
-      if let after = p.after { w.string(after) } else { w.null() }
-      w.endObject()
-    }
-    func strings(_ key: String, _ list: [String]) {
-      w.key(key)
-      w.beginArray()
-      for s in list { w.string(s) }
-      w.endArray()
-    }
-    func optional(_ s: String?) {
-      if let s { w.string(s) } else { w.null() }
-    }
-    func map(_ f: [String: String]?) {
-      guard let f else { return w.null() }
-      w.beginObject()
-      for k in f.keys.sorted() {
-        w.key(k)
-        w.string(f[k] ?? "")
-      }
-      w.endObject()
-    }
-    w.beginObject()
-    w.key("sections")
-    w.beginObject()
-    strings("inserted", sectionsInserted)
-    strings("deleted", sectionsDeleted)
-    strings("moved", sectionsMoved)
-    w.endObject()
-    w.key("inserted")
-    w.beginArray()
-    for (id, p) in inserted {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("at")
-      place(p)
-      w.endObject()
-    }
-    w.endArray()
-    w.key("deleted")
-    w.beginArray()
-    for (id, p) in deleted {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("was")
-      place(p)
-      w.endObject()
-    }
-    w.endArray()
-    w.key("moved")
-    w.beginArray()
-    for (id, from, to) in moved {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("from")
-      place(from)
-      w.key("to")
-      place(to)
-      w.endObject()
-    }
-    w.endArray()
-    strings("expanded", expanded)
-    strings("collapsed", collapsed)
-    w.key("selection")
-    if selectionChanged {
-      w.beginObject()
-      strings("from", selectionBefore)
-      strings("to", selectionAfter)
-      w.endObject()
-    } else {
-      w.null()
-    }
-    w.key("selectionMode")
-    if selectionModeChanged {
-      w.beginObject()
-      w.key("from")
-      w.string(mode(multipleSelectionBefore))
-      w.key("to")
-      w.string(mode(multipleSelectionAfter))
-      w.endObject()
-    } else {
-      w.null()
-    }
-    w.key("content")
-    w.beginArray()
-    for (id, from, to) in titles {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("title")
-      w.beginObject()
-      w.key("from")
-      optional(from)
-      w.key("to")
-      optional(to)
-      w.endObject()
-      w.endObject()
-    }
-    for (id, from, to) in fields {
-      w.beginObject()
-      w.key("id")
-      w.string(id)
-      w.key("fields")
-      w.beginObject()
-      w.key("from")
-      map(from)
-      w.key("to")
-      map(to)
-      w.endObject()
-      w.endObject()
-    }
-    w.endArray()
-    w.key("unchanged")
-    w.int(unchanged)
-    w.endObject()
+    return changes
   }
 }

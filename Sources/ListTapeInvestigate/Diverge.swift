@@ -7,8 +7,11 @@ public struct Divergence: Sendable {
   public var event: Int?
   /// The events at that point in each recording (nil past a recording's end).
   public var eventA: Event?
+  /// The event at that point in the second recording.
   public var eventB: Event?
+  /// The states after it in each recording.
   public var stateA: ListState?
+  /// The second recording's state after it.
   public var stateB: ListState?
   /// The first event whose stored bytes differ (before it, the recordings are identical).
   public var firstDifferentRecord: Int?
@@ -21,7 +24,8 @@ public struct Divergence: Sendable {
 /// they disagree, then folds both and fingerprints the states only at events whose
 /// operations differ.
 public enum Diverge {
-  public static func find(_ a: Timeline, _ b: Timeline) throws(ReplayError) -> Divergence {
+  /// Where recordings `a` and `b` first disagree.
+  public static func find(_ a: Timeline, _ b: Timeline) throws(StoreError) -> Divergence {
     let common = min(a.eventCount, b.eventCount)
     guard
       let first = try firstDifferentRecord(a, b, through: common)
@@ -38,12 +42,12 @@ public enum Diverge {
     while n <= max(a.eventCount, b.eventCount) {
       let end = n + window - 1
       var eventsA: [Event] = []
-      try a.scan(from: n, through: end) { seq, bytes in
+      try a.scan(from: n, through: end) { seq, bytes throws(StoreError) in
         eventsA.append(try a.decode(&decoderA, bytes, seq))
         return true
       }
       var eventsB: [Event] = []
-      try b.scan(from: n, through: end) { seq, bytes in
+      try b.scan(from: n, through: end) { seq, bytes throws(StoreError) in
         eventsB.append(try b.decode(&decoderB, bytes, seq))
         return true
       }
@@ -70,10 +74,10 @@ public enum Diverge {
 
   /// The first event number ≤ `through` whose stored record bytes differ, comparing the two
   /// logs window by window (one window of one log held in memory).
-  static func firstDifferentRecord(_ a: Timeline, _ b: Timeline, through: Int) throws(ReplayError)
+  static func firstDifferentRecord(_ a: Timeline, _ b: Timeline, through: Int) throws(StoreError)
     -> Int?
   {
-    let window = 65_536
+    let window = Timeline.recordWindow
     var next = 1
     var bytes: [UInt8] = []
     var ends: [Int] = []

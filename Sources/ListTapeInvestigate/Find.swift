@@ -3,8 +3,11 @@ import ListTapeStore
 
 /// One change of an expression's value during a full scan.
 public struct ValueChange: Sendable {
+  /// The event after which the value changed.
   public var event: Int
+  /// The value before it.
   public var from: QueryValue
+  /// The value after it.
   public var to: QueryValue
 }
 
@@ -16,21 +19,21 @@ public enum Find {
   public static func changes(
     _ timeline: Timeline, query: Query, progress: ((Int, Int) -> Void)? = nil,
     onChange: (ValueChange, Event) -> Void
-  ) throws(ReplayError) -> (initial: QueryValue, changes: Int) {
+  ) throws(StoreError) -> (initial: QueryValue, changes: Int) {
     var state = ListState()
     var decoder = EventDecoder()
     let initial = query.evaluate(state)
     var current = initial
     var count = 0
     let total = timeline.eventCount
-    try timeline.foldEach(&state, &decoder, from: 1, through: total) { seq, e, _, s in
+    try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
+      seq, e, _, s in
       let v = query.evaluate(s)
       if v != current {
         onChange(ValueChange(event: seq, from: current, to: v), e)
         current = v
         count += 1
       }
-      if seq & 0xFFFF == 0 { progress?(seq, total) }
       return true
     }
     return (initial, count)

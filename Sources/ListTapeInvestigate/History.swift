@@ -3,15 +3,23 @@ import ListTapeStore
 
 /// An item as it stood after one event.
 public struct ItemState: Equatable, Sendable {
+  /// The section it is in.
   public var section: String
+  /// Its parent, nil for a root item.
   public var parent: String?
+  /// Its depth, 0 for a root item.
   public var level: Int
+  /// Whether it is expanded.
   public var expanded: Bool
+  /// Whether every ancestor is expanded.
   public var visible: Bool
+  /// Whether it is selected.
   public var selected: Bool
   /// Visible row in its section, nil when hidden.
   public var row: Int?
+  /// Its title, if it has one.
   public var title: String?
+  /// Its fields, if it has any.
   public var fields: [String: String]?
 
   init?(_ s: ListState, _ id: String) {
@@ -22,7 +30,7 @@ public struct ItemState: Equatable, Sendable {
     expanded = s.isExpanded(id)
     visible = s.isVisible(id)
     selected = s.isSelected(id)
-    row = s.row(of: id)
+    row = s.indexPath(for: id)?.item
     title = s.title(of: id)
     fields = s.fields(of: id)
   }
@@ -37,28 +45,35 @@ public struct ItemState: Equatable, Sendable {
 
 /// One event in an item's history.
 public struct HistoryEntry: Sendable {
+  /// The event's number.
   public var event: Int
+  /// The event.
   public var op: Event
   /// Whether the event names the item (else it changed the item indirectly).
   public var named: Bool
   /// Whether the event faulted (and so changed nothing).
   public var fault: ListFault?
+  /// The item before the event (nil when absent).
   public var before: ItemState?
+  /// The item after the event (nil when absent).
   public var after: ItemState?
 }
 
 /// Every event that touched an item: named it, or changed its place, flags or content.
 public enum History {
+  /// Calls `body` with each event that touched item `id`, in order, from one fold of the
+  /// log; returns how many did. `progress` gets `(event, total)` now and then.
   public static func of(
     item id: String, in timeline: Timeline, progress: ((Int, Int) -> Void)? = nil,
     _ body: (HistoryEntry) -> Void
-  ) throws(ReplayError) -> Int {
+  ) throws(StoreError) -> Int {
     var state = ListState()
     var decoder = EventDecoder()
     var current: ItemState?
     var count = 0
     let total = timeline.eventCount
-    try timeline.foldEach(&state, &decoder, from: 1, through: total) { seq, e, fault, s in
+    try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
+      seq, e, fault, s in
       let named = e.operation.names(item: id)
       // Only events that name the item, or change the list around it, can touch it.
       let after = named || current != nil ? ItemState(s, id) : nil
@@ -75,7 +90,6 @@ public enum History {
         count += 1
       }
       current = after
-      if seq & 0xFFFF == 0 { progress?(seq, total) }
       return true
     }
     return count

@@ -5,10 +5,10 @@ extension Differ {
   /// The diff between the states after events `from` and `to` of one log (either may come
   /// first). Close points are one seek and a fold of the events between them, compared
   /// only where those events touched; far ones are two seeks and a whole comparison.
-  /// The result reads as `diff(state(from), state(to))` with `lines(context:)` at `context`.
+  /// The result is `diff(state(from), state(to)).foldingUnchanged(longerThan: context)`.
   /// - Complexity: a seek, then O(events between × log n) when close; O(n) when far.
   public static func diff(_ timeline: Timeline, from: Int, to: Int, context: Int = 2)
-    throws(ReplayError) -> StateDiff
+    throws(StoreError) -> StateDiff
   {
     let lo = min(from, to)
     let hi = max(from, to)
@@ -17,11 +17,11 @@ extension Differ {
     // (about 30k events' worth) and folding from it.
     guard hi - lo <= 30_000 + hi - timeline.checkpointSeq(atOrBefore: hi) else {
       let b = try timeline.state(at: hi)
-      return from <= to ? diff(a, b) : diff(b, a)
+      return (from <= to ? diff(a, b) : diff(b, a)).foldingUnchanged(longerThan: context)
     }
     var b = a
     var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
-    try timeline.scan(from: lo + 1, through: hi) { seq, bytes in
+    try timeline.scan(from: lo + 1, through: hi) { seq, bytes throws(StoreError) in
       let event = try timeline.decode(&decoder, bytes, seq)
       touched.note(event, before: b)
       try? b.apply(event)
@@ -33,7 +33,8 @@ extension Differ {
   }
 
   /// What `events` change when folded onto `state` (faults change nothing), compared only
-  /// where they touched. - Complexity: O(events × log n) plus the items they touch.
+  /// where they touched, with runs of more than `context` unchanged rows counted.
+  /// - Complexity: O(events × log n) plus the items they touch.
   public static func diff(_ state: ListState, applying events: [Event], context: Int = 2)
     -> StateDiff
   {
@@ -46,12 +47,11 @@ extension Differ {
     return diff(state, b, touched: touched, context: context)
   }
 
-  /// The same diff as `diff(a, b)` when every item whose existence, place, flags, content or
-  /// selection differs between `a` and `b` is in `touched` (`TouchedItems` of the events
-  /// that lead from one to the other), with the runs of unchanged items longer than
-  /// `context` counted rather than listed, and `selectionBefore`/`selectionAfter` filled
-  /// only when the selection changed (empty, so equal, when it did not). Reads only the touched items, the sibling lists whose order they
-  /// may have changed, the few rows shown around each change, and each section's ends.
+  /// `diff(a, b).foldingUnchanged(longerThan: context)` when every item whose existence,
+  /// place, flags, content or selection differs between `a` and `b` is in `touched`
+  /// (`TouchedItems` of the events that lead from one to the other). Reads only the touched
+  /// items, the sibling lists whose order they may have changed, the few rows shown around
+  /// each change, and each section's ends.
   /// - Complexity: O(touched × depth × log n + siblings of reordered lists + sections);
   ///   O(n) when `touched` overflowed (then both states are compared whole).
   public static func diff(
@@ -65,7 +65,9 @@ extension Differ {
     _ a: ListState, _ b: ListState, touched: TouchedItems, context: Int
   ) -> (diff: StateDiff, examined: Int) {
     guard !touched.overflowed else {
-      return (diff(a, b), a.numberOfAllItems + b.numberOfAllItems)
+      return (
+        diff(a, b).foldingUnchanged(longerThan: context), a.numberOfAllItems + b.numberOfAllItems
+      )
     }
     var d = StateDiff()
     compareSections(a, b, into: &d)
@@ -111,23 +113,28 @@ extension Differ {
     for (id, place, _) in deleted.sorted(by: { $0.order < $1.order }) {
       d.deleted.append((id, place))
     }
-    var anchors: [(id: String, marks: [String], order: (Int, Int))] = []
+    var anchors: [(row: DiffRow, order: (Int, Int))] = []
     var changedKept = 0
     for item in shown.sorted(by: { $0.order < $1.order }) {
+      let section = item.new.place.section
+      let level = b.level(of: item.id) ?? 0
       guard let x = item.old else {
         d.inserted.append((item.id, item.new.place))
-        anchors.append((item.id, ["inserted"], item.order))
+        let changes = [ItemChange.inserted(at: item.new.place)]
+        anchors.append(
+          (DiffRow(section: section, id: item.id, level: level, changes: changes), item.order))
         continue
       }
       let moved = key(x.place) != key(item.new.place) || movedIDs.contains(IdentifierKey(item.id))
-      let marks = d.recordKept(item.id, moved: moved, from: x, to: item.new)
-      if !marks.isEmpty {
+      let changes = d.recordKept(item.id, moved: moved, from: x, to: item.new)
+      if !changes.isEmpty {
         changedKept += 1
-        anchors.append((item.id, marks, item.order))
+        anchors.append(
+          (DiffRow(section: section, id: item.id, level: level, changes: changes), item.order))
       }
     }
     d.unchanged = b.numberOfAllItems - d.inserted.count - changedKept
-    d.walk = new.walk(anchors: anchors, context: context)
+    d.rows = new.walk(anchors: anchors, context: context)
     // Only touched items can have changed their selection; the lists are built (in
     // display order) only when one did.
     d.multipleSelectionBefore = a.allowsMultipleSelection
@@ -170,13 +177,12 @@ private struct Navigator {
   /// Where the item comes in a walk of the state: its section's position, its pre-order
   /// index there.
   func order(of id: String, in section: String) -> (Int, Int) {
-    (sectionPosition[IdentifierKey(section)] ?? 0, state.index(of: id) ?? 0)
+    (sectionPosition[IdentifierKey(section)] ?? 0, state.preorderIndex(of: id) ?? 0)
   }
 
   func groupKey(_ id: String) -> IdentifierKey? {
-    guard let parent = state.parent(of: id) else { return nil }
-    if let parent { return IdentifierKey("i:" + parent) }
-    return state.sectionIdentifier(containingItem: id).map { IdentifierKey("s:" + $0) }
+    guard let place = state.placement(of: id) else { return nil }
+    return Differ.key(ItemPlace(section: place.section, parent: place.parent, after: nil))
   }
 
   /// The list of siblings the place belongs to, in order.
@@ -201,7 +207,7 @@ private struct Navigator {
   /// The item before `id` in its section's pre-order, nil at the section's start.
   mutating func predecessor(_ id: String) -> String? {
     if let previous = state.placement(of: id)?.after { return lastDescendant(previous) }
-    return state.parent(of: id) ?? nil
+    return state.parent(of: id)
   }
 
   /// The last item of a section in pre-order, nil when it has none.
@@ -216,22 +222,19 @@ private struct Navigator {
   /// The walk `diff(a, b)` makes of this (the new) state, with each run of unchanged items
   /// longer than `context` as one counted entry: the changed items, the short runs between
   /// them and the sections' items before the first change and after the last.
-  mutating func walk(anchors: [(id: String, marks: [String], order: (Int, Int))], context: Int)
-    -> [WalkEntry]
-  {
-    var walk: [WalkEntry] = []
+  mutating func walk(anchors: [(row: DiffRow, order: (Int, Int))], context: Int) -> [DiffRow] {
+    var walk: [DiffRow] = []
     var next = 0
     for (position, section) in sections.enumerated() {
       let last = lastItem(inSection: section)
-      let count = last.flatMap { state.index(of: $0) }.map { $0 + 1 } ?? 0
+      let count = last.flatMap { state.preorderIndex(of: $0) }.map { $0 + 1 } ?? 0
       var done = 0
       // Unchanged items from index `done` up to (not including) `end`, which is `item`.
       func gap(upTo end: Int, before item: String?) {
         let length = end - done
         guard length > 0 else { return }
         guard length <= context else {
-          walk.append(
-            WalkEntry(section: section, id: "", level: 0, marks: [], unchangedRun: length))
+          walk.append(DiffRow(section: section, unchangedRun: length))
           return
         }
         var items: [String] = []
@@ -241,17 +244,13 @@ private struct Navigator {
           cursor = items.count < length ? predecessor(x) : nil
         }
         for x in items.reversed() {
-          walk.append(
-            WalkEntry(section: section, id: x, level: state.level(of: x) ?? 0, marks: []))
+          walk.append(DiffRow(section: section, id: x, level: state.level(of: x) ?? 0, changes: []))
         }
       }
       while next < anchors.count && anchors[next].order.0 == position {
         let anchor = anchors[next]
-        gap(upTo: anchor.order.1, before: anchor.id)
-        walk.append(
-          WalkEntry(
-            section: section, id: anchor.id, level: state.level(of: anchor.id) ?? 0,
-            marks: anchor.marks))
+        gap(upTo: anchor.order.1, before: anchor.row.id)
+        walk.append(anchor.row)
         done = anchor.order.1 + 1
         next += 1
       }

@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 
@@ -13,17 +14,35 @@ public struct LogMatch: Sendable {
   public var op: Event?
   /// Events the log holds.
   public var events: Int
-  /// Why the log could not be read, or was read only up to some event (the answer then
-  /// covers what was read); nil for an intact log.
-  public var problem: String?
+  /// Where and why reading stopped before the end of the file (the answer then covers what
+  /// was read); nil when the whole log reads.
+  public var damage: LogDamage?
 }
 
-/// A log that could not be opened or read at all.
-public struct LogFailure: Error, Sendable {
-  /// The log.
+/// A log among many that was read only in part, or not at all.
+public struct LogProblem: Error, Sendable {
+  /// The path given, or the log found under a directory given.
   public var path: String
-  /// Why it could not be read.
-  public var error: ReplayError
+  /// What went wrong.
+  public var reason: Reason
+
+  /// What went wrong with a log among many.
+  public enum Reason: Sendable {
+    /// Nothing exists at the path.
+    case noSuchFile
+    /// A directory that holds no `.ltape` file.
+    case noLogs
+    /// The log could not be opened or read at all.
+    case unreadable(StoreError)
+    /// Reading stopped at damage; what came before it was read.
+    case damaged(LogDamage)
+  }
+
+  /// A problem with the log at `path`.
+  public init(path: String, reason: Reason) {
+    self.path = path
+    self.reason = reason
+  }
 }
 
 /// What `stats` counts over many logs.
@@ -34,8 +53,8 @@ public struct StatsTotals: Sendable {
   public var events = 0
   /// Events that faulted when folded.
   public var faults = 0
-  /// Faults by reason (`ListFault.reason`), most frequent first (ties by name).
-  public var faultsByReason: [(reason: String, count: Int)] = []
+  /// Faults by kind, most frequent first (ties by name).
+  public var faultsByKind: [(kind: FaultKind, count: Int)] = []
   /// Events per op, most frequent first (ties by name).
   public var opCounts: [(op: String, count: Int)] = []
   /// The logs' sizes in bytes.
@@ -46,8 +65,9 @@ public struct StatsTotals: Sendable {
   public var firstTime: Int64?
   /// The latest event time of any log, in Unix milliseconds.
   public var lastTime: Int64?
-  /// Logs that are damaged (counted up to the damage) or could not be read (not counted).
-  public var damaged: [(path: String, problem: String)] = []
+  /// Logs that are damaged (counted up to the damage) or could not be read (not counted),
+  /// in the order of the paths.
+  public var problems: [LogProblem] = []
 }
 
 /// Scans many logs at once, one log per core at a time, each folded on its worker's own
@@ -55,17 +75,15 @@ public struct StatsTotals: Sendable {
 public enum ManyLogs {
   /// The logs among `paths`: files as given, directories searched (recursively) for
   /// `.ltape` files, in path order; paths that do not exist, and directories without logs,
-  /// are failures.
-  public static func files(_ paths: [String]) -> (files: [String], missing: [LogFailure]) {
+  /// are problems.
+  public static func files(_ paths: [String]) -> (files: [String], missing: [LogProblem]) {
     var files: [String] = []
-    var missing: [LogFailure] = []
+    var missing: [LogProblem] = []
     let fm = FileManager.default
     for path in paths {
       var isDirectory: ObjCBool = false
       guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        missing.append(
-          LogFailure(
-            path: path, error: ReplayError(.cannotOpen, "cannot open \(path): no such file")))
+        missing.append(LogProblem(path: path, reason: .noSuchFile))
         continue
       }
       guard isDirectory.boolValue else {
@@ -78,10 +96,7 @@ public enum ManyLogs {
         .sorted()
         .map { base + $0 }
       if found.isEmpty {
-        missing.append(
-          LogFailure(
-            path: path,
-            error: ReplayError(.cannotOpen, "cannot open \(path): no .ltape files in it")))
+        missing.append(LogProblem(path: path, reason: .noLogs))
       }
       files += found
     }
@@ -89,7 +104,7 @@ public enum ManyLogs {
   }
 
   /// Whether a path names a directory (the command line then means many logs).
-  public static func isDirectory(_ path: String) -> Bool {
+  package static func isDirectory(_ path: String) -> Bool {
     var isDirectory: ObjCBool = false
     return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
       && isDirectory.boolValue
@@ -100,11 +115,11 @@ public enum ManyLogs {
   /// one at a time. Returns how many logs matched.
   public static func find(
     _ query: Query, in paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount,
-    report: (Result<LogMatch, LogFailure>) -> Void
+    report: (Result<LogMatch, LogProblem>) -> Void
   ) -> Int {
     var matched = 0
-    inParallel(paths, workers: workers) { path -> Result<LogMatch, LogFailure> in
-      do throws(ReplayError) {
+    inParallel(paths, workers: workers) { path -> Result<LogMatch, LogProblem> in
+      do throws(StoreError) {
         let timeline = try Timeline(path: path)
         // A query of its own per log: evaluating a shared one retains and releases the same
         // nodes from every core at every event.
@@ -112,9 +127,9 @@ public enum ManyLogs {
         return .success(
           LogMatch(
             path: path, event: hit?.event, op: hit?.op, events: timeline.eventCount,
-            problem: timeline.damageNote))
+            damage: timeline.damage))
       } catch {
-        return .failure(LogFailure(path: path, error: error))
+        return .failure(LogProblem(path: path, reason: .unreadable(error)))
       }
     } report: { _, result in
       if case .success(let m) = result, m.event != nil { matched += 1 }
@@ -127,47 +142,44 @@ public enum ManyLogs {
   /// figures (or failure) in the order of `paths`.
   public static func stats(
     _ paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount,
-    report: (String, Result<LogStats, LogFailure>) -> Void = { _, _ in }
+    report: (String, Result<LogStats, LogProblem>) -> Void = { _, _ in }
   ) -> StatsTotals {
     var totals = StatsTotals()
     var ops: [String: Int] = [:]
-    var reasons: [String: Int] = [:]
-    inParallel(paths, workers: workers) { path -> Result<(LogStats, String?), LogFailure> in
-      do throws(ReplayError) {
+    var kinds: [FaultKind: Int] = [:]
+    inParallel(paths, workers: workers) { path -> Result<(LogStats, LogDamage?), LogProblem> in
+      do throws(StoreError) {
         let timeline = try Timeline(path: path)
-        return .success((try timeline.stats(), timeline.damageNote))
+        return .success((try timeline.stats(), timeline.damage))
       } catch {
-        return .failure(LogFailure(path: path, error: error))
+        return .failure(LogProblem(path: path, reason: .unreadable(error)))
       }
     } report: { i, result in
       switch result {
-      case .success(let (s, problem)):
+      case .success(let (s, damage)):
         totals.logs += 1
         totals.events += s.events
         totals.faults += s.faults
         totals.bytes += s.bytes
         totals.marks += s.marks
         for (op, n) in s.opCounts { ops[op, default: 0] += n }
-        for (reason, n) in s.faultsByReason { reasons[reason, default: 0] += n }
+        for (kind, n) in s.faultsByKind { kinds[kind, default: 0] += n }
         if let t = s.firstTime { totals.firstTime = min(totals.firstTime ?? t, t) }
         if let t = s.lastTime { totals.lastTime = max(totals.lastTime ?? t, t) }
-        if let problem { totals.damaged.append((paths[i], problem)) }
+        if let damage {
+          totals.problems.append(LogProblem(path: paths[i], reason: .damaged(damage)))
+        }
         report(paths[i], .success(s))
-      case .failure(let f):
-        totals.damaged.append((f.path, f.error.description))
-        report(paths[i], .failure(f))
+      case .failure(let problem):
+        totals.problems.append(problem)
+        report(paths[i], .failure(problem))
       }
     }
-    totals.opCounts = ranked(ops).map { (op: $0.key, count: $0.count) }
-    totals.faultsByReason = ranked(reasons).map { (reason: $0.key, count: $0.count) }
-    return totals
-  }
-
-  /// Counts, most frequent first, ties by name.
-  static func ranked(_ counts: [String: Int]) -> [(key: String, count: Int)] {
-    counts.map { (key: $0.key, count: $0.value) }.sorted {
-      $0.count != $1.count ? $0.count > $1.count : $0.key < $1.key
+    totals.opCounts = ops.map { (op: $0.key, count: $0.value) }.sorted {
+      $0.count != $1.count ? $0.count > $1.count : $0.op < $1.op
     }
+    totals.faultsByKind = FaultKind.ranked(kinds)
+    return totals
   }
 
   /// Runs `work` on every path, `workers` at a time, and hands each result to `report` in
@@ -236,12 +248,12 @@ extension Timeline {
   /// The first event after which `query` holds (0 when it holds on the empty list), with
   /// that event; nil when it never holds. Folds on the calling thread only, so many logs can
   /// be searched at once, one per core.
-  package func firstEvent(where query: Query) throws(ReplayError) -> (event: Int, op: Event?)? {
+  package func firstEvent(where query: Query) throws(StoreError) -> (event: Int, op: Event?)? {
     var state = ListState()
     if query.holds(in: state) { return (0, nil) }
     var decoder = EventDecoder()
     var found: (event: Int, op: Event?)?
-    try scan(from: 1, through: eventCount) { seq, bytes in
+    try scan(from: 1, through: eventCount) { seq, bytes throws(StoreError) in
       let event = try decode(&decoder, bytes, seq)
       guard Self.apply(event, to: &state, then: query) else { return true }
       found = (seq, event)
@@ -256,29 +268,5 @@ extension Timeline {
   private static func apply(_ event: Event, to state: inout ListState, then query: Query) -> Bool {
     try? state.apply(event)
     return query.holds(in: state)
-  }
-}
-
-extension ListFault {
-  /// The kind of fault, without the ids (`missingItem`, `hiddenItem`, …); a batch's fault is
-  /// the reason of the event inside it that faulted.
-  public var reason: String {
-    switch self {
-    case .duplicateItem: return "duplicateItem"
-    case .repeatedItem: return "repeatedItem"
-    case .duplicateSection: return "duplicateSection"
-    case .repeatedSection: return "repeatedSection"
-    case .missingSection: return "missingSection"
-    case .missingItem: return "missingItem"
-    case .missingParent: return "missingParent"
-    case .missingAnchor: return "missingAnchor"
-    case .noSections: return "noSections"
-    case .hiddenItem: return "hiddenItem"
-    case .tooManySelected: return "tooManySelected"
-    case .moveNextToItself: return "moveNextToItself"
-    case .moveIntoOwnSubtree: return "moveIntoOwnSubtree"
-    case .parentNotInSection: return "parentNotInSection"
-    case .inBatch(_, _, let fault): return fault.reason
-    }
   }
 }

@@ -8,6 +8,7 @@ public enum QueryValue: Equatable, Hashable, Sendable, CustomStringConvertible {
   case string(String)
   case null
 
+  /// The value as an expression spells it: `true`, `3`, `"mic"`, `null`.
   public var description: String {
     switch self {
     case .bool(let b): return b ? "true" : "false"
@@ -20,9 +21,12 @@ public enum QueryValue: Equatable, Hashable, Sendable, CustomStringConvertible {
 
 /// A malformed expression: what is wrong and the 1-based column where it was found.
 public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// The 1-based column of the expression where the problem was found.
   public var column: Int
+  /// What is wrong there.
   public var message: String
 
+  /// `column N: message`.
   public var description: String { "column \(column): \(message)" }
 }
 
@@ -92,10 +96,8 @@ public struct Query: Sendable, CustomStringConvertible {
     case .countSelected: return .int(s.numberOfSelectedItems)
     case .countSections: return .int(s.numberOfSections)
     case .level(let id): return .int(s.level(of: id) ?? -1)
-    case .row(let id): return .int(s.row(of: id) ?? -1)
-    case .parent(let id):
-      if let p = s.parent(of: id), let p { return .string(p) }
-      return .null
+    case .row(let id): return .int(s.indexPath(for: id)?.item ?? -1)
+    case .parent(let id): return s.parent(of: id).map { .string($0) } ?? .null
     case .not(let a): return .bool(eval(a, s) != .bool(true))
     case .and(let a, let b): return .bool(eval(a, s) == .bool(true) && eval(b, s) == .bool(true))
     case .or(let a, let b): return .bool(eval(a, s) == .bool(true) || eval(b, s) == .bool(true))

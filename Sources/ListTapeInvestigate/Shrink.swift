@@ -31,6 +31,14 @@ public struct ShrinkProgress: Sendable {
   public var pass: Int
 }
 
+/// Why a shrink stopped without a result: the log failed, or the predicate did.
+public enum ShrinkError<CheckError: Error>: Error {
+  /// The log could not be read where the search needed it.
+  case timeline(StoreError)
+  /// The predicate threw.
+  case check(CheckError)
+}
+
 /// What a predicate's outcome can depend on, for trying irrelevant events away first.
 public struct Relevance: Sendable {
   /// Items the predicate names.
@@ -57,25 +65,47 @@ public struct Relevance: Sendable {
 /// kept events folded on. With a `Relevance`, the events that cannot touch the named items
 /// are tried away in one step first.
 public enum Shrink {
+  /// Shrinks `timeline`'s events to a 1-minimal list whose final state satisfies `query`
+  /// (a boolean expression), trying first the events that name its items; `progress` hears
+  /// after every test. Nil when the log's own final state does not satisfy it.
+  public static func run(
+    _ timeline: Timeline, where query: Query, progress: ((ShrinkProgress) -> Void)? = nil
+  ) throws(StoreError) -> ShrinkResult? {
+    do {
+      return try run(
+        timeline, relevance: query.relevance, predicate: { state, _ in query.holds(in: state) },
+        progress: progress)
+    } catch {
+      switch error {
+      case .timeline(let e): throw e
+      case .check(let never): switch never {}
+      }
+    }
+  }
+
   /// Shrinks `timeline`'s events to a 1-minimal list whose final state satisfies
   /// `predicate` (given the state and the candidate's number of events); `progress` hears
-  /// after every test. Throws `.notFound` when the log's own final state does not.
-  public static func run(
+  /// after every test. Nil when the log's own final state does not satisfy it; a predicate
+  /// that throws ends the search with its error.
+  public static func run<CheckError: Error>(
     _ timeline: Timeline, relevance: Relevance? = nil,
-    predicate: @escaping (_ state: ListState, _ events: Int) throws(ReplayError) -> Bool,
+    predicate: @escaping (_ state: ListState, _ events: Int) throws(CheckError) -> Bool,
     progress: ((ShrinkProgress) -> Void)? = nil
-  ) throws(ReplayError) -> ShrinkResult {
+  ) throws(ShrinkError<CheckError>) -> ShrinkResult? {
     let total = timeline.eventCount
-    guard try predicate(try timeline.state(at: total), total) else {
-      throw ReplayError(
-        .notFound,
-        "the state after the last event \(total) does not satisfy the predicate "
-          + "(\(timeline.path))")
-    }
     var search = Search(predicate: predicate, progress: progress)
+    let last = try Search<CheckError>.reading { () throws(StoreError) in
+      try timeline.state(at: total)
+    }
+    guard try search.judge(last, total) else { return nil }
     var result = ShrinkResult(kept: [], events: [], original: total, tests: 1, folded: 0)
     var units: [Unit]
-    if let relevance, let slice = try Self.slice(timeline, relevance), slice.count < total {
+    if let relevance,
+      let slice = try Search<CheckError>.reading({ () throws(StoreError) in
+        try Self.slice(timeline, relevance)
+      }),
+      slice.count < total
+    {
       let held = try search.test(ListState(), 0, slice.map(\.event))
       result.slice = (slice.count, held)
       units = held ? slice : try search.pass(overLog: timeline)
@@ -105,7 +135,7 @@ public enum Shrink {
   /// sections, deletes every item, or changes the selection wholesale (and, when the
   /// selection matters, every select and deselect). Nil when the log is too long to hold
   /// the slice in memory.
-  static func slice(_ timeline: Timeline, _ relevance: Relevance) throws(ReplayError) -> [Unit]? {
+  static func slice(_ timeline: Timeline, _ relevance: Relevance) throws(StoreError) -> [Unit]? {
     var items = Set(relevance.items.map(IdentifierKey.init))
     func global(_ op: ListOperation) -> Bool {
       switch op {
@@ -122,22 +152,16 @@ public enum Shrink {
       let before = items.count
       slice = []
       var tooLong = false
-      do {
-        try timeline.forEachEvent { n, event in
-          let ids = event.operation.itemIDs
-          if ids.contains(where: { items.contains(IdentifierKey($0)) }) {
-            for id in ids { items.insert(IdentifierKey(id)) }
-          } else if !global(event.operation) {
-            return true
-          }
-          slice.append(Unit(number: n, event: event))
-          tooLong = slice.count > 2_000_000
-          return !tooLong
+      try timeline.forEachEvent { n, event in
+        let ids = event.operation.itemIDs
+        if ids.contains(where: { items.contains(IdentifierKey($0)) }) {
+          for id in ids { items.insert(IdentifierKey(id)) }
+        } else if !global(event.operation) {
+          return true
         }
-      } catch let error as ReplayError {
-        throw error
-      } catch {
-        throw ReplayError(.io, "\(error) (\(timeline.path))")
+        slice.append(Unit(number: n, event: event))
+        tooLong = slice.count > 2_000_000
+        return !tooLong
       }
       if tooLong { return nil }
       if items.count == before { break }
@@ -146,31 +170,50 @@ public enum Shrink {
   }
 
   /// Candidates, their states, and the predicate.
-  struct Search {
-    let predicate: (ListState, Int) throws(ReplayError) -> Bool
+  struct Search<CheckError: Error> {
+    typealias Failure = ShrinkError<CheckError>
+    let predicate: (ListState, Int) throws(CheckError) -> Bool
     let progress: ((ShrinkProgress) -> Void)?
     var tests = 0
     var folded = 0
     var passes = 0
 
     init(
-      predicate: @escaping (_ state: ListState, _ events: Int) throws(ReplayError) -> Bool,
+      predicate: @escaping (_ state: ListState, _ events: Int) throws(CheckError) -> Bool,
       progress: ((ShrinkProgress) -> Void)?
     ) {
       self.predicate = predicate
       self.progress = progress
     }
 
+    /// Runs a read of the log, its error as a shrink's.
+    static func reading<T>(_ body: () throws(StoreError) -> T) throws(Failure) -> T {
+      do {
+        return try body()
+      } catch {
+        throw .timeline(error)
+      }
+    }
+
+    /// The predicate's verdict on a state after `events` events.
+    func judge(_ state: ListState, _ events: Int) throws(Failure) -> Bool {
+      do {
+        return try predicate(state, events)
+      } catch {
+        throw .check(error)
+      }
+    }
+
     /// Whether `state` (after a prefix of `length` events) with `events` folded on
     /// satisfies the predicate.
-    mutating func test(_ state: ListState, _ length: Int, _ events: [Event]) throws(ReplayError)
+    mutating func test(_ state: ListState, _ length: Int, _ events: [Event]) throws(Failure)
       -> Bool
     {
       var state = state
       for e in events { try? state.apply(e) }
       folded += events.count
       tests += 1
-      return try predicate(state, length + events.count)
+      return try judge(state, length + events.count)
     }
 
     /// One backward pass over the units of a list whose prefix states `prefix` gives:
@@ -179,15 +222,15 @@ public enum Shrink {
     /// between the longest that held and the shortest that did not), removes it, and keeps
     /// the unit before it, whose removal with the run is known to break the predicate.
     mutating func pass(
-      count: Int, unit: (Int) throws(ReplayError) -> Unit,
-      prefix: (Int) throws(ReplayError) -> ListState
-    ) throws(ReplayError) -> [Unit] {
+      count: Int, unit: (Int) throws(Failure) -> Unit,
+      prefix: (Int) throws(Failure) -> ListState
+    ) throws(Failure) -> [Unit] {
       passes += 1
       var kept: [Unit] = []
       var keptEvents: [Event] = []
       var p = count
       // Whether the prefix of length n, then what was kept, satisfies the predicate.
-      func holds(_ n: Int) throws(ReplayError) -> Bool {
+      func holds(_ n: Int) throws(Failure) -> Bool {
         defer {
           progress?(ShrinkProgress(tests: tests, kept: kept.count, remaining: p, pass: passes))
         }
@@ -221,18 +264,22 @@ public enum Shrink {
     }
 
     /// A pass over the whole log: prefixes come from its checkpoints and cached states.
-    mutating func pass(overLog timeline: Timeline) throws(ReplayError) -> [Unit] {
+    mutating func pass(overLog timeline: Timeline) throws(Failure) -> [Unit] {
       var prefixes = LogPrefixes(timeline)
       defer { folded += prefixes.folded }
-      return try pass(count: timeline.eventCount) { i throws(ReplayError) in
-        Unit(number: i + 1, event: try timeline.event(i + 1))
-      } prefix: { n throws(ReplayError) in
-        try prefixes.state(at: n)
+      return try pass(count: timeline.eventCount) { i throws(Failure) in
+        Unit(
+          number: i + 1,
+          event: try Self.reading { () throws(StoreError) in
+            try timeline.event(i + 1)
+          })
+      } prefix: { n throws(Failure) in
+        try Self.reading { () throws(StoreError) in try prefixes.state(at: n) }
       }
     }
 
     /// A pass over units in memory: prefixes come from states saved along one fold.
-    mutating func pass(over units: [Unit]) throws(ReplayError) -> [Unit] {
+    mutating func pass(over units: [Unit]) throws(Failure) -> [Unit] {
       let spacing = max(64, units.count / 32)
       var saved: [ListState] = []
       var state = ListState()
@@ -243,9 +290,9 @@ public enum Shrink {
       folded += units.count
       var extra = 0
       defer { folded += extra }
-      return try pass(count: units.count) { i throws(ReplayError) in
+      return try pass(count: units.count) { i throws(Failure) in
         units[i]
-      } prefix: { n throws(ReplayError) in
+      } prefix: { n throws(Failure) in
         var s = saved[n / spacing]
         for u in units[(n / spacing * spacing)..<n] { try? s.apply(u.event) }
         extra += n % spacing
@@ -266,7 +313,7 @@ struct LogPrefixes {
 
   init(_ timeline: Timeline) { self.timeline = timeline }
 
-  mutating func state(at n: Int) throws(ReplayError) -> ListState {
+  mutating func state(at n: Int) throws(StoreError) -> ListState {
     let checkpoint = timeline.checkpointSeq(atOrBefore: n)
     if checkpoint != interval {
       saved = []
@@ -285,7 +332,7 @@ struct LogPrefixes {
     let budget = (256 << 20) / max(1, state.numberOfAllItems * 200)
     let spacing = max(
       1_024, (nextCheckpoint(after: checkpoint) - checkpoint) / max(2, min(32, budget)))
-    try timeline.scan(from: from + 1, through: n) { seq, bytes in
+    try timeline.scan(from: from + 1, through: n) { seq, bytes throws(StoreError) in
       let event = try timeline.decode(&decoder, bytes, seq)
       try? state.apply(event)
       if seq % spacing == 0 && seq < n && !saved.contains(where: { $0.n == seq }) {
@@ -306,8 +353,8 @@ struct LogPrefixes {
 
 extension Shrink {
   /// Writes the kept events to a new log at `output` (which must not exist).
-  public static func write(_ result: ShrinkResult, to output: String) throws(ReplayError) {
-    try writeLog(output) { recorder throws(ReplayError) in
+  public static func write(_ result: ShrinkResult, to output: String) throws(StoreError) {
+    try writeLog(output) { recorder throws(StoreError) in
       for e in result.events { _ = try recorder.record(e) }
     }
   }

@@ -5,6 +5,7 @@ import ListTapeStore
 /// test that reproduces a bug: the data-source snapshot, one section snapshot per section
 /// (appends, then expansion), and the selection.
 public enum SwiftExport {
+  /// The source for `state`, recorded in `log` after `event`.
   public static func source(_ state: ListState, event: Int, log: String) -> String {
     var out: [String] = []
     out.append("// Rebuilds the list as recorded in \(comment(log)) after event \(event).")

@@ -2,111 +2,137 @@ import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 
-/// What `verify` found: the verdict, where the damage is, and what was checked.
+/// What `verify` found: what was checked, and what is wrong (nil when intact).
 public struct VerifyReport: Sendable {
-  /// Every frame, record and checkpoint checked out and nothing trails the last frame.
-  public var intact: Bool
+  /// Events readable in order.
   public var events: Int
+  /// Valid frames of every type.
   public var frames: Int
+  /// Valid checkpoint frames.
   public var checkpoints: Int
+  /// The file's size.
   public var bytes: Int
-  /// What is wrong (nil when intact).
-  public var problem: String?
+  /// What is wrong; nil when every frame, record and checkpoint checked out and nothing
+  /// trails the last frame.
+  public var problem: VerifyProblem?
   /// Byte offset of the damage, when it is in the file's framing.
   public var offset: Int?
-  /// The last event that reads back intact, when known.
-  public var event: Int?
+  /// The last event that reads back intact, when something is wrong and it is known.
+  public var lastIntactEvent: Int?
+
+  /// Whether nothing is wrong.
+  public var intact: Bool { problem == nil }
+}
+
+/// What `verify` found wrong.
+public enum VerifyProblem: Sendable {
+  /// The file could not be checked (it cannot be read, or is not a log).
+  case unreadable(LogError)
+  /// The framing: a torn tail, or a bad frame (readable frames may follow it).
+  case damage(LogDamage)
+  /// A record or checkpoint that passed its checksums does not decode.
+  case undecodable(StoreError)
+  /// The checkpoint after `event` is not the fold of events `1...event`.
+  case checkpointDisagrees(event: Int)
 }
 
 /// Counts for `stats`: events per op, faults, sizes and the time span.
 public struct LogStats: Sendable {
+  /// Events readable in order.
   public var events: Int
   /// Events per op, most frequent first (ties by name).
   public var opCounts: [(op: String, count: Int)]
+  /// Events that faulted when folded.
   public var faults: Int
-  /// Faults by `ListFault.reason`, most frequent first (ties by name).
-  public var faultsByReason: [(reason: String, count: Int)] = []
+  /// Faults by kind, most frequent first (ties by name).
+  public var faultsByKind: [(kind: FaultKind, count: Int)] = []
+  /// The file's size.
   public var bytes: Int
+  /// Frames of every type.
   public var frames: Int
+  /// Checkpoint frames.
   public var checkpoints: Int
   /// Bytes of checkpoint frames (their payloads).
   public var checkpointBytes: Int
+  /// The first event's time, in Unix milliseconds (nil when no event has one).
   public var firstTime: Int64?
+  /// The last event's time, in Unix milliseconds (nil when no event has one).
   public var lastTime: Int64?
+  /// Mark events.
   public var marks: Int
 }
 
 extension Timeline {
   /// Checks the whole file: every frame's checksums and decompression (strictly: a torn tail
   /// counts as damage), every record's decoding, and every checkpoint against a fresh fold.
+  /// `progress` gets the events checked so far and the total, now and then.
   public func verify(progress: ((Int, Int) -> Void)? = nil) -> VerifyReport {
     let log: ListTapeLog.VerifyReport
     do {
       log = try reader.verify()
     } catch {
       return VerifyReport(
-        intact: false, events: 0, frames: 0, checkpoints: 0, bytes: fileBytes,
-        problem: error.description, offset: error.offset.map(Int.init),
-        event: error.lastGoodEvent.map(Int.init))
+        events: 0, frames: 0, checkpoints: 0, bytes: fileBytes, problem: .unreadable(error),
+        offset: error.offset.map(Int.init), lastIntactEvent: error.lastGoodEvent.map(Int.init))
     }
     var report = VerifyReport(
-      intact: true, events: Int(log.events), frames: log.frames, checkpoints: log.checkpointFrames,
-      bytes: Int(log.fileBytes), problem: nil, offset: nil, event: nil)
+      events: Int(log.events), frames: log.frames, checkpoints: log.checkpointFrames,
+      bytes: Int(log.fileBytes))
     switch log.status {
     case .intact: break
     case .tornTail(let d), .damaged(let d):
-      report.intact = false
-      report.problem = d.description
+      report.problem = .damage(d)
       report.offset = Int(d.offset)
-      report.event = Int(d.lastGoodEvent)
+      report.lastIntactEvent = Int(d.lastGoodEvent)
     }
     // Semantic pass over the readable prefix, one checkpoint interval at a time (the
     // reader cannot be used from inside its own record callback).
-    let limit = min(eventCount, report.event ?? eventCount)
+    let limit = min(eventCount, report.lastIntactEvent ?? eventCount)
     let checkpointStops = reader.checkpointSeqs.map(Int.init).filter { $0 <= limit }
     let limitIsCheckpoint = checkpointStops.last == limit
     let stops = limitIsCheckpoint ? checkpointStops : checkpointStops + [limit]
+    let total = eventCount
+    let overall = progress.map { p in { (seq: Int, _: Int) in p(seq, total) } }
     var state = ListState()
     var decoder = EventDecoder()
     var last = 0
-    do throws(ReplayError) {
+    do throws(StoreError) {
       for stop in stops {
-        try foldEach(&state, &decoder, from: last + 1, through: stop) { seq, _, _, _ in
+        try foldEach(&state, &decoder, from: last + 1, through: stop, progress: overall) {
+          seq, _, _, _ in
           last = seq
-          if seq & 0xFFFF == 0 { progress?(seq, eventCount) }
           return true
         }
         guard stop < limit || limitIsCheckpoint,
           let cp = try checkpoint(atOrBefore: stop), cp.seq == stop
         else { continue }
         guard cp.checkpoint.state == state, cp.checkpoint.lastTime == decoder.lastTime else {
-          throw ReplayError(
-            .damaged,
-            "checkpoint after event \(stop) disagrees with the fold of events 1...\(stop) (\(path))"
-          )
+          report.problem = .checkpointDisagrees(event: stop)
+          report.offset = nil
+          report.lastIntactEvent = last
+          return report
         }
       }
     } catch {
-      report.intact = false
-      report.problem = error.description
+      report.problem = .undecodable(error)
       report.offset = nil
-      report.event = last
+      report.lastIntactEvent = last
     }
     return report
   }
 
   /// Counts events per op, faults (by folding), marks, sizes and the time span.
-  public func stats(progress: ((Int, Int) -> Void)? = nil) throws(ReplayError) -> LogStats {
+  public func stats(progress: ((Int, Int) -> Void)? = nil) throws(StoreError) -> LogStats {
     var counts: [String: Int] = [:]
     var faults = 0
-    var reasons: [String: Int] = [:]
+    var kinds: [FaultKind: Int] = [:]
     var marks = 0
     var first: Int64?
     var last: Int64?
     var state = ListState()
     var decoder = EventDecoder()
     let total = eventCount
-    try foldEach(&state, &decoder, from: 1, through: total) { seq, e, fault, _ in
+    try foldEach(&state, &decoder, from: 1, through: total, progress: progress) { _, e, fault, _ in
       counts[e.op, default: 0] += 1
       if let t = e.time {
         if first == nil { first = t }
@@ -115,9 +141,8 @@ extension Timeline {
       if case .mark = e.operation { marks += 1 }
       if let fault {
         faults += 1
-        reasons[fault.reason, default: 0] += 1
+        kinds[fault.kind, default: 0] += 1
       }
-      if seq & 0xFFFF == 0 { progress?(seq, total) }
       return true
     }
     let (frames, checkpoints, checkpointBytes) = reader.frameCounts
@@ -126,7 +151,7 @@ extension Timeline {
       opCounts: counts.map { (op: $0.key, count: $0.value) }.sorted {
         $0.count != $1.count ? $0.count > $1.count : $0.op < $1.op
       }, faults: faults,
-      faultsByReason: ManyLogs.ranked(reasons).map { (reason: $0.key, count: $0.count) },
+      faultsByKind: FaultKind.ranked(kinds),
       bytes: fileBytes, frames: frames, checkpoints: checkpoints,
       checkpointBytes: Int(checkpointBytes), firstTime: first, lastTime: last, marks: marks)
   }

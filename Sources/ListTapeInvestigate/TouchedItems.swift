@@ -92,7 +92,7 @@ public struct TouchedItems: Sendable {
     guard s.numberOfSelectedItems > 0 else { return }
     for x in s.selectedItems {
       var y: String? = x
-      while let z = y, id.map({ !sameID(z, $0) }) ?? false { y = s.parent(of: z) ?? nil }
+      while let z = y, id.map({ !sameID(z, $0) }) ?? false { y = s.parent(of: z) }
       if y != nil { add(x) }
     }
   }

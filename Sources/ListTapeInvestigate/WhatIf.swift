@@ -39,17 +39,8 @@ public struct WhatIfReport: Sendable {
 
 /// Counterfactual replay: the log with some events left out, compared with the real one.
 public enum WhatIf {
-  /// `N` or `N-M` (inclusive) as a range; nil when malformed or reversed.
-  public static func range(_ text: String) -> ClosedRange<Int>? {
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    guard (1...2).contains(parts.count), let a = Int(parts[0]), let b = Int(parts.last ?? ""),
-      a <= b
-    else { return nil }
-    return a...b
-  }
-
   /// Ranges sorted, overlapping and touching ones merged.
-  static func merged(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
+  public static func merged(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
     var out: [ClosedRange<Int>] = []
     for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
       if let last = out.last, r.lowerBound <= last.upperBound + 1 {
@@ -66,19 +57,27 @@ public enum WhatIf {
   /// state, so until then one state stands for both and only removed events are checked
   /// (through the items they touch); after, both are folded to the end for their faults,
   /// unless they agree again past the last removed event. Every range must lie within
-  /// 1...eventCount, and `point` within 0...eventCount.
+  /// 1...eventCount, and `point` within 0...eventCount (else `.eventOutOfRange`); the diff
+  /// counts runs of more than `context` unchanged rows.
   /// - Complexity: a seek, then one fold per history from the first removed event on, plus
   ///   one copy of the state per run of removed events.
   public static func run(
     _ timeline: Timeline, without ranges: [ClosedRange<Int>], at point: Int, context: Int = 2
-  ) throws(ReplayError) -> WhatIfReport {
+  ) throws(StoreError) -> WhatIfReport {
     let total = timeline.eventCount
     let without = merged(ranges)
-    guard let first = without.first?.lowerBound, let last = without.last?.upperBound,
-      first >= 1, last <= total, (0...total).contains(point)
-    else {
-      throw ReplayError(
-        .usage, "events to leave out must lie within 1...\(total) (\(timeline.path))")
+    guard (0...total).contains(point) else {
+      throw .eventOutOfRange(point, lowest: 0, last: total, path: timeline.path)
+    }
+    guard let first = without.first?.lowerBound, let last = without.last?.upperBound else {
+      // Nothing left out: one history.
+      let s = try timeline.state(at: point)
+      return WhatIfReport(
+        without: [], removedCount: 0, start: 0, at: point,
+        diff: Differ.diff(s, s, touched: TouchedItems(), context: context))
+    }
+    for n in [first, last] where n < 1 || n > total {
+      throw .eventOutOfRange(n, lowest: 1, last: total, path: timeline.path)
     }
     var report = WhatIfReport(
       without: without, removedCount: without.reduce(0) { $0 + $1.count },
@@ -104,7 +103,7 @@ public enum WhatIf {
       if !Differ.diff(before, real, touched: touched, context: 0).isEmpty { other = before }
     }
     var range = 0
-    try timeline.scan(from: first, through: total) { n, bytes in
+    try timeline.scan(from: first, through: total) { n, bytes throws(StoreError) in
       let event = try timeline.decode(&decoder, bytes, n)
       while range < without.count && without[range].upperBound < n { range += 1 }
       if range < without.count && without[range].contains(n) {
@@ -201,19 +200,19 @@ public enum WhatIf {
   }
 
   /// Writes the counterfactual log at `output` (which must not exist): every event but the
-  /// removed ones, times kept, with a mark `what-if: without …` where the first removed
-  /// event was. Returns the number of events written.
+  /// removed ones, times kept, with a mark labelled `mark` (saying what was left out) where
+  /// the first removed event was. Returns the number of events written.
   @discardableResult
   public static func write(
-    _ timeline: Timeline, without ranges: [ClosedRange<Int>], to output: String
-  ) throws(ReplayError) -> Int {
+    _ timeline: Timeline, without ranges: [ClosedRange<Int>], mark label: String,
+    to output: String
+  ) throws(StoreError) -> Int {
     let without = merged(ranges)
-    let label = "what-if: without " + describe(without)
     var written = 0
-    try writeLog(output) { recorder throws(ReplayError) in
+    try writeLog(output) { recorder throws(StoreError) in
       var decoder = EventDecoder()
       var range = 0
-      try timeline.scan(from: 1, through: timeline.eventCount) { n, bytes in
+      try timeline.scan(from: 1, through: timeline.eventCount) { n, bytes throws(StoreError) in
         let event = try timeline.decode(&decoder, bytes, n)
         while range < without.count && without[range].upperBound < n { range += 1 }
         if range < without.count && without[range].contains(n) {
@@ -230,24 +229,18 @@ public enum WhatIf {
     }
     return written
   }
-
-  /// `120-130, 500`.
-  public static func describe(_ ranges: [ClosedRange<Int>]) -> String {
-    ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
-      .joined(separator: ", ")
-  }
 }
 
 /// Records a new log at `output` (which must not exist) through `body`, closing it whether
 /// or not `body` succeeds.
-func writeLog(_ output: String, _ body: (Recorder) throws(ReplayError) -> Void)
-  throws(ReplayError)
+func writeLog(_ output: String, _ body: (Recorder) throws(StoreError) -> Void)
+  throws(StoreError)
 {
   guard !FileManager.default.fileExists(atPath: output) else {
-    throw ReplayError(.usage, "\(output) already exists; the output must be a new log")
+    throw .outputExists(path: output)
   }
   let recorder = try Recorder.open(path: output)
-  do throws(ReplayError) {
+  do throws(StoreError) {
     try body(recorder)
     try recorder.close()
   } catch {

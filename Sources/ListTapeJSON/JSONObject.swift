@@ -2,7 +2,7 @@
 ///
 /// Objects in the protocol are small, so members live in one array and lookups scan it;
 /// that beats hashing for a handful of keys and keeps the order for output.
-public struct JSONObject: Equatable, Sendable {
+package struct JSONObject: Equatable, Sendable {
   /// One member of an object.
   @usableFromInline
   struct Entry: Equatable, Sendable {
@@ -20,7 +20,7 @@ public struct JSONObject: Equatable, Sendable {
   var entries: [Entry]
 
   /// An empty object.
-  public init() {
+  package init() {
     entries = []
   }
 
@@ -29,7 +29,7 @@ public struct JSONObject: Equatable, Sendable {
   }
 
   /// The keys, in order.
-  public var keys: [String] {
+  package var keys: [String] {
     entries.map { $0.key }
   }
 
@@ -37,7 +37,7 @@ public struct JSONObject: Equatable, Sendable {
   ///
   /// Setting an existing key replaces its value in place; a new key is appended.
   /// - Complexity: O(*n*) in the number of members.
-  public subscript(key: String) -> JSONValue? {
+  package subscript(key: String) -> JSONValue? {
     get {
       for entry in entries where entry.key == key {
         return entry.value
@@ -58,16 +58,16 @@ public struct JSONObject: Equatable, Sendable {
 
 extension JSONObject: RandomAccessCollection {
   /// A member as a key/value pair.
-  public typealias Element = (key: String, value: JSONValue)
+  package typealias Element = (key: String, value: JSONValue)
 
   /// The position of the first member.
-  public var startIndex: Int { 0 }
+  package var startIndex: Int { 0 }
 
   /// The position past the last member.
-  public var endIndex: Int { entries.count }
+  package var endIndex: Int { entries.count }
 
   /// The member at `position`.
-  public subscript(position: Int) -> Element {
+  package subscript(position: Int) -> Element {
     let entry = entries[position]
     return (entry.key, entry.value)
   }
@@ -76,7 +76,7 @@ extension JSONObject: RandomAccessCollection {
 extension JSONObject: ExpressibleByDictionaryLiteral {
   /// An object with these members in order; a repeated key keeps its first position and last
   /// value.
-  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+  package init(dictionaryLiteral elements: (String, JSONValue)...) {
     self.init()
     for (key, value) in elements {
       self[key] = value

@@ -1,19 +1,19 @@
 /// Why a JSON text was rejected, and where.
-public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The 1-based byte column of the offending byte (the byte offset plus one for multi-line
   /// input).
-  public var column: Int
+  package var column: Int
   /// A short human message, such as `expected ':' after key`.
-  public var message: String
+  package var message: String
 
   /// An error at `column` with `message`.
-  public init(column: Int, message: String) {
+  package init(column: Int, message: String) {
     self.column = column
     self.message = message
   }
 
   /// `column N: message`.
-  public var description: String {
+  package var description: String {
     "column \(column): \(message)"
   }
 }

@@ -3,9 +3,9 @@
 /// Rejects trailing commas, comments, `NaN`, leading zeros, raw control characters, lone
 /// surrogates, invalid UTF-8, duplicate keys and anything after the value. Nesting is capped so
 /// hostile input cannot overflow the stack.
-public struct JSONParser {
+package struct JSONParser {
   /// The default cap on nested arrays and objects.
-  public static let defaultMaxDepth = 512
+  package static let defaultMaxDepth = 512
 
   private let base: UnsafePointer<UInt8>
   private let count: Int
@@ -26,7 +26,7 @@ public struct JSONParser {
   }
 
   /// Parses one JSON text from UTF-8 bytes.
-  public static func parse(
+  package static func parse(
     _ bytes: UnsafeRawBufferPointer, maxDepth: Int = defaultMaxDepth
   ) throws(JSONParseError) -> JSONValue {
     guard let raw = bytes.baseAddress, bytes.count > 0 else {
@@ -38,21 +38,21 @@ public struct JSONParser {
   }
 
   /// Parses one JSON text from UTF-8 bytes.
-  public static func parse(
+  package static func parse(
     _ bytes: [UInt8], maxDepth: Int = defaultMaxDepth
   ) throws(JSONParseError) -> JSONValue {
     try bytes.withUnsafeBytes { raw in parseCatching(raw, maxDepth: maxDepth) }.get()
   }
 
   /// Parses one JSON text from UTF-8 bytes.
-  public static func parse(
+  package static func parse(
     _ bytes: ArraySlice<UInt8>, maxDepth: Int = defaultMaxDepth
   ) throws(JSONParseError) -> JSONValue {
     try bytes.withUnsafeBytes { raw in parseCatching(raw, maxDepth: maxDepth) }.get()
   }
 
   /// Parses one JSON text from a string.
-  public static func parse(
+  package static func parse(
     _ text: String, maxDepth: Int = defaultMaxDepth
   ) throws(JSONParseError) -> JSONValue {
     var text = text
@@ -62,7 +62,7 @@ public struct JSONParser {
   }
 
   /// Parses one JSON text from a substring.
-  public static func parse(
+  package static func parse(
     _ text: Substring, maxDepth: Int = defaultMaxDepth
   ) throws(JSONParseError) -> JSONValue {
     var text = text

@@ -1,48 +1,48 @@
 extension JSONValue: ExpressibleByNilLiteral {
   /// `null`.
-  public init(nilLiteral: ()) {
+  package init(nilLiteral: ()) {
     self = .null
   }
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {
   /// A boolean.
-  public init(booleanLiteral value: Bool) {
+  package init(booleanLiteral value: Bool) {
     self = .bool(value)
   }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
   /// An integer.
-  public init(integerLiteral value: Int64) {
+  package init(integerLiteral value: Int64) {
     self = .int(value)
   }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
   /// A float.
-  public init(floatLiteral value: Double) {
+  package init(floatLiteral value: Double) {
     self = .double(value)
   }
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
   /// A string.
-  public init(stringLiteral value: String) {
+  package init(stringLiteral value: String) {
     self = .string(value)
   }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
   /// An array.
-  public init(arrayLiteral elements: JSONValue...) {
+  package init(arrayLiteral elements: JSONValue...) {
     self = .array(elements)
   }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
   /// An object with members in literal order (a repeated key keeps its last value).
-  public init(dictionaryLiteral elements: (String, JSONValue)...) {
+  package init(dictionaryLiteral elements: (String, JSONValue)...) {
     var object = JSONObject()
     for (key, value) in elements {
       object[key] = value

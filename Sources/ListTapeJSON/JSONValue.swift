@@ -2,7 +2,7 @@
 ///
 /// Integers are kept apart from floats because the protocol treats them differently:
 /// `1` is `.int(1)`, while `1.0`, `1e3` and integers beyond `Int64` are `.double`.
-public enum JSONValue: Equatable, Sendable {
+package enum JSONValue: Equatable, Sendable {
   /// JSON `null`.
   case null
   /// JSON `true` or `false`.
@@ -21,48 +21,48 @@ public enum JSONValue: Equatable, Sendable {
 
 extension JSONValue {
   /// Whether the value is `null`.
-  public var isNull: Bool {
+  package var isNull: Bool {
     if case .null = self { return true }
     return false
   }
 
   /// The boolean, or `nil` for any other kind.
-  public var boolValue: Bool? {
+  package var boolValue: Bool? {
     if case .bool(let value) = self { return value }
     return nil
   }
 
   /// The integer, or `nil` for any other kind (doubles included).
-  public var intValue: Int64? {
+  package var intValue: Int64? {
     if case .int(let value) = self { return value }
     return nil
   }
 
   /// The string, or `nil` for any other kind.
-  public var stringValue: String? {
+  package var stringValue: String? {
     if case .string(let value) = self { return value }
     return nil
   }
 
   /// The array, or `nil` for any other kind.
-  public var arrayValue: [JSONValue]? {
+  package var arrayValue: [JSONValue]? {
     if case .array(let value) = self { return value }
     return nil
   }
 
   /// The object, or `nil` for any other kind.
-  public var objectValue: JSONObject? {
+  package var objectValue: JSONObject? {
     if case .object(let value) = self { return value }
     return nil
   }
 
   /// The member named `key` when this is an object, else `nil`.
-  public subscript(key: String) -> JSONValue? {
+  package subscript(key: String) -> JSONValue? {
     objectValue?[key]
   }
 
   /// A short name of the value's kind, for error messages ("string", "integer", …).
-  public var kindName: String {
+  package var kindName: String {
     switch self {
     case .null: return "null"
     case .bool: return "boolean"

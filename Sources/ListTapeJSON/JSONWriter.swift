@@ -3,11 +3,11 @@
 /// Commas and colons are placed for you; call the methods in document order
 /// (`beginObject`, `key`, value, `key`, value, `endObject`). Misordered calls produce
 /// invalid JSON rather than trapping. With `pretty`, containers are indented by two spaces.
-public struct JSONWriter: Sendable {
+package struct JSONWriter: Sendable {
   /// The JSON written so far, as UTF-8.
-  public private(set) var bytes: [UInt8]
+  package private(set) var bytes: [UInt8]
   /// Whether to indent nested containers with two spaces per level.
-  public let pretty: Bool
+  package let pretty: Bool
   /// Whether the next value or key must be preceded by a comma.
   private var needsComma = false
   /// Whether a key was just written, so the next value follows its colon directly.
@@ -15,19 +15,19 @@ public struct JSONWriter: Sendable {
   private var depth = 0
 
   /// A writer with an empty buffer.
-  public init(pretty: Bool = false, reservingCapacity capacity: Int = 0) {
+  package init(pretty: Bool = false, reservingCapacity capacity: Int = 0) {
     self.pretty = pretty
     bytes = []
     bytes.reserveCapacity(capacity)
   }
 
   /// The JSON written so far, as a string.
-  public var text: String {
+  package var text: String {
     String(decoding: bytes, as: UTF8.self)
   }
 
   /// Empties the buffer (keeping its capacity) to write the next document.
-  public mutating func reset() {
+  package mutating func reset() {
     bytes.removeAll(keepingCapacity: true)
     needsComma = false
     afterKey = false
@@ -35,7 +35,7 @@ public struct JSONWriter: Sendable {
   }
 
   /// Ends a JSON Lines record: appends `\n` so the next value starts a new document.
-  public mutating func endLine() {
+  package mutating func endLine() {
     bytes.append(ASCII.newline)
     needsComma = false
     afterKey = false
@@ -43,21 +43,21 @@ public struct JSONWriter: Sendable {
   }
 
   /// Writes `null`.
-  public mutating func null() {
+  package mutating func null() {
     beforeValue()
     appendASCII("null")
     needsComma = true
   }
 
   /// Writes `true` or `false`.
-  public mutating func bool(_ value: Bool) {
+  package mutating func bool(_ value: Bool) {
     beforeValue()
     appendASCII(value ? "true" : "false")
     needsComma = true
   }
 
   /// Writes an integer.
-  public mutating func int(_ value: Int64) {
+  package mutating func int(_ value: Int64) {
     beforeValue()
     if value < 0 {
       bytes.append(ASCII.minus)
@@ -73,13 +73,13 @@ public struct JSONWriter: Sendable {
   }
 
   /// Writes an integer.
-  public mutating func int(_ value: Int) {
+  package mutating func int(_ value: Int) {
     int(Int64(value))
   }
 
   /// Writes a float in its shortest round-tripping form; infinities and NaN, which JSON
   /// cannot express, are written as `null`.
-  public mutating func double(_ value: Double) {
+  package mutating func double(_ value: Double) {
     guard value.isFinite else {
       null()
       return
@@ -92,14 +92,14 @@ public struct JSONWriter: Sendable {
   }
 
   /// Writes a string, escaping `"`, `\` and control characters.
-  public mutating func string(_ value: String) {
+  package mutating func string(_ value: String) {
     beforeValue()
     appendQuoted(value)
     needsComma = true
   }
 
   /// Writes an object key; the next call writes its value.
-  public mutating func key(_ name: String) {
+  package mutating func key(_ name: String) {
     beforeValue()
     appendQuoted(name)
     bytes.append(ASCII.colon)
@@ -111,27 +111,27 @@ public struct JSONWriter: Sendable {
   }
 
   /// Opens an object.
-  public mutating func beginObject() {
+  package mutating func beginObject() {
     open(ASCII.openBrace)
   }
 
   /// Closes the innermost object.
-  public mutating func endObject() {
+  package mutating func endObject() {
     close(ASCII.closeBrace)
   }
 
   /// Opens an array.
-  public mutating func beginArray() {
+  package mutating func beginArray() {
     open(ASCII.openBracket)
   }
 
   /// Closes the innermost array.
-  public mutating func endArray() {
+  package mutating func endArray() {
     close(ASCII.closeBracket)
   }
 
   /// Writes a whole value, keeping object key order.
-  public mutating func value(_ value: JSONValue) {
+  package mutating func value(_ value: JSONValue) {
     switch value {
     case .null: null()
     case .bool(let flag): bool(flag)
@@ -241,7 +241,7 @@ extension JSONValue {
   /// The value as JSON text: compact by default, or indented by two spaces with `pretty`.
   ///
   /// Object keys keep their order.
-  public func serialized(pretty: Bool = false) -> String {
+  package func serialized(pretty: Bool = false) -> String {
     var writer = JSONWriter(pretty: pretty)
     writer.value(self)
     return writer.text

@@ -10,16 +10,16 @@ import Darwin
 /// is still a line. A line longer than `maxLineLength` is reported as `.tooLong` and skipped
 /// without buffering it, so the reader never holds more than about `maxLineLength` plus one
 /// chunk. The reader does not own or close the descriptor.
-public struct LineReader {
+package struct LineReader {
   /// One line of input.
-  public enum Line: Equatable, Sendable {
+  package enum Line: Equatable, Sendable {
     /// A line's bytes, sharing storage with the reader's buffer until the next read.
     case text(number: Int, bytes: ArraySlice<UInt8>)
     /// A line longer than the cap; `length` counts its bytes before the `\n`.
     case tooLong(number: Int, length: Int)
 
     /// The 1-based line number.
-    public var number: Int {
+    package var number: Int {
       switch self {
       case .text(let number, _), .tooLong(let number, _): return number
       }
@@ -27,9 +27,9 @@ public struct LineReader {
   }
 
   /// The default read size.
-  public static let defaultChunkSize = 256 * 1024
+  package static let defaultChunkSize = 256 * 1024
   /// The default cap on a line's length in bytes.
-  public static let defaultMaxLineLength = 16 * 1024 * 1024
+  package static let defaultMaxLineLength = 16 * 1024 * 1024
 
   private enum Source {
     case descriptor(Int32)
@@ -44,7 +44,7 @@ public struct LineReader {
   private var atEndOfInput = false
 
   /// A reader of `fileDescriptor`, which stays open and owned by the caller.
-  public init(
+  package init(
     fileDescriptor: Int32, chunkSize: Int = defaultChunkSize,
     maxLineLength: Int = defaultMaxLineLength
   ) {
@@ -52,7 +52,7 @@ public struct LineReader {
   }
 
   /// A reader of bytes in memory, fed through the same chunked path (for tests).
-  public init(
+  package init(
     bytes: [UInt8], chunkSize: Int = defaultChunkSize, maxLineLength: Int = defaultMaxLineLength
   ) {
     self.init(source: .memory(bytes, offset: 0), chunkSize: chunkSize, maxLength: maxLineLength)
@@ -68,7 +68,7 @@ public struct LineReader {
   /// The next line, or `nil` at the end of input.
   ///
   /// Throws only for read errors; after an over-long line, reading goes on with the next.
-  public mutating func next() throws(LineReaderError) -> Line? {
+  package mutating func next() throws(LineReaderError) -> Line? {
     while true {
       if let line = splitter.next() { return line }
       if atEndOfInput { return splitter.finish() }
@@ -110,14 +110,14 @@ public struct LineReader {
 }
 
 /// A failed `read(2)`.
-public struct LineReaderError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct LineReaderError: Error, Equatable, Sendable, CustomStringConvertible {
   /// The `errno` value.
-  public var code: Int32
+  package var code: Int32
   /// The system's text for `code`.
-  public var message: String
+  package var message: String
 
   /// An error for `errno` value `code`, with the system's text for it.
-  public init(code: Int32) {
+  package init(code: Int32) {
     self.code = code
     if let text = strerror(code) {
       message = String(cString: text)
@@ -127,7 +127,7 @@ public struct LineReaderError: Error, Equatable, Sendable, CustomStringConvertib
   }
 
   /// `read failed: <system text>`.
-  public var description: String {
+  package var description: String {
     "read failed: \(message)"
   }
 }

@@ -10,8 +10,8 @@ import Darwin
 /// Lines come without `\n` (and without a `\r` before it); a line over the cap is reported as
 /// `.tooLong` and skipped without being buffered, so memory stays near the cap plus one read.
 /// What is left when the stream ends is handed out by `finish()`.
-public struct LineSplitter {
-  public let maxLineLength: Int
+package struct LineSplitter {
+  package let maxLineLength: Int
   private var buffer: [UInt8] = []
   /// Start of the current line in `buffer`.
   private var start = 0
@@ -20,14 +20,14 @@ public struct LineSplitter {
   private var skipping = false
   private var skippedLength = 0
   /// Lines handed out so far (the next one is `lines + 1`).
-  public private(set) var lines = 0
+  package private(set) var lines = 0
 
-  public init(maxLineLength: Int = LineReader.defaultMaxLineLength) {
+  package init(maxLineLength: Int = LineReader.defaultMaxLineLength) {
     self.maxLineLength = max(0, maxLineLength)
   }
 
   /// Appends bytes just read.
-  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+  package mutating func append(_ bytes: UnsafeRawBufferPointer) {
     if start > 0 && start >= buffer.count / 2 {
       buffer.removeSubrange(..<start)
       scanFrom -= start
@@ -37,7 +37,7 @@ public struct LineSplitter {
   }
 
   /// The next complete line, or nil until more bytes arrive.
-  public mutating func next() -> LineReader.Line? {
+  package mutating func next() -> LineReader.Line? {
     if let newline = findNewline() {
       return take(upTo: newline, consuming: newline + 1)
     }
@@ -54,11 +54,11 @@ public struct LineSplitter {
   }
 
   /// Bytes of the unfinished line, a skipped over-long part included.
-  public var pendingLength: Int { skippedLength + buffer.count - start }
+  package var pendingLength: Int { skippedLength + buffer.count - start }
 
   /// The unfinished last line once the stream has ended (a file's last line without `\n`),
   /// or nil when nothing is pending.
-  public mutating func finish() -> LineReader.Line? {
+  package mutating func finish() -> LineReader.Line? {
     guard skipping || start < buffer.count else { return nil }
     return take(upTo: buffer.count, consuming: buffer.count)
   }

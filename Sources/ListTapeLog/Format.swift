@@ -87,6 +87,15 @@ struct FileHeader: Sendable, Equatable {
     return b
   }
 
+  /// Reads and checks the header at the start of `source` (as much of it as the file holds).
+  static func read(from source: ByteSource, path: String) throws(LogError) -> FileHeader {
+    let available = Int(min(source.size, UInt64(Format.headerLength)))
+    guard let bytes = try source.bytes(at: 0, count: available) else {
+      throw LogError(.io, path: path, message: "cannot read header")
+    }
+    return try decode(bytes, path: path)
+  }
+
   /// Parses and checks a header; `available` is how many bytes the file holds.
   static func decode(_ p: UnsafeRawBufferPointer, path: String) throws(LogError) -> FileHeader {
     let prefix = min(p.count, 8)

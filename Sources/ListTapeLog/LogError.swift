@@ -134,7 +134,7 @@ public struct LogError: Error, Sendable, CustomStringConvertible {
   public var message: String
 
   /// Creates an error; the module uses the static helpers.
-  public init(
+  package init(
     _ kind: Kind, path: String, message: String, offset: UInt64? = nil,
     lastGoodEvent: UInt64? = nil, damage: LogDamage? = nil, errno: Int32? = nil
   ) {

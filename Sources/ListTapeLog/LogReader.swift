@@ -9,9 +9,9 @@ import Darwin
 /// Open validates the header and scans every frame (header and payload checksums, event
 /// numbering) into a sparse in-memory index; `refresh()` extends the scan to frames appended
 /// since. Not thread safe: use one reader per thread.
-public final class LogReader {
+package final class LogReader {
   /// The log file (or a label, for in-memory logs).
-  public let path: String
+  package let path: String
   private let fd: Int32?
   private let source: ByteSource
   private let header: FileHeader
@@ -21,7 +21,7 @@ public final class LogReader {
   private var rawCapacity: Int
 
   /// Opens and scans the log at `path`.
-  public convenience init(path: String) throws(LogError) {
+  package convenience init(path: String) throws(LogError) {
     let fd: Int32
     switch Posix.open(path, O_RDONLY) {
     case .success(let f): fd = f
@@ -38,7 +38,7 @@ public final class LogReader {
   }
 
   /// Reads a log held in memory (tests, fuzzing, logs received over the wire).
-  public convenience init(bytes: [UInt8], label: String = "<memory>") throws(LogError) {
+  package convenience init(bytes: [UInt8], label: String = "<memory>") throws(LogError) {
     try self.init(source: ByteSource(bytes: bytes, path: label), fd: nil)
   }
 
@@ -49,11 +49,7 @@ public final class LogReader {
     self.rawCapacity = 64 << 10
     self.raw = UnsafeMutableRawPointer.allocate(byteCount: 64 << 10, alignment: 16)
     do throws(LogError) {
-      let available = Int(min(source.size, UInt64(Format.headerLength)))
-      guard let hb = try source.bytes(at: 0, count: available) else {
-        throw LogError(.io, path: path, message: "cannot read header")
-      }
-      let header = try FileHeader.decode(hb, path: path)
+      let header = try FileHeader.read(from: source, path: path)
       guard source.size >= UInt64(header.headerLength) else {
         throw LogError(
           .incompleteHeader, path: path,
@@ -83,30 +79,30 @@ public final class LogReader {
   // MARK: What the scan found
 
   /// Events readable in order from event 1 (the last event number, counting lost gaps).
-  public var eventCount: UInt64 { scan.lastSeq }
+  package var eventCount: UInt64 { scan.lastSeq }
   /// Why the readable prefix ends before the end of the file, or nil if it reaches it.
   ///
   /// While a writer is recording, a `.tornTail` here usually means a frame being written.
-  public var stop: LogDamage? { scan.stop }
+  package var stop: LogDamage? { scan.stop }
   /// Byte offset where the readable prefix ends.
-  public var validEnd: UInt64 { scan.end }
+  package var validEnd: UInt64 { scan.end }
   /// File size when last scanned.
-  public var fileSize: UInt64 { source.size }
+  package var fileSize: UInt64 { source.size }
   /// Events lost in a salvaged log (first 1024 gaps).
-  public var gaps: [LogGap] { scan.gaps }
+  package var gaps: [LogGap] { scan.gaps }
   /// The log's random identity.
-  public var uuid: [UInt8] { header.uuid }
+  package var uuid: [UInt8] { header.uuid }
   /// Creation time, milliseconds since the Unix epoch.
-  public var createdMillis: UInt64 { header.createdMillis }
+  package var createdMillis: UInt64 { header.createdMillis }
   /// Event encoding version recorded by the writer that created the log.
-  public var eventCodecVersion: UInt32 { header.eventCodecVersion }
+  package var eventCodecVersion: UInt32 { header.eventCodecVersion }
   /// Checkpoint encoding version recorded by the writer that created the log.
-  public var stateCodecVersion: UInt32 { header.stateCodecVersion }
+  package var stateCodecVersion: UInt32 { header.stateCodecVersion }
   /// Format version of the file.
-  public var formatVersion: (major: UInt16, minor: UInt16) { (header.major, header.minor) }
+  package var formatVersion: (major: UInt16, minor: UInt16) { (header.major, header.minor) }
 
   /// Whether a writer currently holds the log's lock (probes with a shared lock, released at once).
-  public var isBeingWritten: Bool {
+  package var isBeingWritten: Bool {
     guard fd != nil else { return false }
     guard case .success(let probe) = Posix.open(path, O_RDONLY) else { return false }
     defer { _ = Posix.close(probe) }
@@ -121,7 +117,7 @@ public final class LogReader {
   ///
   /// A partial frame at the end stays "not yet" (`stop` says torn tail) until it completes.
   @discardableResult
-  public func refresh() throws(LogError) -> UInt64 {
+  package func refresh() throws(LogError) -> UInt64 {
     let before = scan.lastSeq
     try source.refresh()
     try scan.run(inflater: inflater)
@@ -139,7 +135,7 @@ public final class LogReader {
   /// records before it were delivered), `.io` on read errors. `body` must not use this reader.
   /// - Complexity: O(frames from the nearest index mark to `through`).
   @discardableResult
-  public func forEachRecord(
+  package func forEachRecord(
     from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) -> Void
   ) throws(LogError) -> UInt64 {
     let first = max(from, 1)
@@ -168,7 +164,7 @@ public final class LogReader {
   ///
   /// Seek to N = decode this state, then `forEachRecord(from: cp.seq + 1, through: N)`.
   /// (Past 262,144 checkpoints the index thins them, so an older one may be chosen.)
-  public func checkpoint(atOrBefore seq: UInt64) throws(LogError) -> (seq: UInt64, state: [UInt8])?
+  package func checkpoint(atOrBefore seq: UInt64) throws(LogError) -> (seq: UInt64, state: [UInt8])?
   {
     let cps = scan.checkpoints
     let lo = Self.countThrough(seq, in: cps)
@@ -186,18 +182,18 @@ public final class LogReader {
 
   /// Frames, checkpoint frames and checkpoint bytes the scan accepted (for `stats`, without
   /// the second full pass `verify()` makes).
-  public var frameCounts: (frames: Int, checkpoints: Int, checkpointBytes: UInt64) {
+  package var frameCounts: (frames: Int, checkpoints: Int, checkpointBytes: UInt64) {
     (scan.frames, scan.checkpointFrames, scan.checkpointBytes)
   }
 
   /// Sequence numbers of checkpoints in the index, in order.
-  public var checkpointSeqs: [UInt64] { scan.checkpoints.map(\.seq) }
+  package var checkpointSeqs: [UInt64] { scan.checkpoints.map(\.seq) }
 
   /// Number of checkpoints in the index.
-  public var checkpointCount: Int { scan.checkpoints.count }
+  package var checkpointCount: Int { scan.checkpoints.count }
 
   /// The event count of the latest indexed checkpoint at or before `seq` (no I/O).
-  public func checkpointSeq(atOrBefore seq: UInt64) -> UInt64? {
+  package func checkpointSeq(atOrBefore seq: UInt64) -> UInt64? {
     let n = Self.countThrough(seq, in: scan.checkpoints)
     return n > 0 ? scan.checkpoints[n - 1].seq : nil
   }
@@ -292,7 +288,7 @@ public final class LogReader {
   /// Re-reads the whole file: every checksum, every inflate, every record's framing, numbering.
   ///
   /// Scans afresh (not from the index), so it also sees bytes appended since open.
-  public func verify() throws(LogError) -> VerifyReport {
+  package func verify() throws(LogError) -> VerifyReport {
     try source.refresh()
     var s = FrameScan(source: source, salt: header.salt, start: UInt64(header.headerLength))
     try s.run(inflater: inflater)
@@ -341,9 +337,9 @@ public final class LogReader {
 }
 
 /// What `verify()` found, with the counts `stats` prints.
-public struct VerifyReport: Sendable, Equatable {
+package struct VerifyReport: Sendable, Equatable {
   /// Overall verdict.
-  public enum Status: Sendable, Equatable {
+  package enum Status: Sendable, Equatable {
     /// Every byte of the file belongs to a valid frame.
     case intact
     /// The file ends in bytes that are not a complete frame; nothing readable follows.
@@ -353,33 +349,33 @@ public struct VerifyReport: Sendable, Equatable {
   }
 
   /// Intact, torn tail or damaged.
-  public var status: Status
+  package var status: Status
   /// Valid frames of every type.
-  public var frames: Int
+  package var frames: Int
   /// Valid EVENTS frames.
-  public var eventFrames: Int
+  package var eventFrames: Int
   /// Valid CHECKPOINT frames.
-  public var checkpointFrames: Int
+  package var checkpointFrames: Int
   /// Valid META frames.
-  public var metaFrames: Int
+  package var metaFrames: Int
   /// Valid frames of skippable extension types.
-  public var skippedFrames: Int
+  package var skippedFrames: Int
   /// Events readable in order (the last good event number).
-  public var events: UInt64
+  package var events: UInt64
   /// File size.
-  public var fileBytes: UInt64
+  package var fileBytes: UInt64
   /// File header size.
-  public var headerBytes: UInt64
+  package var headerBytes: UInt64
   /// Frame header bytes of valid frames.
-  public var frameHeaderBytes: UInt64
+  package var frameHeaderBytes: UInt64
   /// Compressed payload bytes of valid frames.
-  public var payloadBytes: UInt64
+  package var payloadBytes: UInt64
   /// Inflated payload bytes of valid frames.
-  public var rawBytes: UInt64
+  package var rawBytes: UInt64
   /// On-disk bytes of checkpoint frames (header included).
-  public var checkpointBytes: UInt64
+  package var checkpointBytes: UInt64
   /// META gap frames (events lost by a salvage).
-  public var gaps: Int
+  package var gaps: Int
 }
 
 /// The record framing inside an EVENTS payload: each record is a LEB128 length, then its bytes.

@@ -12,11 +12,11 @@ import Darwin
 /// `maxEventsPerFrame` events or `maxRawBytesPerFrame` bytes, on `flush()`, or by a background
 /// thread once its first event is `batchDelay` old; each frame is one `write()`. Thread safe.
 /// After any write or fsync failure every call throws `.poisoned`: reopen to recover.
-public final class LogWriter: @unchecked Sendable {
+package final class LogWriter: @unchecked Sendable {
   /// The log file.
-  public let path: String
+  package let path: String
   /// What was cut from a torn tail when the log was opened, or nil if nothing was.
-  public let recovery: RecoveryReport?
+  package let recovery: RecoveryReport?
   private let core: WriterCore
 
   private init(path: String, recovery: RecoveryReport?, core: WriterCore) {
@@ -27,43 +27,55 @@ public final class LogWriter: @unchecked Sendable {
 
   deinit { try? core.close() }
 
-  /// Creates the log (header written, file and directory fsynced) or opens it for appending.
+  /// Creates the log (its header written and synced under a temporary name, then linked into
+  /// place) or opens it for appending.
   ///
   /// Takes an exclusive lock (a second writer fails at once with `.locked`). On an existing log
-  /// it scans every frame: a torn tail is cut, saved to `<path>.tail-<offset>.broken` and
-  /// described in `recovery`; mid-file damage throws `.damaged` (see `LogReader.salvage`).
-  public static func open(path: String, options: LogWriterOptions = LogWriterOptions())
+  /// it scans every frame: a torn tail, or damage followed only by frames written after the
+  /// last sync (what a power loss leaves), is cut, saved to `<path>.tail-<offset>.broken` and
+  /// described in `recovery`; other mid-file damage throws `.damaged` (see
+  /// `LogReader.salvage`).
+  package static func open(path: String, options: LogWriterOptions = LogWriterOptions())
+    throws(LogError) -> LogWriter
+  {
+    try open(path: path, options: options, files: SystemFiles.shared)
+  }
+
+  /// Opens through `files` (a simulated disk in the power-loss tests).
+  package static func open(path: String, options: LogWriterOptions, files: any FileLayer)
     throws(LogError) -> LogWriter
   {
     var created = false
-    let fd: Int32
-    switch Posix.open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL) {
-    case .success(let f):
-      fd = f
-      created = true
-    case .failure(EEXIST):
-      switch Posix.open(path, O_RDWR | O_APPEND) {
+    var fd: Int32 = -1
+    // Another process may create the log between our open and our link: then open again.
+    // A name that neither opens nor links (a dangling symlink) ends after a few rounds.
+    for _ in 0..<3 where fd < 0 {
+      switch files.open(path, O_RDWR | O_APPEND) {
       case .success(let f): fd = f
+      case .failure(ENOENT):
+        if let f = try create(path: path, options: options, files: files) {
+          fd = f
+          created = true
+        }
       case .failure(let e): throw .io("cannot open", path: path, errno: e)
       }
-    case .failure(let e):
-      throw .io("cannot create", path: path, errno: e)
     }
+    guard fd >= 0 else { throw .io("cannot create", path: path, errno: EEXIST) }
     do throws(LogError) {
-      try lock(fd, path: path)
+      if !created { try lock(fd, path: path) }
       let (core, recovery) = try WriterCore.prepare(
-        fd: fd, path: path, options: options, created: created)
+        fd: fd, path: path, options: options, created: created, files: files)
       core.startFlusher()
       return LogWriter(path: path, recovery: recovery, core: core)
     } catch {
-      _ = Posix.close(fd)
+      _ = files.close(fd)
       throw error
     }
   }
 
   /// flock(LOCK_EX|LOCK_NB), retried for a few milliseconds so a reader's liveness probe
   /// (a momentary shared lock) is not mistaken for a writer.
-  private static func lock(_ fd: Int32, path: String) throws(LogError) {
+  static func lock(_ fd: Int32, path: String) throws(LogError) {
     for attempt in 0..<10 {
       if flock(fd, LOCK_EX | LOCK_NB) == 0 { return }
       let e = errno
@@ -77,16 +89,22 @@ public final class LogWriter: @unchecked Sendable {
   }
 
   /// Events in the log, pending ones included; the next record gets `eventCount + 1`.
-  public var eventCount: UInt64 { core.eventCount }
+  package var eventCount: UInt64 { core.eventCount }
+
+  /// Appended events not yet written in a frame (what a kill -9 now would lose).
+  package var unwrittenEvents: Int { core.unwrittenEvents }
+
+  /// Times the background flusher woke up (deadlines reached, new work, close).
+  package var flusherWakeups: Int { core.flusherWakeups }
 
   /// Appends one record (an encoded event); it is written with its frame.
   /// - Complexity: amortised O(record size); a frame cut compresses and writes.
-  public func append(_ record: UnsafeRawBufferPointer) throws(LogError) {
+  package func append(_ record: UnsafeRawBufferPointer) throws(LogError) {
     try core.append(record)
   }
 
   /// Appends one record held in an array.
-  public func append(_ record: [UInt8]) throws(LogError) {
+  package func append(_ record: [UInt8]) throws(LogError) {
     let failure: LogError? = record.withUnsafeBytes { p in
       do throws(LogError) { try core.append(p) } catch { return error }
       return nil
@@ -95,15 +113,15 @@ public final class LogWriter: @unchecked Sendable {
   }
 
   /// True when the caller should call `appendCheckpoint` with the state after `eventCount` events.
-  public var checkpointDue: Bool { core.checkpointDue }
+  package var checkpointDue: Bool { core.checkpointDue }
 
   /// Writes the folded state after exactly `eventCount` events (pending events are cut first).
-  public func appendCheckpoint(_ state: UnsafeRawBufferPointer) throws(LogError) {
+  package func appendCheckpoint(_ state: UnsafeRawBufferPointer) throws(LogError) {
     try core.appendCheckpoint(state)
   }
 
   /// Writes the folded state held in an array.
-  public func appendCheckpoint(_ state: [UInt8]) throws(LogError) {
+  package func appendCheckpoint(_ state: [UInt8]) throws(LogError) {
     let failure: LogError? = state.withUnsafeBytes { p in
       do throws(LogError) { try core.appendCheckpoint(p) } catch { return error }
       return nil
@@ -112,25 +130,29 @@ public final class LogWriter: @unchecked Sendable {
   }
 
   /// Writes the pending frame now (kill -9 safe once this returns).
-  public func flush() throws(LogError) { try core.flush() }
+  package func flush() throws(LogError) { try core.flush() }
 
   /// Writes the pending frame and fdatasyncs (power-loss safe once this returns).
-  public func sync() throws(LogError) { try core.sync() }
+  package func sync() throws(LogError) { try core.sync() }
 
   /// Flushes, syncs (unless the policy is `.never`), stops the background thread, unlocks.
-  public func close() throws(LogError) { try core.close() }
+  package func close() throws(LogError) { try core.close() }
 }
 
 /// The writer's state, shared with its background flusher thread; every field behind `cond`.
 final class WriterCore: @unchecked Sendable {
   let path: String
   let options: LogWriterOptions
+  private let files: any FileLayer
   private let fd: Int32
   private let salt: UInt32
   private let deflater: Deflater
   private let cond = NSCondition()
   private let flusherDone = DispatchSemaphore(value: 0)
   private var flusherRunning = false
+  /// When the flusher will next wake by itself (monotonic ns), or nil: it waits for a signal.
+  private var flusherDeadline: UInt64?
+  private var wakeups = 0
 
   private var fileEnd: UInt64
   private var nextSeq: UInt64
@@ -142,11 +164,16 @@ final class WriterCore: @unchecked Sendable {
   private var pendingSince: UInt64 = 0
   private var out: UnsafeMutableRawPointer
   private var outCapacity: Int
-  private var segmentStart = true
+  /// The file's length when the last completed sync started: a frame written at this
+  /// offset is a sync point.
+  private var syncedEnd: UInt64
   private var poison: LogError?
   private var closed = false
   private var fdClosed = false
+  /// Frames written since the last sync of either kind (the interval flusher's cue).
   private var dirty = false
+  /// Frames written since the last full sync (what `close()` must still force out).
+  private var unflushed = false
   private var lastSync: UInt64
   private var eventsSinceCheckpoint: UInt64
   private var bytesSinceCheckpoint: UInt64
@@ -156,9 +183,11 @@ final class WriterCore: @unchecked Sendable {
 
   private init(
     fd: Int32, path: String, options: LogWriterOptions, salt: UInt32, deflater: Deflater,
-    scan: FrameScan
+    scan: FrameScan, files: any FileLayer, syncedEnd: UInt64
   ) {
     self.fd = fd
+    self.files = files
+    self.syncedEnd = syncedEnd
     self.path = path
     self.options = options
     self.salt = salt
@@ -180,15 +209,15 @@ final class WriterCore: @unchecked Sendable {
   deinit {
     pending.deallocate()
     out.deallocate()
-    if !fdClosed { _ = Posix.close(fd) }
+    if !fdClosed { _ = files.close(fd) }
   }
 
   // MARK: Open and recovery
 
   /// Writes a fresh header or validates the existing log, cutting a torn tail.
-  static func prepare(fd: Int32, path: String, options: LogWriterOptions, created: Bool)
-    throws(LogError) -> (WriterCore, RecoveryReport?)
-  {
+  static func prepare(
+    fd: Int32, path: String, options: LogWriterOptions, created: Bool, files: any FileLayer
+  ) throws(LogError) -> (WriterCore, RecoveryReport?) {
     let syncing = options.fsync != .never
     guard let deflater = Deflater(level: min(max(options.compressionLevel, 0), 9)) else {
       throw LogError(.io, path: path, message: "zlib deflateInit failed")
@@ -196,25 +225,32 @@ final class WriterCore: @unchecked Sendable {
     let source = try ByteSource(fd: fd, path: path)
     var recovery: RecoveryReport?
     var header: FileHeader
-    if created || source.size == 0 {
-      header = try initialize(fd: fd, path: path, options: options, syncing: syncing)
-    } else if source.size < UInt64(Format.headerLength) {
-      // Only a crash during creation leaves a short header; no event was ever written.
-      guard let hb = try source.bytes(at: 0, count: Int(source.size)) else {
-        throw LogError(.io, path: path, message: "cannot read header")
-      }
-      _ = try FileHeader.decode(hb, path: path)  // throws notALog unless a magic prefix
-      let saved = try saveAside(source: source, from: 0, path: path, syncing: syncing)
-      guard ftruncate(fd, 0) == 0 else { throw .io("cannot truncate", path: path, errno: errno) }
-      header = try initialize(fd: fd, path: path, options: options, syncing: syncing)
-      recovery = RecoveryReport(
-        offset: 0, bytesCut: source.size, savedTo: saved, lastGoodEvent: 0,
-        reason: .incompleteHeader)
-    } else {
+    if created {
       guard let hb = try source.bytes(at: 0, count: Format.headerLength) else {
         throw LogError(.io, path: path, message: "cannot read header")
       }
       header = try FileHeader.decode(hb, path: path)
+    } else if source.size == 0 {
+      header = try initialize(fd: fd, path: path, options: options, syncing: syncing, files: files)
+      if syncing, let e = files.syncDirectory(of: path) {
+        throw .io("cannot sync directory", path: path, errno: e)
+      }
+    } else if source.size < UInt64(Format.headerLength) {
+      // Only a crash during creation leaves a short header; no event was ever written.
+      do {
+        _ = try FileHeader.read(from: source, path: path)
+      } catch let e where e.kind == .incompleteHeader {
+        // A prefix of the magic: what a crash while creating the file leaves.
+      }
+      let saved = try saveAside(
+        source: source, from: 0, path: path, syncing: syncing, files: files)
+      if let e = files.truncate(fd, 0) { throw .io("cannot truncate", path: path, errno: e) }
+      header = try initialize(fd: fd, path: path, options: options, syncing: syncing, files: files)
+      recovery = RecoveryReport(
+        offset: 0, bytesCut: source.size, savedTo: saved, lastGoodEvent: 0,
+        reason: .incompleteHeader)
+    } else {
+      header = try FileHeader.read(from: source, path: path)
     }
     try source.refresh()
     var scan = FrameScan(source: source, salt: header.salt, start: UInt64(header.headerLength))
@@ -225,58 +261,68 @@ final class WriterCore: @unchecked Sendable {
       throw LogError(.io, path: path, message: "zlib inflateInit failed")
     }
     try scan.run(inflater: inflater)
+    var syncedEnd: UInt64 = created && syncing ? UInt64(header.headerLength) : 0
     if let stop = scan.stop {
-      guard stop.kind == .tornTail else {
+      var powerLoss = false
+      if stop.kind == .damaged {
+        powerLoss = try scan.isPowerLossShape(stop, headerLength: UInt64(header.headerLength))
+      }
+      guard stop.kind == .tornTail || powerLoss else {
         var e = LogError.damaged(stop, path: path)
         e.message = "cannot append: \(e.message); salvage the log into a new file"
         throw e
       }
-      let saved = try saveAside(source: source, from: stop.offset, path: path, syncing: syncing)
-      guard ftruncate(fd, off_t(stop.offset)) == 0 else {
-        throw .io("cannot cut torn tail", path: path, errno: errno, offset: stop.offset)
+      let saved = try saveAside(
+        source: source, from: stop.offset, path: path, syncing: syncing, files: files)
+      if let e = files.truncate(fd, stop.offset) {
+        throw .io("cannot cut torn tail", path: path, errno: e, offset: stop.offset)
       }
-      if syncing, let e = Posix.dataSync(fd) {
+      if syncing, let e = files.sync(fd, .full) {
         throw .io("cannot sync after cutting torn tail", path: path, errno: e)
       }
       recovery = RecoveryReport(
         offset: stop.offset, bytesCut: stop.bytesToEnd, savedTo: saved,
-        lastGoodEvent: stop.lastGoodEvent, reason: stop.reason)
+        lastGoodEvent: stop.lastGoodEvent, reason: stop.reason, framesFollowed: powerLoss)
+      if syncing { syncedEnd = stop.offset }
+    } else if syncing && !created {
+      // What the last session left unsynced becomes durable before anything follows it, so
+      // the next frame can say so (a sync point).
+      if let e = files.sync(fd, .full) { throw .io("cannot sync", path: path, errno: e) }
+      syncedEnd = scan.end
     }
     let core = WriterCore(
-      fd: fd, path: path, options: options, salt: header.salt, deflater: deflater, scan: scan)
+      fd: fd, path: path, options: options, salt: header.salt, deflater: deflater, scan: scan,
+      files: files, syncedEnd: syncedEnd)
     return (core, recovery)
   }
 
-  /// Writes a new header and makes it and the directory entry durable.
-  private static func initialize(
-    fd: Int32, path: String, options: LogWriterOptions, syncing: Bool
+  /// Writes a new header and syncs it (the caller syncs the directory entry).
+  static func initialize(
+    fd: Int32, path: String, options: LogWriterOptions, syncing: Bool, files: any FileLayer
   ) throws(LogError) -> FileHeader {
     let header = FileHeader(
       uuid: randomUUID(), createdMillis: Posix.nowMillis(),
       eventCodecVersion: options.eventCodecVersion, stateCodecVersion: options.stateCodecVersion,
       levelHint: UInt8(min(max(options.compressionLevel, 0), 9)))
     let bytes = header.encode()
-    if let e = bytes.withUnsafeBytes({ Posix.writeAll(fd, $0) }) {
+    if let e = bytes.withUnsafeBytes({ files.write(fd, $0) }) {
       throw .io("cannot write header", path: path, errno: e)
     }
     if syncing {
-      if let e = Posix.dataSync(fd) { throw .io("cannot sync header", path: path, errno: e) }
-      if let e = Posix.syncDirectory(of: path) {
-        throw .io("cannot sync directory", path: path, errno: e)
-      }
+      if let e = files.sync(fd, .full) { throw .io("cannot sync header", path: path, errno: e) }
     }
     return header
   }
 
   /// Copies `[from, EOF)` to `<path>.tail-<from>.broken` (a free name) before it is cut.
-  private static func saveAside(source: ByteSource, from: UInt64, path: String, syncing: Bool)
-    throws(LogError) -> String
-  {
+  private static func saveAside(
+    source: ByteSource, from: UInt64, path: String, syncing: Bool, files: any FileLayer
+  ) throws(LogError) -> String {
     var name = "\(path).tail-\(from).broken"
     var fd: Int32 = -1
     for n in 0..<100 {
       if n > 0 { name = "\(path).tail-\(from).broken.\(n)" }
-      switch Posix.open(name, O_WRONLY | O_CREAT | O_EXCL) {
+      switch files.open(name, O_WRONLY | O_CREAT | O_EXCL) {
       case .success(let f): fd = f
       case .failure(EEXIST): continue
       case .failure(let e): throw .io("cannot save torn tail to \(name)", path: path, errno: e)
@@ -286,19 +332,19 @@ final class WriterCore: @unchecked Sendable {
     guard fd >= 0 else {
       throw LogError(.io, path: path, message: "too many saved tails named \(name)")
     }
-    defer { _ = Posix.close(fd) }
+    defer { _ = files.close(fd) }
     var pos = from
     while pos < source.size {
       let n = Int(min(UInt64(1 << 20), source.size - pos))
       guard let chunk = try source.bytes(at: pos, count: n) else { break }
-      if let e = Posix.writeAll(fd, chunk) {
+      if let e = files.write(fd, chunk) {
         throw .io("cannot save torn tail to \(name)", path: path, errno: e)
       }
       pos += UInt64(n)
     }
     if syncing {
-      if let e = Posix.dataSync(fd) { throw .io("cannot sync \(name)", path: path, errno: e) }
-      if let e = Posix.syncDirectory(of: name) {
+      if let e = files.sync(fd, .full) { throw .io("cannot sync \(name)", path: path, errno: e) }
+      if let e = files.syncDirectory(of: name) {
         throw .io("cannot sync directory", path: path, errno: e)
       }
     }
@@ -340,7 +386,8 @@ final class WriterCore: @unchecked Sendable {
       throw LogError(.tooLarge, path: path, message: "record of \(n) bytes exceeds the cap")
     }
     if pendingCount > 0 && pendingBytes + n + 5 > maxRaw { try cut() }
-    if pendingCount == 0 {
+    let opensBatch = pendingCount == 0
+    if opensBatch {
       pendingSince = Posix.monotonicNanos()
       pendingFirstSeq = nextSeq
     }
@@ -353,7 +400,11 @@ final class WriterCore: @unchecked Sendable {
     pendingCount += 1
     nextSeq += 1
     eventsSinceCheckpoint += 1
-    if pendingCount >= maxEvents || pendingBytes >= maxRaw { try cut() }
+    if pendingCount >= maxEvents || pendingBytes >= maxRaw {
+      try cut()
+    } else if opensBatch {
+      noteWork()
+    }
   }
 
   private func growPending(_ need: Int) {
@@ -429,36 +480,42 @@ final class WriterCore: @unchecked Sendable {
     }
     let payload = UnsafeRawBufferPointer(start: out + headerLength, count: payloadLength)
     var flags = Format.flagCompressed
-    if segmentStart { flags |= Format.flagSegmentStart }
+    if syncedEnd == fileEnd { flags |= Format.flagSyncPoint }
     let h = FrameHeader(
       type: type, flags: flags, eventCount: UInt16(count), firstSeq: firstSeq,
       payloadLength: UInt32(payloadLength), rawLength: UInt32(raw.count),
       offsetLow: UInt32(truncatingIfNeeded: fileEnd), payloadCRC: crc32Bytes(0, payload))
     h.encode(into: UnsafeMutableRawBufferPointer(start: out, count: headerLength), salt: salt)
     let total = headerLength + payloadLength
-    if let e = Posix.writeAll(fd, UnsafeRawBufferPointer(start: out, count: total)) {
-      _ = ftruncate(fd, off_t(fileEnd))  // drop a partial frame, as Redis does
+    if let e = files.write(fd, UnsafeRawBufferPointer(start: out, count: total)) {
+      _ = files.truncate(fd, fileEnd)  // drop a partial frame, as Redis does
       throw fail(
         LogError(
           .poisoned, path: path, message: "write failed: \(errnoText(e)); writer stopped",
           offset: fileEnd, lastGoodEvent: firstSeq - 1, errno: e))
     }
     fileEnd += UInt64(total)
-    segmentStart = false
+    let wasDirty = dirty
     dirty = true
+    unflushed = true
     if options.fsync == .always { try syncLocked() }
+    // The first unsynced frame since a sync gives the interval flusher its deadline; later
+    // frames do not wake it again.
+    if !wasDirty && syncIntervalNanos > 0 { noteWork() }
     return UInt64(total)
   }
 
   private func syncLocked() throws(LogError) {
     guard options.fsync != .never else { return }
-    if let e = Posix.dataSync(fd) {
+    if let e = files.sync(fd, .full) {
       throw fail(
         LogError(
           .poisoned, path: path, message: "fsync failed: \(errnoText(e)); writer stopped",
           offset: fileEnd, errno: e))
     }
     dirty = false
+    unflushed = false
+    syncedEnd = fileEnd
     lastSync = Posix.monotonicNanos()
   }
 
@@ -472,40 +529,102 @@ final class WriterCore: @unchecked Sendable {
 
   func startFlusher() {
     flusherRunning = true
-    let t = Thread { [self] in flusherLoop() }
+    let t = Thread { [self] in
+      files.threadStarted("ListTapeLog flusher")
+      flusherLoop()
+    }
     t.name = "ListTapeLog flusher"
     t.start()
   }
 
+  private var batchDelayNanos: UInt64 { UInt64(max(options.batchDelay, 0.001) * 1e9) }
+
+  /// The interval policy's period in nanoseconds, or 0 under the other policies.
+  private var syncIntervalNanos: UInt64 {
+    guard case .interval(let s) = options.fsync else { return 0 }
+    return UInt64(max(s, 0.001) * 1e9)
+  }
+
+  /// When the flusher next has work: the pending batch reaching `batchDelay`, or the next
+  /// interval sync while frames are unsynced; nil when nothing is due until the next append.
+  /// Lock held.
+  private func nextDeadline() -> UInt64? {
+    guard !closed, poison == nil else { return nil }
+    var deadline: UInt64?
+    if pendingCount > 0 { deadline = pendingSince &+ batchDelayNanos }
+    let interval = syncIntervalNanos
+    if interval > 0, dirty {
+      let d = lastSync &+ interval
+      deadline = min(deadline ?? d, d)
+    }
+    return deadline
+  }
+
+  /// Wakes the flusher when it sleeps past work just created (a new batch, an unsynced
+  /// frame), so it can sleep without a timeout while the writer is idle. Lock held.
+  private func noteWork() {
+    guard flusherRunning, let d = nextDeadline(), let sleeping = flusherDeadline, d < sleeping
+    else { return }
+    cond.signal()
+  }
+
+  /// Cuts batches that reached `batchDelay` and runs the interval sync, sleeping in between
+  /// until the next deadline, or until signalled when there is none (an idle writer's thread
+  /// does not wake).
   private func flusherLoop() {
-    let delay = UInt64(max(options.batchDelay, 0.001) * 1e9)
-    var interval: UInt64 = 0
-    if case .interval(let s) = options.fsync { interval = UInt64(max(s, 0.001) * 1e9) }
-    let tickNanos = max(min(delay / 2, interval == 0 ? delay / 2 : interval / 4), 1_000_000)
-    let tick = min(Double(tickNanos) / 1e9, 0.1)
     cond.lock()
     while !closed {
-      _ = cond.wait(until: Date(timeIntervalSinceNow: tick))
-      if closed || poison != nil { continue }
-      let now = Posix.monotonicNanos()
-      if pendingCount > 0 && now &- pendingSince >= delay { try? cut() }
+      var now = Posix.monotonicNanos()
+      if poison == nil, pendingCount > 0, now &- pendingSince >= batchDelayNanos { try? cut() }
+      let interval = syncIntervalNanos
       if interval > 0, dirty, poison == nil, now &- lastSync >= interval {
-        dirty = false
-        cond.unlock()
-        let e = Posix.dataSync(fd)
-        cond.lock()
-        if let e {
-          _ = fail(
-            LogError(
-              .poisoned, path: path, message: "fsync failed: \(errnoText(e)); writer stopped",
-              errno: e))
-        } else {
-          lastSync = now
-        }
+        backgroundSync(startedAt: now)
+        now = Posix.monotonicNanos()
       }
+      guard !closed else { break }
+      let deadline = nextDeadline()
+      if let deadline, deadline <= now { continue }
+      flusherDeadline = deadline ?? .max
+      if let deadline {
+        _ = cond.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
+      } else {
+        cond.wait()
+      }
+      flusherDeadline = nil
+      wakeups += 1
     }
     cond.unlock()
     flusherDone.signal()
+  }
+
+  /// The interval policy's sync, run outside the lock so appenders are not blocked; a
+  /// barrier on Apple platforms (ordered, not waiting for the drive's cache). Lock held on
+  /// entry and exit.
+  private func backgroundSync(startedAt now: UInt64) {
+    dirty = false
+    let end = fileEnd
+    cond.unlock()
+    let e = files.sync(fd, .barrier)
+    cond.lock()
+    if let e {
+      _ = fail(
+        LogError(
+          .poisoned, path: path, message: "fsync failed: \(errnoText(e)); writer stopped",
+          errno: e))
+    } else {
+      lastSync = now
+      syncedEnd = max(syncedEnd, end)
+    }
+  }
+
+  var unwrittenEvents: Int { underLock { pendingCount } }
+
+  var flusherWakeups: Int { underLock { wakeups } }
+
+  private func underLock<R>(_ body: () -> R) -> R {
+    cond.lock()
+    defer { cond.unlock() }
+    return body()
   }
 
   func close() throws(LogError) {
@@ -525,14 +644,14 @@ final class WriterCore: @unchecked Sendable {
     if poison == nil {
       do throws(LogError) {
         try cut()
-        if dirty { try syncLocked() }
+        if unflushed { try syncLocked() }
       } catch {
         failure = error
       }
     }
     fdClosed = true
-    if Posix.close(fd) != 0, failure == nil, poison == nil {
-      failure = .io("close failed", path: path, errno: errno)
+    if let e = files.close(fd), failure == nil, poison == nil {
+      failure = .io("close failed", path: path, errno: e)
     }
     if let failure { throw failure }
     if let poison { throw poison }

@@ -10,30 +10,30 @@ public enum FsyncPolicy: Sendable, Equatable {
 }
 
 /// Tuning of a `LogWriter`: durability, frame batching, checkpoint spacing, compression.
-public struct LogWriterOptions: Sendable, Equatable {
+package struct LogWriterOptions: Sendable, Equatable {
   /// Durability policy; default `.interval(seconds: 1)`.
-  public var fsync: FsyncPolicy = .interval(seconds: 1)
+  package var fsync: FsyncPolicy = .interval(seconds: 1)
   /// Cut a frame once it holds this many events (1...65535).
-  public var maxEventsPerFrame = 4096
+  package var maxEventsPerFrame = 4096
   /// Cut a frame once its records (with their length prefixes) reach this many bytes.
-  public var maxRawBytesPerFrame = 64 << 10
+  package var maxRawBytesPerFrame = 64 << 10
   /// Write pending events at most this long (seconds) after the first of them arrived.
-  public var batchDelay = 0.05
+  package var batchDelay = 0.05
   /// `checkpointDue` turns true after this many events since the last checkpoint...
-  public var maxEventsBetweenCheckpoints: UInt64 = 50_000
+  package var maxEventsBetweenCheckpoints: UInt64 = 50_000
   /// ...or once the frames written since it reach this multiple of its on-disk size...
-  public var checkpointBytesRatio: UInt64 = 4
+  package var checkpointBytesRatio: UInt64 = 4
   /// ...but never for fewer bytes than this (so tiny states do not checkpoint constantly).
-  public var minCheckpointSpacingBytes: UInt64 = 64 << 10
-  /// zlib level (0...9) for every frame; 3 measured ~2x faster than 6 for ~3% more bytes.
-  public var compressionLevel: Int32 = 3
+  package var minCheckpointSpacingBytes: UInt64 = 64 << 10
+  /// zlib level (0...9) for every frame (why 3: docs/performance.md).
+  package var compressionLevel: Int32 = 3
   /// Event encoding version written into a new log's header (the model's schema).
-  public var eventCodecVersion: UInt32 = 0
+  package var eventCodecVersion: UInt32 = 0
   /// Checkpoint encoding version written into a new log's header.
-  public var stateCodecVersion: UInt32 = 0
+  package var stateCodecVersion: UInt32 = 0
 
   /// The defaults above.
-  public init() {}
+  package init() {}
 }
 
 /// What the writer cut off when it opened a log with a torn tail.
@@ -48,10 +48,14 @@ public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
   public var lastGoodEvent: UInt64
   /// Why the bytes at `offset` did not form a frame.
   public var reason: DamageReason
+  /// Whether readable frames followed the cut: all written after the last sync, so the
+  /// damage is what a power loss leaves (docs/log-format.md, "Power loss").
+  public var framesFollowed = false
 
   public var description: String {
     var s = "discarded \(bytesCut) bytes of incomplete tail at byte \(offset)"
     s += " (after event \(lastGoodEvent)): \(reason)"
+    if framesFollowed { s += "; the frames after it were written after the last sync" }
     if let savedTo { s += "; saved to \(savedTo)" }
     return s
   }

@@ -11,9 +11,9 @@ func errnoText(_ e: Int32) -> String {
 }
 
 /// Thin, typed-throwing wrappers over the few system calls the log needs.
-enum Posix {
+package enum Posix {
   /// Opens a file, retrying on EINTR; returns the fd or the errno.
-  static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Opened {
+  package static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Opened {
     while true {
       let fd = path.withCString { sysOpen($0, flags | O_CLOEXEC, mode) }
       if fd >= 0 { return .success(fd) }
@@ -22,7 +22,7 @@ enum Posix {
   }
 
   /// An open file descriptor or the errno of the failure.
-  enum Opened {
+  package enum Opened {
     case success(Int32)
     case failure(Int32)
   }
@@ -70,25 +70,12 @@ enum Posix {
     return nil
   }
 
-  /// fdatasync where it exists (Linux), fsync elsewhere; returns the errno on failure.
-  static func dataSync(_ fd: Int32) -> Int32? {
-    #if canImport(Glibc)
-    let rc = fdatasync(fd)
-    #else
-    let rc = fsync(fd)
-    #endif
-    return rc == 0 ? nil : errno
-  }
+  /// Forces the file's data to stable storage (`FileSync`, `.full`); the errno on failure.
+  static func dataSync(_ fd: Int32) -> Int32? { FileSync.sync(fd, .full) }
 
-  /// fsyncs the directory holding `path`, so a created or renamed entry survives power loss.
+  /// Syncs the directory holding `path`, so a created or renamed entry survives power loss.
   static func syncDirectory(of path: String) -> Int32? {
-    let dir = directory(of: path)
-    switch open(dir, O_RDONLY) {
-    case .failure(let e): return e
-    case .success(let fd):
-      defer { _ = close(fd) }
-      return fsync(fd) == 0 ? nil : errno
-    }
+    SystemFiles.shared.syncDirectory(of: path)
   }
 
   static func directory(of path: String) -> String {

@@ -64,9 +64,7 @@ extension LogReader {
     }
     defer { _ = Posix.close(srcFD) }
     let src = try ByteSource(fd: srcFD, path: source)
-    guard let hb = try src.bytes(at: 0, count: Int(min(src.size, UInt64(Format.headerLength))))
-    else { throw LogError(.io, path: source, message: "cannot read header") }
-    let oldHeader = try FileHeader.decode(hb, path: source)
+    let oldHeader = try FileHeader.read(from: src, path: source)
     var newHeader = oldHeader
     newHeader.uuid = randomUUID()
     newHeader.createdMillis = Posix.nowMillis()

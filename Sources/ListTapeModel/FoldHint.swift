@@ -10,12 +10,12 @@ import CListTapeHints
 /// hash join prefetches its probes. Replays compute hints on the decoding thread. A hint
 /// is only valid in the process that made it (the hash is seeded per process) and never
 /// changes a result: a stale or colliding hint only loads a line for nothing.
-public struct FoldHint: Sendable {
+package struct FoldHint: Sendable {
   let first: UInt32
   let second: UInt32
 
   /// The hint for `event`: nothing to prefetch for section, batch and mark events.
-  public init(_ event: Event) {
+  package init(_ event: Event) {
     func hash(_ id: String) -> UInt32 { IdentifierIndex.hash(of: id) }
     switch event.operation {
     case .expand(let ids), .collapse(let ids), .select(let ids), .deselect(let ids?),
@@ -49,13 +49,13 @@ extension ListState {
   /// prefetched `slotDistance - nodeDistance` events earlier, so the probe hits the cache).
   static let nodeDistance = 4
   /// Item-table slots below which the list fits in the CPU's caches and hints are ignored:
-  /// there a prefetch only costs (measured: about 7% at 1k items, a gain from 100k up).
+  /// there a prefetch only costs (docs/performance.md).
   static let prefetchMinimumSlots = 1 << 16
 
   /// Call before folding `hints`' event `i`: starts loading the table slots of event
   /// `i + 8` and the nodes and contents of event `i + 4`. Ignored on small lists.
   @inline(__always)
-  public func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, before i: Int) {
+  package func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, before i: Int) {
     forest.prefetch(hints, before: i)
   }
 }

@@ -3,7 +3,7 @@ import ListTapeJSON
 extension ListState {
   /// Writes the state as protocol section 3's JSON: `event`, `sections` (each with `items`
   /// in pre-order and `visible`), then `selected` in display order.
-  public func writeJSON(event: Int, to w: inout JSONWriter) {
+  package func writeJSON(event: Int, to w: inout JSONWriter) {
     w.beginObject()
     w.key("event")
     w.int(event)

@@ -41,7 +41,7 @@ extension ListState {
 
   /// Where an item sits: its section, parent and previous sibling (nil when first); nil
   /// when absent. - Complexity: O(depth × log siblings).
-  public func placement(of id: String) -> (section: String, parent: String?, after: String?)? {
+  package func placement(of id: String) -> (section: String, parent: String?, after: String?)? {
     guard let x = forest.itemIndex[id] else { return nil }
     let n = forest.nodes[Int(x)]
     let section = forest.sections[Int(forest.section(of: x))].id
@@ -51,5 +51,11 @@ extension ListState {
       section, n.parent >= 0 ? forest.content[Int(n.parent)].id : nil,
       previous.map { forest.content[Int($0)].id }
     )
+  }
+
+  /// Index of an item in its section's depth-first pre-order, nil when absent (for diffs
+  /// that read only around what changed). - Complexity: O(depth × log siblings).
+  package func preorderIndex(of id: String) -> Int? {
+    forest.itemIndex[id].map { forest.preorderIndex(of: $0) }
   }
 }

@@ -220,20 +220,31 @@ extension ListState {
   /// Depth of an item (0 for roots), nil when absent. - Complexity: O(depth).
   public func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
 
-  /// The parent of an item; `.some(nil)` for a root, nil when absent.
-  public func parent(of id: String) -> String?? {
-    guard let x = forest.itemIndex[id] else { return nil }
-    let p = forest.nodes[Int(x)].parent
-    return .some(p >= 0 ? forest.content[Int(p)].id : nil)
+  /// The parent of an item, nil for a root or an absent item (as on a section snapshot).
+  public func parent(of id: String) -> String? {
+    guard let x = forest.itemIndex[id], forest.nodes[Int(x)].parent >= 0 else { return nil }
+    return forest.content[Int(forest.nodes[Int(x)].parent)].id
   }
 
-  /// Visible row of an item within its section; nil when hidden or absent.
-  /// - Complexity: O(depth × log siblings).
-  public func row(of id: String) -> Int? { forest.itemIndex[id].flatMap { forest.row(of: $0) } }
+  /// Where a visible item shows: its section's position and its row among the section's
+  /// visible items (the data source's `indexPath(for:)`); nil when hidden or absent.
+  /// - Complexity: O(sections + depth × log siblings).
+  public func indexPath(for id: String) -> (section: Int, item: Int)? {
+    guard let x = forest.itemIndex[id], let row = forest.row(of: x),
+      let section = forest.sectionPosition(forest.section(of: x))
+    else { return nil }
+    return (section, row)
+  }
 
-  /// Index of an item in its section's depth-first pre-order (its section snapshot index).
-  public func index(of id: String) -> Int? {
-    forest.itemIndex[id].map { forest.preorderIndex(of: $0) }
+  /// The visible item at `indexPath` (the data source's `itemIdentifier(for:)`); nil when
+  /// out of range. - Complexity: O(depth × log siblings × fan-out).
+  public func itemIdentifier(at indexPath: (section: Int, item: Int)) -> String? {
+    guard indexPath.section >= 0, indexPath.section < forest.sectionOrder.count,
+      indexPath.item >= 0,
+      let x = forest.visibleItem(
+        at: indexPath.item, inSection: forest.sectionOrder[indexPath.section])
+    else { return nil }
+    return forest.content[Int(x)].id
   }
 
   /// Every item of a section in depth-first pre-order, or nil when absent.

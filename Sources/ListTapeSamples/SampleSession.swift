@@ -297,7 +297,7 @@ private struct Generator {
     var cur: String? = x
     while let c = cur {
       if c == a { return true }
-      cur = state.parent(of: c) ?? nil
+      cur = state.parent(of: c)
     }
     return false
   }

@@ -29,9 +29,6 @@ final class EventPipeline: @unchecked Sendable {
   static let chunkEvents = 4_096
   /// Full chunks the queue holds before the producer waits.
   static let depth = 3
-  /// Records per `forEachRecord` call, as in `Timeline.scan`: once the consumer stops, the
-  /// producer inflates at most the rest of one window.
-  static let window = 65_536
 
   /// Decoded events in order with their numbers and fold hints, and the events after a
   /// salvaged gap skipped among them. Parallel arrays rather than one of tuples: handing an
@@ -60,7 +57,7 @@ final class EventPipeline: @unchecked Sendable {
   private var ready: [Chunk] = []
   private var spare: [Chunk] = []
   private var done = false
-  private var failure: ReplayError?
+  private var failure: StoreError?
   private var stopped = false
   /// The caller's decoder on entry; once `consume` has taken every event, the producer's,
   /// positioned after event `through`.
@@ -106,7 +103,7 @@ final class EventPipeline: @unchecked Sendable {
   /// returns.
   func consume(
     prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void, _ body: (Int, Event) -> Bool
-  ) throws(ReplayError) -> Int? {
+  ) throws(StoreError) -> Int? {
     defer { stopAndJoin() }
     var chunk = Chunk()
     while let next = try take(recycling: &chunk) {
@@ -124,7 +121,7 @@ final class EventPipeline: @unchecked Sendable {
   }
 
   /// The next chunk, after handing `used` back to the producer for reuse; nil at the end.
-  private func take(recycling used: inout Chunk) throws(ReplayError) -> Chunk? {
+  private func take(recycling used: inout Chunk) throws(StoreError) -> Chunk? {
     cond.lock()
     defer { cond.unlock() }
     if used.events.capacity > 0 { spare.append(used) }
@@ -160,21 +157,21 @@ final class EventPipeline: @unchecked Sendable {
     var decoder = self.decoder
     var count = 0
     var chunk = Chunk()
-    var failure: ReplayError?
+    var failure: StoreError?
     var stop = false
     var next = from
     while next <= through && !stop {
-      let end = min(through, next + Self.window - 1)
+      let end = min(through, next + Timeline.recordWindow - 1)
       do {
         try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
           guard !stop else { return }
-          do throws(ReplayError) {
+          do throws(StoreError) {
             let event = try Timeline.decode(&decoder, bytes, Int(seq), path: path)
             chunk.events.append(event)
             chunk.hints.append(FoldHint(event))
             chunk.seqs.append(Int(seq))
             count += 1
-          } catch let e where e.kind == .afterGap {
+          } catch .afterGap {
             chunk.skipped += 1
           } catch {
             failure = error
@@ -185,7 +182,7 @@ final class EventPipeline: @unchecked Sendable {
         }
       } catch {
         // As in `scan`: the reader's error wins over a decode error earlier in the window.
-        failure = ReplayError(error)
+        failure = .log(error)
         stop = true
       }
       next = end + 1

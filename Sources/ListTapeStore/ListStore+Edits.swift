@@ -6,14 +6,17 @@ import ListTapeModel
 extension ListStore {
   // MARK: Sections
 
+  /// Appends sections after the last one.
   @discardableResult
   public func appendSections(_ ids: [String]) -> ListFault? { send(.appendSections(ids)) }
 
+  /// Inserts sections before the anchor section.
   @discardableResult
   public func insertSections(_ ids: [String], beforeSection: String) -> ListFault? {
     send(.insertSections(ids, .before(beforeSection)))
   }
 
+  /// Inserts sections after the anchor section.
   @discardableResult
   public func insertSections(_ ids: [String], afterSection: String) -> ListFault? {
     send(.insertSections(ids, .after(afterSection)))
@@ -23,16 +26,19 @@ extension ListStore {
   @discardableResult
   public func deleteSections(_ ids: [String]) -> ListFault? { send(.deleteSections(ids)) }
 
+  /// Moves a section before the anchor section.
   @discardableResult
   public func moveSection(_ id: String, beforeSection: String) -> ListFault? {
     send(.moveSection(id, .before(beforeSection)))
   }
 
+  /// Moves a section after the anchor section.
   @discardableResult
   public func moveSection(_ id: String, afterSection: String) -> ListFault? {
     send(.moveSection(id, .after(afterSection)))
   }
 
+  /// Records that sections were reloaded (their content is the app's).
   @discardableResult
   public func reloadSections(_ ids: [String]) -> ListFault? { send(.reloadSections(ids)) }
 
@@ -57,6 +63,7 @@ extension ListStore {
     send(.appendItems(items, section: nil, parent: parent))
   }
 
+  /// Inserts items (with their subtrees) as siblings right before the anchor.
   @discardableResult
   public func insertItems(_ items: [OutlineNode], beforeItem: String) -> ListFault? {
     send(.insertItems(items, .before(beforeItem)))
@@ -72,9 +79,11 @@ extension ListStore {
   @discardableResult
   public func deleteItems(_ ids: [String]) -> ListFault? { send(.deleteItems(ids)) }
 
+  /// Removes every item; the sections stay.
   @discardableResult
   public func deleteAllItems() -> ListFault? { send(.deleteAllItems) }
 
+  /// Moves an item with its subtree to right before the anchor, as its sibling.
   @discardableResult
   public func moveItem(_ id: String, beforeItem: String) -> ListFault? {
     send(.moveItem(id, .before(beforeItem)))
@@ -92,9 +101,11 @@ extension ListStore {
     send(.replaceChildren(parent: parent, items: items))
   }
 
+  /// Records that items were reloaded (their content is the app's).
   @discardableResult
   public func reloadItems(_ ids: [String]) -> ListFault? { send(.reloadItems(ids)) }
 
+  /// Records that items were reconfigured in place.
   @discardableResult
   public func reconfigureItems(_ ids: [String]) -> ListFault? { send(.reconfigureItems(ids)) }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ListTapeLog
 import ListTapeModel
 
 /// The recording store an app holds: it owns the list state, folds every edit through the
@@ -21,20 +22,30 @@ public final class ListStore: @unchecked Sendable {
   /// How a store records.
   public struct Options: Sendable {
     /// How often the log is forced to stable storage (besides `sync()` and `close()`).
-    public var fsync: FsyncMode = .interval
+    public var fsync: FsyncPolicy = .interval(seconds: 1)
     /// Events the buffer holds before it drops (each an `Event`, whatever its size).
     public var bufferCapacity = 16_384
     /// The wall clock stamped on events: milliseconds since the Unix epoch.
     public var clock: @Sendable () -> Int64 = { Recorder.now() }
+    /// The data protection class of the log on Apple platforms (ignored elsewhere); see
+    /// docs/apple.md for why the default is not `.complete`.
+    public var fileProtection: FileProtection = .completeUntilFirstUserAuthentication
     /// Called on the writer before each chunk it writes: tests use it to stall the "disk".
     var beforeWrite: (@Sendable () -> Void)?
+    /// The file layer under the log's writer (tests put a simulated disk there).
+    var files: any FileLayer = SystemFiles.shared
+    /// Writer tuning replacing the tools' defaults (tests use tight checkpoint spacing).
+    var writerOptions: LogWriterOptions?
+    /// Sees the number of each event folded while opening (tests count them).
+    var onFold: (@Sendable (Int) -> Void)?
 
+    /// The defaults above.
     public init() {}
   }
 
   /// What the buffer carries to the writer.
   enum Pending {
-    case event(Event)
+    case event(Event, faulted: Bool)
     /// Events were dropped; `state` is the live state just before the next recorded one.
     case gap(dropped: Int, faults: Int, from: Int64, to: Int64, time: Int64, state: ListState)
   }
@@ -47,12 +58,12 @@ public final class ListStore: @unchecked Sendable {
     var to: Int64
   }
 
-  public let path: String
   let options: Options
   private let lock = NSLock()
-  private let queue = DispatchQueue(label: "listtape.store.writer")
+  let queue = DispatchQueue(label: "listtape.store.writer")
 
   // Guarded by `lock`.
+  private var logPath: String
   private var current: ListState
   private var pending: [Pending] = []
   private var draining = false
@@ -61,20 +72,32 @@ public final class ListStore: @unchecked Sendable {
   private var faults = 0
   private var accepted = 0
   private var closed = false
-  private var writeError: ReplayError?
+  private var writeError: StoreError?
 
   // Confined to `queue` (or to `deinit`, when nothing else can reach the store).
-  private let recorder: Recorder
+  private var recorder: Recorder
   private var spare: [Pending] = []
 
   /// Opens LOG for recording (creating it if absent); the store starts from the state the log
-  /// already ends in, so an app can resume a session.
-  public init(path: String, options: Options = Options()) throws(ReplayError) {
-    self.path = path
+  /// already ends in, so an app can resume a session. A relative path is resolved against
+  /// the working directory, and refused when that is `/` (as in an iOS app). Blocks while
+  /// the log is scanned and its end state rebuilt: from the main thread, prefer `open`.
+  public init(path: String, options: Options = Options()) throws(StoreError) {
+    let path = try Self.resolve(path, workingDirectory: FileManager.default.currentDirectoryPath)
+    self.logPath = path
     self.options = options
-    recorder = try Recorder.open(path: path, fsync: options.fsync)
+    recorder = try Self.openRecorder(path, options)
     current = recorder.state
     pending.reserveCapacity(min(options.bufferCapacity, 4096))
+  }
+
+  /// Opens the recorder of `path` as `options` say, and sets the file's protection class.
+  static func openRecorder(_ path: String, _ options: Options) throws(StoreError) -> Recorder {
+    let recorder = try Recorder.open(
+      path: path, options: options.writerOptions ?? Recorder.options(options.fsync),
+      files: options.files, onFold: options.onFold)
+    options.fileProtection.apply(to: path)
+    return recorder
   }
 
   deinit {
@@ -96,6 +119,9 @@ public final class ListStore: @unchecked Sendable {
 // MARK: - Reading the state
 
 extension ListStore {
+  /// The log being recorded (absolute; `resume(path:)` may change it).
+  public var path: String { locked { logPath } }
+
   /// A copy of the current state. Cheap to take; drop it soon, since a copy still held when
   /// the next edit arrives makes that edit copy the whole list once.
   public var state: ListState { locked { current } }
@@ -118,6 +144,11 @@ extension ListStore {
 
   /// Selected items in display order.
   public var selectedItems: [String] { withState { $0.selectedItems } }
+
+  /// The sections and outlines, to change and `apply` (Apple's `dataSource.snapshot()`).
+  public func snapshot() -> ListSnapshot<String, String> {
+    withState { ListSnapshot(copy $0, sections: .standard, items: .standard) }
+  }
 }
 
 // MARK: - Counters
@@ -138,7 +169,7 @@ extension ListStore {
 
   /// The first write failure, if any; from then on events are dropped, and `sync()` and
   /// `close()` throw it.
-  public var lastWriteError: ReplayError? { locked { writeError } }
+  public var lastWriteError: StoreError? { locked { writeError } }
 }
 
 // MARK: - Recording
@@ -170,16 +201,27 @@ extension ListStore {
     send(.batch(operations.map { Event($0) }))
   }
 
-  /// Makes the state equal to `snapshot` (sections, outlines, flags, content, selection mode
-  /// and selection), recording the fewest events that do so as one event (a `batch` when
-  /// more than one is needed; nothing when the states are equal). Build `snapshot` from
-  /// `state`, as Apple's `dataSource.snapshot()`, so that what the app does not touch stays.
+  /// Makes the sections and outlines those of `snapshot` (take it from `snapshot()`, as
+  /// Apple's `dataSource.snapshot()`, so that what the app does not touch stays), keeping
+  /// the selection mode and the selected items that stay visible, and records the fewest
+  /// events that do so as one event (a `batch` when more than one is needed; nothing when
+  /// nothing changes).
   /// - Returns: the operations recorded (empty when nothing changed).
   @discardableResult
-  public func apply(_ snapshot: ListState) -> [ListOperation] {
+  public func apply(_ snapshot: ListSnapshot<String, String>) -> [ListOperation] {
+    apply { snapshot.target(from: $0) }
+  }
+
+  /// Makes the state equal to `state`, selection included, as `apply(_:)` does.
+  @discardableResult
+  package func apply(state: ListState) -> [ListOperation] { apply { _ in state } }
+
+  /// Makes the state equal to the one `target` builds from the current state, recording
+  /// the fewest events that do so as one event.
+  func apply(_ target: (ListState) -> ListState) -> [ListOperation] {
     var recorded: [ListOperation] = []
     _ = admit { () -> (Event, ListFault?)? in
-      let plan = SnapshotDiffer.plan(from: current, to: snapshot)
+      let plan = SnapshotDiffer.plan(from: current, to: target(current))
       guard let op = Self.oneEvent(plan.operations) else { return nil }
       current = plan.state
       recorded = plan.operations
@@ -248,7 +290,7 @@ extension ListStore {
           state: before))
       gap = nil
     }
-    pending.append(.event(event))
+    pending.append(.event(event, faulted: fault != nil))
     if !draining {
       draining = true
       queue.async { self.drain() }
@@ -287,12 +329,13 @@ extension ListStore {
   private func write(_ item: Pending) {
     // `writeError` is only set on this queue, so reading it here needs no lock.
     if writeError != nil {
-      locked { dropped += 1 }
+      locked { lose(item) }
       return
     }
-    do throws(ReplayError) {
+    let before = recorder.eventCount
+    do throws(StoreError) {
       switch item {
-      case .event(let event):
+      case .event(let event, _):
         try recorder.record(event)
       case .gap(let count, let faultCount, let from, let to, let time, let state):
         let label =
@@ -304,40 +347,119 @@ extension ListStore {
         }
       }
     } catch {
-      locked {
-        if writeError == nil { writeError = error }
-        dropped += 1
-      }
+      // A record the writer took is counted with the writer's stranded ones.
+      let taken = recorder.eventCount > before
+      fail(error)
+      if !taken { locked { lose(item) } }
+    }
+  }
+
+  /// Fails the store with `error` (the first failure wins) and counts the records its
+  /// writer took but never wrote as dropped, in the open gap. On `queue`.
+  private func fail(_ error: StoreError) {
+    let stranded = recorder.writer.unwrittenEvents
+    locked {
+      guard writeError == nil else { return }
+      writeError = error
+      guard stranded > 0 else { return }
+      dropped += stranded
+      let time = options.clock()
+      var g = gap ?? Gap(from: time, to: time)
+      g.dropped += stranded
+      gap = g
+    }
+  }
+
+  /// Counts a buffered item the log did not get into the open gap, so that the gap a
+  /// `resume` writes covers it. Lock held.
+  func lose(_ item: Pending) {
+    switch item {
+    case .event(let event, let faulted):
+      dropped += 1
+      let time = event.time ?? 0
+      var g = gap ?? Gap(from: time, to: time)
+      g.dropped += 1
+      g.from = min(g.from, time)
+      g.to = max(g.to, time)
+      if faulted { g.faults += 1 }
+      gap = g
+    case .gap(let count, let faultCount, let from, let to, _, _):
+      var g = gap ?? Gap(from: from, to: to)
+      g.dropped += count
+      g.faults += faultCount
+      g.from = min(g.from, from)
+      g.to = max(g.to, to)
+      gap = g
     }
   }
 
   /// Waits until every event handed to the store before this call is written and forced to
-  /// stable storage. Throws the first write failure, if any.
-  public func sync() throws(ReplayError) {
-    let result: Result<Void, ReplayError> = queue.sync {
-      writePending()
-      if let e = locked({ writeError }) { return .failure(e) }
-      do throws(ReplayError) {
-        try recorder.sync()
-        return .success(())
-      } catch {
-        return .failure(error)
-      }
+  /// stable storage. Throws the first write failure, if any. Blocks the calling thread for
+  /// as long as the disk takes: from the main thread, prefer `await sync()`.
+  public func sync() throws(StoreError) {
+    try queue.sync { syncOnQueue() }.get()
+  }
+
+  /// The work of `sync()`, on `queue`: writes the buffer and syncs the log; a failed sync
+  /// fails the store as a failed write does.
+  func syncOnQueue() -> Result<Void, StoreError> {
+    writePending()
+    if let e = locked({ writeError }) { return .failure(e) }
+    do throws(StoreError) {
+      try recorder.sync()
+      return .success(())
+    } catch {
+      fail(error)
+      return .failure(error)
     }
-    try result.get()
+  }
+
+  /// The work of `resume(path:)`, on `queue`: closes the failed log, opens `target`, and
+  /// writes one gap there (a `mark` and the `batch` that turns the log's last state into
+  /// the live one) covering every event lost since the failure, then syncs.
+  func resumeOnQueue(_ target: String?) -> Result<Void, StoreError> {
+    let (failed, now) = locked { (writeError != nil && !closed, logPath) }
+    guard failed else {
+      return .failure(.nothingToResume(path: now))
+    }
+    let fresh: Recorder
+    do throws(StoreError) {
+      let path = try Self.resolve(
+        target ?? now, workingDirectory: FileManager.default.currentDirectoryPath)
+      try? recorder.close()
+      fresh = try Self.openRecorder(path, options)
+    } catch {
+      return .failure(error)
+    }
+    recorder = fresh
+    locked {
+      // Buffered events already changed `current`: the resync below carries them.
+      for item in pending { lose(item) }
+      pending.removeAll(keepingCapacity: true)
+      let time = options.clock()
+      let g = gap ?? Gap(from: time, to: time)
+      pending.append(
+        .gap(
+          dropped: g.dropped, faults: g.faults, from: g.from, to: g.to, time: time,
+          state: current))
+      gap = nil
+      writeError = nil
+      logPath = fresh.writer.path
+    }
+    return syncOnQueue()
   }
 
   /// Writes what is buffered, syncs and closes the log. Later edits still apply to the state
   /// but are counted as dropped. Closing twice does nothing.
-  public func close() throws(ReplayError) {
+  public func close() throws(StoreError) {
     let first: Bool = locked {
       defer { closed = true }
       return !closed
     }
     guard first else { return }
-    let result: Result<Void, ReplayError> = queue.sync {
+    let result: Result<Void, StoreError> = queue.sync {
       writePending()
-      do throws(ReplayError) {
+      do throws(StoreError) {
         try recorder.close()
       } catch {
         return .failure(error)

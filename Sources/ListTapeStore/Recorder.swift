@@ -2,36 +2,24 @@ import Foundation
 import ListTapeLog
 import ListTapeModel
 
-/// How often a recorder forces its writes to stable storage.
-public enum FsyncMode: String, Sendable, CaseIterable {
-  /// After every frame: nothing acknowledged is lost on power loss; slowest.
-  case always
-  /// At most once a second (the default): power loss loses at most a second of events.
-  case interval
-  /// Never (tests, benchmarks); a killed process still loses nothing it wrote.
-  case never
-}
-
 /// Records events into a log while folding them, so it always knows the current state and
 /// can warn about faults as they arrive. Faults are recorded: the log is the evidence.
-public final class Recorder {
+package final class Recorder {
   let writer: LogWriter
   /// The state after every recorded event.
-  public private(set) var state: ListState
+  package private(set) var state: ListState
   var encoder: EventEncoder
   var scratch: [UInt8] = []
   /// What recovery cut from a torn tail when the log was opened, if anything.
-  public let recoveryNote: String?
+  package var recovery: RecoveryReport? { writer.recovery }
+  /// The log being recorded.
+  package var path: String { writer.path }
 
   /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
   /// only a few thousand events, far enough apart that they stay a small share of the file.
-  static func options(_ fsync: FsyncMode) -> LogWriterOptions {
+  static func options(_ fsync: FsyncPolicy) -> LogWriterOptions {
     var o = LogWriterOptions()
-    switch fsync {
-    case .always: o.fsync = .always
-    case .interval: o.fsync = .interval(seconds: 1)
-    case .never: o.fsync = .never
-    }
+    o.fsync = fsync
     // Checkpoints: at most 200k events apart (a seek folds at most that many), and at
     // least four times their own size of events apart (so they stay a small share of the
     // file), whichever comes first; see docs/log-format.md.
@@ -43,40 +31,57 @@ public final class Recorder {
 
   /// Opens LOG for appending (creating it if absent), cutting a torn tail, and folds what it
   /// already holds through its last checkpoint.
-  public static func open(path: String, fsync: FsyncMode = .interval) throws(ReplayError)
+  package static func open(path: String, fsync: FsyncPolicy = .interval(seconds: 1))
+    throws(StoreError)
     -> Recorder
   {
     try open(path: path, options: options(fsync))
   }
 
   /// Opens with explicit writer tuning (tests use tight checkpoint spacing).
-  static func open(path: String, options: LogWriterOptions) throws(ReplayError) -> Recorder {
+  static func open(path: String, options: LogWriterOptions) throws(StoreError) -> Recorder {
+    try open(path: path, options: options, files: SystemFiles.shared)
+  }
+
+  /// Opens through `files` (a simulated disk in tests); `onFold` sees the number of each
+  /// event folded to rebuild the state (at most one checkpoint interval of them).
+  static func open(
+    path: String, options: LogWriterOptions, files: any FileLayer,
+    onFold: ((Int) -> Void)? = nil
+  ) throws(StoreError) -> Recorder {
     let writer: LogWriter
     do {
-      writer = try LogWriter.open(path: path, options: options)
+      writer = try LogWriter.open(path: path, options: options, files: files)
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
     var state = ListState()
-    var encoder = EventEncoder()
+    var decoder = EventDecoder()
     if writer.eventCount > 0 {
       let timeline = try Timeline(path: path)
       let n = timeline.eventCount
-      state = try timeline.state(at: n)
-      encoder = EventEncoder(continuing: try timeline.decoder(after: n))
+      var start = 1
+      if let cp = try timeline.checkpoint(atOrBefore: n) {
+        state = cp.checkpoint.state
+        decoder = try timeline.decoder(after: cp.seq)
+        start = cp.seq + 1
+      }
+      _ = try timeline.fold(&state, &decoder, from: start, through: n) { seq, _ in
+        onFold?(seq)
+        return false
+      }
     }
-    return Recorder(writer: writer, state: state, encoder: encoder)
+    return Recorder(writer: writer, state: state, encoder: EventEncoder(continuing: decoder))
   }
 
   init(writer: LogWriter, state: ListState, encoder: EventEncoder) {
     self.writer = writer
     self.state = state
     self.encoder = encoder
-    recoveryNote = writer.recovery.map { "\($0) (\(writer.path))" }
   }
 
   /// Events in the log so far (the next one gets `eventCount + 1`).
-  public var eventCount: Int { Int(writer.eventCount) }
+  package var eventCount: Int { Int(writer.eventCount) }
 
   /// Milliseconds since the Unix epoch, now.
   static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
@@ -84,7 +89,7 @@ public final class Recorder {
   /// Stamps a missing time with now, appends the event, folds it; returns the fault when the
   /// event faulted (it is recorded anyway).
   @discardableResult
-  public func record(_ event: Event) throws(ReplayError) -> ListFault? {
+  package func record(_ event: Event) throws(StoreError) -> ListFault? {
     var event = event
     if event.time == nil { event.time = Self.now() }
     scratch.removeAll(keepingCapacity: true)
@@ -92,7 +97,7 @@ public final class Recorder {
     do {
       try writer.append(scratch)
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
     var fault: ListFault?
     do throws(ListFault) {
@@ -104,27 +109,27 @@ public final class Recorder {
       do {
         try writer.appendCheckpoint(Checkpoint(state: state, lastTime: encoder.lastTime).encoded())
       } catch {
-        throw ReplayError(error)
+        throw .log(error)
       }
     }
     return fault
   }
 
   /// Forces everything recorded so far to stable storage.
-  public func sync() throws(ReplayError) {
+  package func sync() throws(StoreError) {
     do {
       try writer.sync()
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
   }
 
   /// Writes what is pending, syncs, and releases the log.
-  public func close() throws(ReplayError) {
+  package func close() throws(StoreError) {
     do {
       try writer.close()
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
   }
 }

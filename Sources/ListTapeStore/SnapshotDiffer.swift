@@ -318,10 +318,10 @@ private struct Planner {
     for id in old where cur.contains(id) { rescueKept(below: id) }
     let doomed = Set(old)
     let topmost = old.filter { id in
-      var p = cur.parent(of: id) ?? nil
+      var p = cur.parent(of: id)
       while let q = p {
         if doomed.contains(q) { return false }
-        p = cur.parent(of: q) ?? nil
+        p = cur.parent(of: q)
       }
       return true
     }

@@ -6,6 +6,7 @@ import ListTapeModel
 /// time. Seeks go through the nearest checkpoint, so `state(at:)` never replays the whole
 /// log. Works on a log that is being recorded (it sees a complete prefix).
 public final class Timeline {
+  /// The log read.
   public let path: String
   package let reader: LogReader
   /// The last checkpoint decoded, kept so that seeks within one checkpoint interval (a
@@ -15,60 +16,54 @@ public final class Timeline {
   /// Events skipped by scans because they follow lost events (salvaged logs).
   public private(set) var skippedAfterGaps = 0
 
-  /// Opens and scans a log; a missing file is `.cannotOpen`, a non-log `.notALog`.
-  public init(path: String) throws(ReplayError) {
+  /// Opens and scans a log.
+  public init(path: String) throws(StoreError) {
     self.path = path
     do {
       reader = try LogReader(path: path)
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
   }
 
   /// Events readable from event 1 on.
   public var eventCount: Int { Int(reader.eventCount) }
 
-  /// Why reading stops before the end of the file (torn tail or damage), with byte offset
-  /// and event number; nil when the whole file reads, and nil for an incomplete last frame
-  /// while a recorder holds the log (a frame being written is not damage).
-  public var damageNote: String? {
+  /// Where and why reading stops before the end of the file (a torn tail or damage); nil
+  /// when the whole file reads, and nil for an incomplete last frame while a recorder holds
+  /// the log (a frame being written is not damage).
+  public var damage: LogDamage? {
     guard let stop = reader.stop else { return nil }
     if stop.kind == .tornTail && reader.isBeingWritten { return nil }
-    return "\(stop) (\(path))"
+    return stop
   }
 
-  /// The lost event ranges of a salvaged log, as `first...last`, and what that means.
-  public var gapNote: String? {
-    let gaps = reader.gaps
-    guard !gaps.isEmpty else { return nil }
-    let ranges = gaps.prefix(5).map { "\($0.firstEvent)...\($0.firstEvent + $0.count - 1)" }
-    return "salvaged log: events \(ranges.joined(separator: ", "))\(gaps.count > 5 ? ", …" : "") "
-      + "were lost; states after a gap are exact only from the next checkpoint on (\(path))"
-  }
+  /// The event ranges a salvaged log lost, in order; states after a gap are exact only from
+  /// the next checkpoint on.
+  public var gaps: [LogGap] { reader.gaps }
 
   /// Writes a new log at `output` holding every readable frame of the damaged log at
-  /// `path`, with each lost range recorded; returns a one-line summary.
-  public static func salvage(_ path: String, to output: String) throws(ReplayError) -> String {
+  /// `path`, with each lost range recorded; returns what was kept and lost.
+  package static func salvage(_ path: String, to output: String) throws(StoreError)
+    -> SalvageReport
+  {
     do {
-      return try LogReader.salvage(from: path, to: output).description
+      return try LogReader.salvage(from: path, to: output)
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
   }
 
-  /// Whether the file is damaged in the middle (readable frames follow the bad bytes).
-  public var isDamaged: Bool { reader.stop?.kind == .damaged }
-
   /// Size of the file in bytes.
-  public var fileBytes: Int { Int(reader.fileSize) }
+  package var fileBytes: Int { Int(reader.fileSize) }
 
   /// Picks up events a live recorder appended since; returns how many arrived.
   @discardableResult
-  public func refresh() throws(ReplayError) -> Int {
+  public func refresh() throws(StoreError) -> Int {
     do {
       return Int(try reader.refresh())
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
   }
 
@@ -76,7 +71,7 @@ public final class Timeline {
 
   /// Decodes one record, naming the event number when it does not decode.
   package func decode(_ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int)
-    throws(ReplayError) -> Event
+    throws(StoreError) -> Event
   {
     try Self.decode(&d, bytes, seq, path: path)
   }
@@ -84,29 +79,27 @@ public final class Timeline {
   /// Decodes one record of the log at `path` (for threads that must not touch a timeline).
   static func decode(
     _ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int, path: String
-  ) throws(ReplayError) -> Event {
+  ) throws(StoreError) -> Event {
     if seq != d.expected && !EventCodecLayout.isResetPoint(seq) {
       // Events were lost before this one (a salvaged log): its back-references and time
       // delta point into them, so it cannot be decoded until the next reset point.
       let resume = EventCodecLayout.resetPoint(atOrBefore: seq) + EventCodecLayout.resetInterval
-      throw ReplayError(
-        .afterGap,
-        "event \(seq) follows lost events and cannot be decoded before event \(resume) (\(path))")
+      throw .afterGap(event: seq, decodableFrom: resume, path: path)
     }
     do {
       return try d.decode(bytes, seq: seq)
     } catch {
-      throw ReplayError.undecodable("event", event: seq, path: path, error)
+      throw .undecodableEvent(event: seq, error, path: path)
     }
   }
 
   /// The decoder state right after event `n`: decoded (not folded) from the reset point at
   /// or before it, at most `EventCodecLayout.resetInterval` records.
-  func decoder(after n: Int) throws(ReplayError) -> EventDecoder {
+  func decoder(after n: Int) throws(StoreError) -> EventDecoder {
     var decoder = EventDecoder()
     guard n > 0 else { return decoder }
     let start = EventCodecLayout.resetPoint(atOrBefore: n)
-    try scan(from: start, through: n) { seq, bytes in
+    try scan(from: start, through: n) { seq, bytes throws(StoreError) in
       _ = try decode(&decoder, bytes, seq)
       return true
     }
@@ -116,21 +109,20 @@ public final class Timeline {
   /// Calls `body` with the raw records `from...through`, in windows so that a `false` from
   /// `body` stops the read without inflating the rest of the log.
   package func scan(
-    from: Int, through: Int, _ body: (Int, UnsafeRawBufferPointer) throws -> Bool
-  ) throws(ReplayError) {
+    from: Int, through: Int, _ body: (Int, UnsafeRawBufferPointer) throws(StoreError) -> Bool
+  ) throws(StoreError) {
     let last = min(through, eventCount)
     var next = max(from, 1)
-    let window = 65_536
     while next <= last {
-      let end = min(last, next + window - 1)
-      var failure: (any Error)?
+      let end = min(last, next + Self.recordWindow - 1)
+      var failure: StoreError?
       var stop = false
       do {
         try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
           guard !stop else { return }
-          do {
+          do throws(StoreError) {
             if try !body(Int(seq), bytes) { stop = true }
-          } catch let e as ReplayError where e.kind == .afterGap {
+          } catch .afterGap {
             skippedAfterGaps += 1
           } catch {
             failure = error
@@ -138,16 +130,17 @@ public final class Timeline {
           }
         }
       } catch {
-        throw ReplayError(error)
+        throw .log(error)
       }
-      if let failure {
-        if let e = failure as? ReplayError { throw e }
-        throw ReplayError(.io, "\(failure) (\(path))")
-      }
+      if let failure { throw failure }
       if stop { return }
       next = end + 1
     }
   }
+
+  /// Records per `LogReader.forEachRecord` call in scans and in the pipeline's producer: a
+  /// stop inflates at most the rest of one window, and a window's records stay a few MiB.
+  package static let recordWindow = 65_536
 
   /// Decodes events `from...through` in order with `decoder` and calls `body` with each;
   /// `body` returns false to stop. `decoder` ends positioned right after the last event
@@ -161,7 +154,7 @@ public final class Timeline {
     from: Int, through: Int, decoder: inout EventDecoder, pipelined: Bool? = nil,
     prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void = { _, _ in },
     _ body: (Int, Event) -> Bool
-  ) throws(ReplayError) {
+  ) throws(StoreError) {
     let last = min(through, eventCount)
     let first = max(from, 1)
     guard first <= last else { return }
@@ -178,7 +171,7 @@ public final class Timeline {
       }
       return
     }
-    try scan(from: first, through: last) { seq, bytes in
+    try scan(from: first, through: last) { seq, bytes throws(StoreError) in
       try body(seq, decode(&decoder, bytes, seq))
     }
   }
@@ -186,11 +179,13 @@ public final class Timeline {
   /// Folds events `from...through` into `state` as `forEachDecoded` delivers them, with the
   /// decoding thread's fold hints, and calls `body` after each with the event, its fault
   /// (nil when it applied) and the state, read in place; `body` returns false to stop. Every
-  /// scan that folds (replay, seeks, find, history, stats, verify) goes through here.
+  /// scan that folds (replay, seeks, find, history, stats, verify, the viewers) goes through
+  /// here. `progress` gets `(event, through)` every `progressInterval` events.
   package func foldEach(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
+    progress: ((Int, Int) -> Void)? = nil,
     _ body: (Int, Event, ListFault?, inout ListState) -> Bool
-  ) throws(ReplayError) {
+  ) throws(StoreError) {
     func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
       Self.prefetch(&state, hints, i)
     }
@@ -202,9 +197,13 @@ public final class Timeline {
       } catch {
         fault = error
       }
+      if let progress, seq % Self.progressInterval == 0 { progress(seq, through) }
       return body(seq, event, fault, &state)
     }
   }
+
+  /// Events between two progress reports of a long fold.
+  package static let progressInterval = 65_536
 
   /// `state.prefetch` through `inout`: a closure's captured state is then read in place
   /// rather than copied (which would retain every table) at every event.
@@ -216,74 +215,76 @@ public final class Timeline {
   }
 
   /// Calls `body(n, event)` for events `from...through` in order; `body` returns false to
-  /// stop. Memory stays bounded by one frame whatever the log's length.
+  /// stop. Memory stays bounded by one frame whatever the log's length. Events a salvaged
+  /// log cannot decode after a gap are skipped (`skippedAfterGaps`).
   public func forEachEvent(
-    from: Int = 1, through: Int = .max, _ body: (Int, Event) throws -> Bool
-  ) throws {
+    from: Int = 1, through: Int = .max, _ body: (Int, Event) -> Bool
+  ) throws(StoreError) {
     let start = max(from, 1)
     guard start <= min(through, eventCount) else { return }
     var decoder = try decoder(after: start - 1)
-    var userError: (any Error)?
-    try scan(from: start, through: through) { seq, bytes in
-      let event = try decode(&decoder, bytes, seq)
-      do {
-        return try body(seq, event)
-      } catch {
-        userError = error
-        return false
-      }
+    try scan(from: start, through: through) { seq, bytes throws(StoreError) in
+      try body(seq, decode(&decoder, bytes, seq))
     }
-    if let userError { throw userError }
   }
 
   /// One event. - Complexity: one checkpoint lookup plus a decode of ≤ K events.
-  public func event(_ n: Int) throws(ReplayError) -> Event {
+  public func event(_ n: Int) throws(StoreError) -> Event {
     guard n >= 1 && n <= eventCount else {
-      throw ReplayError(.usage, "event \(n) is out of range 1...\(eventCount) (\(path))")
+      throw .eventOutOfRange(n, lowest: 1, last: eventCount, path: path)
     }
     var decoder = try decoder(after: n - 1)
     var found: Event?
-    try scan(from: n, through: n) { seq, bytes in
-      found = try decode(&decoder, bytes, seq)
+    var failure: StoreError?
+    try scan(from: n, through: n) { seq, bytes throws(StoreError) in
+      do throws(StoreError) {
+        found = try decode(&decoder, bytes, seq)
+      } catch {
+        // `scan` skips events after a gap; a lone read must say why it has none.
+        failure = error
+      }
       return false
     }
-    guard let found else { throw ReplayError(.damaged, "event \(n) could not be read (\(path))") }
+    if let failure { throw failure }
+    guard let found else {
+      throw .log(LogError(.damaged, path: path, message: "event \(n) could not be read"))
+    }
     return found
   }
 
   // MARK: States
 
-  package func checkpoint(atOrBefore n: Int) throws(ReplayError) -> (
+  package func checkpoint(atOrBefore n: Int) throws(StoreError) -> (
     seq: Int, checkpoint: Checkpoint
   )? {
     let found: (seq: UInt64, state: [UInt8])?
     do {
       found = try reader.checkpoint(atOrBefore: UInt64(n))
     } catch {
-      throw ReplayError(error)
+      throw .log(error)
     }
     guard let found else { return nil }
     do {
       return (Int(found.seq), try Checkpoint(decoding: found.state))
     } catch {
-      throw ReplayError.undecodable("checkpoint", event: Int(found.seq), path: path, error)
+      throw .undecodableCheckpoint(event: Int(found.seq), error, path: path)
     }
   }
 
   /// The state after events 1...n (n = 0 is empty); faults are skipped as the reducer does.
   /// - Complexity: one checkpoint decode plus a replay of at most K events.
-  public func state(at n: Int) throws(ReplayError) -> ListState {
+  public func state(at n: Int) throws(StoreError) -> ListState {
     try seek(to: n).state
   }
 
   /// The state after event `n` and the decoder positioned right after it.
   /// With `cache`, the decoded checkpoint is kept for the next seek into the same interval
   /// (worth it for many nearby seeks; a lone seek would pay for a copy it never uses).
-  package func seek(to n: Int, cache: Bool = false) throws(ReplayError) -> (
+  package func seek(to n: Int, cache: Bool = false) throws(StoreError) -> (
     state: ListState, decoder: EventDecoder
   ) {
     guard n >= 0 && n <= eventCount else {
-      throw ReplayError(.usage, "event \(n) is out of range 0...\(eventCount) (\(path))")
+      throw .eventOutOfRange(n, lowest: 0, last: eventCount, path: path)
     }
     var state = ListState()
     var decoder = EventDecoder()
@@ -306,7 +307,7 @@ public final class Timeline {
   @discardableResult
   package func fold(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int
-  ) throws(ReplayError) -> Int {
+  ) throws(StoreError) -> Int {
     try fold(&state, &decoder, from: from, through: through, watching: false) { _, _ in false }
   }
 
@@ -316,14 +317,14 @@ public final class Timeline {
   package func fold(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     until: (Int, ListState) -> Bool
-  ) throws(ReplayError) -> Int {
+  ) throws(StoreError) -> Int {
     try fold(&state, &decoder, from: from, through: through, watching: true, until)
   }
 
   private func fold(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     watching: Bool, _ until: (Int, ListState) -> Bool
-  ) throws(ReplayError) -> Int {
+  ) throws(StoreError) -> Int {
     guard from <= through else { return from - 1 }
     var last = from - 1
     try foldEach(&state, &decoder, from: from, through: through) { seq, _, _, s in
@@ -333,77 +334,76 @@ public final class Timeline {
     return last
   }
 
-  /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to
-  /// stop there. Returns the state and the last event folded. A long replay reads and
-  /// decodes on a second thread; the callbacks run on this one and must not use the timeline.
-  public func replay(
-    through n: Int, progress: ((Int, Int) -> Void)? = nil,
-    onFault: (Int, Event, ListFault) -> Bool
-  ) throws(ReplayError) -> (state: ListState, stoppedAt: Int) {
+  /// Folds events `from...through` onto the state before `from` and calls `body` after each
+  /// with its number, the event, its fault (nil when it applied) and the state after it;
+  /// `body` returns false to stop there. Returns the state and the last event folded. A
+  /// long fold reads and decodes on a second thread; the callbacks run on this one and must
+  /// not use the timeline. `progress` gets `(event, through)` now and then.
+  public func forEachState(
+    from: Int = 1, through n: Int = .max, progress: ((Int, Int) -> Void)? = nil,
+    _ body: (Int, Event, ListFault?, ListState) -> Bool
+  ) throws(StoreError) -> (state: ListState, stoppedAt: Int) {
     let last = min(n, eventCount)
-    var state = ListState()
-    var decoder = EventDecoder()
-    var done = 0
-    try foldEach(&state, &decoder, from: 1, through: last) { seq, event, fault, _ in
+    let first = max(from, 1)
+    guard first <= last else {
+      let stop = min(first - 1, last)
+      return (try state(at: max(stop, 0)), max(stop, 0))
+    }
+    var (state, decoder) = try seek(to: first - 1)
+    var done = first - 1
+    try foldEach(&state, &decoder, from: first, through: last, progress: progress) {
+      seq, event, fault, s in
       done = seq
-      if seq & 0xFFFF == 0 { progress?(seq, last) }
-      if let fault { return onFault(seq, event, fault) }
-      return true
+      return body(seq, event, fault, s)
     }
     progress?(done, last)
     return (state, done)
+  }
+
+  /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to
+  /// stop there. Returns the state and the last event folded (see `forEachState`).
+  public func replay(
+    through n: Int, progress: ((Int, Int) -> Void)? = nil,
+    onFault: (Int, Event, ListFault) -> Bool
+  ) throws(StoreError) -> (state: ListState, stoppedAt: Int) {
+    try forEachState(through: n, progress: progress) { seq, event, fault, _ in
+      guard let fault else { return true }
+      return onFault(seq, event, fault)
+    }
   }
 
   // MARK: Points in time
 
   /// Resolves `N`, `mark:LABEL` (the first event whose mark, or a mark inside whose batch,
   /// has that label) or `time:ISO8601` (the last event at or before that time; 0 if none).
-  public func resolve(_ point: String) throws(ReplayError) -> Int {
+  public func resolve(_ point: String) throws(StoreError) -> Int {
     if point.hasPrefix("mark:") {
       let label = String(point.dropFirst(5))
       var found: Int?
-      do {
-        try forEachEvent { n, e in
-          if e.operation.markLabels.contains(label) {
-            found = n
-            return false
-          }
-          return true
+      try forEachEvent { n, e in
+        if e.operation.markLabels.contains(label) {
+          found = n
+          return false
         }
-      } catch let e as ReplayError {
-        throw e
-      } catch {
-        throw ReplayError(.io, "\(error)")
+        return true
       }
-      guard let found else { throw ReplayError(.notFound, "no mark \"\(label)\" in \(path)") }
+      guard let found else { throw .noSuchMark(label: label, path: path) }
       return found
     }
     if point.hasPrefix("time:") {
       let text = String(point.dropFirst(5))
-      guard let ms = Self.parseTime(text) else {
-        throw ReplayError(
-          .usage, "\"\(text)\" is not an ISO 8601 time (like 2026-11-29T12:00:00Z)")
-      }
+      guard let ms = Self.parseTime(text) else { throw .notATime(text) }
       var found = 0
-      do {
-        try forEachEvent { n, e in
-          if let t = e.time, t > ms { return false }
-          found = n
-          return true
-        }
-      } catch let e as ReplayError {
-        throw e
-      } catch {
-        throw ReplayError(.io, "\(error)")
+      try forEachEvent { n, e in
+        if let t = e.time, t > ms { return false }
+        found = n
+        return true
       }
       return found
     }
-    guard let n = Int(point), n >= 0 else {
-      throw ReplayError(
-        .usage, "\"\(point)\" is not an event number, mark:LABEL or time:ISO8601")
-    }
+    guard let n = Int(point), n >= 0 else { throw .notAPoint(point) }
     guard n <= eventCount else {
-      throw ReplayError(.usage, "event \(n) is beyond the last event \(eventCount) (\(path))")
+      throw .eventOutOfRange(n, lowest: 0, last: eventCount, path: path)
     }
     return n
   }
@@ -427,10 +427,10 @@ public final class Timeline {
 
 extension Timeline {
   /// Number of checkpoints the log holds (in its index).
-  public var checkpointCount: Int { reader.checkpointCount }
+  package var checkpointCount: Int { reader.checkpointCount }
 
   /// Event numbers of the checkpoints in the index, in order.
-  public var checkpointSeqs: [Int] { reader.checkpointSeqs.map { Int($0) } }
+  package var checkpointSeqs: [Int] { reader.checkpointSeqs.map { Int($0) } }
 
   /// The latest checkpoint at or before event `n` (0 when none: the empty state).
   package func checkpointSeq(atOrBefore n: Int) -> Int {

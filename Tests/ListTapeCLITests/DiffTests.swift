@@ -30,6 +30,25 @@ import Testing
     #expect(!folded.out.contains("    mouse\n"))
   }
 
+  /// Lines are coloured by the kind of change they show, never by how an id happens to
+  /// start: an unchanged item named like a content change stays plain.
+  @Test func coloursFollowTheChangeNotTheText() throws {
+    let dir = try TempDir()
+    let path = try Handmade.record(
+      in: dir,
+      lines: [
+        #"{"op":"appendSections","sections":["s"]}"#,
+        #"{"op":"appendItems","items":["title x","…y","plain"],"section":"s"}"#,
+        #"{"op":"update","item":"plain","title":"P"}"#,
+      ])
+    let r = try CLI.run(["diff", path, "--from", "2", "--to", "3", "--color", "always"])
+    #expect(r.code == 0)
+    let lines = r.out.split(separator: "\n").map(String.init)
+    #expect(lines.contains("  title x"))
+    #expect(lines.contains("  …y"))
+    #expect(lines.contains("\u{1B}[33m  title plain: none → \"P\"\u{1B}[0m"))
+  }
+
   @Test func json() throws {
     let dir = try TempDir()
     let path = try Handmade.record(in: dir)

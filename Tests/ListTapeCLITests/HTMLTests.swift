@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeModel
 import Testing
 
 /// Headless Chromium: loads a page, runs its script, prints the DOM. Network is cut off as
@@ -13,26 +14,15 @@ enum Chromium {
 
   static func dumpDOM(_ file: String, hash: String = "") throws -> Page {
     let dir = try TempDir()
-    let out = dir.url.appendingPathComponent("dom")
-    let err = dir.url.appendingPathComponent("log")
-    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary ?? "/usr/bin/chromium")
-    process.arguments = [
-      "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
-      "--user-data-dir=\(dir.path("profile"))", "--enable-logging=stderr", "--v=0",
-      "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom",
-      URL(fileURLWithPath: file).absoluteString + hash,
-    ]
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = try FileHandle(forWritingTo: err)
-    try process.run()
-    guard waitForExit(process, seconds: 60) else { throw RecordFailed(message: "chromium hung") }
-    return Page(
-      dom: String(decoding: try Data(contentsOf: out), as: UTF8.self),
-      log: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+    let r = try runTool(
+      binary ?? "/usr/bin/chromium",
+      [
+        "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
+        "--user-data-dir=\(dir.path("profile"))", "--enable-logging=stderr", "--v=0",
+        "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom",
+        URL(fileURLWithPath: file).absoluteString + hash,
+      ])
+    return Page(dom: r.out, log: r.err)
   }
 }
 
@@ -87,27 +77,76 @@ struct HTMLTests {
     #expect(fault.contains("<div class=\"tick fault\""))
   }
 
-  /// The page folds events in JavaScript between the states the Swift fold embeds; with a
-  /// state after every event, the page checks its own fold against each of them.
-  @Test(arguments: CLI.sampleNames)
-  func javaScriptFoldMatchesTheLog(_ sample: String) throws {
-    let dir = try TempDir()
-    let html = try Self.page(sample, in: dir, ["--checkpoint-every", "1"])
-    let (events, _) = try CLI.foldedStates(CLI.sample(sample))
-    let dom = try Chromium.dumpDOM(html, hash: "#selftest").dom
-    #expect(dom.contains("selftest: ok, \(events.count) checkpoints"))
+  /// The page's `#check` folds its whole window with the embedded module and writes the
+  /// outcome and state hash of every event; they must be the native reducer's. With a state
+  /// embedded after every event it also loads each one and compares it with its fold.
+  static func expectPageFoldMatchesNative(
+    _ lines: [String], in dir: TempDir, name: String, _ extra: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let jsonl = dir.url.appendingPathComponent(name + ".jsonl")
+    try (lines.joined(separator: "\n") + "\n").write(to: jsonl, atomically: true, encoding: .utf8)
+    let log = try CLI.record(jsonl, in: dir, name: name + ".ltape")
+    let html = dir.path(name + ".html")
+    let r = try CLI.run(["html", log, "-o", html] + extra)
+    #expect(r.code == 0, "\(r.err)", sourceLocation: sourceLocation)
+    let page = try Chromium.dumpDOM(html, hash: "#check")
+    #expect(
+      page.dom.contains("check: ok, \(lines.count) events"), "\(page.log.suffix(2000))",
+      sourceLocation: sourceLocation)
+    let native = NativeTranscript.of(["#hash"] + lines)
+    let expected = stride(from: 0, to: native.count, by: 2).map {
+      native[$0] + " " + native[$0 + 1]
+    }
+    let checked = try #require(
+      page.dom.components(separatedBy: "<pre id=\"check\">").last?
+        .components(separatedBy: "</pre>").first, sourceLocation: sourceLocation)
+    let wasm = checked.replacingOccurrences(of: "&lt;", with: "<")
+      .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+      .split(separator: "\n").map(String.init)
+    let difference = NativeTranscript.firstDifference(wasm, expected)
+    #expect(difference == nil, "\(name): \(difference ?? "")", sourceLocation: sourceLocation)
   }
 
-  @Test func javaScriptFoldMatchesAGeneratedSession() throws {
+  @Test(arguments: CLI.sampleNames)
+  func wasmFoldMatchesNativeOnTheSamples(_ sample: String) throws {
     let dir = try TempDir()
-    let gen = try CLI.run(["generate", "--events", "1500", "--seed", "7"])
-    let log = dir.path("gen.ltape")
-    let recorded = try CLI.run(["record", log], input: Data(gen.out.utf8))
-    #expect(recorded.code == 0)
-    let html = dir.path("gen.html")
-    #expect(try CLI.run(["html", log, "-o", html, "--checkpoint-every", "3"]).code == 0)
-    let dom = try Chromium.dumpDOM(html, hash: "#selftest").dom
-    #expect(dom.contains("selftest: ok, 500 checkpoints"))
+    let text = try String(contentsOf: CLI.sample(sample), encoding: .utf8)
+    let lines = text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+    try Self.expectPageFoldMatchesNative(
+      lines, in: dir, name: sample, ["--checkpoint-every", "1"])
+  }
+
+  /// The conformance corpus as one log: each test's lines that are events (a log holds no
+  /// malformed ones), then events that empty the list again for the next.
+  @Test func wasmFoldMatchesNativeOnTheConformanceCorpus() throws {
+    var lines: [String] = []
+    for session in try ConformanceCorpus.sessions() {
+      var state = ListState()
+      for line in session {
+        guard let event = try? Event(jsonLine: line) else { continue }
+        lines.append(line)
+        try? state.apply(event)
+      }
+      lines.append(Event(.deleteSections(state.sectionIdentifiers)).jsonLine)
+      lines.append(Event(.configure(multipleSelection: false)).jsonLine)
+    }
+    #expect(lines.count >= 150)
+    let dir = try TempDir()
+    try Self.expectPageFoldMatchesNative(
+      lines, in: dir, name: "corpus", ["--checkpoint-every", "7"])
+  }
+
+  @Test func wasmFoldMatchesNativeOnRandomSessions() throws {
+    let dir = try TempDir()
+    let generated = try RandomSessions.generated(seed: 7, events: 1500)
+    try Self.expectPageFoldMatchesNative(
+      generated, in: dir, name: "gen", ["--checkpoint-every", "3"])
+    let shuffled = RandomSessions.shuffled(
+      try RandomSessions.generated(seed: 8, events: 1500), seed: 8)
+    try Self.expectPageFoldMatchesNative(shuffled, in: dir, name: "shuffled")
+    let deep = RandomSessions.deepChain(depth: 300).filter { (try? Event(jsonLine: $0)) != nil }
+    try Self.expectPageFoldMatchesNative(deep, in: dir, name: "deep", ["--checkpoint-every", "50"])
   }
 
   @Test func dataNeverRunsAsScript() throws {
@@ -128,19 +167,23 @@ struct HTMLTests {
     let html = dir.path("evil.html")
     #expect(try CLI.run(["html", log, "-o", html]).code == 0)
     let file = try String(contentsOfFile: html, encoding: .utf8)
-    // Only the page's own two script elements; the data's markup is escaped in the JSON.
-    #expect(file.count(of: "<script") == 2)
-    #expect(file.count(of: "</script>") == 2)
+    // Only the page's own script elements (data, events, module, script); the data's markup
+    // is escaped in the JSON.
+    #expect(file.count(of: "<script") == 4)
+    #expect(file.count(of: "</script>") == 4)
     #expect(!file.contains("<img"))
     #expect(!file.contains("<svg"))
     #expect(file.contains(#"\u003cimg src=x onerror="#))
     #expect(!file.contains("\u{2028}"))
     #expect(file.contains(#"\u2028"#))
-    // A strict policy: nothing may load, only the page's own script (by hash) runs.
+    // A strict policy: nothing may load, only the page's own script (by hash) runs and may
+    // compile WebAssembly.
+    let policy = try #require(
+      file.firstMatch(of: /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/)?.1)
     #expect(
-      file.contains(
-        #"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-"#
-      ))
+      policy.replacing(/'sha256-[A-Za-z0-9+\/]{43}='/, with: "'sha256-…'")
+        == "default-src 'none'; script-src 'sha256-…' 'wasm-unsafe-eval'; "
+        + "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
     #expect(!file.contains("http://") && !file.contains("https://"))
 
     let page = try Chromium.dumpDOM(html, hash: "#event=4")

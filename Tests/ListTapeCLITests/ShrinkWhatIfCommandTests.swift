@@ -2,6 +2,8 @@ import Foundation
 import ListTapeModel
 import Testing
 
+@testable import listtape
+
 /// A generated session with a three-event bug planted in it: section "bug" at event 301,
 /// "bug-parent" with its child "bug-child" at 1,502, and the expansion that shows the child
 /// at 2,703.
@@ -139,6 +141,18 @@ enum PlantedBug {
 }
 
 @Suite struct WhatIfCommandTests {
+  @Test func rangesParseAsTheyAreDeclared() throws {
+    #expect(try listtape.EventRange.parse("3-9").range == 3...9)
+    #expect(try listtape.EventRange.parse("4").range == 4...4)
+    for bad in ["9-3", "x", "1-2-3", "", "-4", "4-"] {
+      #expect(throws: InvalidValue.self, "\(bad)") { try listtape.EventRange.parse(bad) }
+    }
+    #expect(
+      WhatIfCommand.spec.info.usage
+        == "listtape what-if <log> [--without <range> ...] [--at <point>] [--output <out>] "
+        + "[--context <n>] [--json]")
+  }
+
   @Test func theHandmadeSessionWithoutTheMove() throws {
     let dir = try TempDir()
     let path = try Handmade.record(in: dir)

@@ -1,4 +1,3 @@
-import ListTapeJSON
 import ListTapeModel
 import ListTapeSamples
 import Testing
@@ -9,25 +8,16 @@ import Testing
 /// The diff built from the events between two states must read exactly as the diff of the
 /// two whole states, and must not read the whole list to get there.
 @Suite struct IncrementalDiffTests {
-  static func json(_ d: StateDiff) -> String {
-    var w = JSONWriter()
-    d.writeJSON(to: &w)
-    return String(decoding: w.bytes, as: UTF8.self)
-  }
-
-  /// The two diffs agree in every rendering.
+  /// The two diffs agree in every field and row, the whole one folded as the fast one is.
   static func expectSame(
     _ a: ListState, _ b: ListState, _ touched: TouchedItems, _ what: String
   ) {
     let full = Differ.diff(a, b)
     for context in [0, 1, 2, 3] {
       let fast = Differ.diff(a, b, touched: touched, context: context)
-      #expect(
-        fast.lines(context: context) == full.lines(context: context), "\(what) context \(context)")
-      #expect(fast.unchanged == full.unchanged, "\(what)")
+      #expect(fast == full.foldingUnchanged(longerThan: context), "\(what) context \(context)")
       #expect(fast.changeCount == full.changeCount, "\(what)")
     }
-    #expect(json(Differ.diff(a, b, touched: touched)) == json(full), "\(what)")
   }
 
   @Test(arguments: [1, 2, 3, 4] as [UInt64])
@@ -107,8 +97,8 @@ import Testing
       }
       Self.expectSame(start, end, touched, "scenario \(i)")
       #expect(
-        Differ.diff(start, applying: events).lines() == Differ.diff(start, end).lines(),
-        "scenario \(i)")
+        Differ.diff(start, applying: events)
+          == Differ.diff(start, end).foldingUnchanged(longerThan: 2), "scenario \(i)")
     }
   }
 
@@ -119,8 +109,7 @@ import Testing
     for (from, to) in [(0, 1), (1_000, 1_001), (2_999, 3_000), (1_500, 700), (10, 2_900), (7, 7)] {
       let expected = Differ.diff(try timeline.state(at: from), try timeline.state(at: to))
       let fast = try Differ.diff(timeline, from: from, to: to, context: 2)
-      #expect(fast.lines() == expected.lines(), "\(from)→\(to)")
-      #expect(Self.json(fast) == Self.json(expected), "\(from)→\(to)")
+      #expect(fast == expected.foldingUnchanged(longerThan: 2), "\(from)→\(to)")
     }
   }
 
@@ -140,11 +129,36 @@ import Testing
       try? next.apply(e)
       let (fast, examined) = Differ.incremental(state, next, touched: touched, context: 2)
       // The whole comparison is slow in a debug build: check a few of them.
-      if i % 100 == 0 { #expect(fast.lines() == Differ.diff(state, next).lines()) }
+      if i % 100 == 0 {
+        #expect(fast == Differ.diff(state, next).foldingUnchanged(longerThan: 2))
+      }
       worst = max(worst, examined)
       state = next
     }
     // Sibling lists of a few hundred items at most, never the 20,000-item list.
     #expect(worst < 3_000, "read \(worst) items for one event")
+  }
+
+  @Test func foldingCountsLongRunsAndKeepsShortOnes() throws {
+    var a = ListState()
+    try a.apply(Event(.appendSections(["s", "t"])))
+    try a.apply(Event(.appendItems(["a", "b", "c", "d", "e", "f"], section: "s", parent: nil)))
+    try a.apply(Event(.appendItems(["x", "y"], section: "t", parent: nil)))
+    var b = a
+    try b.apply(Event(.update(item: "e", title: "E", fields: nil)))
+    let full = Differ.diff(a, b)
+    #expect(full.rows.map(\.id) == ["a", "b", "c", "d", "e", "f", "x", "y"])
+    let folded = full.foldingUnchanged(longerThan: 2)
+    // a-d: four unchanged, counted; f and the two of section t: listed.
+    #expect(
+      folded.rows == [
+        DiffRow(section: "s", unchangedRun: 4), full.rows[4], full.rows[5], full.rows[6],
+        full.rows[7],
+      ])
+    #expect(folded.foldingUnchanged(longerThan: 2) == folded)
+    // A counted run stays counted when folded again with a longer context.
+    #expect(folded.foldingUnchanged(longerThan: 10).rows == folded.rows)
+    #expect(full.foldingUnchanged(longerThan: 10) == full)
+    #expect(full.foldingUnchanged(longerThan: 0).rows.map(\.unchangedRun) == [4, 0, 1, 2])
   }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import ListTapeJSON
 import ListTapeModel
 import ListTapeSamples
 import Testing
@@ -60,7 +59,7 @@ func folded(_ events: [Event]) -> ListState {
     let events = plantedShrinkSession(events: 1_500, seed: 4)
     let (timeline, _) = try record(events, "shrink")
     let query = try Query(expression)
-    let result = try Shrink.run(timeline, relevance: query.relevance) { s, _ in query.holds(in: s) }
+    let result = try #require(try Shrink.run(timeline, where: query))
     Self.expectMinimal(result, of: events, query.holds, expression)
     #expect(result.original == events.count)
     if expression == #"visible("bug-child")"# {
@@ -82,10 +81,11 @@ func folded(_ events: [Event]) -> ListState {
     let (timeline, _) = try record(events, "opaque")
     let query = try Query(#"visible("bug-child")"#)
     var calls = 0
-    let result = try Shrink.run(timeline) { s, _ in
-      calls += 1
-      return query.holds(in: s)
-    }
+    let result = try #require(
+      try Shrink.run(timeline) { s, _ in
+        calls += 1
+        return query.holds(in: s)
+      })
     Self.expectMinimal(result, of: events, query.holds, "opaque predicate")
     #expect(result.kept.count == 3)
     #expect(result.slice == nil)
@@ -104,7 +104,7 @@ func folded(_ events: [Event]) -> ListState {
         ]), time: events[700].time), at: 700)
     let (timeline, _) = try record(events, "batch")
     let query = try Query(#"exists("b-item") and visible("bug-child")"#)
-    let result = try Shrink.run(timeline, relevance: query.relevance) { s, _ in query.holds(in: s) }
+    let result = try #require(try Shrink.run(timeline, where: query))
     Self.expectMinimal(result, of: events, query.holds, "batch")
     #expect(result.kept.contains(701))
   }
@@ -112,9 +112,24 @@ func folded(_ events: [Event]) -> ListState {
   @Test func refusesWhenTheLastStateDoesNotSatisfy() throws {
     let (timeline, _) = try record(plantedShrinkSession(events: 500, seed: 1), "never")
     let query = try Query(#"exists("nothing")"#)
-    #expect(throws: ReplayError.self) {
-      try Shrink.run(timeline, relevance: query.relevance) { s, _ in query.holds(in: s) }
+    #expect(try Shrink.run(timeline, where: query) == nil)
+  }
+
+  @Test func aPredicateThatThrowsEndsTheSearchWithItsError() throws {
+    struct Stop: Error {}
+    let (timeline, _) = try record(plantedShrinkSession(events: 500, seed: 1), "stop")
+    var calls = 0
+    do {
+      _ = try Shrink.run(timeline) { _, _ throws(Stop) in
+        calls += 1
+        if calls == 3 { throw Stop() }
+        return true
+      }
+      Issue.record("the search went on past the error")
+    } catch {
+      if case .timeline(let e) = error { Issue.record("not the check's error: \(e)") }
     }
+    #expect(calls == 3)
   }
 }
 
@@ -133,12 +148,6 @@ func folded(_ events: [Event]) -> ListState {
       states.append(s)
     }
     return (s, out, states)
-  }
-
-  static func json(_ d: StateDiff) -> String {
-    var w = JSONWriter()
-    d.writeJSON(to: &w)
-    return String(decoding: w.bytes, as: UTF8.self)
   }
 
   @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
@@ -168,7 +177,7 @@ func folded(_ events: [Event]) -> ListState {
         otherAfter.append(s)
       }
       let first = (1...events.count).first { realStates[$0 - 1] != otherAfter[$0 - 1] }
-      let what = "seed \(seed) round \(round) without \(WhatIf.describe(ranges)) at \(point)"
+      let what = "seed \(seed) round \(round) without \(ranges) at \(point)"
       #expect(report.firstDifference == first, "\(what)")
       if let first { #expect(removed(first), "\(what)") }
       let appeared = otherFaults.keys.filter { realFaults[$0] == nil }.sorted()
@@ -180,13 +189,13 @@ func folded(_ events: [Event]) -> ListState {
       let a = point == 0 ? ListState() : realStates[point - 1]
       let b = point == 0 ? ListState() : otherAfter[point - 1]
       let expected = Differ.diff(a, b)
-      #expect(report.diff.lines() == expected.lines(), "\(what)")
-      #expect(Self.json(report.diff) == Self.json(expected), "\(what)")
+      #expect(report.diff == expected.foldingUnchanged(longerThan: 2), "\(what)")
       #expect(report.start == timeline.checkpointSeq(atOrBefore: report.without[0].lowerBound - 1))
     }
     // The counterfactual log: every other event, times kept, and a mark where they went.
     let out = path + "-without.ltape"
-    let written = try WhatIf.write(timeline, without: [10...12, 500...500], to: out)
+    let written = try WhatIf.write(
+      timeline, without: [500...500, 10...12], mark: "what-if: without 10-12, 500", to: out)
     var expected = events
     expected.removeSubrange(499...499)
     expected.replaceSubrange(
@@ -198,7 +207,9 @@ func folded(_ events: [Event]) -> ListState {
       return true
     }
     #expect(got == expected)
-    #expect(throws: ReplayError.self) { try WhatIf.write(timeline, without: [1...1], to: out) }
+    #expect(throws: StoreError.self) {
+      try WhatIf.write(timeline, without: [1...1], mark: "m", to: out)
+    }
   }
 
   @Test func historiesThatAgreeAgainStopEarly() throws {
@@ -221,12 +232,11 @@ func folded(_ events: [Event]) -> ListState {
     let none = try WhatIf.run(timeline, without: [10...20], at: 15)
     #expect(none.firstDifference == 10)
     #expect(!none.diff.isEmpty)
-    #expect(throws: ReplayError.self) { try WhatIf.run(timeline, without: [0...2], at: 5) }
-    #expect(WhatIf.range("3-9") == 3...9)
-    #expect(WhatIf.range("4") == 4...4)
-    #expect(WhatIf.range("9-3") == nil)
-    #expect(WhatIf.range("x") == nil)
-    #expect(WhatIf.range("1-2-3") == nil)
+    #expect(throws: StoreError.self) { try WhatIf.run(timeline, without: [0...2], at: 5) }
+    #expect(throws: StoreError.self) { try WhatIf.run(timeline, without: [50...60], at: 5) }
+    #expect(throws: StoreError.self) { try WhatIf.run(timeline, without: [5...5], at: 56) }
+    #expect(try WhatIf.run(timeline, without: [], at: 5).diff.isEmpty)
+    #expect(WhatIf.merged([9...12, 1...2, 3...4, 10...20]) == [1...4, 9...20])
   }
 }
 

@@ -67,7 +67,7 @@ import Testing
     #expect(s.outline("A") == "p+ .q+ ..r .n .s t")
     try s.run(#"{"op":"moveItem","item":"s","after":"q"}"#)
     #expect(s.outline("A") == "p+ .q+ ..r .s .n t")
-    #expect(s.parent(of: "s") == .some("p"))
+    #expect(s.parent(of: "s") == "p")
   }
 
   @Test func moveArithmeticIsApples() throws {

@@ -37,7 +37,7 @@ import Testing
     var s = try Self.chain(expanded: true)
     let last = "d\(Self.depth - 1)"
     #expect(s.level(of: last) == Self.depth - 1)
-    #expect(s.row(of: last) == Self.depth - 1)
+    #expect(s.indexPath(for: last)?.item == Self.depth - 1)
     #expect(s.numberOfItems(inSection: "S") == Self.depth)
     #expect(s.allItems(inSection: "S")?.count == Self.depth)
     #expect(s.json(event: 1).count > Self.depth)

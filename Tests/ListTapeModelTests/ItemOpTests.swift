@@ -291,10 +291,10 @@ import Testing
     #expect(s.itemIdentifiers(inSection: "A") == ["a", "b", "c"])
     #expect(s.isExpanded("a2"))
     #expect(!s.isVisible("a21") && !s.isVisible("a2"))
-    #expect(s.row(of: "a21") == nil)
+    #expect(s.indexPath(for: "a21") == nil)
     try s.run(#"{"op":"expand","items":["a"]}"#)
     #expect(s.itemIdentifiers(inSection: "A") == ["a", "a1", "a2", "a21", "b", "c"])
-    #expect(s.row(of: "a21") == 3)
+    #expect(s.indexPath(for: "a21")?.item == 3)
   }
 
   @Test func expandAndCollapseFaultOnMissingItemsAndApplyNone() throws {
@@ -315,15 +315,17 @@ import Testing
 
   @Test func rowsAndIndexesFollowTheOutline() throws {
     let s = try folded(Self.base)
-    #expect(s.row(of: "a21") == nil)
-    #expect(s.index(of: "a21") == 3)
-    #expect(s.row(of: "b") == 3)
-    #expect(s.index(of: "b") == 4)
+    #expect(s.indexPath(for: "a21") == nil)
+    #expect(s.sectionSnapshot(for: "A")?.index(of: "a21") == 3)
+    #expect(s.indexPath(for: "b").map { [$0.section, $0.item] } == [0, 3])
+    #expect(s.sectionSnapshot(for: "A")?.index(of: "b") == 4)
     #expect(s.indexOfItem("x") == 5)
+    #expect(s.indexPath(for: "x").map { [$0.section, $0.item] } == [1, 0])
     #expect(s.indexOfItem("a21") == nil)
     #expect(s.level(of: "a21") == 2)
-    #expect(s.parent(of: "a21") == .some("a2"))
-    #expect(s.parent(of: "a") == .some(nil))
+    #expect(s.parent(of: "a21") == "a2")
+    #expect(s.parent(of: "a") == nil)
+    #expect(s.contains("a"))
     #expect(s.parent(of: "Q") == nil)
     #expect(s.numberOfItems == 7)
     #expect(s.numberOfAllItems == 8)

@@ -63,7 +63,7 @@ import Testing
       }
       let probe = reference[rng.below(reference.count)]
       #expect(state.indexOfItem(probe) == reference.firstIndex(of: probe), "step \(step)")
-      #expect(state.row(of: probe) == reference.firstIndex(of: probe), "step \(step)")
+      #expect(state.indexPath(for: probe)?.item == reference.firstIndex(of: probe), "step \(step)")
     }
     #expect(invariantViolations(state).isEmpty)
     #expect(state.itemIdentifiers(inSection: "s") == reference)

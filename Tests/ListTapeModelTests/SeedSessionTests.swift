@@ -12,7 +12,7 @@ import Testing
       {"op":"appendItems","section":"main","items":[{"id":"Communication","expanded":true,"children":["mic","message","phone"]},{"id":"Weather","expanded":true,"children":["sun.max","cloud.rain","snowflake"]},{"id":"Objects","expanded":true,"children":["pencil","trash","folder"]}],"t":1700000000005}
       """)
     #expect(s.numberOfItems(inSection: "main") == 12)
-    #expect(s.row(of: "sun.max") == 5)
+    #expect(s.indexPath(for: "sun.max")?.item == 5)
     try s.run(#"{"op":"collapse","items":["Weather"],"t":1700000001000}"#)
     #expect(
       s.itemIdentifiers(inSection: "main")
@@ -20,11 +20,11 @@ import Testing
           "Communication", "mic", "message", "phone", "Weather", "Objects", "pencil", "trash",
           "folder",
         ])
-    #expect(s.row(of: "pencil") == 6)
+    #expect(s.indexPath(for: "pencil")?.item == 6)
     #expect(!s.isVisible("snowflake"))
     try s.run(#"{"op":"select","items":["trash"]}"#)
     try s.run(#"{"op":"expand","items":["Weather"]}"#)
-    #expect(s.row(of: "trash") == 10)
+    #expect(s.indexPath(for: "trash")?.item == 10)
     #expect(s.selectedItems == ["trash"])
     try s.run(#"{"op":"collapse","items":["Objects"]}"#)
     #expect(s.selectedItems == [])
@@ -54,7 +54,7 @@ import Testing
     try s.run(#"{"op":"expand","items":["Programming Languages"]}"#)
     #expect(s.selectedItems == [])
     #expect(s.level(of: "Go") == 1)
-    #expect(s.parent(of: "Rust") == .some("Programming Languages"))
+    #expect(s.parent(of: "Rust") == "Programming Languages")
   }
 
   /// The expandable form: picking an option collapses its parent and sets the parent's

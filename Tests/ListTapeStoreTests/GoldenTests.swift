@@ -51,7 +51,7 @@ import Testing
       #expect(String(h, radix: 16).leftPadded(16) == String(parts[1]), "event \(n)")
     }
     let report = timeline.verify()
-    #expect(report.intact, "\(report.problem ?? "")")
+    #expect(report.intact, "\(String(describing: report.problem))")
   }
 }
 

@@ -87,10 +87,12 @@ final class Stall: @unchecked Sendable {
     #expect(store.mark("swiped") == nil)
     #expect(store.updateItem("Weather", title: "Weather (2)") == nil)
     // Apple's pattern: take the snapshot, change it, apply it.
-    var next = store.state
+    var next = store.snapshot()
     try next.moveItem("cat", beforeItem: "ann")
-    try next.appendItems([OutlineNode("dan", title: "Dan")], toSection: "contacts")
-    try next.collapse(["Communication"])
+    try next.appendItems(["dan"], toSection: "contacts")
+    var symbols = try #require(next.sectionSnapshot(for: "symbols"))
+    try symbols.collapse(["Communication"])
+    try next.apply(symbols, to: "symbols")
     #expect(store.apply(next).count == 3)
     var section = try #require(store.sectionSnapshot(for: "symbols"))
     try section.move("Weather", before: "Communication")

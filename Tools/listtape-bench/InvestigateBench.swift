@@ -260,7 +260,7 @@ enum InvestigateBench {
     let timeline = try Timeline(path: path)
     let events = timeline.eventCount
     var rng = SplitMix64(seed: 7)
-    var parts: [[Double]] = Array(repeating: [], count: 5)
+    var parts: [[Double]] = Array(repeating: [], count: 4)
     var touchedCount: [Int] = []
     for _ in 0..<20 {
       let n = events / 2 + rng.below(events / 2 - 1)
@@ -272,10 +272,9 @@ enum InvestigateBench {
       var b = a
       parts[2].append(Clock.measure { try? b.apply(e) })
       parts[3].append(Clock.measure { _ = Differ.diff(a, b, touched: touched, context: 2) })
-      parts[4].append(Clock.measure { _ = Differ.diff(a, b, touched: touched, context: 2).lines() })
       touchedCount.append(touched.count)
     }
-    let names = ["seek", "note touched", "copy + apply", "diff", "diff + lines"]
+    let names = ["seek", "note touched", "copy + apply", "diff"]
     for (name, times) in zip(names, parts) {
       print("\(name): \(fmt(median(times) * 1000)) ms (max \(fmt((times.max() ?? 0) * 1000)))")
     }
@@ -314,7 +313,7 @@ enum InvestigateBench {
         var full: StateDiff?
         if whole.count < 3 {
           whole.append(Clock.measure { full = Differ.diff(a, b) })
-          same = same && fast?.lines() == full?.lines()
+          same = same && fast == full?.foldingUnchanged(longerThan: 2)
         }
       }
       let items = try timeline.state(at: events).numberOfAllItems

@@ -107,7 +107,7 @@ enum ModelBench {
           try? state.insertItems([OutlineNode("q\(fresh)")], afterItem: id)
         case 3: if state.children(of: id)?.isEmpty ?? false { state.deleteItems([id]) }
         case 4: sink &+= state.isVisible(id) ? 1 : 0
-        case 5: sink &+= state.row(of: id) ?? -1
+        case 5: sink &+= state.indexPath(for: id)?.item ?? -1
         default: sink &+= state.numberOfItems(inSection: "main") ?? 0
         }
       }
@@ -228,7 +228,7 @@ struct Workload {
       case 18..<34: op = .collapse([pick(&parents, &recentParents)])
       case 34..<46:
         let id = pick(&leaves, &recentLeaves)
-        op = s.isVisible(id) ? .select([id]) : .expand([s.parent(of: id).flatMap { $0 } ?? id])
+        op = s.isVisible(id) ? .select([id]) : .expand([s.parent(of: id) ?? id])
       case 46..<52: op = .deselect([pick(&leaves, &recentLeaves)])
       case 52..<66:
         next += 1

@@ -229,7 +229,7 @@ enum ReplayBench {
   static func writeLarge(_ path: String, events: Int, maxItems: Int, planted: Int, bug: Bool)
     throws
   {
-    if let t = try? Timeline(path: path), t.eventCount == events, t.damageNote == nil { return }
+    if let t = try? Timeline(path: path), t.eventCount == events, t.damage == nil { return }
     try? FileManager.default.removeItem(atPath: path)
     let recorder = try Recorder.open(path: path, fsync: .never)
     var n = 0

@@ -134,7 +134,7 @@ enum StoreBench {
         try next.select(["g\((g * 7) % groups)"])
         try next.collapse(["g\((g * 3) % groups)"])
         let t0 = DispatchTime.now().uptimeNanoseconds
-        events += store.apply(next).count
+        events += store.apply(state: next).count
         latencies.append(DispatchTime.now().uptimeNanoseconds - t0)
       }
       try store.close()

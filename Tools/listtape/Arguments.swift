@@ -1,5 +1,84 @@
-/// One option of a command: `--name <value>`, or a flag when `value` is nil.
-struct OptionSpec {
+/// How a command declares what it takes. Each command has an `Arguments` struct whose
+/// stored properties hold the parsed values with their defaults, and a `CommandSpec` that
+/// binds every option and positional argument to one of those properties by key path. That
+/// one declaration parses and validates the command line, prints the help, and writes the
+/// shell completion, so commands read `arguments.json`, never an option by its name.
+
+/// A type an option or a positional argument takes, parsed from one word.
+protocol ArgumentValue: Sendable {
+  /// The value `word` spells; throws what was expected instead.
+  static func parse(_ word: String) throws(InvalidValue) -> Self
+  /// The only values accepted, offered by completion and listed in help; empty for any.
+  static var choices: [String] { get }
+  /// How a value reads in help (`default: …`).
+  var helpText: String { get }
+}
+
+extension ArgumentValue {
+  static var choices: [String] { [] }
+  var helpText: String { "\(self)" }
+}
+
+/// Why a word is not a value of an option's type.
+struct InvalidValue: Error {
+  /// What a valid value looks like: `The value 'x' is invalid for '--n <n>'; expected …`.
+  var expected: String?
+  /// For values with a grammar: `The expression for '--where <expr>' is malformed: …`.
+  var malformed: (what: String, detail: String)?
+
+  init(expected: String? = nil) { self.expected = expected }
+
+  init(malformed what: String, _ detail: String) { malformed = (what, detail) }
+
+  /// The usage error's message for `word` given to the option or argument `label`.
+  func message(_ word: String, _ label: String) -> String {
+    if let malformed {
+      return "The \(malformed.what) for '\(label)' is malformed: \(malformed.detail)"
+    }
+    var message = "The value '\(word)' is invalid for '\(label)'"
+    if let expected { message += "; expected \(expected)" }
+    return message
+  }
+}
+
+/// A closed set of words, such as `--color always|never|auto`.
+protocol ChoiceValue: ArgumentValue, CaseIterable, RawRepresentable<String> {}
+
+extension ChoiceValue {
+  static func parse(_ word: String) throws(InvalidValue) -> Self {
+    guard let value = Self(rawValue: word) else {
+      throw InvalidValue(expected: "one of: " + choices.joined(separator: ", "))
+    }
+    return value
+  }
+
+  static var choices: [String] { allCases.map(\.rawValue) }
+  var helpText: String { rawValue }
+}
+
+extension String: ArgumentValue {
+  static func parse(_ word: String) throws(InvalidValue) -> String { word }
+  var helpText: String { self }
+}
+
+extension Int: ArgumentValue {
+  static func parse(_ word: String) throws(InvalidValue) -> Int {
+    guard let n = Int(word) else { throw InvalidValue(expected: "an integer") }
+    return n
+  }
+}
+
+extension UInt64: ArgumentValue {
+  static func parse(_ word: String) throws(InvalidValue) -> UInt64 {
+    guard let n = UInt64(word) else { throw InvalidValue(expected: "an unsigned integer") }
+    return n
+  }
+}
+
+// MARK: - Declarations
+
+/// The part of an option that help and completion read, whatever the command.
+struct OptionInfo {
   var name: String
   var short: Character? = nil
   /// The value's placeholder in help text (`point` shows as `<point>`); nil for a flag.
@@ -11,6 +90,8 @@ struct OptionSpec {
   /// Whether the value names a file (for completion).
   var isFile = false
   var hidden = false
+  /// Whether the option may be given more than once (each value is kept).
+  var repeats = false
 
   /// `--at <point>` or `--json`.
   var synopsis: String {
@@ -25,102 +106,248 @@ struct OptionSpec {
   }
 }
 
-/// One positional argument.
-struct ArgumentSpec {
+/// The part of a positional argument that help and completion read.
+struct ArgumentInfo {
   var name: String
   var help: String
   var optional = false
+  /// Whether it takes every remaining word (`<log> ...`).
+  var variadic = false
   var choices: [String] = []
   var isFile = true
-  /// Whether more values may follow (only the last argument): `<log> ...`.
-  var repeats = false
 
-  var synopsis: String { (optional ? "[<\(name)>]" : "<\(name)>") + (repeats ? " ..." : "") }
+  var synopsis: String {
+    let word = "<\(name)>" + (variadic ? " ..." : "")
+    return optional ? "[\(word)]" : word
+  }
 }
 
-/// What a command declares about itself: enough to parse its arguments and print its help.
-struct CommandSpec {
+/// One option of a command and the property of `Arguments` it sets.
+struct OptionSpec<Arguments> {
+  var info: OptionInfo
+  /// The property it sets (each is set by one option or argument).
+  let property: AnyKeyPath & Sendable
+  /// Stores one occurrence's value (`nil` for a flag) into the arguments.
+  let store: @Sendable (inout Arguments, String?) throws(InvalidValue) -> Void
+
+  /// `--name`: sets a `Bool` property.
+  static func flag(
+    _ property: WritableKeyPath<Arguments, Bool> & Sendable, _ name: String,
+    short: Character? = nil,
+    help: String, hidden: Bool = false
+  ) -> Self {
+    Self(
+      info: OptionInfo(name: name, short: short, help: help, hidden: hidden), property: property
+    ) { a, _ in
+      a[keyPath: property] = true
+    }
+  }
+
+  /// `--name <value>` for an optional property, nil when the option is absent.
+  static func option<Value: ArgumentValue>(
+    _ property: WritableKeyPath<Arguments, Value?> & Sendable, _ name: String,
+    short: Character? = nil,
+    value: String, help: String, defaultText: String? = nil, isFile: Bool = false,
+    hidden: Bool = false
+  ) -> Self {
+    let info = OptionInfo(
+      name: name, short: short, value: value, help: help, defaultText: defaultText,
+      choices: Value.choices, isFile: isFile, hidden: hidden)
+    return Self(info: info, property: property) { a, word throws(InvalidValue) in
+      a[keyPath: property] = try Value.parse(word ?? "")
+    }
+  }
+
+  /// `--name <n>` for an optional integer, accepting only values in `valid`.
+  static func option(
+    _ property: WritableKeyPath<Arguments, Int?> & Sendable, _ name: String, value: String,
+    help: String, defaultText: String? = nil, hidden: Bool = false, valid: ClosedRange<Int>
+  ) -> Self {
+    let info = OptionInfo(
+      name: name, value: value, help: help, defaultText: defaultText, hidden: hidden)
+    return Self(info: info, property: property) { a, word throws(InvalidValue) in
+      a[keyPath: property] = try Self.parse(word ?? "", in: valid)
+    }
+  }
+
+  /// `--name <value>` for a property with a default, which help shows unless
+  /// `defaultText` says it in words.
+  static func option<Value: ArgumentValue>(
+    _ property: WritableKeyPath<Arguments, Value> & Sendable, _ name: String,
+    short: Character? = nil,
+    value: String, help: String, defaultText: String? = nil, isFile: Bool = false,
+    hidden: Bool = false
+  ) -> Self where Arguments: ParsableArguments {
+    let initial = Arguments()[keyPath: property].helpText
+    let info = OptionInfo(
+      name: name, short: short, value: value, help: help, defaultText: defaultText ?? initial,
+      choices: Value.choices, isFile: isFile, hidden: hidden)
+    return Self(info: info, property: property) { a, word throws(InvalidValue) in
+      a[keyPath: property] = try Value.parse(word ?? "")
+    }
+  }
+
+  /// `--name <n>` for an integer with a default, accepting only values in `valid`.
+  static func option(
+    _ property: WritableKeyPath<Arguments, Int> & Sendable, _ name: String, value: String,
+    help: String, defaultText: String? = nil, hidden: Bool = false, valid: ClosedRange<Int>
+  ) -> Self where Arguments: ParsableArguments {
+    let initial = Arguments()[keyPath: property].helpText
+    let info = OptionInfo(
+      name: name, value: value, help: help, defaultText: defaultText ?? initial, hidden: hidden)
+    return Self(info: info, property: property) { a, word throws(InvalidValue) in
+      a[keyPath: property] = try Self.parse(word ?? "", in: valid)
+    }
+  }
+
+  /// `--name <value>`, given any number of times: every value, in order.
+  static func repeating<Value: ArgumentValue>(
+    _ property: WritableKeyPath<Arguments, [Value]> & Sendable, _ name: String,
+    short: Character? = nil,
+    value: String, help: String, isFile: Bool = false
+  ) -> Self {
+    let info = OptionInfo(
+      name: name, short: short, value: value, help: help, choices: Value.choices,
+      isFile: isFile, repeats: true)
+    return Self(info: info, property: property) { a, word throws(InvalidValue) in
+      a[keyPath: property].append(try Value.parse(word ?? ""))
+    }
+  }
+
+  private static func parse(_ word: String, in valid: ClosedRange<Int>) throws(InvalidValue)
+    -> Int
+  {
+    guard let n = Int(word), valid.contains(n) else {
+      if valid.upperBound == Int.max {
+        throw InvalidValue(expected: "an integer ≥ \(valid.lowerBound)")
+      }
+      throw InvalidValue(expected: "an integer in \(valid.lowerBound)...\(valid.upperBound)")
+    }
+    return n
+  }
+}
+
+/// One positional argument and the property it sets.
+struct ArgumentSpec<Arguments> {
+  var info: ArgumentInfo
+  /// The property it sets.
+  let property: AnyKeyPath & Sendable
+  let store: @Sendable (inout Arguments, [String]) throws(InvalidValue) -> Void
+
+  /// A required argument.
+  static func required<Value: ArgumentValue>(
+    _ property: WritableKeyPath<Arguments, Value> & Sendable, _ name: String, help: String,
+    isFile: Bool = true
+  ) -> Self {
+    let info = ArgumentInfo(name: name, help: help, choices: Value.choices, isFile: isFile)
+    return Self(info: info, property: property) { a, words throws(InvalidValue) in
+      a[keyPath: property] = try Value.parse(words.first ?? "")
+    }
+  }
+
+  /// An argument that may be left out.
+  static func optional<Value: ArgumentValue>(
+    _ property: WritableKeyPath<Arguments, Value?> & Sendable, _ name: String, help: String,
+    isFile: Bool = true
+  ) -> Self {
+    let info = ArgumentInfo(
+      name: name, help: help, optional: true, choices: Value.choices, isFile: isFile)
+    return Self(info: info, property: property) { a, words throws(InvalidValue) in
+      a[keyPath: property] = try words.first.map { w throws(InvalidValue) in try Value.parse(w) }
+    }
+  }
+
+  /// The last argument, taking one or more words.
+  static func variadic<Value: ArgumentValue>(
+    _ property: WritableKeyPath<Arguments, [Value]> & Sendable, _ name: String, help: String,
+    isFile: Bool = true
+  ) -> Self {
+    let info = ArgumentInfo(
+      name: name, help: help, variadic: true, choices: Value.choices, isFile: isFile)
+    return Self(info: info, property: property) { a, words throws(InvalidValue) in
+      a[keyPath: property] = try words.map { w throws(InvalidValue) in try Value.parse(w) }
+    }
+  }
+}
+
+/// A command's arguments with their defaults, before the command line fills them in.
+protocol ParsableArguments: Sendable {
+  init()
+}
+
+/// What help, completion and usage errors read of a command, whatever its arguments.
+struct CommandInfo {
   var name: String
   var abstract: String
   var discussion: String = ""
-  var arguments: [ArgumentSpec] = []
-  var options: [OptionSpec] = []
+  var arguments: [ArgumentInfo] = []
+  var options: [OptionInfo] = []
   var hidden = false
 
   /// The command's own options followed by the ones every command takes.
-  var allOptions: [OptionSpec] { options + CommandSpec.standardOptions }
+  var allOptions: [OptionInfo] { options + CommandInfo.standardOptions }
 
-  static let colorOption = OptionSpec(
+  static let colorOption = OptionInfo(
     name: "color", value: "when", help: "When to colour the output.", defaultText: "auto",
-    choices: ColorChoice.allCases.map(\.rawValue))
-  static let helpOption = OptionSpec(name: "help", short: "h", help: "Show help information.")
+    choices: ColorChoice.choices)
+  static let helpOption = OptionInfo(name: "help", short: "h", help: "Show help information.")
   static let standardOptions = [colorOption, helpOption]
 
   /// `listtape show <log> [--at <point>] [--json] [--all]`.
   var usage: String {
     var parts = ["listtape", name]
     parts += arguments.map(\.synopsis)
-    for o in options where !o.hidden { parts.append("[\(o.synopsis)]") }
+    for o in options where !o.hidden {
+      parts.append(o.repeats ? "[\(o.synopsis) ...]" : "[\(o.synopsis)]")
+    }
     return parts.joined(separator: " ")
   }
 }
 
-/// A command of the tool: its declaration and what it does.
-protocol Command: Sendable {
-  static var spec: CommandSpec { get }
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32
-}
+/// A command's whole declaration: its help text, arguments and options.
+struct CommandSpec<Arguments: ParsableArguments> {
+  var name: String
+  var abstract: String
+  var discussion: String = ""
+  var arguments: [ArgumentSpec<Arguments>] = []
+  var options: [OptionSpec<Arguments>] = []
+  var hidden = false
 
-/// Everything that ends a run early, with the exit code the protocol gives it.
-enum CLIError: Error, Equatable {
-  /// Printed as `Error: …`, the command's usage and a hint; exit 64.
-  case usage(String, command: String?)
-  /// Printed as `listtape: error: …`.
-  case failure(String, code: Int32)
-
-  static func missingFile(_ path: String, _ reason: String) -> CLIError {
-    .failure("cannot open \(path): \(reason)", code: ExitCode.cannotOpen)
+  var info: CommandInfo {
+    CommandInfo(
+      name: name, abstract: abstract, discussion: discussion, arguments: arguments.map(\.info),
+      options: options.map(\.info), hidden: hidden)
   }
 }
 
-/// The protocol's exit codes.
-enum ExitCode {
-  static let success: Int32 = 0
-  static let notFound: Int32 = 1
-  static let damaged: Int32 = 2
-  static let faults: Int32 = 3
-  static let usage: Int32 = 64
-  static let malformed: Int32 = 65
-  static let cannotOpen: Int32 = 66
-  static let io: Int32 = 74
-}
+// MARK: - Parsing
 
-/// A command line split by a command's spec.
-struct ParsedArguments: Equatable {
-  var positionals: [String] = []
-  var values: [String: String] = [:]
-  /// Every value of an option given more than once, in order (`values` keeps the last).
-  var repeated: [String: [String]] = [:]
-  var flags: Set<String> = []
+/// A command line split by a command's declaration.
+struct ParsedCommandLine<Arguments: ParsableArguments> {
+  var arguments = Arguments()
+  var color: ColorChoice?
   var wantsHelp = false
 
-  /// Splits `args` (the words after the command name) by `spec`.
+  /// Splits `words` (the words after the command name) by `spec` and fills in the
+  /// arguments.
   ///
   /// Accepts `--name value`, `--name=value`, `-h`, and `--` to end options; the last of a
-  /// repeated option wins. Help wins over every other problem.
-  init(_ args: [String], spec: CommandSpec) throws(CLIError) {
-    let options = spec.allOptions
+  /// repeated option wins unless it is declared to repeat. Help wins over every other
+  /// problem.
+  init(_ words: [String], spec: CommandSpec<Arguments>) throws(CLIError) {
+    let info = spec.info
     func usage(_ message: String) -> CLIError { .usage(message, command: spec.name) }
-    if let end = args.firstIndex(of: "--") {
-      wantsHelp = args[..<end].contains { $0 == "--help" || $0 == "-h" }
-    } else {
-      wantsHelp = args.contains { $0 == "--help" || $0 == "-h" }
+    func invalid(_ error: InvalidValue, _ word: String, _ label: String) -> CLIError {
+      usage(error.message(word, label))
     }
+    let helpWords = words.prefix { $0 != "--" }
+    wantsHelp = helpWords.contains { $0 == "--help" || $0 == "-h" }
     if wantsHelp { return }
+    var positionals: [String] = []
     var i = 0
     var onlyPositionals = false
-    while i < args.count {
-      let word = args[i]
+    while i < words.count {
+      let word = words[i]
       i += 1
       if onlyPositionals || word == "-" || !word.hasPrefix("-") {
         positionals.append(word)
@@ -132,104 +359,68 @@ struct ParsedArguments: Equatable {
       }
       var name: Substring
       var inline: String? = nil
-      let option: OptionSpec?
+      let index: Int?
       if word.hasPrefix("--") {
         name = word.dropFirst(2)
         if let eq = name.firstIndex(of: "=") {
           inline = String(name[name.index(after: eq)...])
           name = name[..<eq]
         }
-        option = options.first { $0.name == name }
+        index = info.allOptions.firstIndex { $0.name == name }
       } else {
         name = word.dropFirst()
-        option = name.count == 1 ? options.first { $0.short == name.first } : nil
+        index = name.count == 1 ? info.allOptions.firstIndex { $0.short == name.first } : nil
       }
-      guard let option else {
+      guard let index else {
         if word.first == "-", word.dropFirst().allSatisfy(\.isNumber), !word.dropFirst().isEmpty {
           throw usage("Unexpected argument '\(word)'")
         }
         throw usage("Unknown option '\(word)'")
       }
-      guard option.value != nil else {
+      let option = info.allOptions[index]
+      var value: String?
+      if option.value == nil {
         if inline != nil { throw usage("The flag '--\(option.name)' does not take a value") }
-        flags.insert(option.name)
-        continue
-      }
-      let value: String
-      if let inline {
+      } else if let inline {
         value = inline
-      } else if i < args.count {
-        value = args[i]
+      } else if i < words.count {
+        value = words[i]
         i += 1
       } else {
         throw usage("Missing value for '\(option.synopsis)'")
       }
-      if !option.choices.isEmpty && !option.choices.contains(value) {
-        throw usage(
-          "The value '\(value)' is invalid for '\(option.synopsis)'; expected one of: "
-            + option.choices.joined(separator: ", "))
+      if index >= spec.options.count {
+        // --color; --help was handled above.
+        do throws(InvalidValue) {
+          color = try ColorChoice.parse(value ?? "")
+        } catch {
+          throw invalid(error, value ?? "", option.synopsis)
+        }
+        continue
       }
-      values[option.name] = value
-      repeated[option.name, default: []].append(value)
+      do throws(InvalidValue) {
+        try spec.options[index].store(&arguments, value)
+      } catch {
+        throw invalid(error, value ?? "", option.synopsis)
+      }
     }
-    let required = spec.arguments.filter { !$0.optional }.count
-    if positionals.count > spec.arguments.count && spec.arguments.last?.repeats != true {
-      throw usage("Unexpected argument '\(positionals[spec.arguments.count])'")
+    let declared = spec.arguments
+    let required = declared.filter { !$0.info.optional }.count
+    let takesRest = declared.last?.info.variadic == true
+    if positionals.count > declared.count && !takesRest {
+      throw usage("Unexpected argument '\(positionals[declared.count])'")
     }
     if positionals.count < required {
-      throw usage("Missing expected argument '<\(spec.arguments[positionals.count].name)>'")
+      throw usage("Missing expected argument '<\(declared[positionals.count].info.name)>'")
     }
-    for (arg, value) in zip(spec.arguments, positionals)
-    where !arg.choices.isEmpty && !arg.choices.contains(value) {
-      throw usage(
-        "The value '\(value)' is invalid for '<\(arg.name)>'; expected one of: "
-          + arg.choices.joined(separator: ", "))
-    }
-  }
-}
-
-/// A parsed command line with what a command needs to run: its values and the output.
-struct Invocation {
-  let spec: CommandSpec
-  let arguments: ParsedArguments
-  let out: Output
-  let style: Style
-  let environment: [String: String]
-
-  /// The positional argument declared as `name`, when given.
-  func argument(_ name: String) -> String? {
-    guard let i = spec.arguments.firstIndex(where: { $0.name == name }),
-      i < arguments.positionals.count
-    else { return nil }
-    return arguments.positionals[i]
-  }
-
-  /// A required positional argument (the parser has already checked it is there).
-  func required(_ name: String) -> String { argument(name) ?? "" }
-
-  func value(_ name: String) -> String? { arguments.values[name] }
-
-  /// Every value given for an option that may repeat, in order.
-  func values(_ name: String) -> [String] { arguments.repeated[name] ?? [] }
-
-  func flag(_ name: String) -> Bool { arguments.flags.contains(name) }
-
-  /// The option's value as an integer in `range`, or nil when the option is absent.
-  func int(_ name: String, in range: ClosedRange<Int> = 0...Int.max) throws(CLIError) -> Int? {
-    guard let text = value(name) else { return nil }
-    guard let n = Int(text), range.contains(n) else {
-      let option = spec.allOptions.first { $0.name == name }
-      let label = option?.synopsis ?? "--\(name)"
-      var message = "The value '\(text)' is invalid for '\(label)'"
-      if range.upperBound == Int.max {
-        message += "; expected an integer ≥ \(range.lowerBound)"
-      } else {
-        message += "; expected an integer in \(range.lowerBound)...\(range.upperBound)"
+    for (k, argument) in declared.enumerated() where k < positionals.count {
+      let words =
+        argument.info.variadic ? Array(positionals[k...]) : [positionals[k]]
+      do throws(InvalidValue) {
+        try argument.store(&arguments, words)
+      } catch {
+        throw invalid(error, words.first ?? "", "<\(argument.info.name)>")
       }
-      throw usageError(message)
     }
-    return n
   }
-
-  func usageError(_ message: String) -> CLIError { .usage(message, command: spec.name) }
 }

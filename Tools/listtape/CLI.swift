@@ -21,7 +21,7 @@ enum CLI {
   ]
 
   static func command(named name: String) -> (any Command.Type)? {
-    commands.first { $0.spec.name == name }
+    commands.first { $0.info.name == name }
   }
 
   /// Runs a command line (without the program name) and returns the exit code.
@@ -48,19 +48,7 @@ enum CLI {
     }
     let out = Output()
     do {
-      let parsed = try ParsedArguments(Array(args.dropFirst()), spec: command.spec)
-      if parsed.wantsHelp {
-        out.write(Help.text(for: command.spec))
-        out.flush()
-        return ExitCode.success
-      }
-      let choice = parsed.values["color"].flatMap(ColorChoice.init(rawValue:))
-      let color = ColorChoice.resolve(
-        flag: choice, environment: environment, stdoutIsTTY: Terminal.isTTY(1))
-      let invocation = Invocation(
-        spec: command.spec, arguments: parsed, out: out, style: Style(enabled: color),
-        environment: environment)
-      let code = try command.run(invocation)
+      let code = try command.main(Array(args.dropFirst()), environment: environment, out: out)
       out.flush()
       return code
     } catch {
@@ -77,13 +65,6 @@ enum CLI {
   }
 }
 
-extension CLIError {
-  /// A library error, printed with its own context (path, byte offset, event number).
-  init(_ error: ReplayError) {
-    self = .failure(error.description, code: error.exitCode)
-  }
-}
-
 /// Opens a log for reading, turning the library's error into the CLI's.
 func openTimeline(_ path: String) throws(CLIError) -> Timeline {
   do {
@@ -94,7 +75,7 @@ func openTimeline(_ path: String) throws(CLIError) -> Timeline {
 }
 
 /// Runs `body`, turning a library error into the CLI's.
-func replaying<T>(_ body: () throws(ReplayError) -> T) throws(CLIError) -> T {
+func replaying<T>(_ body: () throws(StoreError) -> T) throws(CLIError) -> T {
   do {
     return try body()
   } catch {

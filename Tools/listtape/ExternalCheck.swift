@@ -6,17 +6,19 @@ import ListTapeStore
 
 /// A bisect check run by another program, with git bisect's exit codes: the state JSON on
 /// its standard input, 0 good, 125 skip, other 1...127 bad, anything else aborts.
-public struct ExternalCheck: Sendable {
-  public let command: String
-  public let logPath: String
+struct ExternalCheck: Sendable {
+  let command: String
+  let logPath: String
+  /// The command it judges for, as its abort messages name it.
+  var purpose = "bisect"
 
-  public init(command: String, logPath: String) {
-    self.command = command
-    self.logPath = logPath
+  /// Why the check could not judge a state: it did not start, or it aborted the search.
+  struct Aborted: Error {
+    var message: String
   }
 
   /// Runs the command on the state after `event` and interprets its exit status.
-  public func verdict(event: Int, state: ListState) throws(ReplayError) -> Verdict {
+  func verdict(event: Int, state: ListState) throws(Aborted) -> Verdict {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = ["-c", command]
@@ -32,7 +34,7 @@ public struct ExternalCheck: Sendable {
     do {
       try process.run()
     } catch {
-      throw ReplayError(.io, "cannot run \(command): \(error.localizedDescription)")
+      throw Aborted(message: "cannot run \(command): \(error.localizedDescription)")
     }
     var w = JSONWriter()
     state.writeJSON(event: event, to: &w)
@@ -44,17 +46,19 @@ public struct ExternalCheck: Sendable {
     process.waitUntilExit()
     let status = process.terminationStatus
     if process.terminationReason == .uncaughtSignal {
-      throw ReplayError(
-        .usage, "bisect aborted: '\(command)' was killed by signal \(status) at event \(event)")
+      throw Aborted(
+        message: "\(purpose) aborted: '\(command)' was killed by signal \(status) at event \(event)"
+      )
     }
     switch status {
     case 0: return .good
     case 125: return .skip
     case 1...127: return .bad
     default:
-      throw ReplayError(
-        .usage,
-        "bisect aborted: '\(command)' exited with \(status) at event \(event) (128 or more aborts)")
+      throw Aborted(
+        message:
+          "\(purpose) aborted: '\(command)' exited with \(status) at event \(event) (128 or more aborts)"
+      )
     }
   }
 }

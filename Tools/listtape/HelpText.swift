@@ -4,7 +4,7 @@ enum Help {
   static let width = 80
   static let gutter = 26
 
-  static func text(for spec: CommandSpec) -> String {
+  static func text(for spec: CommandInfo) -> String {
     var out = "OVERVIEW: \(spec.abstract)\n"
     if !spec.discussion.isEmpty {
       out += "\n" + paragraphs(spec.discussion) + "\n"
@@ -37,8 +37,8 @@ enum Help {
     out += entry("--version", "Show the version.")
     out += entry("-h, --help", "Show help information.")
     out += "\nSUBCOMMANDS:\n"
-    for c in CLI.commands where !c.spec.hidden {
-      out += entry(c.spec.name, c.spec.abstract)
+    for c in CLI.commands where !c.info.hidden {
+      out += entry(c.info.name, c.info.abstract)
     }
     out += "\n  See 'listtape help <subcommand>' for detailed help.\n"
     return out
@@ -46,7 +46,7 @@ enum Help {
 
   /// The three lines of a usage error: what is wrong, the usage, where to read more.
   static func usageError(_ message: String, command: String?) -> String {
-    let spec = command.flatMap(CLI.command(named:))?.spec
+    let spec = command.flatMap(CLI.command(named:))?.info
     let usage = spec?.usage ?? "listtape <subcommand>"
     let hint = spec.map { "listtape \($0.name) --help" } ?? "listtape --help"
     return "Error: \(message)\nUsage: \(usage)\n  See '\(hint)' for more information.\n"

@@ -75,7 +75,7 @@ enum Diagnostics {
 }
 
 /// Whether to colour output, decided once per run.
-enum ColorChoice: String, CaseIterable {
+enum ColorChoice: String, ChoiceValue {
   case always, never, auto
 
   /// `--color` first, then `NO_COLOR` (any non-empty value), then `TERM=dumb`, then isatty.
@@ -125,6 +125,11 @@ final class Progress {
   init(_ label: String, enabled: Bool = Terminal.isTTY(2)) {
     self.label = label
     self.enabled = enabled
+  }
+
+  /// A progress line for a scan of `events` events: only long scans draw one.
+  convenience init(_ label: String, events: Int) {
+    self.init(label, enabled: Terminal.isTTY(2) && events >= 100_000)
   }
 
   func update(_ done: Int, _ total: Int) {

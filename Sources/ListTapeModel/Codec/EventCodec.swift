@@ -1,17 +1,17 @@
 /// The codec's shared rules: records restart from a clean state every `resetInterval`
 /// events, so decoding can begin at any reset point, and a gap (a salvaged log) can never
 /// make later records decode to different events.
-public enum EventCodecLayout {
+package enum EventCodecLayout {
   /// Events between reset points: event numbers 1, 1 + k, 1 + 2k, … start clean.
-  public static let resetInterval = 256
+  package static let resetInterval = 256
   /// Identifiers remembered for back-references.
   static let ringSize = 64
 
   /// Whether event `seq` starts from a clean codec state.
-  public static func isResetPoint(_ seq: Int) -> Bool { (seq - 1) % resetInterval == 0 }
+  package static func isResetPoint(_ seq: Int) -> Bool { (seq - 1) % resetInterval == 0 }
 
   /// The reset point at or before event `seq` (seq ≥ 1).
-  public static func resetPoint(atOrBefore seq: Int) -> Int {
+  package static func resetPoint(atOrBefore seq: Int) -> Int {
     ((seq - 1) / resetInterval) * resetInterval + 1
   }
 }
@@ -24,20 +24,20 @@ public enum EventCodecLayout {
 /// sessions keep touching the same rows) or length-prefixed UTF-8; other strings are always
 /// length-prefixed. The running time and the identifier ring are the codec's state, reset
 /// at every reset point (`EventCodecLayout`).
-public struct EventEncoder: Sendable {
+package struct EventEncoder: Sendable {
   /// Time of the last timed event encoded (0 after a reset).
-  public var lastTime: Int64 = 0
+  package var lastTime: Int64 = 0
   var ring: [String] = []
   var ringNext = 0
   var slots: [IdentifierKey: Int] = [:]
   /// The event number the next record gets.
-  public private(set) var nextSeq = 1
+  package private(set) var nextSeq = 1
 
   /// An encoder for a log's first event.
-  public init() {}
+  package init() {}
 
   /// An encoder continuing where `decoder` stopped (appending to an existing log).
-  public init(continuing decoder: EventDecoder) {
+  package init(continuing decoder: EventDecoder) {
     lastTime = decoder.lastTime
     ring = decoder.ring
     ringNext = decoder.ringNext
@@ -46,7 +46,7 @@ public struct EventEncoder: Sendable {
   }
 
   /// Encodes the next event (number `nextSeq`), appending to `bytes`.
-  public mutating func encode(_ event: Event, into bytes: inout [UInt8]) {
+  package mutating func encode(_ event: Event, into bytes: inout [UInt8]) {
     var sink = ByteSink()
     swap(&sink.bytes, &bytes)
     if EventCodecLayout.isResetPoint(nextSeq) { reset() }
@@ -56,7 +56,7 @@ public struct EventEncoder: Sendable {
   }
 
   /// Encodes the next event as a new record.
-  public mutating func encode(_ event: Event) -> [UInt8] {
+  package mutating func encode(_ event: Event) -> [UInt8] {
     var bytes: [UInt8] = []
     encode(event, into: &bytes)
     return bytes
@@ -186,22 +186,22 @@ public struct EventEncoder: Sendable {
 }
 
 /// Decodes records written by `EventEncoder`, validating every byte.
-public struct EventDecoder: Sendable {
+package struct EventDecoder: Sendable {
   /// Time of the last timed event decoded (0 after a reset).
-  public private(set) var lastTime: Int64 = 0
+  package private(set) var lastTime: Int64 = 0
   var ring: [String] = []
   var ringNext = 0
   /// The event number the next record must have (unless it is a reset point).
-  public private(set) var expected = 1
+  package private(set) var expected = 1
   /// Cap on nested batches and node subtrees, so hostile records cannot exhaust the stack.
   static let maxDepth = 256
 
   /// A decoder for a log's first event.
-  public init() {}
+  package init() {}
 
   /// Decodes record number `seq`. Records must come in order; after a gap only a reset
   /// point can be decoded (anything else throws rather than guess at references).
-  public mutating func decode(_ record: UnsafeRawBufferPointer, seq: Int) throws(CodecError)
+  package mutating func decode(_ record: UnsafeRawBufferPointer, seq: Int) throws(CodecError)
     -> Event
   {
     if EventCodecLayout.isResetPoint(seq) {
@@ -222,7 +222,7 @@ public struct EventDecoder: Sendable {
   }
 
   /// Decodes record number `seq`.
-  public mutating func decode(_ record: [UInt8], seq: Int) throws(CodecError) -> Event {
+  package mutating func decode(_ record: [UInt8], seq: Int) throws(CodecError) -> Event {
     let result: Result<Event, CodecError> = record.withUnsafeBytes { raw in
       Result { () throws(CodecError) in try self.decode(raw, seq: seq) }
     }

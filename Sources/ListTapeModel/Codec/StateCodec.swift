@@ -6,8 +6,17 @@
 extension ListState {
   static let codecVersion: UInt8 = 1
 
+  /// The bits of an item's flags byte.
+  enum ItemFlag {
+    static let expanded: UInt8 = 1
+    static let selected: UInt8 = 2
+    static let title: UInt8 = 4
+    static let fields: UInt8 = 8
+    static let all: UInt8 = 15
+  }
+
   /// The canonical encoding of the state.
-  public func encoded() -> [UInt8] {
+  package func encoded() -> [UInt8] {
     var s = ByteSink()
     s.bytes.reserveCapacity(16 + forest.itemIndex.count * 12)
     s.byte(Self.codecVersion)
@@ -21,8 +30,8 @@ extension ListState {
         let c = forest.content[Int(x)]
         s.count(level)
         let flags: UInt8 =
-          (n.expanded ? 1 : 0) | (n.selected ? 2 : 0) | (c.title == nil ? 0 : 4)
-          | (c.fields == nil ? 0 : 8)
+          (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
+          | (c.title == nil ? 0 : ItemFlag.title) | (c.fields == nil ? 0 : ItemFlag.fields)
         s.byte(flags)
         s.string(c.id)
         if let title = c.title { s.string(title) }
@@ -33,7 +42,7 @@ extension ListState {
   }
 
   /// A 64-bit FNV-1a fingerprint of the canonical encoding: equal states, equal hashes.
-  public var stateHash: UInt64 {
+  package var stateHash: UInt64 {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     for b in encoded() {
       h ^= UInt64(b)
@@ -43,7 +52,7 @@ extension ListState {
   }
 
   /// Rebuilds a state from its canonical encoding, validating structure and identities.
-  public init(encoded bytes: UnsafeRawBufferPointer) throws(CodecError) {
+  package init(encoded bytes: UnsafeRawBufferPointer) throws(CodecError) {
     var s = ByteSource(bytes)
     self.init()
     let version = try s.byte()
@@ -60,8 +69,9 @@ extension ListState {
       let sec = forest.allocateSection(id)
       forest.sectionOrder.append(sec)
       let itemCount = try s.count(minBytes: 3)
-      // Grow the tables once, not by doubling while 100k items arrive.
-      let needed = forest.nodes.count + itemCount
+      // Grow the tables once, not by doubling while 100k items arrive; but a claimed count
+      // reserves no more than that, since its items may never come (hostile checkpoints).
+      let needed = forest.nodes.count + min(itemCount, 1 << 17)
       if forest.nodes.capacity < needed {
         forest.nodes.reserveCapacity(needed + needed / 2)
         forest.content.reserveCapacity(needed + needed / 2)
@@ -104,14 +114,16 @@ extension ListState {
       }
       let level = Int(rawLevel)
       let flags = try s.byte()
-      guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
+      guard flags <= ItemFlag.all else { throw s.fail("bad item flags \(flags)") }
       let id = try s.identifier()
       guard let x = forest.allocateFresh(id) else { throw s.fail("duplicate item \"\(id)\"") }
       close(to: level)
-      forest.nodes[Int(x)].expanded = flags & 1 != 0
-      if flags & 4 != 0 { forest.content[Int(x)].title = try s.string() }
-      if flags & 8 != 0 { forest.content[Int(x)].fields = try EventDecoder.fields(&s) }
-      if flags & 2 != 0 { selected.append(x) }
+      forest.nodes[Int(x)].expanded = flags & ItemFlag.expanded != 0
+      if flags & ItemFlag.title != 0 { forest.content[Int(x)].title = try s.string() }
+      if flags & ItemFlag.fields != 0 {
+        forest.content[Int(x)].fields = try EventDecoder.fields(&s)
+      }
+      if flags & ItemFlag.selected != 0 { selected.append(x) }
       pending.append(x)
       open.append((x, pending.count))
     }
@@ -126,7 +138,7 @@ extension ListState {
   }
 
   /// Rebuilds a state from its canonical encoding.
-  public init(encoded bytes: [UInt8]) throws(CodecError) {
+  package init(encoded bytes: [UInt8]) throws(CodecError) {
     let result: Result<ListState, CodecError> = bytes.withUnsafeBytes { raw in
       Result { () throws(CodecError) in try ListState(encoded: raw) }
     }

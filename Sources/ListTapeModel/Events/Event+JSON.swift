@@ -12,7 +12,7 @@ public struct MalformedEvent: Error, Equatable, Sendable, CustomStringConvertibl
 
 extension Event {
   /// Decodes one JSON Lines line; blank lines are the caller's business.
-  public init(jsonLine bytes: UnsafeRawBufferPointer) throws(MalformedEvent) {
+  package init(jsonLine bytes: UnsafeRawBufferPointer) throws(MalformedEvent) {
     let value: JSONValue
     do {
       value = try JSONParser.parse(bytes)
@@ -32,7 +32,7 @@ extension Event {
   }
 
   /// Decodes an event from a parsed JSON value.
-  public init(json: JSONValue) throws(MalformedEvent) {
+  package init(json: JSONValue) throws(MalformedEvent) {
     guard let object = json.objectValue else {
       throw MalformedEvent("expected a JSON object, found \(json.kindName)")
     }
@@ -253,7 +253,7 @@ extension Event {
   }
 
   /// Writes the event as a JSON object: `op` first, then its fields, then `t`.
-  public func encode(to w: inout JSONWriter) {
+  package func encode(to w: inout JSONWriter) {
     w.beginObject()
     w.key("op")
     w.string(op)

@@ -87,7 +87,7 @@ public enum ListOperation: Equatable, Hashable, Sendable {
   }
 
   /// Every op name, in the protocol's order.
-  public static let allNames = [
+  package static let allNames = [
     "appendSections", "insertSections", "deleteSections", "moveSection", "reloadSections",
     "appendItems", "insertItems", "deleteItems", "deleteAllItems", "moveItem", "replaceChildren",
     "applySectionSnapshot", "reloadItems", "reconfigureItems", "update", "expand", "collapse",
@@ -95,7 +95,7 @@ public enum ListOperation: Equatable, Hashable, Sendable {
   ]
 
   /// Labels of the marks this event sets (a batch's nested marks included), in order.
-  public var markLabels: [String] {
+  package var markLabels: [String] {
     switch self {
     case .mark(let label): return [label]
     case .batch(let events): return events.flatMap { $0.operation.markLabels }
@@ -105,7 +105,7 @@ public enum ListOperation: Equatable, Hashable, Sendable {
 
   /// Whether the event names item `id` (one of `itemIDs`), comparing identifiers exactly as
   /// the model does (by Unicode scalars), without collecting them.
-  public func names(item id: String) -> Bool {
+  package func names(item id: String) -> Bool {
     func any(_ nodes: [OutlineNode]) -> Bool {
       var found = false
       for n in nodes where !found { n.forEachID { if sameIdentifier($0, id) { found = true } } }
@@ -132,7 +132,7 @@ public enum ListOperation: Equatable, Hashable, Sendable {
 
   /// Every item identifier the event names (inserted, anchored, or targeted), for
   /// searching a log for the events that touch an item.
-  public var itemIDs: [String] {
+  package var itemIDs: [String] {
     func nodeIDs(_ nodes: [OutlineNode]) -> [String] {
       var out: [String] = []
       for n in nodes { n.forEachID { out.append($0) } }

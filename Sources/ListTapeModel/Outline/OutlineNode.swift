@@ -19,10 +19,10 @@ public struct OutlineNode: Equatable, Hashable, Sendable {
   }
 
   /// Whether the node is a bare identifier (encodes as a JSON string).
-  public var isBare: Bool { title == nil && fields == nil && !expanded && children.isEmpty }
+  package var isBare: Bool { title == nil && fields == nil && !expanded && children.isEmpty }
 
   /// Calls `body` on this node and every node below it, pre-order.
-  public func forEachID(_ body: (String) throws -> Void) rethrows {
+  package func forEachID(_ body: (String) throws -> Void) rethrows {
     var stack: [OutlineNode] = [self]
     while let n = stack.popLast() {
       try body(n.id)

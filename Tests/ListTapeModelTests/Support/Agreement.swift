@@ -26,16 +26,17 @@ func disagreements(_ m: ListState, _ r: Reference, event: Int = 0) -> [String] {
       sec.items.filter { $0.level == 0 }.map(\.id))
     let visibleRow = Dictionary(uniqueKeysWithValues: vis.enumerated().map { ($1, $0) })
     let offset = r.sections[..<s].indices.reduce(0) { $0 + r.visible($1).count }
+    let outline = m.sectionSnapshot(for: sec.id)
     for (i, item) in sec.items.enumerated() {
       let id = item.id
       let parent = r.parentIndex(s, i).map { sec.items[$0].id }
       check("contains(\(id))", m.contains(id), true)
       check("level(\(id))", m.level(of: id), item.level)
-      check("parent(\(id))", m.parent(of: id), .some(parent))
+      check("parent(\(id))", m.parent(of: id), parent)
       check("isExpanded(\(id))", m.isExpanded(id), item.expanded)
       check("isVisible(\(id))", m.isVisible(id), r.isVisible(s, i))
-      check("row(\(id))", m.row(of: id), visibleRow[id])
-      check("index(\(id))", m.index(of: id), i)
+      check("row(\(id))", m.indexPath(for: id)?.item, visibleRow[id])
+      check("index(\(id))", outline?.index(of: id), i)
       check("indexOfItem(\(id))", m.indexOfItem(id), visibleRow[id].map { $0 + offset })
       check("section(\(id))", m.sectionIdentifier(containingItem: id), sec.id)
       check("children(\(id))", m.children(of: id), r.children(s, i))

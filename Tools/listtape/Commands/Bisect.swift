@@ -6,7 +6,14 @@ import ListTapeStore
 
 /// `listtape bisect LOG --where EXPR | --run CMD`: the first event where the list went wrong.
 enum BisectCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var query: Query?
+    var command: String?
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "bisect",
     abstract: "Find the first event at which a predicate holds, by binary search.",
     discussion: """
@@ -24,86 +31,67 @@ enum BisectCommand: Command {
       Exit status: 0 found, 1 the predicate never holds, 64 a malformed expression (the \
       message names the column), 74 the check could not run or aborted, 2 damaged log.
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      whereOption,
-      OptionSpec(
-        name: "run", value: "cmd",
+      .where(\.query),
+      .option(
+        \.command, "run", value: "cmd",
         help: "A shell command that judges the state JSON on its standard input (exit 0 "
           + "good, 125 skip, 1...127 bad)."),
-      OptionSpec(name: "json", help: "Print every probe and the result as JSON Lines."),
+      .flag(\.json, "json", help: "Print every probe and the result as JSON Lines."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let whereText = invocation.value("where")
-    let command = invocation.value("run")
-    let query: Query?
-    switch (whereText, command) {
-    case (nil, nil): throw invocation.usageError("Give one of '--where <expr>' or '--run <cmd>'")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    switch (arguments.query, arguments.command) {
+    case (nil, nil): throw usageError("Give one of '--where <expr>' or '--run <cmd>'")
     case (.some, .some):
-      throw invocation.usageError("'--where <expr>' and '--run <cmd>' cannot be used together")
-    case (let text?, nil):
-      let parsed = try parseQuery(text, invocation: invocation)
-      guard parsed.isBoolean else {
-        throw invocation.usageError(
-          "The expression for '--where <expr>' is not a predicate: column 1: bisect needs "
-            + "true or false; compare the value with == != < <= > >=")
-      }
-      query = parsed
-    case (nil, _?): query = nil
+      throw usageError("'--where <expr>' and '--run <cmd>' cannot be used together")
+    case (let query?, nil) where !query.isBoolean:
+      throw usageError(
+        "The expression for '--where <expr>' is not a predicate: column 1: bisect needs "
+          + "true or false; compare the value with == != < <= > >=")
+    default: break
     }
-    let path = invocation.required("log")
-    let timeline = try openTimeline(path)
+    let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
-    let json = invocation.flag("json")
-    let out = invocation.out
-    let style = invocation.style
-    let external = command.map { ExternalCheck(command: $0, logPath: path) }
-
-    func check(_ n: Int, _ state: ListState) throws -> Verdict {
-      if let query { return query.holds(in: state) ? .bad : .good }
-      guard let external else { return .skip }
-      do {
-        return try external.verdict(event: n, state: state)
-      } catch {
-        throw CheckAborted(message: error.description)
-      }
-    }
-    func logProbe(_ p: BisectProbe) {
-      if json {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("probe")
-        w.int(p.event)
-        w.key("verdict")
-        w.string(p.verdict.rawValue)
-        w.key("purpose")
-        w.string(p.purpose)
-        w.endObject()
-        w.endLine()
-        out.bytes(w.bytes)
-      } else {
-        Diagnostics.line("probe \(p.event): \(p.verdict.rawValue) (\(p.purpose))")
-      }
-    }
-
+    let report = Report(arguments: arguments, timeline: timeline, io: io)
     let result: BisectResult
-    do {
-      result = try Bisect.run(
-        timeline, scanInterval: query != nil, check: check, onProbe: logProbe)
-    } catch let error as CheckAborted {
-      throw .failure(error.message, code: ExitCode.io)
-    } catch let error as ReplayError {
-      throw CLIError(error)
-    } catch {
-      throw .failure("\(error)", code: ExitCode.io)
+    if let query = arguments.query {
+      result = try replaying { () throws(StoreError) in
+        try Bisect.run(timeline, where: query, onProbe: report.probe)
+      }
+    } else {
+      let check = ExternalCheck(command: arguments.command ?? "", logPath: arguments.log)
+      do {
+        result = try Bisect.run(timeline, check: check.verdict, onProbe: report.probe)
+      } catch {
+        switch error {
+        case .timeline(let e): throw CLIError(e)
+        case .check(let e): throw .failure(e.message, code: ExitCode.io)
+        }
+      }
     }
+    report.warnIfNotMonotonic(result)
+    if arguments.json {
+      report.json(result)
+    } else {
+      report.text(result)
+    }
+    if timeline.readStoppedShort { return ExitCode.damaged }
+    return result.first == nil ? ExitCode.notFound : ExitCode.success
+  }
 
-    let subject = query.map { "\($0.description)" } ?? "the check"
-    let holds = query == nil ? "bad" : "true"
-    let fails = query == nil ? "good" : "false"
-    let verdicts = Dictionary(
-      result.probes.map { ($0.event, $0.verdict) }, uniquingKeysWith: { a, _ in a })
+  /// A bisect's probes, warnings and answer, for a person or as JSON Lines.
+  struct Report {
+    let arguments: Arguments
+    let timeline: Timeline
+    let io: IO
+
+    /// What the answer is about, and the words for its two verdicts.
+    var subject: String { arguments.query?.description ?? "the check" }
+    var holds: String { arguments.query == nil ? "bad" : "true" }
+    var fails: String { arguments.query == nil ? "good" : "false" }
+
     func word(_ v: Verdict?) -> String {
       switch v {
       case .bad?: return holds
@@ -113,22 +101,37 @@ enum BisectCommand: Command {
       }
     }
 
-    let event: Event? =
-      if let n = result.first, n > 0 {
-        try replaying { () throws(ReplayError) in try timeline.event(n) }
-      } else {
-        nil
+    /// Each probe as it is made: on standard error, or a JSON line on standard output.
+    func probe(_ p: BisectProbe) {
+      guard arguments.json else {
+        Diagnostics.line("probe \(p.event): \(p.verdict.rawValue) (\(Self.purpose(p.purpose)))")
+        return
       }
-    var state = result.stateAtFirst
-    if state == nil, let n = result.first {
-      state = try replaying { () throws(ReplayError) in try timeline.state(at: n) }
+      io.out.bytes(
+        JSONWriter.line { w in
+          w.field("probe", p.event)
+          w.field("verdict", p.verdict.rawValue)
+          w.field("purpose", Self.purpose(p.purpose))
+        })
     }
 
-    if !result.contradictions.isEmpty, let first = result.first {
+    /// How a probe's purpose reads in the probe log.
+    static func purpose(_ purpose: ProbePurpose) -> String {
+      switch purpose {
+      case .boundary: return "boundary"
+      case .search: return "search"
+      case .scan: return "scan"
+      case .monotonicCheck: return "monotonic check"
+      }
+    }
+
+    func warnIfNotMonotonic(_ result: BisectResult) {
+      guard !result.contradictions.isEmpty, let first = result.first else { return }
       let list = result.contradictions.prefix(5).map(String.init).joined(separator: ", ")
       let hint =
-        query.map { "listtape find \(shellQuoted(path)) --where \(shellQuoted($0.description))" }
-        ?? "listtape find"
+        arguments.query.map {
+          "listtape find \(shellQuoted(arguments.log)) --where \(shellQuoted($0.description))"
+        } ?? "listtape find"
       Diagnostics.line(
         "listtape: warning: \(subject) is not monotonic: \(fails) again at "
           + "\(result.contradictions.count == 1 ? "event" : "events") \(list) after \(holds) "
@@ -136,52 +139,63 @@ enum BisectCommand: Command {
       Diagnostics.line("  List every change with: \(hint)")
     }
 
-    if json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("first")
-      if let n = result.first { w.int(n) } else { w.null() }
-      w.key("candidates")
-      if let c = result.candidates {
-        w.beginArray()
-        w.int(c.lowerBound)
-        w.int(c.upperBound)
-        w.endArray()
-      } else {
-        w.null()
+    func json(_ result: BisectResult) {
+      io.out.bytes(
+        JSONWriter.line { w in
+          w.field("first", result.first)
+          w.key("candidates")
+          if let c = result.candidates {
+            w.beginArray()
+            w.int(c.lowerBound)
+            w.int(c.upperBound)
+            w.endArray()
+          } else {
+            w.null()
+          }
+          w.key("boundary")
+          if let n = result.first {
+            w.beginObject()
+            w.key("before")
+            if n > 0, let v = result.verdict(at: n - 1) { w.string(v.rawValue) } else { w.null() }
+            w.field("at", result.verdict(at: n)?.rawValue ?? Verdict.bad.rawValue)
+            w.endObject()
+          } else {
+            w.null()
+          }
+          w.field("monotonic", result.contradictions.isEmpty)
+          w.key("contradictions")
+          w.beginArray()
+          for n in result.contradictions { w.int(n) }
+          w.endArray()
+          w.field("probes", result.probes.count)
+          w.field("seeks", result.seeks)
+          w.field("folded", result.folded)
+          w.key("event")
+          if let event = result.eventAtFirst { event.encode(to: &w) } else { w.null() }
+          w.key("state")
+          if let state = result.stateAtFirst, let n = result.first {
+            state.writeJSON(event: n, to: &w)
+          } else {
+            w.null()
+          }
+        })
+    }
+
+    func text(_ result: BisectResult) {
+      let out = io.out
+      let style = io.style
+      guard let n = result.first, let state = result.stateAtFirst else {
+        if result.probes.allSatisfy({ $0.verdict == .skip }) {
+          out.line("every event probed was skipped: the check could not judge any state")
+        } else {
+          out.line(
+            arguments.query == nil
+              ? "no bad event: the check says good at the last event \(timeline.eventCount)"
+              : "\(subject) never holds: false at the last event \(timeline.eventCount)")
+        }
+        return
       }
-      w.key("boundary")
-      if let n = result.first {
-        w.beginObject()
-        w.key("before")
-        if n > 0, let v = verdicts[n - 1] { w.string(v.rawValue) } else { w.null() }
-        w.key("at")
-        w.string(verdicts[n]?.rawValue ?? Verdict.bad.rawValue)
-        w.endObject()
-      } else {
-        w.null()
-      }
-      w.key("monotonic")
-      w.bool(result.contradictions.isEmpty)
-      w.key("contradictions")
-      w.beginArray()
-      for n in result.contradictions { w.int(n) }
-      w.endArray()
-      w.key("probes")
-      w.int(result.probes.count)
-      w.key("seeks")
-      w.int(result.seeks)
-      w.key("folded")
-      w.int(result.folded)
-      w.key("event")
-      if let event { event.encode(to: &w) } else { w.null() }
-      w.key("state")
-      if let state, let n = result.first { state.writeJSON(event: n, to: &w) } else { w.null() }
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
-    } else if let n = result.first, let state {
-      let what = query == nil ? "first bad event" : "first event where \(subject) holds"
+      let what = arguments.query == nil ? "first bad event" : "first event where \(subject) holds"
       if let c = result.candidates {
         out.line(
           style.bold("\(what): one of \(c.lowerBound)...\(c.upperBound)")
@@ -192,46 +206,20 @@ enum BisectCommand: Command {
       if n == 0 {
         out.line("boundary: \(holds) at 0, the empty list")
       } else {
-        out.line("boundary: \(word(verdicts[n - 1])) at \(n - 1), \(word(verdicts[n])) at \(n)")
+        out.line(
+          "boundary: \(word(result.verdict(at: n - 1))) at \(n - 1), "
+            + "\(word(result.verdict(at: n))) at \(n)")
       }
       out.line(
         style.dim(
           "\(Render.plural(result.probes.count, "probe")), \(Render.plural(result.seeks, "seek")), "
             + "\(Render.plural(result.folded, "event")) folded"))
+      let event = result.eventAtFirst
       if let event { out.line(Render.event(event, number: n, style: style)) }
       out.line()
       out.line(Render.header(event: n, of: timeline.eventCount, event: event, style: style))
       Render.state(state, all: false, style: style, into: out)
-    } else if result.probes.allSatisfy({ $0.verdict == .skip }) {
-      out.line("every event probed was skipped: the check could not judge any state")
-    } else {
-      out.line(
-        query == nil
-          ? "no bad event: the check says good at the last event \(timeline.eventCount)"
-          : "\(subject) never holds: false at the last event \(timeline.eventCount)")
     }
-    if timeline.readStoppedShort { return ExitCode.damaged }
-    return result.first == nil ? ExitCode.notFound : ExitCode.success
-  }
-}
-
-/// An external check that aborted the bisect (exit ≥ 128, a signal, or could not run).
-private struct CheckAborted: Error {
-  var message: String
-}
-
-let whereOption = OptionSpec(
-  name: "where", value: "expr",
-  help: "A state expression such as 'visible(\"mic\") and count(selected) > 0' (see "
-    + "docs/investigate.md).")
-
-/// Parses `--where`'s expression before any log is read; a malformed one is a usage error
-/// that names the column.
-func parseQuery(_ text: String, invocation: Invocation) throws(CLIError) -> Query {
-  do {
-    return try Query(text)
-  } catch {
-    throw invocation.usageError("The expression for '--where <expr>' is malformed: \(error)")
   }
 }
 

@@ -4,7 +4,13 @@ import ListTapeStore
 
 /// `listtape cut LOG --to N -o OUT`: a new log holding events 1...N.
 enum CutCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var to: Point?
+    var output: String?
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "cut",
     abstract: "Write a new log holding the events up to a point.",
     discussion: """
@@ -14,32 +20,31 @@ enum CutCommand: Command {
 
       Exit status: 0 written, 73 the output already exists, 2 damaged log.
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      OptionSpec(
-        name: "to", value: "point",
+      .option(
+        \.to, "to", value: "point",
         help: "The last event to keep: N, mark:LABEL or time:ISO8601 (0 gives an empty log)."),
-      OptionSpec(
-        name: "output", short: "o", value: "out", help: "The new log to write.", isFile: true),
+      .output(\.output, value: "out", help: "The new log to write."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    guard let point = invocation.value("to") else {
-      throw invocation.usageError("Missing '--to <point>': the last event to keep")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    guard let point = arguments.to else {
+      throw usageError("Missing '--to <point>': the last event to keep")
     }
-    guard let output = invocation.value("output") else {
-      throw invocation.usageError("Missing '-o, --output <out>': the new log to write")
+    guard let output = arguments.output else {
+      throw usageError("Missing '-o, --output <out>': the new log to write")
     }
-    let path = invocation.required("log")
+    let path = arguments.log
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
-    let n = try resolvePoint(point, in: timeline, invocation: invocation, option: "--to")
+    let n = try resolve(point, in: timeline, for: self, option: "--to")
     if FileManager.default.fileExists(atPath: output) {
       throw .failure(
         "\(output) already exists; cut writes a new log (remove it or choose another name)",
         code: ExitCode.cannotCreate)
     }
-    let written = try replaying { () throws(ReplayError) in
+    let written = try replaying { () throws(StoreError) in
       try timeline.cut(through: n, to: output)
     }
     Diagnostics.line(
@@ -47,9 +52,4 @@ enum CutCommand: Command {
         + "\(Render.count(timeline.eventCount))) from \(path) to \(output)")
     return ExitCode.success
   }
-}
-
-extension ExitCode {
-  /// The output file exists, or cannot be created (sysexits' EX_CANTCREAT).
-  static let cannotCreate: Int32 = 73
 }

@@ -9,7 +9,12 @@ import Glibc
 /// `listtape demo NAME [--record LOG]`: an interactive terminal front end for a seed app,
 /// recording every action through `ListStore`.
 enum DemoCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var scenario = Scenario.symbols
+    var record: String?
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "demo",
     abstract: "Try a seed app in the terminal, recording every action to a log.",
     discussion: """
@@ -29,20 +34,15 @@ enum DemoCommand: Command {
       path is printed at the end. An existing LOG is continued from the state it ends in \
       (the list is not loaded again).
       """,
-    arguments: [
-      ArgumentSpec(
-        name: "name", help: "The seed app to run.", choices: Scenario.names, isFile: false)
-    ],
+    arguments: [.required(\.scenario, "name", help: "The seed app to run.", isFile: false)],
     options: [
-      OptionSpec(
-        name: "record", value: "log", help: "The log to record to (created if absent).",
+      .option(
+        \.record, "record", value: "log", help: "The log to record to (created if absent).",
         defaultText: "a new log in the temporary directory", isFile: true)
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    guard let scenario = Scenario.named(invocation.required("name")) else {
-      throw invocation.usageError("Unknown demo '\(invocation.required("name"))'")
-    }
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let scenario = arguments.scenario
     #if canImport(Glibc)
     guard Terminal.isTTY(0), Terminal.isTTY(1) else {
       throw .failure(
@@ -50,13 +50,13 @@ enum DemoCommand: Command {
           + "drive it through tmux)", code: ExitCode.usage)
     }
     let path =
-      invocation.value("record")
+      arguments.record
       ?? NSTemporaryDirectory() + "/listtape-demo-\(scenario.name)-\(getpid()).ltape"
     var baseEvents = 0
     if FileManager.default.fileExists(atPath: path) {
       baseEvents = try openTimeline(path).eventCount
     }
-    let store = try replaying { () throws(ReplayError) in try ListStore(path: path) }
+    let store = try replaying { () throws(StoreError) in try ListStore(path: path) }
     if baseEvents == 0 {
       scenario.load(into: store)
     } else {
@@ -70,7 +70,7 @@ enum DemoCommand: Command {
       throw .failure("cannot put the terminal in raw mode", code: ExitCode.io)
     }
     var app = DemoApp(
-      scenario: scenario, store: store, logPath: path, style: invocation.style,
+      scenario: scenario, store: store, logPath: path, style: io.style,
       baseEvents: baseEvents)
     var interrupted = false
     loop(&app, terminal: terminal, interrupted: &interrupted)

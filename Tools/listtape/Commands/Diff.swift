@@ -6,7 +6,17 @@ import ListTapeStore
 /// `listtape diff LOG --from A --to B` and `listtape diff LOG1 LOG2 --at N`: what changed,
 /// by item identity.
 enum DiffCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var otherLog: String?
+    var from: Point?
+    var to: Point?
+    var at: Point?
+    var context = 2
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "diff",
     abstract: "Show what changed between two states, by item identity.",
     discussion: """
@@ -20,138 +30,89 @@ enum DiffCommand: Command {
       log; protocol section 4 keeps exit 1 (not found) for bisect and find.
       """,
     arguments: [
-      logArgument,
-      ArgumentSpec(name: "other-log", help: "A second log, to compare at --at.", optional: true),
+      .log(\.log),
+      .optional(\.otherLog, "other-log", help: "A second log, to compare at --at."),
     ],
     options: [
-      OptionSpec(
-        name: "from", value: "a", help: "The old state (one log): N, mark:LABEL or time:ISO8601."),
-      OptionSpec(
-        name: "to", value: "b", help: "The new state (one log): N, mark:LABEL or time:ISO8601.",
+      .option(
+        \.from, "from", value: "a",
+        help: "The old state (one log): N, mark:LABEL or time:ISO8601."),
+      .option(
+        \.to, "to", value: "b", help: "The new state (one log): N, mark:LABEL or time:ISO8601.",
         defaultText: "the last event"),
-      OptionSpec(
-        name: "at", value: "point",
+      .option(
+        \.at, "at", value: "point",
         help: "The point at which to compare two logs: N, mark:LABEL or time:ISO8601."),
-      contextOption,
-      OptionSpec(name: "json", help: "Print the diff as one JSON object."),
+      .context(\.context),
+      .flag(\.json, "json", help: "Print the diff as one JSON object."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let context = try invocation.int("context") ?? 2
-    let path = invocation.required("log")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let path = arguments.log
     let sides: [(path: String, timeline: Timeline, event: Int)]
-    if let other = invocation.argument("other-log") {
-      if invocation.value("from") != nil || invocation.value("to") != nil {
-        throw invocation.usageError(
+    if let other = arguments.otherLog {
+      if arguments.from != nil || arguments.to != nil {
+        throw usageError(
           "'--from' and '--to' compare two states of one log; with two logs use '--at <point>'")
       }
-      guard let at = invocation.value("at") else {
-        throw invocation.usageError("Missing '--at <point>': where to compare the two logs")
+      guard let at = arguments.at else {
+        throw usageError("Missing '--at <point>': where to compare the two logs")
       }
       let a = try openTimeline(path)
       let b = try openTimeline(other)
       warnIfDamaged(a)
       warnIfDamaged(b)
       sides = [
-        (path, a, try resolvePoint(at, in: a, invocation: invocation)),
-        (other, b, try resolvePoint(at, in: b, invocation: invocation)),
+        (path, a, try resolve(at, in: a, for: self)),
+        (other, b, try resolve(at, in: b, for: self)),
       ]
     } else {
-      if invocation.value("at") != nil {
-        throw invocation.usageError(
-          "'--at' compares two logs; with one log use '--from <a>' and '--to <b>'")
+      if arguments.at != nil {
+        throw usageError("'--at' compares two logs; with one log use '--from <a>' and '--to <b>'")
       }
-      guard let from = invocation.value("from") else {
-        throw invocation.usageError("Missing '--from <a>': the state to compare from")
+      guard let from = arguments.from else {
+        throw usageError("Missing '--from <a>': the state to compare from")
       }
       let timeline = try openTimeline(path)
       warnIfDamaged(timeline)
       sides = [
-        (
-          path, timeline,
-          try resolvePoint(from, in: timeline, invocation: invocation, option: "--from")
-        ),
-        (
-          path, timeline,
-          try resolvePoint(
-            invocation.value("to"), in: timeline, invocation: invocation, option: "--to")
-        ),
+        (path, timeline, try resolve(from, in: timeline, for: self, option: "--from")),
+        (path, timeline, try resolve(arguments.to, in: timeline, for: self, option: "--to")),
       ]
     }
     // Two points of one log: one seek, then only what the events between them touched.
-    let diff = try replaying { () throws(ReplayError) in
+    let diff = try replaying { () throws(StoreError) in
       if sides[0].timeline === sides[1].timeline {
         return try Differ.diff(
-          sides[0].timeline, from: sides[0].event, to: sides[1].event, context: context)
+          sides[0].timeline, from: sides[0].event, to: sides[1].event,
+          context: arguments.context)
       }
       return Differ.diff(
         try sides[0].timeline.state(at: sides[0].event),
         try sides[1].timeline.state(at: sides[1].event))
     }
-    if invocation.flag("json") {
-      var w = JSONWriter()
-      w.beginObject()
-      for (key, side) in zip(["from", "to"], sides) {
-        w.key(key)
-        w.beginObject()
-        w.key("log")
-        w.string(side.path)
-        w.key("event")
-        w.int(side.event)
-        w.endObject()
-      }
-      w.key("identical")
-      w.bool(diff.isEmpty)
-      w.key("changes")
-      w.int(diff.changeCount)
-      w.key("diff")
-      diff.writeJSON(to: &w)
-      w.endObject()
-      w.endLine()
-      invocation.out.bytes(w.bytes)
+    if arguments.json {
+      io.out.bytes(
+        JSONWriter.line { w in
+          for (key, side) in zip(["from", "to"], sides) {
+            w.key(key)
+            w.beginObject()
+            w.field("log", side.path)
+            w.field("event", side.event)
+            w.endObject()
+          }
+          w.field("identical", diff.isEmpty)
+          w.field("changes", diff.changeCount)
+          w.key("diff")
+          DiffText.write(diff, to: &w)
+        })
     } else {
-      let style = invocation.style
-      invocation.out.line(style.bold("--- \(sides[0].path) at event \(sides[0].event)"))
-      invocation.out.line(style.bold("+++ \(sides[1].path) at event \(sides[1].event)"))
-      printDiff(diff, context: context, style: style, into: invocation.out)
+      let style = io.style
+      io.out.line(style.bold("--- \(sides[0].path) at event \(sides[0].event)"))
+      io.out.line(style.bold("+++ \(sides[1].path) at event \(sides[1].event)"))
+      DiffText.print(diff, context: arguments.context, style: style, into: io.out)
     }
     if sides.contains(where: { $0.timeline.readStoppedShort }) { return ExitCode.damaged }
     return ExitCode.success
   }
-}
-
-let contextOption = OptionSpec(
-  name: "context", value: "n",
-  help: "Unchanged items shown around changes; longer runs are folded into one line.",
-  defaultText: "2")
-
-/// A diff's lines, coloured by kind, then a count; `no differences` when the states match.
-func printDiff(_ diff: StateDiff, context: Int, style: Style, into out: Output) {
-  guard !diff.isEmpty else {
-    out.line(style.dim("no differences (\(Render.plural(diff.unchanged, "item")) unchanged)"))
-    return
-  }
-  for line in diff.lines(context: context) {
-    switch line.first {
-    case "+": out.line(style.green(line))
-    case "-": out.line(style.red(line))
-    case "~": out.line(style.yellow(line))
-    case "▾", "▸": out.line(style.cyan(line))
-    case "[": out.line(style.bold(style.blue(line)))
-    case "s": out.line(style.yellow(line))
-    default:
-      let trimmed = line.drop { $0 == " " }
-      if trimmed.hasPrefix("…") {
-        out.line(style.dim(line))
-      } else if trimmed.hasPrefix("title ") || trimmed.hasPrefix("fields ") {
-        out.line(style.yellow(line))
-      } else {
-        out.line(line)
-      }
-    }
-  }
-  out.line(
-    style.dim(
-      "\(Render.plural(diff.changeCount, "change")), "
-        + "\(Render.plural(diff.unchanged, "item")) unchanged"))
 }

@@ -5,7 +5,14 @@ import ListTapeStore
 
 /// `listtape diverge A B`: the first event after which two recordings' states differ.
 enum DivergeCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var a = ""
+    var b = ""
+    var context = 2
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "diverge",
     abstract: "Find the first event after which two recordings' states differ.",
     discussion: """
@@ -17,58 +24,51 @@ enum DivergeCommand: Command {
       Exit status: 0 when the states diverge, 1 when they never do, 2 damaged log.
       """,
     arguments: [
-      ArgumentSpec(name: "a", help: "The first log."),
-      ArgumentSpec(name: "b", help: "The second log."),
+      .required(\.a, "a", help: "The first log."),
+      .required(\.b, "b", help: "The second log."),
     ],
     options: [
-      contextOption,
-      OptionSpec(name: "json", help: "Print the result as one JSON object."),
+      .context(\.context),
+      .flag(\.json, "json", help: "Print the result as one JSON object."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let context = try invocation.int("context") ?? 2
-    let pathA = invocation.required("a")
-    let pathB = invocation.required("b")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let context = arguments.context
+    let pathA = arguments.a
+    let pathB = arguments.b
     let a = try openTimeline(pathA)
     let b = try openTimeline(pathB)
     warnIfDamaged(a)
     warnIfDamaged(b)
-    let found = try replaying { () throws(ReplayError) in try Diverge.find(a, b) }
+    let found = try replaying { () throws(StoreError) in try Diverge.find(a, b) }
     let diff: StateDiff? =
       if let stateA = found.stateA, let stateB = found.stateB {
         Differ.diff(stateA, stateB)
       } else {
         nil
       }
-    let out = invocation.out
-    let style = invocation.style
-    if invocation.flag("json") {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("event")
-      if let n = found.event { w.int(n) } else { w.null() }
-      for (key, path, timeline, event) in [
-        ("a", pathA, a, found.eventA), ("b", pathB, b, found.eventB),
-      ] {
-        w.key(key)
-        w.beginObject()
-        w.key("log")
-        w.string(path)
-        w.key("events")
-        w.int(timeline.eventCount)
-        w.key("op")
-        if let event { event.encode(to: &w) } else { w.null() }
-        w.endObject()
-      }
-      w.key("firstDifferentRecord")
-      if let n = found.firstDifferentRecord { w.int(n) } else { w.null() }
-      w.key("comparedStates")
-      w.int(found.comparedStates)
-      w.key("diff")
-      if let diff { diff.writeJSON(to: &w) } else { w.null() }
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+    let out = io.out
+    let style = io.style
+    if arguments.json {
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("event", found.event)
+          for (key, path, timeline, event) in [
+            ("a", pathA, a, found.eventA), ("b", pathB, b, found.eventB),
+          ] {
+            w.key(key)
+            w.beginObject()
+            w.field("log", path)
+            w.field("events", timeline.eventCount)
+            w.key("op")
+            if let event { event.encode(to: &w) } else { w.null() }
+            w.endObject()
+          }
+          w.field("firstDifferentRecord", found.firstDifferentRecord)
+          w.field("comparedStates", found.comparedStates)
+          w.key("diff")
+          if let diff { DiffText.write(diff, to: &w) } else { w.null() }
+        })
     } else if let n = found.event {
       out.line(style.bold("\(pathA) and \(pathB) diverge at event \(n)"))
       for (path, timeline, event) in [(pathA, a, found.eventA), (pathB, b, found.eventB)] {
@@ -87,7 +87,7 @@ enum DivergeCommand: Command {
       out.line()
       out.line(style.bold("--- \(pathA) at event \(n)"))
       out.line(style.bold("+++ \(pathB) at event \(n)"))
-      if let diff { printDiff(diff, context: context, style: style, into: out) }
+      if let diff { DiffText.print(diff, context: context, style: style, into: out) }
     } else {
       var line = "\(pathA) and \(pathB) never diverge: the states are equal at every event"
       if let first = found.firstDifferentRecord {

@@ -5,7 +5,30 @@ import ListTapeStore
 
 /// `listtape events LOG`: the recorded events, as JSON Lines or one readable line each.
 enum EventsCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var from: Point?
+    var to: Point?
+    var op: OpName?
+    var json = false
+    var numbered = false
+  }
+
+  /// A top-level op name, as `--op` takes it.
+  struct OpName: ArgumentValue {
+    var name: String
+
+    static let choices = ListOperation.allNames
+
+    static func parse(_ word: String) throws(InvalidValue) -> OpName {
+      guard choices.contains(word) else {
+        throw InvalidValue(expected: "one of: " + choices.joined(separator: ", "))
+      }
+      return OpName(name: word)
+    }
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "events",
     abstract: "Print the recorded events.",
     discussion: """
@@ -14,40 +37,37 @@ enum EventsCommand: Command {
       same states. Without it, prints one readable line per event. --numbered adds the event \
       number (as an "event" key first in each JSON object, which a recorder ignores).
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      OptionSpec(
-        name: "from", value: "a", help: "The first event to print: N, mark:LABEL or time:ISO8601.",
-        defaultText: "1"),
-      OptionSpec(
-        name: "to", value: "b", help: "The last event to print: N, mark:LABEL or time:ISO8601.",
+      .option(
+        \.from, "from", value: "a",
+        help: "The first event to print: N, mark:LABEL or time:ISO8601.", defaultText: "1"),
+      .option(
+        \.to, "to", value: "b", help: "The last event to print: N, mark:LABEL or time:ISO8601.",
         defaultText: "the last event"),
-      OptionSpec(
-        name: "op", value: "op",
-        help: "Only events with this op (top-level; a batch is one event).",
-        choices: ListOperation.allNames),
-      OptionSpec(name: "json", help: "Print JSON Lines."),
-      OptionSpec(name: "numbered", help: "Print each event's number."),
+      .option(
+        \.op, "op", value: "op", help: "Only events with this op (top-level; a batch is one event)."
+      ),
+      .flag(\.json, "json", help: "Print JSON Lines."),
+      .flag(\.numbered, "numbered", help: "Print each event's number."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let timeline = try openTimeline(invocation.required("log"))
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
-    let from = try resolvePoint(
-      invocation.value("from"), in: timeline, invocation: invocation, option: "--from")
-    let to = try resolvePoint(
-      invocation.value("to"), in: timeline, invocation: invocation, option: "--to")
+    let from = try resolve(arguments.from, in: timeline, for: self, option: "--from")
+    let to = try resolve(arguments.to, in: timeline, for: self, option: "--to")
     // Event 0 is the empty state before event 1 (protocol section 3), so `--from 0` (or a
     // time before the first event) starts at the first event and `--to 0` selects none.
-    let first = invocation.value("from") == nil ? 1 : max(from, 1)
+    let first = arguments.from == nil ? 1 : max(from, 1)
     guard first <= to || to == 0 else {
-      throw invocation.usageError("--from \(first) is after --to \(to)")
+      throw usageError("--from \(first) is after --to \(to)")
     }
-    let op = invocation.value("op")
-    let json = invocation.flag("json")
-    let numbered = invocation.flag("numbered")
-    let out = invocation.out
-    let style = invocation.style
+    let op = arguments.op?.name
+    let json = arguments.json
+    let numbered = arguments.numbered
+    let out = io.out
+    let style = io.style
     var scratch = JSONWriter(reservingCapacity: 4096)
     var buffer: [UInt8] = []
     buffer.reserveCapacity(1 << 16)
@@ -74,10 +94,8 @@ enum EventsCommand: Command {
         }
         return true
       }
-    } catch let error as ReplayError {
-      throw CLIError(error)
     } catch {
-      throw .failure("\(error)", code: ExitCode.io)
+      throw CLIError(error)
     }
     out.bytes(buffer)
     return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success

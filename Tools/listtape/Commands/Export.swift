@@ -3,7 +3,13 @@ import ListTapeStore
 
 /// `listtape export LOG --at N --swift`: Swift source that rebuilds a state.
 enum ExportCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var at: Point?
+    var swift = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "export",
     abstract: "Print Swift source that rebuilds the list as it was at an event.",
     discussion: """
@@ -13,22 +19,22 @@ enum ExportCommand: Command {
       per section (appends, then expansion), and the items to select. Paste it into a unit \
       or UI test that reproduces the bug. --swift is required (the only format so far).
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      atOption,
-      OptionSpec(name: "swift", help: "Print Swift source (UIKit's diffable data source)."),
+      .at(\.at),
+      .flag(\.swift, "swift", help: "Print Swift source (UIKit's diffable data source)."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    guard invocation.flag("swift") else {
-      throw invocation.usageError("Missing '--swift': the format to export (the only one)")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    guard arguments.swift else {
+      throw usageError("Missing '--swift': the format to export (the only one)")
     }
-    let path = invocation.required("log")
+    let path = arguments.log
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
-    let n = try resolvePoint(invocation.value("at"), in: timeline, invocation: invocation)
-    let state = try replaying { () throws(ReplayError) in try timeline.state(at: n) }
-    invocation.out.write(SwiftExport.source(state, event: n, log: path))
+    let n = try resolve(arguments.at, in: timeline, for: self)
+    let state = try replaying { () throws(StoreError) in try timeline.state(at: n) }
+    io.out.write(SwiftExport.source(state, event: n, log: path))
     return ExitCode.success
   }
 }

@@ -3,9 +3,17 @@ import ListTapeJSON
 import ListTapeModel
 import ListTapeStore
 
-/// `listtape find LOG --where EXPR | --faults`: exact full scans.
+/// `listtape find LOG --where EXPR | --faults`: exact full scans; `listtape find --where
+/// EXPR LOG...`: the first event at which EXPR holds in each of many logs.
 enum FindCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var logs: [String] = []
+    var query: Query?
+    var faults = false
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "find",
     abstract: "List every event at which an expression changes value, or every fault.",
     discussion: """
@@ -19,71 +27,59 @@ enum FindCommand: Command {
 
       \(FindManyCommand.discussion)
       """,
-    arguments: [manyLogsArgument],
+    arguments: [.logs(\.logs)],
     options: [
-      whereOption,
-      OptionSpec(name: "faults", help: "List every fault with its reason instead."),
-      OptionSpec(name: "json", help: "Print JSON Lines: one object per change or fault."),
+      .where(\.query),
+      .flag(\.faults, "faults", help: "List every fault with its reason instead."),
+      .flag(\.json, "json", help: "Print JSON Lines: one object per change or fault."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let whereText = invocation.value("where")
-    let faults = invocation.flag("faults")
-    if whereText == nil && !faults {
-      throw invocation.usageError("Give one of '--where <expr>' or '--faults'")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    if arguments.query == nil && !arguments.faults {
+      throw usageError("Give one of '--where <expr>' or '--faults'")
     }
-    if whereText != nil && faults {
-      throw invocation.usageError("'--where <expr>' and '--faults' cannot be used together")
+    if arguments.query != nil && arguments.faults {
+      throw usageError("'--where <expr>' and '--faults' cannot be used together")
     }
-    let query = try whereText.map { text throws(CLIError) in
-      try parseQuery(text, invocation: invocation)
+    if meansManyLogs(arguments.logs) {
+      return try FindManyCommand.run(arguments, io)
     }
-    let logs = invocation.arguments.positionals
-    if logs.count > 1 || ManyLogs.isDirectory(logs[0]) {
-      return try FindManyCommand.run(query, faults: faults, logs: logs, invocation: invocation)
-    }
-    let timeline = try openTimeline(invocation.required("log"))
+    let timeline = try openTimeline(arguments.logs[0])
     warnIfDamaged(timeline)
     let found: Int
-    if let query {
-      found = try changes(of: query, in: timeline, invocation: invocation)
+    if let query = arguments.query {
+      found = try changes(of: query, in: timeline, json: arguments.json, io)
     } else {
-      found = try listFaults(in: timeline, invocation: invocation)
+      found = try listFaults(in: timeline, json: arguments.json, io)
     }
     if timeline.readStoppedShort { return ExitCode.damaged }
     return found > 0 ? ExitCode.success : ExitCode.notFound
   }
 
-  static func changes(of query: Query, in timeline: Timeline, invocation: Invocation)
+  static func changes(of query: Query, in timeline: Timeline, json: Bool, _ io: IO)
     throws(CLIError) -> Int
   {
-    let json = invocation.flag("json")
-    let out = invocation.out
-    let style = invocation.style
+    let out = io.out
+    let style = io.style
     let total = timeline.eventCount
-    let progress = Progress("scanning", enabled: Terminal.isTTY(2) && total >= 100_000)
+    let progress = Progress("scanning", events: total)
     // The value at 0 (the empty list) first, so each change below reads as a step from it.
     if !json {
       let initial = query.evaluate(ListState())
       out.line("\(query.description) is \(style.bold(initial.description)) at event 0")
     }
-    let result = try replaying { () throws(ReplayError) in
+    let result = try replaying { () throws(StoreError) in
       try Find.changes(timeline, query: query, progress: progress.update) { change, event in
         progress.finish()
         if json {
-          var w = JSONWriter()
-          w.beginObject()
-          w.key("event")
-          w.int(change.event)
-          w.key("from")
-          write(change.from, to: &w)
-          w.key("to")
-          write(change.to, to: &w)
-          w.key("op")
-          event.encode(to: &w)
-          w.endObject()
-          w.endLine()
-          out.bytes(w.bytes)
+          out.bytes(
+            JSONWriter.line { w in
+              w.field("event", change.event)
+              w.field("from", change.from)
+              w.field("to", change.to)
+              w.key("op")
+              event.encode(to: &w)
+            })
         } else {
           out.line(
             style.bold("event \(change.event)") + ": \(change.from) → "
@@ -94,19 +90,13 @@ enum FindCommand: Command {
     }
     progress.finish()
     if json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("expression")
-      w.string(query.description)
-      w.key("initial")
-      write(result.initial, to: &w)
-      w.key("changes")
-      w.int(result.changes)
-      w.key("events")
-      w.int(total)
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("expression", query.description)
+          w.field("initial", result.initial)
+          w.field("changes", result.changes)
+          w.field("events", total)
+        })
     } else {
       out.line(
         style.dim(
@@ -115,14 +105,13 @@ enum FindCommand: Command {
     return result.changes
   }
 
-  static func listFaults(in timeline: Timeline, invocation: Invocation) throws(CLIError) -> Int {
-    let json = invocation.flag("json")
-    let out = invocation.out
-    let style = invocation.style
+  static func listFaults(in timeline: Timeline, json: Bool, _ io: IO) throws(CLIError) -> Int {
+    let out = io.out
+    let style = io.style
     let total = timeline.eventCount
-    let progress = Progress("scanning", enabled: Terminal.isTTY(2) && total >= 100_000)
+    let progress = Progress("scanning", events: total)
     var count = 0
-    _ = try replaying { () throws(ReplayError) in
+    _ = try replaying { () throws(StoreError) in
       try timeline.replay(through: total, progress: progress.update) { n, event, fault in
         progress.finish()
         count += 1
@@ -145,13 +134,17 @@ enum FindCommand: Command {
     return count
   }
 
-  /// A query value as JSON: true/false, an integer, a string or null.
-  static func write(_ value: QueryValue, to w: inout JSONWriter) {
+}
+
+extension JSONWriter {
+  /// A query value: true/false, an integer, a string or null.
+  mutating func field(_ key: String, _ value: QueryValue) {
+    self.key(key)
     switch value {
-    case .bool(let b): w.bool(b)
-    case .int(let i): w.int(i)
-    case .string(let s): w.string(s)
-    case .null: w.null()
+    case .bool(let b): bool(b)
+    case .int(let i): int(i)
+    case .string(let s): string(s)
+    case .null: null()
     }
   }
 }

@@ -4,7 +4,16 @@ import ListTapeStore
 
 /// `listtape html LOG -o FILE`: one self-contained HTML page to scrub a log in a browser.
 enum HTMLCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var output: String?
+    var from: Point?
+    var to: Point?
+    var maxEvents = HTMLReport.defaultMaxEvents
+    var checkpointEvery: Int?
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "html",
     abstract: "Write a self-contained HTML viewer of a log.",
     discussion: """
@@ -15,46 +24,42 @@ enum HTMLCommand: Command {
       A page embeds at most --max-events events (default 200,000) and 50 MB: pick a window \
       with --from/--to, or cut the log first.
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      OptionSpec(
-        name: "output", short: "o", value: "file", help: "The HTML file to write.", isFile: true),
-      OptionSpec(
-        name: "from", value: "point", help: "The first event to embed (N, mark:LABEL, time:…).",
+      .output(\.output, value: "file", help: "The HTML file to write."),
+      .option(
+        \.from, "from", value: "point", help: "The first event to embed (N, mark:LABEL, time:…).",
         defaultText: "1"),
-      OptionSpec(
-        name: "to", value: "point", help: "The last event to embed.", defaultText: "the last event"),
-      OptionSpec(
-        name: "max-events", value: "n", help: "Refuse a window of more events than this.",
-        defaultText: "200000"),
-      OptionSpec(
-        name: "checkpoint-every", value: "n", help: "Embed a full state every N events.",
-        hidden: true),
+      .option(
+        \.to, "to", value: "point", help: "The last event to embed.", defaultText: "the last event"),
+      .option(
+        \.maxEvents, "max-events", value: "n", help: "Refuse a window of more events than this.",
+        valid: 1...Int.max),
+      .option(
+        \.checkpointEvery, "checkpoint-every", value: "n",
+        help: "Embed a full state every N events.", hidden: true, valid: 1...Int.max),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let path = invocation.required("log")
-    guard let output = invocation.value("output") else {
-      throw invocation.usageError("Missing expected option '--output <file>'")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let path = arguments.log
+    guard let output = arguments.output else {
+      throw usageError("Missing expected option '--output <file>'")
     }
-    let maxEvents = try invocation.int("max-events", in: 1...Int.max) ?? HTMLReport.defaultMaxEvents
-    let every = try invocation.int("checkpoint-every", in: 1...Int.max)
+    let maxEvents = arguments.maxEvents
+    let every = arguments.checkpointEvery
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
     let count = timeline.eventCount
     var from = 1
-    if let text = invocation.value("from") {
-      from = max(1, try resolvePoint(text, in: timeline, invocation: invocation, option: "--from"))
+    if let point = arguments.from {
+      from = max(1, try resolve(point, in: timeline, for: self, option: "--from"))
     }
-    var through = count
-    if let text = invocation.value("to") {
-      through = try resolvePoint(text, in: timeline, invocation: invocation, option: "--to")
-    }
+    let through = try resolve(arguments.to, in: timeline, for: self, option: "--to")
     guard count > 0 else {
       throw .failure("\(path) holds no events: nothing to view", code: ExitCode.notFound)
     }
     guard from <= through else {
-      throw invocation.usageError("--from \(from) is after --to \(through)")
+      throw usageError("--from \(from) is after --to \(through)")
     }
     let window = through - from + 1
     guard window <= maxEvents else {
@@ -68,10 +73,10 @@ enum HTMLCommand: Command {
     let name = URL(fileURLWithPath: path).lastPathComponent
     let report = HTMLReport(
       name: name, timeline: timeline, from: from, through: through, checkpointEvery: every)
-    let progress = Progress("reading", enabled: Terminal.isTTY(2) && window >= 100_000)
-    let data: [UInt8]
+    let progress = Progress("reading", events: window)
+    let parts: HTMLReport.Parts
     do {
-      data = try report.data(progress: progress.update)
+      parts = try report.parts(progress: progress.update)
     } catch {
       progress.finish()
       switch error {
@@ -84,7 +89,7 @@ enum HTMLCommand: Command {
       }
     }
     progress.finish()
-    let page = HTMLPage.render(data: data)
+    let page = HTMLPage.render(parts)
     guard FileManager.default.createFile(atPath: output, contents: Data(page)) else {
       throw .failure("cannot write \(output)", code: ExitCode.cannotOpen)
     }

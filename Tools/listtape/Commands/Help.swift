@@ -1,21 +1,23 @@
 /// `listtape help [CMD]`: the same text as `--help`.
 enum HelpCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var subcommand: String?
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "help",
     abstract: "Show help for listtape or one of its subcommands.",
-    arguments: [
-      ArgumentSpec(name: "subcommand", help: "The subcommand to describe.", optional: true)
-    ])
+    arguments: [.optional(\.subcommand, "subcommand", help: "The subcommand to describe.")])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    guard let name = invocation.argument("subcommand") else {
-      invocation.out.write(Help.root(version: CLI.version))
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    guard let name = arguments.subcommand else {
+      io.out.write(Help.root(version: CLI.version))
       return ExitCode.success
     }
     guard let command = CLI.command(named: name) else {
-      throw invocation.usageError("Unknown subcommand '\(name)'")
+      throw usageError("Unknown subcommand '\(name)'")
     }
-    invocation.out.write(Help.text(for: command.spec))
+    io.out.write(Help.text(for: command.info))
     return ExitCode.success
   }
 }

@@ -5,7 +5,13 @@ import ListTapeStore
 
 /// `listtape history LOG --item ID`: every event that touched one item.
 enum HistoryCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var item: String?
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "history",
     abstract: "List every event that touched an item, with the item before and after.",
     discussion: """
@@ -18,44 +24,40 @@ enum HistoryCommand: Command {
 
       Exit status: 0 when some event touched the item, 1 when none did, 2 damaged log.
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      OptionSpec(name: "item", value: "id", help: "The item's identifier."),
-      OptionSpec(name: "json", help: "Print JSON Lines: one object per event."),
+      .option(\.item, "item", value: "id", help: "The item's identifier."),
+      .flag(\.json, "json", help: "Print JSON Lines: one object per event."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    guard let id = invocation.value("item") else {
-      throw invocation.usageError("Missing '--item <id>': the item to follow")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    guard let id = arguments.item else {
+      throw usageError("Missing '--item <id>': the item to follow")
     }
-    let timeline = try openTimeline(invocation.required("log"))
+    let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
-    let json = invocation.flag("json")
-    let out = invocation.out
-    let style = invocation.style
+    let json = arguments.json
+    let out = io.out
+    let style = io.style
     let total = timeline.eventCount
-    let progress = Progress("scanning", enabled: Terminal.isTTY(2) && total >= 100_000)
-    let count = try replaying { () throws(ReplayError) in
+    let progress = Progress("scanning", events: total)
+    let count = try replaying { () throws(StoreError) in
       try History.of(item: id, in: timeline, progress: progress.update) { entry in
         progress.finish()
         if json {
-          var w = JSONWriter()
-          w.beginObject()
-          w.key("event")
-          w.int(entry.event)
-          w.key("named")
-          w.bool(entry.named)
-          w.key("fault")
-          if let fault = entry.fault { w.string(fault.description) } else { w.null() }
-          w.key("op")
-          entry.op.encode(to: &w)
-          w.key("before")
-          write(entry.before, to: &w)
-          w.key("after")
-          write(entry.after, to: &w)
-          w.endObject()
-          w.endLine()
-          out.bytes(w.bytes)
+          out.bytes(
+            JSONWriter.line { w in
+              w.field("event", entry.event)
+              w.field("named", entry.named)
+              w.key("fault")
+              if let fault = entry.fault { w.string(fault.description) } else { w.null() }
+              w.key("op")
+              entry.op.encode(to: &w)
+              w.key("before")
+              write(entry.before, to: &w)
+              w.key("after")
+              write(entry.after, to: &w)
+            })
         } else {
           var line = Render.event(entry.op, number: entry.event, style: style)
           if !entry.named { line += "  " + style.dim("(indirect)") }
@@ -97,33 +99,15 @@ enum HistoryCommand: Command {
   static func write(_ item: ItemState?, to w: inout JSONWriter) {
     guard let item else { return w.null() }
     w.beginObject()
-    w.key("section")
-    w.string(item.section)
-    w.key("parent")
-    if let parent = item.parent { w.string(parent) } else { w.null() }
-    w.key("level")
-    w.int(item.level)
-    w.key("row")
-    if let row = item.row { w.int(row) } else { w.null() }
-    w.key("visible")
-    w.bool(item.visible)
-    w.key("expanded")
-    w.bool(item.expanded)
-    w.key("selected")
-    w.bool(item.selected)
-    w.key("title")
-    if let title = item.title { w.string(title) } else { w.null() }
-    w.key("fields")
-    if let fields = item.fields {
-      w.beginObject()
-      for k in fields.keys.sorted() {
-        w.key(k)
-        w.string(fields[k] ?? "")
-      }
-      w.endObject()
-    } else {
-      w.null()
-    }
+    w.field("section", item.section)
+    w.field("parent", item.parent)
+    w.field("level", item.level)
+    w.field("row", item.row)
+    w.field("visible", item.visible)
+    w.field("expanded", item.expanded)
+    w.field("selected", item.selected)
+    w.field("title", item.title)
+    w.field("fields", item.fields)
     w.endObject()
   }
 }

@@ -4,18 +4,31 @@ import ListTapeJSON
 import ListTapeModel
 import ListTapeStore
 
-/// `<log> ...`: one log, or several logs and directories of `.ltape` files.
-let manyLogsArgument = ArgumentSpec(
-  name: "log", help: "The log file; several logs, or directories of .ltape files, at once.",
-  repeats: true)
+/// Whether the logs named on a command line mean a scan of many: several paths, or a
+/// directory.
+func meansManyLogs(_ paths: [String]) -> Bool {
+  paths.count > 1 || paths.first.map(ManyLogs.isDirectory) == true
+}
 
 /// The logs among `paths` (`ManyLogs.files`); exit 66 when there is none to read at all.
-func openable(_ paths: [String]) throws(CLIError) -> (files: [String], missing: [LogFailure]) {
+func openable(_ paths: [String]) throws(CLIError) -> (files: [String], missing: [LogProblem]) {
   let (files, missing) = ManyLogs.files(paths)
   if files.isEmpty, let first = missing.first {
-    throw .failure(first.error.description, code: ExitCode.cannotOpen)
+    throw .failure(Failures.message(first), code: ExitCode.cannotOpen)
   }
   return (files, missing)
+}
+
+extension Failures {
+  /// Why a log among many was read only in part, or not at all.
+  static func message(_ problem: LogProblem) -> String {
+    switch problem.reason {
+    case .noSuchFile: return "cannot open \(problem.path): no such file"
+    case .noLogs: return "cannot open \(problem.path): no .ltape files in it"
+    case .unreadable(let error): return message(error)
+    case .damaged(let damage): return "\(damage) (\(problem.path))"
+    }
+  }
 }
 
 /// `listtape find --where EXPR LOG LOG...`: the first event at which EXPR holds in each log.
@@ -28,43 +41,49 @@ enum FindManyCommand {
     others go on. Exit status: 0 when some log matched, 1 when none did.
     """
 
-  static func run(_ query: Query?, faults: Bool, logs: [String], invocation: Invocation)
-    throws(CLIError) -> Int32
-  {
-    guard let query, !faults else {
-      throw invocation.usageError("'--faults' takes one log; with several use '--where <expr>'")
+  static func run(_ arguments: FindCommand.Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    guard let query = arguments.query, !arguments.faults else {
+      throw FindCommand.usageError("'--faults' takes one log; with several use '--where <expr>'")
     }
     guard query.isBoolean else {
-      throw invocation.usageError(
+      throw FindCommand.usageError(
         "The expression for '--where <expr>' is not a predicate: with several logs find "
           + "reports where it first holds; compare the value with == != < <= > >=")
     }
-    let (files, missing) = try openable(logs)
-    let json = invocation.flag("json")
-    let out = invocation.out
-    let style = invocation.style
-    for failure in missing { report(failure, json: json, out: out) }
+    let (files, missing) = try openable(arguments.logs)
+    let json = arguments.json
+    let out = io.out
+    let style = io.style
+    for problem in missing { report(problem, json: json, out: out) }
     let progress = LogsProgress("searching", total: files.count)
     var problems = missing.count
     let matched = ManyLogs.find(query, in: files) { result in
       defer { progress.step() }
       progress.finish()
       switch result {
-      case .failure(let failure):
+      case .failure(let problem):
         problems += 1
-        report(failure, json: json, out: out)
+        report(problem, json: json, out: out)
       case .success(let m):
-        if let problem = m.problem {
-          problems += 1
-          if !json { Diagnostics.line("listtape: warning: \(problem)") }
+        let damage = m.damage.map {
+          Failures.message(LogProblem(path: m.path, reason: .damaged($0)))
         }
-        guard let event = m.event else {
-          if json, let problem = m.problem { line(m.path, event: nil, op: nil, problem, out) }
-          return
+        if let damage {
+          problems += 1
+          if !json { Diagnostics.line("listtape: warning: \(damage)") }
         }
         if json {
-          line(m.path, event: event, op: m.op, m.problem, out)
-        } else {
+          if m.event != nil || damage != nil {
+            out.bytes(
+              JSONWriter.line { w in
+                w.field("log", m.path)
+                w.field("event", m.event)
+                w.key("op")
+                if let op = m.op { op.encode(to: &w) } else { w.null() }
+                if let damage { w.field("damaged", damage) }
+              })
+          }
+        } else if let event = m.event {
           let what =
             m.op.map { Render.event($0, number: nil, style: style) }
             ?? style.dim("(holds on the empty list)")
@@ -76,19 +95,13 @@ enum FindManyCommand {
     progress.finish()
     let total = files.count + missing.count
     if json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("expression")
-      w.string(query.description)
-      w.key("logs")
-      w.int(total)
-      w.key("matched")
-      w.int(matched)
-      w.key("problems")
-      w.int(problems)
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("expression", query.description)
+          w.field("logs", total)
+          w.field("matched", matched)
+          w.field("problems", problems)
+        })
     } else {
       var summary = "\(Render.count(matched)) of \(Render.plural(total, "log")) match"
       if problems > 0 { summary += " (\(Render.plural(problems, "log")) damaged or unreadable)" }
@@ -97,40 +110,17 @@ enum FindManyCommand {
     return matched > 0 ? ExitCode.success : ExitCode.notFound
   }
 
-  /// One JSON line for a log: where the expression holds, and why it was read only in part.
-  static func line(_ path: String, event: Int?, op: Event?, _ problem: String?, _ out: Output) {
-    var w = JSONWriter()
-    w.beginObject()
-    w.key("log")
-    w.string(path)
-    w.key("event")
-    if let event { w.int(event) } else { w.null() }
-    w.key("op")
-    if let op { op.encode(to: &w) } else { w.null() }
-    if let problem {
-      w.key("damaged")
-      w.string(problem)
-    }
-    w.endObject()
-    w.endLine()
-    out.bytes(w.bytes)
-  }
-
   /// A log that could not be read: a JSON line, or a warning on standard error.
-  static func report(_ failure: LogFailure, json: Bool, out: Output) {
+  static func report(_ problem: LogProblem, json: Bool, out: Output) {
     guard json else {
-      Diagnostics.line("listtape: warning: skipped \(failure.path): \(failure.error)")
+      Diagnostics.line("listtape: warning: skipped \(problem.path): \(Failures.message(problem))")
       return
     }
-    var w = JSONWriter()
-    w.beginObject()
-    w.key("log")
-    w.string(failure.path)
-    w.key("error")
-    w.string(failure.error.description)
-    w.endObject()
-    w.endLine()
-    out.bytes(w.bytes)
+    out.bytes(
+      JSONWriter.line { w in
+        w.field("log", problem.path)
+        w.field("error", Failures.message(problem))
+      })
   }
 }
 
@@ -138,67 +128,52 @@ enum FindManyCommand {
 enum StatsManyCommand {
   static let discussion = """
     With several logs, or directories (searched for .ltape files), adds them up: logs, \
-    events, faults by reason, ops, bytes and time span, reading the logs in parallel. A \
+    events, faults by kind, ops, bytes and time span, reading the logs in parallel. A \
     log that cannot be read, or is damaged, is named and the others are counted. Exit \
     status: 0, or 2 when some log is damaged or unreadable.
     """
 
-  static func run(logs: [String], invocation: Invocation) throws(CLIError) -> Int32 {
+  static func run(logs: [String], json: Bool, _ io: IO) throws(CLIError) -> Int32 {
     let (files, missing) = try openable(logs)
     let progress = LogsProgress("reading", total: files.count)
     var totals = ManyLogs.stats(files) { _, _ in progress.step() }
     progress.finish()
-    totals.damaged = missing.map { ($0.path, $0.error.description) } + totals.damaged
-    let out = invocation.out
-    if invocation.flag("json") {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("logs")
-      w.int(files.count + missing.count)
-      w.key("read")
-      w.int(totals.logs)
-      w.key("events")
-      w.int(totals.events)
-      w.key("faults")
-      w.int(totals.faults)
-      w.key("faultsByReason")
-      counts(totals.faultsByReason.map { ($0.reason, $0.count) }, &w)
-      w.key("ops")
-      counts(totals.opCounts.map { ($0.op, $0.count) }, &w)
-      w.key("marks")
-      w.int(totals.marks)
-      w.key("bytes")
-      w.int(totals.bytes)
-      w.key("firstTime")
-      if let t = totals.firstTime { w.int(t) } else { w.null() }
-      w.key("lastTime")
-      if let t = totals.lastTime { w.int(t) } else { w.null() }
-      w.key("damaged")
-      w.beginArray()
-      for (path, problem) in totals.damaged {
-        w.beginObject()
-        w.key("log")
-        w.string(path)
-        w.key("problem")
-        w.string(problem)
-        w.endObject()
-      }
-      w.endArray()
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+    totals.problems = missing + totals.problems
+    let logs = files.count + missing.count
+    if json {
+      io.out.bytes(
+        JSONWriter.line { w in
+          w.field("logs", logs)
+          w.field("read", totals.logs)
+          w.field("events", totals.events)
+          w.field("faults", totals.faults)
+          w.key("faultsByReason")
+          counts(totals.faultsByKind.map { ($0.kind.rawValue, $0.count) }, &w)
+          w.key("ops")
+          counts(totals.opCounts.map { ($0.op, $0.count) }, &w)
+          w.field("marks", totals.marks)
+          w.field("bytes", totals.bytes)
+          w.field("firstTime", totals.firstTime)
+          w.field("lastTime", totals.lastTime)
+          w.key("damaged")
+          w.beginArray()
+          for problem in totals.problems {
+            w.beginObject()
+            w.field("log", problem.path)
+            w.field("problem", Failures.message(problem))
+            w.endObject()
+          }
+          w.endArray()
+        })
     } else {
-      render(totals, logs: files.count + missing.count, style: invocation.style, into: out)
+      render(totals, logs: logs, style: io.style, into: io.out)
     }
-    return totals.damaged.isEmpty ? ExitCode.success : ExitCode.damaged
+    return totals.problems.isEmpty ? ExitCode.success : ExitCode.damaged
   }
 
   static func counts(_ list: [(String, Int)], _ w: inout JSONWriter) {
     w.beginObject()
-    for (key, n) in list {
-      w.key(key)
-      w.int(n)
-    }
+    for (key, n) in list { w.field(key, n) }
     w.endObject()
   }
 
@@ -215,11 +190,11 @@ enum StatsManyCommand {
       }
     }
     var head = Render.plural(logs, "log")
-    if !t.damaged.isEmpty { head += " (\(t.damaged.count) damaged or unreadable)" }
+    if !t.problems.isEmpty { head += " (\(t.problems.count) damaged or unreadable)" }
     out.line(style.bold(head))
     row("events", Render.count(t.events))
     row("faults", t.faults == 0 ? "0" : style.red(Render.count(t.faults)))
-    table(t.faultsByReason.map { ($0.reason, $0.count) })
+    table(t.faultsByKind.map { ($0.kind.rawValue, $0.count) })
     let perEvent = t.events > 0 ? Double(t.bytes) / Double(t.events) : 0
     row("bytes", "\(Render.count(t.bytes)) (\(Render.decimal(perEvent, 1)) bytes/event)")
     row("marks", Render.count(t.marks))
@@ -232,8 +207,8 @@ enum StatsManyCommand {
       out.line("  ops")
       table(t.opCounts.map { ($0.op, $0.count) })
     }
-    for (path, problem) in t.damaged {
-      out.line(style.red("  damaged: \(path): \(problem)"))
+    for problem in t.problems {
+      out.line(style.red("  damaged: \(problem.path): \(Failures.message(problem))"))
     }
   }
 }

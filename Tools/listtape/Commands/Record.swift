@@ -1,5 +1,6 @@
 import ListTapeInvestigate
 import ListTapeJSON
+import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 import Synchronization
@@ -13,7 +14,14 @@ import Darwin
 /// `listtape record LOG [--listen PATH [--once]]`: JSON Lines from standard input, or from
 /// front ends connected to a Unix domain socket, appended to a log.
 enum RecordCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var fsync = Durability.interval
+    var listen: String?
+    var once = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "record",
     abstract: "Append events read as JSON Lines from standard input to a log.",
     discussion: """
@@ -32,52 +40,49 @@ enum RecordCommand: Command {
       received is recorded, the socket file removed) or, with --once, when the first client \
       disconnects.
       """,
-    arguments: [ArgumentSpec(name: "log", help: "The log to append to (created if absent).")],
+    arguments: [.required(\.log, "log", help: "The log to append to (created if absent).")],
     options: [
-      OptionSpec(
-        name: "fsync", value: "mode",
-        help: "When to force events to disk: after every write, once a second, or only at the end.",
-        defaultText: "interval", choices: ["always", "interval", "never"]),
-      OptionSpec(
-        name: "listen", value: "path",
+      .option(
+        \.fsync, "fsync", value: "mode",
+        help: "When to force events to disk: after every write, once a second, or only at the end."
+      ),
+      .option(
+        \.listen, "listen", value: "path",
         help: "Accept front ends on a Unix domain socket at this path instead of reading "
           + "standard input (a stale socket file there is replaced).",
         isFile: true),
-      OptionSpec(
-        name: "once",
+      .flag(
+        \.once, "once",
         help: "With --listen: record the first client only, and stop when it disconnects."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let path = invocation.required("log")
-    let mode: FsyncMode
-    switch invocation.value("fsync") {
-    case "always": mode = .always
-    case "never": mode = .never
-    default: mode = .interval
-    }
-    let socketPath = invocation.value("listen")
-    if invocation.flag("once") && socketPath == nil {
-      throw invocation.usageError("'--once' needs '--listen <path>'")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let path = arguments.log
+    let mode = arguments.fsync
+    let socketPath = arguments.listen
+    if arguments.once && socketPath == nil {
+      throw usageError("'--once' needs '--listen <path>'")
     }
     // The socket first: a path that cannot be listened on leaves no new log behind.
     var listener: Listener? = nil
     if let socketPath {
-      try Listener.check(socketPath, invocation: invocation)
+      try Listener.check(socketPath, for: self)
       listener = try Listener(path: socketPath)
     }
     defer { listener?.close() }
-    let recorder = try replaying { () throws(ReplayError) in
-      try Recorder.open(path: path, fsync: mode)
+    let recorder = try replaying { () throws(StoreError) in
+      try Recorder.open(path: path, fsync: mode.policy)
     }
-    if let note = recorder.recoveryNote { Diagnostics.line("listtape: warning: \(note)") }
+    if let recovery = recorder.recovery {
+      Diagnostics.line("listtape: warning: \(recovery) (\(recorder.path))")
+    }
     var lines = LineRecorder(recorder: recorder)
     var clients: Int? = nil
     var failure: CLIError? = nil
     if let listener {
       do {
         clients = try ListenSession.run(
-          listener: listener, once: invocation.flag("once"), lines: &lines)
+          listener: listener, once: arguments.once, lines: &lines)
       } catch {
         failure = error
       }
@@ -139,7 +144,7 @@ struct LineRecorder {
   /// Records one line unless it is blank or malformed; `place` names it in messages, and
   /// `origin` (the client) is added to fault warnings. Throws only when the log fails.
   mutating func take(_ line: LineReader.Line, at place: String, origin: String? = nil)
-    throws(ReplayError)
+    throws(StoreError)
   {
     switch line {
     case .tooLong(_, let length):
@@ -220,5 +225,18 @@ enum Interruption {
     _ = signal(SIGTERM, SIG_DFL)
     let fd = devNull.exchange(-1, ordering: .relaxed)
     if fd >= 0 { close(fd) }
+  }
+}
+
+/// `--fsync`: when a recording is forced to stable storage.
+enum Durability: String, ChoiceValue {
+  case always, interval, never
+
+  var policy: FsyncPolicy {
+    switch self {
+    case .always: return .always
+    case .interval: return .interval(seconds: 1)
+    case .never: return .never
+    }
   }
 }

@@ -6,7 +6,14 @@ import ListTapeStore
 
 /// `listtape replay LOG`: folds the log and reports every fault.
 enum ReplayCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var to: Point?
+    var strict = false
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "replay",
     abstract: "Fold a log from the start and report every fault.",
     discussion: """
@@ -14,30 +21,29 @@ enum ReplayCommand: Command {
       folded, faults, rows in the final state, elapsed time. Exit status: 0 without faults, 3 \
       with faults, 2 when the log is damaged (the readable part is still replayed).
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      OptionSpec(
-        name: "to", value: "point", help: "Stop after this event: N, mark:LABEL or time:ISO8601.",
+      .option(
+        \.to, "to", value: "point", help: "Stop after this event: N, mark:LABEL or time:ISO8601.",
         defaultText: "the last event"),
-      OptionSpec(name: "strict", help: "Stop at the first fault."),
-      OptionSpec(name: "json", help: "Print the faults and the summary as one JSON object."),
+      .flag(\.strict, "strict", help: "Stop at the first fault."),
+      .flag(\.json, "json", help: "Print the faults and the summary as one JSON object."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let timeline = try openTimeline(invocation.required("log"))
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
     let total = timeline.eventCount
-    let through = try resolvePoint(
-      invocation.value("to"), in: timeline, invocation: invocation, option: "--to")
-    let strict = invocation.flag("strict")
-    let json = invocation.flag("json")
-    let out = invocation.out
-    let style = invocation.style
+    let through = try resolve(arguments.to, in: timeline, for: self, option: "--to")
+    let strict = arguments.strict
+    let json = arguments.json
+    let out = io.out
+    let style = io.style
     var faults: [(event: Int, op: String, reason: String)] = []
-    let progress = Progress("replaying", enabled: Terminal.isTTY(2) && through >= 100_000)
+    let progress = Progress("replaying", events: through)
     let clock = ContinuousClock()
     let start = clock.now
-    let result = try replaying { () throws(ReplayError) in
+    let result = try replaying { () throws(StoreError) in
       try timeline.replay(through: through, progress: progress.update) { n, event, fault in
         faults.append((n, event.op, fault.description))
         if !json {
@@ -54,35 +60,23 @@ enum ReplayCommand: Command {
     let state = result.state
     let stopped = strict && !faults.isEmpty
     if json {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("events")
-      w.int(total)
-      w.key("through")
-      w.int(result.stoppedAt)
-      w.key("faultCount")
-      w.int(faults.count)
-      w.key("faults")
-      w.beginArray()
-      for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
-      w.endArray()
-      w.key("sections")
-      w.int(state.numberOfSections)
-      w.key("items")
-      w.int(state.numberOfAllItems)
-      w.key("visible")
-      w.int(state.numberOfItems)
-      w.key("selected")
-      w.int(state.selectedItems.count)
-      w.key("stoppedAtFault")
-      w.bool(stopped)
-      w.key("damaged")
-      w.bool(timeline.readStoppedShort)
-      w.key("seconds")
-      w.double(seconds)
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("events", total)
+          w.field("through", result.stoppedAt)
+          w.field("faultCount", faults.count)
+          w.key("faults")
+          w.beginArray()
+          for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
+          w.endArray()
+          w.field("sections", state.numberOfSections)
+          w.field("items", state.numberOfAllItems)
+          w.field("visible", state.numberOfItems)
+          w.field("selected", state.selectedItems.count)
+          w.field("stoppedAtFault", stopped)
+          w.field("damaged", timeline.readStoppedShort)
+          w.field("seconds", seconds)
+        })
     } else {
       var line = "replayed \(Render.plural(result.stoppedAt, "event"))"
       if result.stoppedAt < total { line += " of \(Render.count(total))" }
@@ -112,11 +106,8 @@ func faultLine(_ n: Int, _ op: String, _ fault: ListFault) -> String {
 /// A fault as a JSON object: `{"event":N,"op":OP,"reason":…}`.
 func writeFault(event n: Int, op: String, reason: String, to w: inout JSONWriter) {
   w.beginObject()
-  w.key("event")
-  w.int(n)
-  w.key("op")
-  w.string(op)
-  w.key("reason")
-  w.string(reason)
+  w.field("event", n)
+  w.field("op", op)
+  w.field("reason", reason)
   w.endObject()
 }

@@ -4,7 +4,12 @@ import ListTapeStore
 
 /// `listtape salvage LOG -o OUT`: a new log keeping every readable frame of a damaged one.
 enum SalvageCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var output: String?
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "salvage",
     abstract: "Write a new log keeping every readable part of a damaged one.",
     discussion: """
@@ -16,24 +21,21 @@ enum SalvageCommand: Command {
 
       Exit status: 0 written, 73 the output already exists, 2 LOG is not a readable log.
       """,
-    arguments: [logArgument],
-    options: [
-      OptionSpec(
-        name: "output", short: "o", value: "out", help: "The new log to write.", isFile: true)
-    ])
+    arguments: [.log(\.log)],
+    options: [.output(\.output, value: "out", help: "The new log to write.")])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    guard let output = invocation.value("output") else {
-      throw invocation.usageError("Missing '-o, --output <out>': the new log to write")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    guard let output = arguments.output else {
+      throw usageError("Missing '-o, --output <out>': the new log to write")
     }
-    let path = invocation.required("log")
+    let path = arguments.log
     _ = try openTimeline(path)
     if FileManager.default.fileExists(atPath: output) {
       throw .failure(
         "\(output) already exists; salvage writes a new log (remove it or choose another name)",
         code: ExitCode.cannotCreate)
     }
-    let summary = try replaying { () throws(ReplayError) in
+    let summary = try replaying { () throws(StoreError) in
       try Timeline.salvage(path, to: output)
     }
     Diagnostics.line("listtape: salvaged \(path) into \(output): \(summary)")

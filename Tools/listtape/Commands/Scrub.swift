@@ -3,7 +3,12 @@ import ListTapeStore
 
 /// `listtape scrub LOG [--at POINT]`: a full-screen time-travel viewer in the terminal.
 enum ScrubCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var at: Point?
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "scrub",
     abstract: "Move through a log in a full-screen terminal viewer.",
     discussion: """
@@ -14,25 +19,25 @@ enum ScrubCommand: Command {
       from the previous event, ? help, q quit. Needs a terminal on standard input and \
       output; use show for text.
       """,
-    arguments: [logArgument],
-    options: [atOption])
+    arguments: [.log(\.log)],
+    options: [.at(\.at)])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let path = invocation.required("log")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let path = arguments.log
     guard Terminal.isTTY(1), Terminal.isTTY(0) else {
-      throw invocation.usageError(
+      throw usageError(
         "scrub needs a terminal on standard input and output; "
           + "use 'listtape show \(path) --at N' for text")
     }
     let timeline = try openTimeline(path)
-    let n = try resolvePoint(invocation.value("at"), in: timeline, invocation: invocation)
+    let n = try resolve(arguments.at, in: timeline, for: self)
     guard let terminal = RawTerminal() else {
       throw .failure("cannot put the terminal in raw mode", code: ExitCode.io)
     }
     defer { terminal.close() }
     do {
       let viewer = try ScrubViewer(
-        timeline: timeline, terminal: terminal, style: invocation.style, at: n)
+        timeline: timeline, terminal: terminal, style: io.style, at: n)
       viewer.run()
     } catch {
       terminal.close()

@@ -7,7 +7,15 @@ import ListTapeStore
 /// `listtape shrink LOG (--where EXPR | --run CMD) -o OUT`: the fewest events that still
 /// end in a state with the bug.
 enum ShrinkCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var query: Query?
+    var command: String?
+    var output: String?
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "shrink",
     abstract: "Write the smallest log whose final state still satisfies a predicate.",
     discussion: """
@@ -22,97 +30,87 @@ enum ShrinkCommand: Command {
       Exit status: 0 written; 1 LOG's own final state does not satisfy the predicate; 73 OUT \
       already exists; 64 a malformed expression; 74 the check aborted; 2 damaged log.
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      whereOption,
-      OptionSpec(
-        name: "run", value: "cmd",
+      .where(\.query),
+      .option(
+        \.command, "run", value: "cmd",
         help: "A shell command that judges the state JSON on its standard input (exit 1...127 "
           + "but 125: the predicate holds)."),
-      OptionSpec(
-        name: "output", short: "o", value: "out", help: "The new log to write.", isFile: true),
-      OptionSpec(name: "json", help: "Print a summary as one JSON object."),
+      .output(\.output, value: "out", help: "The new log to write."),
+      .flag(\.json, "json", help: "Print a summary as one JSON object."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let whereText = invocation.value("where")
-    let command = invocation.value("run")
-    var query: Query?
-    switch (whereText, command) {
-    case (nil, nil): throw invocation.usageError("Give one of '--where <expr>' or '--run <cmd>'")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    switch (arguments.query, arguments.command) {
+    case (nil, nil): throw usageError("Give one of '--where <expr>' or '--run <cmd>'")
     case (.some, .some):
-      throw invocation.usageError("'--where <expr>' and '--run <cmd>' cannot be used together")
-    case (let text?, nil):
-      query = try parseQuery(text, invocation: invocation)
-      guard query?.isBoolean == true else {
-        throw invocation.usageError(
-          "The expression for '--where <expr>' is not a predicate: compare the value with "
-            + "== != < <= > >=")
-      }
-    case (nil, _?): break
+      throw usageError("'--where <expr>' and '--run <cmd>' cannot be used together")
+    case (let query?, nil) where !query.isBoolean:
+      throw usageError(
+        "The expression for '--where <expr>' is not a predicate: compare the value with "
+          + "== != < <= > >=")
+    default: break
     }
-    guard let output = invocation.value("output") else {
-      throw invocation.usageError("Missing '-o, --output <out>': the new log to write")
+    guard let output = arguments.output else {
+      throw usageError("Missing '-o, --output <out>': the new log to write")
     }
-    let path = invocation.required("log")
+    let path = arguments.log
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
     if FileManager.default.fileExists(atPath: output) {
-      throw .failure(
-        "\(output) already exists; shrink writes a new log (remove it or choose another name)",
-        code: ExitCode.cannotCreate)
-    }
-    let external = command.map { ExternalCheck(command: $0, logPath: path) }
-    // A candidate is not a point of LOG: the check sees its number of events as the event.
-    let predicate = { (state: ListState, events: Int) throws(ReplayError) -> Bool in
-      if let query { return query.holds(in: state) }
-      do throws(ReplayError) {
-        return try external?.verdict(event: events, state: state) == .bad
-      } catch {
-        throw ReplayError(
-          .io, error.description.replacingOccurrences(of: "bisect aborted", with: "shrink aborted"))
-      }
+      throw CLIError(StoreError.outputExists(path: output))
     }
     let progress = ShrinkProgressLine()
     let start = DispatchTime.now().uptimeNanoseconds
-    let result: ShrinkResult
-    do throws(ReplayError) {
-      result = try Shrink.run(
-        timeline, relevance: query?.relevance, predicate: predicate, progress: progress.update)
-      try Shrink.write(result, to: output)
-    } catch {
-      progress.finish()
-      throw CLIError(error)
+    let found: ShrinkResult?
+    defer { progress.finish() }
+    if let query = arguments.query {
+      found = try replaying { () throws(StoreError) in
+        try Shrink.run(timeline, where: query, progress: progress.update)
+      }
+    } else {
+      let check = ExternalCheck(command: arguments.command ?? "", logPath: path, purpose: "shrink")
+      do {
+        // A candidate is not a point of LOG: the check sees its number of events as the event.
+        found = try Shrink.run(
+          timeline,
+          predicate: { state, events throws(ExternalCheck.Aborted) in
+            try check.verdict(event: events, state: state) == .bad
+          }, progress: progress.update)
+      } catch {
+        switch error {
+        case .timeline(let e): throw CLIError(e)
+        case .check(let e): throw .failure(e.message, code: ExitCode.io)
+        }
+      }
     }
+    guard let result = found else {
+      throw .failure(
+        "the state after the last event \(timeline.eventCount) does not satisfy the predicate "
+          + "(\(path))", code: ExitCode.notFound)
+    }
+    try replaying { () throws(StoreError) in try Shrink.write(result, to: output) }
     progress.finish()
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    let out = invocation.out
-    if invocation.flag("json") {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("log")
-      w.string(path)
-      w.key("output")
-      w.string(output)
-      w.key("original")
-      w.int(result.original)
-      w.key("kept")
-      w.int(result.kept.count)
-      w.key("events")
-      w.beginArray()
-      for n in result.kept { w.int(n) }
-      w.endArray()
-      w.key("tests")
-      w.int(result.tests)
-      w.key("folded")
-      w.int(result.folded)
-      w.key("seconds")
-      w.double((seconds * 1000).rounded() / 1000)
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+    let out = io.out
+    if arguments.json {
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("log", path)
+          w.field("output", output)
+          w.field("original", result.original)
+          w.field("kept", result.kept.count)
+          w.key("events")
+          w.beginArray()
+          for n in result.kept { w.int(n) }
+          w.endArray()
+          w.field("tests", result.tests)
+          w.field("folded", result.folded)
+          w.field("seconds", (seconds * 1000).rounded() / 1000)
+        })
     } else {
-      let style = invocation.style
+      let style = io.style
       out.line(
         style.bold(
           "kept \(Render.count(result.kept.count)) of \(Render.plural(result.original, "event"))")

@@ -2,67 +2,59 @@ import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeStore
 
-/// `listtape stats LOG`: what a log holds and what it costs.
+/// `listtape stats LOG`: what a log holds and what it costs; `listtape stats LOG...`: many
+/// logs added up.
 enum StatsCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var logs: [String] = []
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "stats",
     abstract: "Show a log's events per op, faults, size and time span.",
     discussion: StatsManyCommand.discussion,
-    arguments: [manyLogsArgument],
-    options: [OptionSpec(name: "json", help: "Print the figures as a JSON object.")])
+    arguments: [.logs(\.logs)],
+    options: [.flag(\.json, "json", help: "Print the figures as a JSON object.")])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let logs = invocation.arguments.positionals
-    if logs.count > 1 || ManyLogs.isDirectory(logs[0]) {
-      return try StatsManyCommand.run(logs: logs, invocation: invocation)
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    if meansManyLogs(arguments.logs) {
+      return try StatsManyCommand.run(logs: arguments.logs, json: arguments.json, io)
     }
-    let path = invocation.required("log")
+    let path = arguments.logs[0]
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
-    let progress = Progress(
-      "reading", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
-    let stats = try replaying { () throws(ReplayError) in
+    let progress = Progress("reading", events: timeline.eventCount)
+    let stats = try replaying { () throws(StoreError) in
       try timeline.stats(progress: progress.update)
     }
     progress.finish()
     let perEvent = stats.events > 0 ? Double(stats.bytes) / Double(stats.events) : 0
-    let out = invocation.out
-    if invocation.flag("json") {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("path")
-      w.string(path)
-      w.key("events")
-      w.int(stats.events)
-      w.key("faults")
-      w.int(stats.faults)
-      w.key("bytes")
-      w.int(stats.bytes)
-      w.key("bytesPerEvent")
-      w.double((perEvent * 100).rounded() / 100)
-      w.key("frames")
-      w.int(stats.frames)
-      w.key("checkpoints")
-      w.int(stats.checkpoints)
-      w.key("checkpointBytes")
-      w.int(stats.checkpointBytes)
-      w.key("firstTime")
-      if let t = stats.firstTime { w.int(t) } else { w.null() }
-      w.key("lastTime")
-      if let t = stats.lastTime { w.int(t) } else { w.null() }
-      w.key("ops")
-      w.beginObject()
-      for (op, count) in stats.opCounts {
-        w.key(op)
-        w.int(count)
-      }
-      w.endObject()
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+    let out = io.out
+    if arguments.json {
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("path", path)
+          w.field("events", stats.events)
+          w.field("faults", stats.faults)
+          w.field("bytes", stats.bytes)
+          w.field("bytesPerEvent", (perEvent * 100).rounded() / 100)
+          w.field("frames", stats.frames)
+          w.field("checkpoints", stats.checkpoints)
+          w.field("checkpointBytes", stats.checkpointBytes)
+          w.field("firstTime", stats.firstTime)
+          w.field("lastTime", stats.lastTime)
+          w.key("ops")
+          w.beginObject()
+          for (op, count) in stats.opCounts {
+            w.key(op)
+            w.int(count)
+          }
+          w.endObject()
+        })
       return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
     }
-    let style = invocation.style
+    let style = io.style
     func row(_ label: String, _ value: String) {
       out.line("  " + label.padding(13) + value)
     }

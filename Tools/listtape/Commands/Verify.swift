@@ -4,7 +4,12 @@ import ListTapeStore
 
 /// `listtape verify LOG`: checks every frame and checkpoint.
 enum VerifyCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "verify",
     abstract: "Check a log's integrity.",
     discussion: """
@@ -12,45 +17,32 @@ enum VerifyCommand: Command {
       0 when the log is intact, 2 when it is damaged; the report then gives the byte offset \
       of the damage and the first event that cannot be read.
       """,
-    arguments: [logArgument],
-    options: [OptionSpec(name: "json", help: "Print the report as a JSON object.")])
+    arguments: [.log(\.log)],
+    options: [.flag(\.json, "json", help: "Print the report as a JSON object.")])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let path = invocation.required("log")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let path = arguments.log
     let timeline = try openTimeline(path)
-    let progress = Progress(
-      "verifying", enabled: Terminal.isTTY(2) && timeline.eventCount >= 100_000)
+    let progress = Progress("verifying", events: timeline.eventCount)
     let report = timeline.verify(progress: progress.update)
     progress.finish()
-    let out = invocation.out
-    let style = invocation.style
-    if invocation.flag("json") {
-      var w = JSONWriter()
-      w.beginObject()
-      w.key("path")
-      w.string(path)
-      w.key("intact")
-      w.bool(report.intact)
-      w.key("events")
-      w.int(report.events)
-      w.key("frames")
-      w.int(report.frames)
-      w.key("checkpoints")
-      w.int(report.checkpoints)
-      w.key("bytes")
-      w.int(report.bytes)
-      w.key("problem")
-      if let p = report.problem { w.string(p) } else { w.null() }
-      w.key("offset")
-      if let o = report.offset { w.int(o) } else { w.null() }
-      // `event` is the first event the damage makes unreadable; `lastIntactEvent` the one before.
-      w.key("event")
-      if let e = report.event { w.int(e + 1) } else { w.null() }
-      w.key("lastIntactEvent")
-      if let e = report.event { w.int(e) } else { w.null() }
-      w.endObject()
-      w.endLine()
-      out.bytes(w.bytes)
+    let out = io.out
+    let style = io.style
+    if arguments.json {
+      out.bytes(
+        JSONWriter.line { w in
+          w.field("path", path)
+          w.field("intact", report.intact)
+          w.field("events", report.events)
+          w.field("frames", report.frames)
+          w.field("checkpoints", report.checkpoints)
+          w.field("bytes", report.bytes)
+          w.field("problem", report.problem.map { Failures.message($0, path: path) })
+          w.field("offset", report.offset)
+          // `event` is the first event the damage makes unreadable; `lastIntactEvent` the one before.
+          w.field("event", report.lastIntactEvent.map { $0 + 1 })
+          w.field("lastIntactEvent", report.lastIntactEvent)
+        })
     } else {
       let contents =
         "\(Render.plural(report.events, "event")) in \(Render.plural(report.frames, "frame")), "
@@ -63,10 +55,10 @@ enum VerifyCommand: Command {
         // one that does not.
         var line = "\(path): \(style.red("damaged"))"
         if let offset = report.offset { line += " at byte \(offset)" }
-        if let event = report.event { line += " (event \(event + 1))" }
+        if let event = report.lastIntactEvent { line += " (event \(event + 1))" }
         out.line(line)
-        if let problem = report.problem { out.line("  " + problem) }
-        if let event = report.event {
+        if let problem = report.problem { out.line("  " + Failures.message(problem, path: path)) }
+        if let event = report.lastIntactEvent {
           out.line(
             event == 0
               ? "  no event reads back before the damage"

@@ -6,7 +6,16 @@ import ListTapeStore
 
 /// `listtape what-if LOG --without RANGE ... [--at P] [-o OUT]`: counterfactual replay.
 enum WhatIfCommand: Command {
-  static let spec = CommandSpec(
+  struct Arguments: ParsableArguments {
+    var log = ""
+    var without: [EventRange] = []
+    var at: Point?
+    var output: String?
+    var context = 2
+    var json = false
+  }
+
+  static let spec = CommandSpec<Arguments>(
     name: "what-if",
     abstract: "Replay a log with some events left out and show what would differ.",
     discussion: """
@@ -20,74 +29,68 @@ enum WhatIfCommand: Command {
 
       Exit status: 0; 73 the output already exists; 2 damaged log.
       """,
-    arguments: [logArgument],
+    arguments: [.log(\.log)],
     options: [
-      OptionSpec(
-        name: "without", value: "range",
+      .repeating(
+        \.without, "without", value: "range",
         help: "Events to leave out: N or N-M, inclusive; may be given several times."),
-      OptionSpec(
-        name: "at", value: "point",
+      .option(
+        \.at, "at", value: "point",
         help: "Where to compare the two histories: N, mark:LABEL or time:ISO8601.",
         defaultText: "the last event"),
-      OptionSpec(
-        name: "output", short: "o", value: "out", help: "Also write the counterfactual log.",
-        isFile: true),
-      contextOption,
-      OptionSpec(name: "json", help: "Print the report as one JSON object."),
+      .output(\.output, value: "out", help: "Also write the counterfactual log."),
+      .context(\.context),
+      .flag(\.json, "json", help: "Print the report as one JSON object."),
     ])
 
-  static func run(_ invocation: Invocation) throws(CLIError) -> Int32 {
-    let texts = invocation.values("without")
-    guard !texts.isEmpty else {
-      throw invocation.usageError("Missing '--without <range>': the events to leave out")
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    let ranges = arguments.without.map(\.range)
+    guard !ranges.isEmpty else {
+      throw usageError("Missing '--without <range>': the events to leave out")
     }
-    var ranges: [ClosedRange<Int>] = []
-    for text in texts {
-      guard let r = WhatIf.range(text) else {
-        throw invocation.usageError(
-          "The value '\(text)' is invalid for '--without <range>'; expected N or N-M with N ≤ M")
-      }
-      ranges.append(r)
-    }
-    let context = try invocation.int("context") ?? 2
-    let path = invocation.required("log")
-    let output = invocation.value("output")
+    let path = arguments.log
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
-    if let bad = ranges.first(where: { $0.lowerBound < 1 || $0.upperBound > timeline.eventCount }) {
-      throw invocation.usageError(
-        "--without \(WhatIf.describe([bad])) is out of range: the log has "
-          + "\(Render.plural(timeline.eventCount, "event")) (1...\(timeline.eventCount))")
+    let count = timeline.eventCount
+    if let bad = ranges.first(where: { $0.lowerBound < 1 || $0.upperBound > count }) {
+      throw usageError(
+        "--without \(describe([bad])) is out of range: the log has "
+          + "\(Render.plural(count, "event")) (1...\(count))")
     }
-    let point = try resolvePoint(invocation.value("at"), in: timeline, invocation: invocation)
-    if let output, FileManager.default.fileExists(atPath: output) {
-      throw .failure(
-        "\(output) already exists; what-if writes a new log (remove it or choose another name)",
-        code: ExitCode.cannotCreate)
+    let point = try resolve(arguments.at, in: timeline, for: self)
+    if let output = arguments.output, FileManager.default.fileExists(atPath: output) {
+      throw CLIError(StoreError.outputExists(path: output))
     }
-    let report = try replaying { () throws(ReplayError) in
-      try WhatIf.run(timeline, without: ranges, at: point, context: context)
+    let report = try replaying { () throws(StoreError) in
+      try WhatIf.run(timeline, without: ranges, at: point, context: arguments.context)
     }
-    if let output {
-      let written = try replaying { () throws(ReplayError) in
-        try WhatIf.write(timeline, without: ranges, to: output)
+    if let output = arguments.output {
+      let without = describe(report.without)
+      let written = try replaying { () throws(StoreError) in
+        try WhatIf.write(timeline, without: ranges, mark: "what-if: without \(without)", to: output)
       }
       Diagnostics.line(
-        "listtape: wrote \(Render.plural(written, "event")) (without "
-          + "\(WhatIf.describe(report.without)), with a mark) to \(output)")
+        "listtape: wrote \(Render.plural(written, "event")) (without \(without), with a mark) "
+          + "to \(output)")
     }
-    if invocation.flag("json") {
-      writeJSON(report, path: path, output: output, into: invocation.out)
+    if arguments.json {
+      writeJSON(report, path: path, output: arguments.output, into: io.out)
     } else {
-      render(report, path: path, style: invocation.style, context: context, into: invocation.out)
+      render(report, path: path, style: io.style, context: arguments.context, into: io.out)
     }
     return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+  }
+
+  /// `120-130, 500`.
+  static func describe(_ ranges: [ClosedRange<Int>]) -> String {
+    ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }
+      .joined(separator: ", ")
   }
 
   static func render(
     _ r: WhatIfReport, path: String, style: Style, context: Int, into out: Output
   ) {
-    let without = WhatIf.describe(r.without)
+    let without = describe(r.without)
     out.line(
       style.bold("without events \(without)") + " (\(Render.plural(r.removedCount, "event"))), "
         + (r.start == 0
@@ -107,53 +110,60 @@ enum WhatIfCommand: Command {
     out.line()
     out.line(style.bold("--- \(path) at event \(r.at)"))
     out.line(style.bold("+++ \(path) without \(without) at event \(r.at)"))
-    printDiff(r.diff, context: context, style: style, into: out)
+    DiffText.print(r.diff, context: context, style: style, into: out)
   }
 
   static func writeJSON(_ r: WhatIfReport, path: String, output: String?, into out: Output) {
-    var w = JSONWriter()
-    func faults(_ key: String, _ list: [FaultChange]) {
-      w.key(key)
-      w.beginArray()
-      for f in list { writeFault(event: f.event, op: f.op.op, reason: f.fault.description, to: &w) }
-      w.endArray()
-    }
-    w.beginObject()
-    w.key("log")
-    w.string(path)
-    w.key("without")
-    w.beginArray()
-    for range in r.without {
-      w.beginArray()
-      w.int(range.lowerBound)
-      w.int(range.upperBound)
-      w.endArray()
-    }
-    w.endArray()
-    w.key("removed")
-    w.int(r.removedCount)
-    w.key("start")
-    w.int(r.start)
-    w.key("firstDifference")
-    if let n = r.firstDifference { w.int(n) } else { w.null() }
-    w.key("event")
-    if let op = r.firstDifferenceOp { op.encode(to: &w) } else { w.null() }
-    faults("faultsAppeared", r.appeared)
-    // Faults of events both histories hold, then those of the removed events.
-    faults("faultsVanished", r.vanished.filter { !$0.removed })
-    faults("faultsRemoved", r.vanished.filter(\.removed))
-    w.key("at")
-    w.int(r.at)
-    w.key("identical")
-    w.bool(r.diff.isEmpty)
-    w.key("changes")
-    w.int(r.diff.changeCount)
-    w.key("diff")
-    r.diff.writeJSON(to: &w)
-    w.key("output")
-    if let output { w.string(output) } else { w.null() }
-    w.endObject()
-    w.endLine()
-    out.bytes(w.bytes)
+    out.bytes(
+      JSONWriter.line { w in
+        func faults(_ key: String, _ list: [FaultChange]) {
+          w.key(key)
+          w.beginArray()
+          for f in list {
+            writeFault(event: f.event, op: f.op.op, reason: f.fault.description, to: &w)
+          }
+          w.endArray()
+        }
+        w.field("log", path)
+        w.key("without")
+        w.beginArray()
+        for range in r.without {
+          w.beginArray()
+          w.int(range.lowerBound)
+          w.int(range.upperBound)
+          w.endArray()
+        }
+        w.endArray()
+        w.field("removed", r.removedCount)
+        w.field("start", r.start)
+        w.field("firstDifference", r.firstDifference)
+        w.key("event")
+        if let op = r.firstDifferenceOp { op.encode(to: &w) } else { w.null() }
+        faults("faultsAppeared", r.appeared)
+        // Faults of events both histories hold, then those of the removed events.
+        faults("faultsVanished", r.vanished.filter { !$0.removed })
+        faults("faultsRemoved", r.vanished.filter(\.removed))
+        w.field("at", r.at)
+        w.field("identical", r.diff.isEmpty)
+        w.field("changes", r.diff.changeCount)
+        w.key("diff")
+        DiffText.write(r.diff, to: &w)
+        w.field("output", output)
+      })
   }
+}
+
+/// `N` or `N-M` (inclusive, N ≤ M): events to leave out.
+struct EventRange: ArgumentValue {
+  var range: ClosedRange<Int>
+
+  static func parse(_ word: String) throws(InvalidValue) -> EventRange {
+    let parts = word.split(separator: "-", omittingEmptySubsequences: false)
+    guard (1...2).contains(parts.count), let a = Int(parts[0]), let b = Int(parts.last ?? ""),
+      a <= b
+    else { throw InvalidValue(expected: "N or N-M with N ≤ M") }
+    return EventRange(range: a...b)
+  }
+
+  var helpText: String { WhatIfCommand.describe([range]) }
 }

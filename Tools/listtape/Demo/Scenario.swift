@@ -12,17 +12,7 @@ struct Scenario {
   let picksOptions: Bool
   let sections: [(id: String, items: [OutlineNode])]
 
-  static let names = ["symbols", "languages", "form", "contacts"]
-
-  static func named(_ name: String) -> Scenario? {
-    switch name {
-    case "symbols": return symbols
-    case "languages": return languages
-    case "form": return form
-    case "contacts": return contacts
-    default: return nil
-    }
-  }
+  static let all = [symbols, languages, form, contacts]
 
   /// Builds the list in a fresh store: selection mode, sections, items, then a mark.
   func load(into store: ListStore) {
@@ -158,4 +148,17 @@ struct Scenario {
         ),
       ])
   }()
+}
+
+extension Scenario: ArgumentValue {
+  static let choices = all.map(\.name)
+
+  static func parse(_ word: String) throws(InvalidValue) -> Scenario {
+    guard let scenario = all.first(where: { $0.name == word }) else {
+      throw InvalidValue(expected: "one of: " + choices.joined(separator: ", "))
+    }
+    return scenario
+  }
+
+  var helpText: String { name }
 }

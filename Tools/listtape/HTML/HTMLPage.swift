@@ -4,13 +4,14 @@ import Foundation
 /// block and draws everything with `textContent` (never HTML built from data). A strict
 /// Content-Security-Policy allows only that script (by its SHA-256) and inline styles, so
 /// the page can make no request at all.
+/// The viewer page: static markup, inline CSS, the data blocks (the report's JSON, the
+/// events as JSON Lines, the reducer as base64 WebAssembly) and one inline script that folds
+/// with that reducer and draws everything with `textContent` (never HTML built from data).
+/// A strict Content-Security-Policy allows only that script (by its SHA-256), compiling the
+/// embedded module, and inline styles, so the page can make no request at all.
 enum HTMLPage {
-  /// The whole page around `data` (already escaped by `HTMLReport.escapeForScript`).
-  static func render(data: [UInt8]) -> [UInt8] {
-    let hash = Data(SHA256.digest(Array(script.utf8))).base64EncodedString()
-    let policy =
-      "default-src 'none'; script-src 'sha256-\(hash)'; style-src 'unsafe-inline'; "
-      + "img-src data:; base-uri 'none'; form-action 'none'"
+  /// The whole page around the report's parts (already escaped for `<script>`).
+  static func render(_ parts: HTMLReport.Parts) -> [UInt8] {
     var out = Array(
       """
       <!DOCTYPE html>
@@ -27,12 +28,23 @@ enum HTMLPage {
       \(body)
       <script type="application/json" id="listtape-data">
       """.utf8)
-    out += data
-    out += Array("</script>\n<script>".utf8)
+    out += parts.data
+    out += Array("</script>\n<script type=\"application/jsonl\" id=\"listtape-events\">".utf8)
+    out += parts.events
+    out += Array("</script>\n<script type=\"application/wasm\" id=\"listtape-wasm\">\n".utf8)
+    out += Array(ViewerModule.base64.utf8)
+    out += Array("\n</script>\n<script>".utf8)
     out += Array(script.utf8)
     out += Array("</script>\n</body>\n</html>\n".utf8)
     return out
   }
+
+  /// Only the inline script (by hash) runs, and it may compile WebAssembly; nothing loads.
+  static let policy =
+    "default-src 'none'; script-src 'sha256-"
+    + Data(SHA256.digest(Array(script.utf8))).base64EncodedString()
+    + "' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    + "form-action 'none'"
 
   static let body = """
     <header>
@@ -70,6 +82,7 @@ enum HTMLPage {
       </section>
     </main>
     <footer class="dim">← → step · Home End · space play · #event=N in the address selects N · <output id="selftest"></output> <output id="netcheck"></output></footer>
+    <pre id="check"></pre>
     """
 
   static let style = """
@@ -119,16 +132,12 @@ enum HTMLPage {
     footer { margin-top: 16px; font-size: 12px; }
     """
 
-  /// The viewer. Plain ES2017, no libraries; it folds events between checkpoints with the
-  /// protocol's semantics (faulted events, known from the Swift fold, are skipped).
+  /// The viewer. Plain ES2017, no libraries. States come from the model itself, compiled to
+  /// WebAssembly (Tools/wasm): it loads the checkpoint at or before an event and folds the
+  /// events in between; the script only draws, diffs rows and navigates.
   static let script = #"""
     (function () {
     'use strict';
-    var D = JSON.parse(document.getElementById('listtape-data').textContent);
-    var FROM = D.from, TO = D.to, FIRST = D.from - 1;
-    var faults = new Map(D.faults), marks = new Map(D.marks);
-    var markList = D.marks.map(function (m) { return m[0]; });
-    var faultList = D.faults.map(function (f) { return f[0]; });
     function $(id) { return document.getElementById(id); }
     function el(tag, cls, text) {
       var e = document.createElement(tag);
@@ -136,215 +145,84 @@ enum HTMLPage {
       if (text !== undefined && text !== null) e.textContent = String(text);
       return e;
     }
+    /** The text of a data block, which is then emptied (the page keeps one copy). */
+    function take(id) { var e = $(id), t = e.textContent; e.textContent = ''; return t; }
+    var D = JSON.parse(take('listtape-data'));
+    var FROM = D.from, TO = D.to, FIRST = D.from - 1;
+    var faults = new Map(D.faults), marks = new Map(D.marks);
+    var markList = D.marks.map(function (m) { return m[0]; });
+    var faultList = D.faults.map(function (f) { return f[0]; });
 
-    // ---- The model: sections of outlines, a selection of ids, the selection mode. ----
-    function newState() {
-      return { sections: [], secs: new Map(), items: new Map(), sel: new Set(), multi: false };
+    // ---- The reducer: ListTapeModel compiled to WebAssembly with Embedded Swift. ----
+    function base64Bytes(text) {
+      var s = atob(text), b = new Uint8Array(s.length);
+      for (var i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
+      return b;
     }
-    function fieldMap(obj) {
-      if (obj === null || obj === undefined) return null;
-      var m = new Map();
-      Object.keys(obj).forEach(function (k) { m.set(k, obj[k]); });
-      return m;
+    // Its WASI imports serve only its command-line check (`wasmkit run`); the page never
+    // calls that entry point.
+    function noWASI() { return 52; }
+    var W = new WebAssembly.Instance(new WebAssembly.Module(base64Bytes(take('listtape-wasm'))),
+      { wasi_snapshot_preview1: { fd_read: noWASI, fd_write: noWASI } }).exports;
+    var seed = new Uint32Array(2);
+    crypto.getRandomValues(seed);
+    W.lt_seed(seed[0], seed[1]);
+    var utf8 = new TextDecoder();
+    function put(bytes) {
+      var p = W.lt_alloc(bytes.length);
+      new Uint8Array(W.memory.buffer, p, bytes.length).set(bytes);
+      return p;
     }
-    function addSection(st, id, at) {
-      var s = { id: id, roots: [] };
-      st.secs.set(id, s);
-      st.sections.splice(at, 0, s);
-      return s;
-    }
-    function makeNode(st, j, parent, sec) {
-      var n = typeof j === 'string' ? { id: j } : j;
-      var node = { id: n.id, title: n.title === undefined ? null : n.title,
-        fields: fieldMap(n.fields), expanded: !!n.expanded, children: [], parent: parent,
-        sec: parent ? null : sec };
-      st.items.set(node.id, node);
-      (n.children || []).forEach(function (c) { node.children.push(makeNode(st, c, node, null)); });
-      return node;
-    }
-    function unregister(st, node, dropSelection) {
-      st.items.delete(node.id);
-      if (dropSelection) st.sel.delete(node.id);
-      node.children.forEach(function (c) { unregister(st, c, dropSelection); });
-    }
-    function siblings(node) { return node.parent ? node.parent.children : node.sec.roots; }
-    function isVisible(node) {
-      for (var p = node.parent; p; p = p.parent) if (!p.expanded) return false;
-      return true;
-    }
-    function anchorOf(e) { return e.before !== undefined && e.before !== null ? e.before : e.after; }
-    function isAfter(e) { return !(e.before !== undefined && e.before !== null); }
-    function remove(list, x) { list.splice(list.indexOf(x), 1); }
-
-    // Folds one event that did not fault (the Swift fold found the faults).
-    function apply(st, e) {
-      var a, s, x, i, list;
-      switch (e.op) {
-      case 'appendSections':
-        e.sections.forEach(function (id) { addSection(st, id, st.sections.length); });
-        break;
-      case 'insertSections':
-        i = st.sections.indexOf(st.secs.get(anchorOf(e))) + (isAfter(e) ? 1 : 0);
-        e.sections.forEach(function (id, k) { addSection(st, id, i + k); });
-        break;
-      case 'deleteSections':
-        e.sections.forEach(function (id) {
-          var sec = st.secs.get(id);
-          if (!sec) return;
-          sec.roots.forEach(function (r) { unregister(st, r, true); });
-          remove(st.sections, sec);
-          st.secs.delete(id);
-        });
-        break;
-      case 'moveSection':
-        s = st.secs.get(e.section);
-        remove(st.sections, s);
-        i = st.sections.indexOf(st.secs.get(anchorOf(e))) + (isAfter(e) ? 1 : 0);
-        st.sections.splice(i, 0, s);
-        break;
-      case 'appendItems':
-        if (e.parent !== undefined && e.parent !== null) {
-          x = st.items.get(e.parent);
-          e.items.forEach(function (j) { x.children.push(makeNode(st, j, x, null)); });
-        } else {
-          s = e.section !== undefined && e.section !== null ? st.secs.get(e.section)
-            : st.sections[st.sections.length - 1];
-          e.items.forEach(function (j) { s.roots.push(makeNode(st, j, null, s)); });
-        }
-        break;
-      case 'insertItems':
-        a = st.items.get(anchorOf(e));
-        list = siblings(a);
-        i = list.indexOf(a) + (isAfter(e) ? 1 : 0);
-        var made = e.items.map(function (j) { return makeNode(st, j, a.parent, a.parent ? null : a.sec); });
-        list.splice.apply(list, [i, 0].concat(made));
-        break;
-      case 'deleteItems':
-        e.items.forEach(function (id) {
-          var n = st.items.get(id);
-          if (!n) return;
-          remove(siblings(n), n);
-          unregister(st, n, true);
-        });
-        break;
-      case 'deleteAllItems':
-        st.sections.forEach(function (sec) {
-          sec.roots.forEach(function (r) { unregister(st, r, true); });
-          sec.roots = [];
-        });
-        break;
-      case 'moveItem':
-        x = st.items.get(e.item);
-        a = st.items.get(anchorOf(e));
-        remove(siblings(x), x);
-        list = siblings(a);
-        i = list.indexOf(a) + (isAfter(e) ? 1 : 0);
-        x.parent = a.parent;
-        x.sec = a.parent ? null : a.sec;
-        list.splice(i, 0, x);
-        break;
-      case 'replaceChildren':
-        x = st.items.get(e.parent);
-        x.children.forEach(function (c) { unregister(st, c, false); });
-        x.children = e.items.map(function (j) { return makeNode(st, j, x, null); });
-        break;
-      case 'applySectionSnapshot':
-        s = st.secs.get(e.section);
-        s.roots.forEach(function (r) { unregister(st, r, false); });
-        s.roots = e.items.map(function (j) { return makeNode(st, j, null, s); });
-        break;
-      case 'update':
-        x = st.items.get(e.item);
-        if (e.title !== undefined && e.title !== null) x.title = e.title;
-        if (e.fields !== undefined && e.fields !== null) {
-          if (!x.fields) x.fields = new Map();
-          Object.keys(e.fields).forEach(function (k) { x.fields.set(k, e.fields[k]); });
-        }
-        break;
-      case 'expand':
-      case 'collapse':
-        e.items.forEach(function (id) { st.items.get(id).expanded = e.op === 'expand'; });
-        break;
-      case 'select':
-        if (st.multi) e.items.forEach(function (id) { st.sel.add(id); });
-        else st.sel = new Set(e.items);
-        break;
-      case 'deselect':
-        if (e.items === undefined || e.items === null) st.sel.clear();
-        else e.items.forEach(function (id) { st.sel.delete(id); });
-        break;
-      case 'configure':
-        if (!!e.multipleSelection !== st.multi) {
-          st.multi = !!e.multipleSelection;
-          if (!st.multi) st.sel.clear();
-        }
-        break;
-      case 'batch':
-        e.events.forEach(function (inner) { apply(st, inner); });
-        return;
-      default:
-        break;
-      }
-      // The selection only ever holds items that exist and are visible.
-      st.sel.forEach(function (id) {
-        var n = st.items.get(id);
-        if (!n || !isVisible(n)) st.sel.delete(id);
-      });
-    }
-
-    function fromCheckpoint(cp) {
-      var st = newState();
-      st.multi = cp[1];
-      cp[2].forEach(function (sc) {
-        var s = addSection(st, sc[0], st.sections.length), stack = [];
-        sc[1].forEach(function (r) {
-          var level = r[0];
-          var node = { id: r[1], expanded: (r[2] & 1) !== 0, title: r.length > 3 ? r[3] : null,
-            fields: r.length > 4 ? fieldMap(r[4]) : null, children: [], parent: null, sec: null };
-          stack.length = level;
-          if (level === 0) { node.sec = s; s.roots.push(node); }
-          else { node.parent = stack[level - 1]; node.parent.children.push(node); }
-          stack[level] = node;
-          st.items.set(node.id, node);
-          if (r[2] & 2) st.sel.add(node.id);
-        });
-      });
-      return st;
-    }
-
-    // Every item in display order with what a renderer needs (section headers included).
-    function rows(st) {
-      var out = [];
-      st.sections.forEach(function (s) {
-        out.push({ header: true, section: s.id, count: 0, visible: 0 });
-        var head = out[out.length - 1];
-        (function walk(list, level, parent, shown) {
-          list.forEach(function (x) {
-            head.count++;
-            if (shown) head.visible++;
-            out.push({ section: s.id, id: x.id, level: level, parent: parent, expanded: x.expanded,
-              hasChildren: x.children.length > 0, visible: shown, selected: st.sel.has(x.id),
-              title: x.title, fields: x.fields });
-            walk(x.children, level + 1, x.id, shown && x.expanded);
-          });
-        })(s.roots, 0, null, true);
-      });
-      return out;
-    }
+    function resultBytes() { return new Uint8Array(W.memory.buffer, W.lt_result(), W.lt_result_length()); }
+    function result() { return utf8.decode(resultBytes()); }
+    (function () {
+      var bytes = new TextEncoder().encode(take('listtape-events'));
+      var count = W.lt_events(put(bytes), bytes.length);
+      if (count !== TO - FROM + 1) throw new Error('expected ' + (TO - FROM + 1) + ' events, found ' + count);
+    })();
+    function event(n) { W.lt_event(n - FROM); return JSON.parse(result()); }
 
     // ---- Seeking: the nearest checkpoint at or before n, then fold forward. ----
-    var cps = D.checkpoints, cur = null, curN = -1;
+    var cps = D.checkpoints, curN = null;
     function checkpointIndex(n) {
       var lo = 0, hi = cps.length;
       while (lo < hi) { var mid = (lo + hi) >> 1; if (cps[mid][0] <= n) lo = mid + 1; else hi = mid; }
       return lo - 1;
     }
-    function event(n) { return D.events[n - FROM]; }
+    function load(c) {
+      var bytes = base64Bytes(c[1]), p = put(bytes), bad = W.lt_load(p, bytes.length);
+      W.lt_free(p);
+      if (bad) throw new Error('checkpoint ' + c[0] + ': ' + result());
+      curN = c[0];
+    }
     function seek(n) {
       var c = cps[checkpointIndex(n)];
-      if (!cur || curN > n || curN < c[0]) { cur = fromCheckpoint(c); curN = c[0]; }
-      while (curN < n) { curN++; if (!faults.has(curN)) apply(cur, event(curN)); }
-      return cur;
+      if (curN === null || curN > n || curN < c[0]) load(c);
+      while (curN < n) { curN++; W.lt_apply(curN - FROM); }
+    }
+    /** Folds event curN + 1: 0 applied, 1 fault (the message in result()). */
+    function step() { curN++; return W.lt_apply(curN - FROM); }
+    // The state at curN: every item in display order with what a renderer needs (section
+    // headers included), and the selection mode.
+    function state() {
+      W.lt_rows();
+      var d = JSON.parse(result()), out = [];
+      d[1].forEach(function (s) {
+        var head = { header: true, section: s[0], count: s[1].length, visible: 0 }, path = [];
+        out.push(head);
+        s[1].forEach(function (r) {
+          var level = r[0], flags = r[2];
+          path.length = level;
+          out.push({ section: s[0], id: r[1], level: level, parent: level ? path[level - 1] : null,
+            group: level ? 'i:' + path[level - 1] : 's:' + s[0],
+            expanded: (flags & 1) !== 0, selected: (flags & 2) !== 0, visible: (flags & 4) !== 0,
+            hasChildren: (flags & 8) !== 0, title: r.length > 3 ? r[3] : null,
+            fields: r.length > 4 ? r[4] : null });
+          path[level] = r[1];
+          if (flags & 4) head.visible++;
+        });
+      });
+      return { rows: out, multi: d[0] };
     }
 
     // ---- Diff by identity between two row lists. ----
@@ -353,7 +231,7 @@ enum HTMLPage {
     }
     function fieldsText(m) {
       if (!m) return '';
-      return Array.from(m.keys()).sort().map(function (k) { return k + '=' + m.get(k); }).join(', ');
+      return Object.keys(m).sort().map(function (k) { return k + '=' + m[k]; }).join(', ');
     }
     function notInLIS(seq) {
       var tails = [], idx = [], prev = new Array(seq.length);
@@ -381,20 +259,25 @@ enum HTMLPage {
       a.forEach(function (r) {
         if (!r.header && !B.has(r.id)) out.push(['d-del', '- ' + r.id + ' (was ' + placeText(r) + ')']);
       });
-      function key(r) { return r.parent === null ? 's:' + r.section : 'i:' + r.parent; }
+      // Items that stay under the same parent, by parent, in each order.
       var groupsA = new Map(), groupsB = new Map(), moved = new Set();
+      function add(groups, r) {
+        var g = groups.get(r.group);
+        if (g) g.push(r.id); else groups.set(r.group, [r.id]);
+      }
       a.forEach(function (r) {
         var o = !r.header && B.get(r.id);
-        if (o && key(o) === key(r)) { if (!groupsA.has(key(r))) groupsA.set(key(r), []); groupsA.get(key(r)).push(r.id); }
+        if (o && o.group === r.group) add(groupsA, r);
       });
       b.forEach(function (r) {
         var o = !r.header && A.get(r.id);
-        if (!r.header && o && key(o) !== key(r)) moved.add(r.id);
-        if (o && key(o) === key(r)) { if (!groupsB.has(key(r))) groupsB.set(key(r), []); groupsB.get(key(r)).push(r.id); }
+        if (o && o.group !== r.group) moved.add(r.id);
+        if (o && o.group === r.group) add(groupsB, r);
       });
       groupsB.forEach(function (ids, k) {
-        var old = groupsA.get(k) || [];
-        notInLIS(ids.map(function (id) { return old.indexOf(id); })).forEach(function (m, i) { if (m) moved.add(ids[i]); });
+        var old = new Map();
+        groupsA.get(k).forEach(function (id, i) { old.set(id, i); });
+        notInLIS(ids.map(function (id) { return old.get(id); })).forEach(function (m, i) { if (m) moved.add(ids[i]); });
       });
       var unchanged = 0;
       b.forEach(function (r) {
@@ -405,7 +288,7 @@ enum HTMLPage {
         if (moved.has(r.id)) { changed = true; out.push(['d-mod', '~ ' + pad + r.id + ' moved: ' + placeText(o) + ' → ' + placeText(r)]); }
         if (o.expanded !== r.expanded) { changed = true; out.push(['d-mod', (r.expanded ? '▾ ' : '▸ ') + pad + r.id + (r.expanded ? ' expanded' : ' collapsed')]); }
         if (o.title !== r.title) { changed = true; out.push(['d-mod', '  ' + pad + 'title ' + r.id + ': ' + JSON.stringify(o.title) + ' → ' + JSON.stringify(r.title)]); }
-        if (fieldsText(o.fields) !== fieldsText(r.fields)) { changed = true; out.push(['d-mod', '  ' + pad + 'fields ' + r.id + ': {' + fieldsText(o.fields) + '} → {' + fieldsText(r.fields) + '}']); }
+        if ((o.fields || r.fields) && fieldsText(o.fields) !== fieldsText(r.fields)) { changed = true; out.push(['d-mod', '  ' + pad + 'fields ' + r.id + ': {' + fieldsText(o.fields) + '} → {' + fieldsText(r.fields) + '}']); }
         if (!changed) unchanged++;
       });
       var sa = a.filter(function (r) { return r.selected; }).map(function (r) { return r.id; });
@@ -422,7 +305,7 @@ enum HTMLPage {
     function time(t) { return typeof t === 'number' ? new Date(t).toISOString() : ''; }
     function clamp(n) { return Math.max(FIRST, Math.min(TO, n)); }
 
-    function renderList(rs) {
+    function renderList(rs, multi) {
       var list = $('list'), showHidden = $('hidden').checked, frag = document.createDocumentFragment();
       var shown = 0, items = 0, visible = 0, selected = 0, sections = 0;
       rs.forEach(function (r) {
@@ -445,7 +328,7 @@ enum HTMLPage {
         row.appendChild(el('span', 'tri', r.hasChildren ? (r.expanded ? '▾' : '▸') : ''));
         row.appendChild(el('span', 'id', r.id));
         if (r.title !== null && r.title !== r.id) row.appendChild(el('span', 'title', '"' + r.title + '"'));
-        if (r.fields && r.fields.size) row.appendChild(el('span', 'fields', '[' + fieldsText(r.fields) + ']'));
+        if (r.fields && Object.keys(r.fields).length) row.appendChild(el('span', 'fields', '[' + fieldsText(r.fields) + ']'));
         if (r.selected) row.appendChild(el('span', 'check', '✓'));
         if (!r.visible) row.appendChild(el('span', 'dim', '  (hidden)'));
         frag.appendChild(row);
@@ -455,7 +338,7 @@ enum HTMLPage {
       list.replaceChildren(frag);
       $('listsummary').textContent = sections + ' section' + (sections === 1 ? '' : 's') + ' · ' +
         items + ' item' + (items === 1 ? '' : 's') + ' · ' + visible + ' visible · ' + selected +
-        ' selected · ' + (cur.multi ? 'multiple' : 'single') + ' selection';
+        ' selected · ' + (multi ? 'multiple' : 'single') + ' selection';
     }
 
     function renderEvents() {
@@ -476,10 +359,19 @@ enum HTMLPage {
       box.replaceChildren(frag);
     }
 
+    var drawn = null;
     function render() {
-      var n = position, before = null;
-      if (n > FIRST) before = rows(seek(n - 1));
-      var st = seek(n), now = rows(st);
+      var n = position, before = null, fault = '';
+      if (n >= FROM) {
+        seek(n - 1);
+        // Stepping forward, the rows drawn last are the ones before.
+        before = drawn && drawn.n === n - 1 ? drawn.rows : state().rows;
+        if (step() === 1) fault = result();
+      } else {
+        seek(n);
+      }
+      var st = state(), now = st.rows;
+      drawn = { n: n, rows: now };
       $('slider').value = String(n);
       $('num').value = String(n);
       var head = $('eventhead');
@@ -494,8 +386,8 @@ enum HTMLPage {
       } else {
         head.appendChild(el('span', 'dim', n === 0 ? '  (the empty list before the first event)' : '  (the state before the embedded window)'));
       }
-      $('fault').textContent = faults.has(n) ? '✗ fault: event ' + n + ': ' + faults.get(n) + ' (the state is unchanged)' : '';
-      renderList(now);
+      $('fault').textContent = fault ? '✗ fault: event ' + n + ': ' + fault + ' (the state is unchanged)' : '';
+      renderList(now, st.multi);
       var d = $('diff');
       d.replaceChildren();
       if (!before) d.appendChild(el('div', 'dim', '(no earlier event in this file)'));
@@ -542,17 +434,30 @@ enum HTMLPage {
       playing = setInterval(function () { if (position >= TO) togglePlay(); else go(position + 1); }, 250);
     }
 
-    // A self-check for tests: fold every event from the first checkpoint and compare the
-    // state at each later checkpoint with the one the Swift fold embedded.
-    function selfTest() {
-      var st = fromCheckpoint(cps[0]), n = cps[0][0], bad = null, compared = 0;
-      function text(s) { return JSON.stringify(rows(s).map(function (r) { return [r.section, r.id, r.level, r.expanded, r.selected, r.title, fieldsText(r.fields)]; })) + s.multi; }
-      for (var k = 1; k < cps.length && bad === null; k++) {
-        while (n < cps[k][0]) { n++; if (!faults.has(n)) apply(st, event(n)); }
-        compared++;
-        if (text(st) !== text(fromCheckpoint(cps[k]))) bad = n;
+    // A check for tests (#check in the address): folds the whole window, writes one line per
+    // event (`ok` or `fault: …`, then the FNV-1a 32 of the state JSON) to #check, and checks
+    // the faults against the ones the native fold embedded and every checkpoint against the
+    // folded state.
+    function check() {
+      var lines = [], bad = [], c = 1;
+      load(cps[0]);
+      for (var n = FROM; n <= TO; n++) {
+        var outcome = step(), message = outcome === 0 ? 'ok' : (outcome === 1 ? 'fault: ' : 'malformed: ') + result();
+        if ((outcome === 1) !== faults.has(n) || (outcome === 1 && message !== 'fault: ' + faults.get(n))) bad.push('fault at event ' + n);
+        W.lt_state(n);
+        var bytes = resultBytes(), h = 0x811c9dc5;
+        for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
+        lines.push(message + ' ' + ('0000000' + h.toString(16)).slice(-8));
+        if (c < cps.length && cps[c][0] === n) {
+          var folded = result();
+          load(cps[c++]);
+          W.lt_state(n);
+          if (result() !== folded) bad.push('checkpoint at event ' + n);
+        }
       }
-      $('selftest').textContent = bad === null ? 'selftest: ok, ' + compared + ' checkpoints' : 'selftest: mismatch at event ' + bad;
+      $('check').textContent = lines.join('\n');
+      $('selftest').textContent = bad.length ? 'check: mismatch: ' + bad.slice(0, 5).join(', ')
+        : 'check: ok, ' + lines.length + ' events, ' + (c - 1) + ' checkpoints';
     }
 
     $('name').textContent = D.name + ' · events ' + FROM + '…' + TO + ' of ' + D.total;
@@ -589,11 +494,13 @@ enum HTMLPage {
       var m = /event=(\d+)/.exec(location.hash);
       return m ? Number(m[1]) : TO;
     }
-    var wantsSelfTest = /selftest/.test(location.hash);
+    var wantsCheck = /check/.test(location.hash);
     position = clamp(fromHash());
     render();
+    // Navigation start to the first state drawn, for docs/performance.md.
+    document.body.dataset.firstRender = performance.now().toFixed(0);
     window.addEventListener('hashchange', function () { var n = clamp(fromHash()); if (n !== position) go(n); });
-    if (wantsSelfTest) selfTest();
+    if (wantsCheck) check();
     var loads = performance.getEntriesByType('resource').length;
     $('netcheck').textContent = 'resources loaded: ' + loads;
     })();

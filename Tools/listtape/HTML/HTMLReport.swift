@@ -1,11 +1,14 @@
+import Foundation
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
 import ListTapeStore
 
-/// The data a self-contained HTML viewer embeds for a window of a log: the events with a
-/// line of description each, the faults and marks found by folding them, and full states
-/// (checkpoints) every K events so the page folds at most K events to show any state.
+/// The data a self-contained HTML viewer embeds for a window of a log: the events as JSON
+/// Lines (which the page's reducer, the model compiled to WebAssembly, folds), a line of
+/// description each, the faults and marks found by folding them, and full states
+/// (checkpoints, in the state codec) every K events so the page folds at most K events to
+/// show any state.
 ///
 /// K grows with the list (`max(64, items / 2)`, or fixed by `checkpointEvery`), so the
 /// checkpoints cost about as many bytes as the events, whatever the list's size.
@@ -17,7 +20,16 @@ struct HTMLReport {
 
   enum Failure: Error {
     case tooLarge(bytes: Int, atEvent: Int)
-    case replay(ReplayError)
+    case replay(StoreError)
+  }
+
+  /// What the page embeds, each part escaped for a `<script>` element.
+  struct Parts {
+    /// `{"version", "name", "total", "from", "to", "descriptions", "faults", "marks",
+    /// "checkpoints"}`; a checkpoint is `[n, base64 of the state codec]`.
+    var data: [UInt8]
+    /// The window's events, one protocol JSON object a line.
+    var events: [UInt8]
   }
 
   var name: String
@@ -27,11 +39,13 @@ struct HTMLReport {
   var through: Int
   var checkpointEvery: Int?
 
-  /// The JSON document the page reads, escaped for a `<script type="application/json">`.
-  func data(progress: (Int, Int) -> Void = { _, _ in }) throws(Failure) -> [UInt8] {
+  /// Folds the window once through `Timeline.foldEach` (long windows are read ahead on a
+  /// second thread) and collects what the page embeds; `progress` gets (done, total).
+  func parts(progress: (Int, Int) -> Void = { _, _ in }) throws(Failure) -> Parts {
     var state: ListState
+    var decoder: EventDecoder
     do {
-      state = try timeline.state(at: from - 1)
+      (state, decoder) = try timeline.seek(to: from - 1)
     } catch {
       throw .replay(error)
     }
@@ -40,7 +54,6 @@ struct HTMLReport {
     var faults = JSONWriter()
     var marks = JSONWriter()
     var checkpoints = JSONWriter(reservingCapacity: 1 << 16)
-    events.beginArray()
     descriptions.beginArray()
     faults.beginArray()
     marks.beginArray()
@@ -53,8 +66,10 @@ struct HTMLReport {
         + faults.bytes.count + marks.bytes.count
     }
     do {
-      try timeline.forEachEvent(from: from, through: through) { n, event in
+      try timeline.foldEach(&state, &decoder, from: from, through: through) {
+        n, event, fault, state in
         event.encode(to: &events)
+        events.endLine()
         var text = Render.describe(event.operation)
         if text.count > 160 { text = String(text.prefix(160)) + "…" }
         descriptions.string(text)
@@ -65,12 +80,10 @@ struct HTMLReport {
           marks.string(labels.joined(separator: ", "))
           marks.endArray()
         }
-        do throws(ListFault) {
-          try state.apply(event)
-        } catch {
+        if let fault {
           faults.beginArray()
           faults.int(n)
-          faults.string("\(event.op): \(error)")
+          faults.string("\(event.op): \(fault)")
           faults.endArray()
         }
         let every = checkpointEvery ?? max(64, state.numberOfAllItems / 2)
@@ -87,14 +100,11 @@ struct HTMLReport {
         }
         return true
       }
-    } catch let error as ReplayError {
-      throw .replay(error)
     } catch {
-      throw .replay(ReplayError(.io, "\(error)"))
+      throw .replay(error)
     }
     if let failure { throw failure }
     if size() > Self.maxBytes { throw .tooLarge(bytes: size(), atEvent: through) }
-    events.endArray()
     descriptions.endArray()
     faults.endArray()
     marks.endArray()
@@ -102,7 +112,7 @@ struct HTMLReport {
     var head = JSONWriter()
     head.beginObject()
     head.key("version")
-    head.int(1)
+    head.int(2)
     head.key("name")
     head.string(name)
     head.key("total")
@@ -116,48 +126,20 @@ struct HTMLReport {
       out += Array(",\"\(key)\":".utf8)
       out += w.bytes
     }
-    field("events", events)
     field("descriptions", descriptions)
     field("faults", faults)
     field("marks", marks)
     field("checkpoints", checkpoints)
     out.append(UInt8(ascii: "}"))
-    return Self.escapeForScript(out)
+    return Parts(data: Self.escapeForScript(out), events: Self.escapeForScript(events.bytes))
   }
 
-  /// `[n, multipleSelection, [[section, [[level, id, flags, title?, fields?], …]], …]]`:
-  /// every item in pre-order; flags bit 0 expanded, bit 1 selected.
+  /// `[n, base64]`: the state in the state codec (as a log's checkpoints hold it), which the
+  /// page's reducer decodes.
   static func checkpoint(_ state: ListState, at n: Int, to w: inout JSONWriter) {
     w.beginArray()
     w.int(n)
-    w.bool(state.allowsMultipleSelection)
-    w.beginArray()
-    for section in state.sectionIdentifiers {
-      w.beginArray()
-      w.string(section)
-      w.beginArray()
-      for row in state.rows(inSection: section) ?? [] {
-        w.beginArray()
-        w.int(row.level)
-        w.string(row.id)
-        w.int((row.expanded ? 1 : 0) | (row.isSelected ? 2 : 0))
-        if row.title != nil || row.fields != nil {
-          if let title = row.title { w.string(title) } else { w.null() }
-        }
-        if let fields = row.fields {
-          w.beginObject()
-          for key in fields.keys.sorted() {
-            w.key(key)
-            w.string(fields[key] ?? "")
-          }
-          w.endObject()
-        }
-        w.endArray()
-      }
-      w.endArray()
-      w.endArray()
-    }
-    w.endArray()
+    w.string(Data(state.encoded()).base64EncodedString())
     w.endArray()
   }
 

@@ -12,10 +12,10 @@ final class Listener {
   static let maxPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
 
   /// Refuses what can be told before the log is opened: an empty or over-long path.
-  static func check(_ path: String, invocation: Invocation) throws(CLIError) {
-    if path.isEmpty { throw invocation.usageError("The socket path for '--listen' is empty") }
+  static func check<C: Command>(_ path: String, for command: C.Type) throws(CLIError) {
+    if path.isEmpty { throw command.usageError("The socket path for '--listen' is empty") }
     if path.utf8.count > maxPathLength {
-      throw invocation.usageError(
+      throw command.usageError(
         "The socket path '\(path)' is too long (\(path.utf8.count) bytes; a Unix socket path "
           + "holds at most \(maxPathLength))")
     }
@@ -128,7 +128,7 @@ final class Listener {
 #else
 /// Elsewhere `--listen` is refused: the socket code is written against Glibc.
 final class Listener {
-  static func check(_ path: String, invocation: Invocation) throws(CLIError) {}
+  static func check<C: Command>(_ path: String, for command: C.Type) throws(CLIError) {}
 
   init(path: String) throws(CLIError) {
     throw .failure("--listen needs Linux (Unix domain sockets through Glibc)", code: ExitCode.io)

@@ -9,6 +9,8 @@ import ListTapeStore
 final class ScrubScan: @unchecked Sendable {
   static let limit = 10_000
   static let buckets = 2048
+  /// Events folded between two updates of what the viewer sees.
+  static let publishEvery = 16_384
 
   struct Found {
     var marks: [(n: Int, label: String)] = []
@@ -59,7 +61,6 @@ final class ScrubScan: @unchecked Sendable {
 
   private func run(path: String) {
     var batch = Found()
-    var state = ListState()
     func publish() -> Bool {
       lock.lock()
       defer { lock.unlock() }
@@ -82,9 +83,9 @@ final class ScrubScan: @unchecked Sendable {
     }
     var keptMarks = 0
     var keptFaults = 0
-    do {
+    do throws(StoreError) {
       let timeline = try Timeline(path: path)
-      try timeline.forEachEvent(through: total) { n, event in
+      _ = try timeline.forEachState(through: total) { n, event, fault, _ in
         let labels = event.operation.markLabels
         if !labels.isEmpty {
           batch.markTotal += 1
@@ -94,18 +95,16 @@ final class ScrubScan: @unchecked Sendable {
             batch.marks.append((n, labels.joined(separator: ", ")))
           }
         }
-        do throws(ListFault) {
-          try state.apply(event)
-        } catch {
+        if let fault {
           batch.faultTotal += 1
           batch.faultBuckets[bucket(n)] += 1
           if keptFaults < Self.limit {
             keptFaults += 1
-            batch.faults.append((n, error.description))
+            batch.faults.append((n, fault.description))
           }
         }
         batch.scanned = n
-        if n & 0x3FFF == 0 { return publish() }
+        if n % Self.publishEvery == 0 { return publish() }
         return true
       }
       batch.scanned = total
@@ -113,7 +112,7 @@ final class ScrubScan: @unchecked Sendable {
     } catch {
       _ = publish()
       lock.lock()
-      found.failure = "\(error)"
+      found.failure = Failures.message(error)
       lock.unlock()
     }
   }

@@ -40,7 +40,7 @@ final class ScrubViewer {
   private var lastSearch: String?
   private var lastScanned = -1
 
-  init(timeline: Timeline, terminal: RawTerminal, style: Style, at n: Int) throws(ReplayError) {
+  init(timeline: Timeline, terminal: RawTerminal, style: Style, at n: Int) throws(StoreError) {
     self.timeline = timeline
     self.terminal = terminal
     self.style = style
@@ -74,7 +74,7 @@ final class ScrubViewer {
 
   // MARK: Moving
 
-  private func load(_ n: Int) throws(ReplayError) -> Frame {
+  private func load(_ n: Int) throws(StoreError) -> Frame {
     guard n > 0 else { return Frame(position: 0, state: ListState()) }
     try cursor.move(to: n - 1)
     let previous = cursor.state
@@ -96,7 +96,7 @@ final class ScrubViewer {
       frame = try load(target)
       scroll = 0
     } catch {
-      message = style.red("error: \(error)")
+      message = style.red("error: \(Failures.message(error))")
     }
   }
 
@@ -121,10 +121,14 @@ final class ScrubViewer {
     case .character("/"): prompt = (.search, "")
     case .character("n"):
       if let id = lastSearch { search(id) } else { message = "no search yet: press / first" }
-    case .character("m"): jump(to: nextMark(after: frame.position), none: "no mark after")
-    case .character("M"): jump(to: previousMark(before: frame.position), none: "no mark before")
-    case .character("f"): jump(to: nextFault(after: frame.position), none: "no fault after")
-    case .character("F"): jump(to: previousFault(before: frame.position), none: "no fault before")
+    case .character("m"):
+      jump(to: landmark(.mark, from: frame.position, forward: true), none: "no mark after")
+    case .character("M"):
+      jump(to: landmark(.mark, from: frame.position, forward: false), none: "no mark before")
+    case .character("f"):
+      jump(to: landmark(.fault, from: frame.position, forward: true), none: "no fault after")
+    case .character("F"):
+      jump(to: landmark(.fault, from: frame.position, forward: false), none: "no fault before")
     case .character("d"): showDiff.toggle()
     case .character("?"): showHelp = true
     case .character("q"), .interrupt: return false
@@ -153,7 +157,7 @@ final class ScrubViewer {
         do {
           go(try timeline.resolve(text))
         } catch {
-          message = style.red(error.description)
+          message = style.red(Failures.message(error))
         }
       case .search:
         lastSearch = text
@@ -188,7 +192,7 @@ final class ScrubViewer {
         return true
       }
     } catch {
-      message = style.red("error: \(error)")
+      message = style.red("error: \(Failures.message(error))")
       return
     }
     if let found {
@@ -199,93 +203,51 @@ final class ScrubViewer {
     }
   }
 
-  /// Events through which the background scan's list of marks or faults is complete.
-  private func complete(_ kept: [Int], truncated: Bool, scanned: Int) -> Int {
-    truncated ? (kept.last ?? 0) : scanned
-  }
+  /// What m/M and f/F move between.
+  private enum Landmark { case mark, fault }
 
-  private func next(after p: Int, kept: [Int], through done: Int, live: (Int) -> Int?) -> Int? {
-    if let n = kept.first(where: { $0 > p }) { return n }
-    guard done < total else { return nil }
-    status("searching…")
-    return live(max(p, done) + 1)
-  }
-
-  private func previous(
-    before p: Int, kept: [Int], through done: Int, live: (Int, Int) -> Int?
-  ) -> Int? {
+  /// The next (or previous) mark or fault from event `p`: from the background scan's list
+  /// as far as it is complete, else by reading the log.
+  private func landmark(_ kind: Landmark, from p: Int, forward: Bool) -> Int? {
+    let f = scan.snapshot
+    let kept = kind == .mark ? f.marks.map(\.n) : f.faults.map(\.n)
+    // The events through which the list is complete.
+    let done = (kind == .mark ? f.truncatedMarks : f.truncatedFaults) ? (kept.last ?? 0) : f.scanned
+    if forward {
+      if let n = kept.first(where: { $0 > p }) { return n }
+      guard done < total else { return nil }
+      status("searching…")
+      return find(kind, from: max(p, done) + 1, through: total, last: false)
+    }
     if done + 1 < p {
       status("searching…")
-      if let n = live(done + 1, p - 1) { return n }
+      if let n = find(kind, from: done + 1, through: p - 1, last: true) { return n }
     }
     return kept.last { $0 < p }
   }
 
-  private func nextMark(after p: Int) -> Int? {
-    let f = scan.snapshot
-    let kept = f.marks.map(\.n)
-    let done = complete(kept, truncated: f.truncatedMarks, scanned: f.scanned)
-    return next(after: p, kept: kept, through: done) { from in
-      lastMatch(from: from, through: total, first: true) { n, e, _ in
-        !e.operation.markLabels.isEmpty
-      }
-    }
-  }
-
-  private func previousMark(before p: Int) -> Int? {
-    let f = scan.snapshot
-    let kept = f.marks.map(\.n)
-    let done = complete(kept, truncated: f.truncatedMarks, scanned: f.scanned)
-    return previous(before: p, kept: kept, through: done) { from, through in
-      lastMatch(from: from, through: through, first: false) { _, e, _ in
-        !e.operation.markLabels.isEmpty
-      }
-    }
-  }
-
-  private func nextFault(after p: Int) -> Int? {
-    let f = scan.snapshot
-    let kept = f.faults.map(\.n)
-    let done = complete(kept, truncated: f.truncatedFaults, scanned: f.scanned)
-    return next(after: p, kept: kept, through: done) { from in
-      lastMatch(from: from, through: total, first: true, fold: true) { _, _, faulted in faulted }
-    }
-  }
-
-  private func previousFault(before p: Int) -> Int? {
-    let f = scan.snapshot
-    let kept = f.faults.map(\.n)
-    let done = complete(kept, truncated: f.truncatedFaults, scanned: f.scanned)
-    return previous(before: p, kept: kept, through: done) { from, through in
-      lastMatch(from: from, through: through, first: false, fold: true) { _, _, faulted in
-        faulted
-      }
-    }
-  }
-
-  /// The first (or last) event in `from...through` for which `test` holds; with `fold`, the
-  /// events are folded from the state before `from` so that `test` learns whether each faulted.
-  private func lastMatch(
-    from: Int, through: Int, first: Bool, fold: Bool = false,
-    _ test: (Int, Event, Bool) -> Bool
-  ) -> Int? {
+  /// The first (or, with `last`, the last) mark or fault in `from...through`; faults are
+  /// found by folding from the state before `from`.
+  private func find(_ kind: Landmark, from: Int, through: Int, last: Bool) -> Int? {
     guard from <= through else { return nil }
     var found: Int?
-    do {
-      var state = fold ? try timeline.state(at: from - 1) : ListState()
-      try timeline.forEachEvent(from: from, through: through) { n, e in
-        var faulted = false
-        if fold {
-          do throws(ListFault) { try state.apply(e) } catch { faulted = true }
-        }
-        if test(n, e, faulted) {
+    do throws(StoreError) {
+      switch kind {
+      case .mark:
+        try timeline.forEachEvent(from: from, through: through) { n, e in
+          guard !e.operation.markLabels.isEmpty else { return true }
           found = n
-          return !first
+          return last
         }
-        return true
+      case .fault:
+        _ = try timeline.forEachState(from: from, through: through) { n, _, fault, _ in
+          guard fault != nil else { return true }
+          found = n
+          return last
+        }
       }
     } catch {
-      message = style.red("error: \(error)")
+      message = style.red("error: \(Failures.message(error))")
       return nil
     }
     return found
@@ -387,20 +349,15 @@ final class ScrubViewer {
         return [style.dim("(event 0: nothing before it)")]
       }
       if frame.diff == nil {
+        // One step: compared only where the event touched.
         var touched = TouchedItems()
         if let event = frame.event { touched.note(event, before: previous) }
-        frame.diff = Differ.diff(previous, frame.state, touched: touched).lines()
+        let diff = Differ.diff(previous, frame.state, touched: touched, context: 2)
+        frame.diff = DiffText.lines(diff, context: 2, style: style)
       }
       let lines = frame.diff ?? []
       if lines.isEmpty { return [style.dim("(no change from event \(frame.position - 1))")] }
-      return lines.map { line in
-        switch line.first {
-        case "+": return style.green(line)
-        case "-": return style.red(line)
-        case "~", "▾", "▸": return style.yellow(line)
-        default: return line
-        }
-      }
+      return lines
     }
     if frame.list == nil { frame.list = Self.list(frame.state, style: style) }
     return frame.list ?? []

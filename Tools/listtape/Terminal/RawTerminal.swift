@@ -4,8 +4,13 @@ import Glibc
 import Darwin
 #endif
 
-/// The terminal settings to put back, readable from a signal handler.
-nonisolated(unsafe) private var savedAttributes = termios()
+/// The terminal settings to put back, readable from a signal handler. On the heap: as a
+/// Swift global, AddressSanitizer sized it below what `tcgetattr` writes.
+nonisolated(unsafe) private let savedAttributes: UnsafeMutablePointer<termios> = {
+  let p = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+  p.initialize(to: termios())
+  return p
+}()
 nonisolated(unsafe) private var rawModeActive: sig_atomic_t = 0
 /// Set by SIGWINCH; the event loop redraws when it sees it.
 nonisolated(unsafe) private var resized: sig_atomic_t = 0
@@ -16,7 +21,7 @@ private func restoreTerminalNow() {
   rawModeActive = 0
   let leave: StaticString = "\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
   _ = write(1, leave.utf8Start, leave.utf8CodeUnitCount)
-  _ = tcsetattr(0, TCSAFLUSH, &savedAttributes)
+  _ = tcsetattr(0, TCSAFLUSH, savedAttributes)
 }
 
 /// A full-screen session (scrub, demo): raw keyboard input from standard input, the
@@ -33,8 +38,8 @@ final class RawTerminal {
   /// process; without, the caller catches them (and must call `close()`).
   init?(handlesSignals: Bool = true) {
     self.handlesSignals = handlesSignals
-    guard isatty(0) == 1, tcgetattr(0, &savedAttributes) == 0 else { return nil }
-    var raw = savedAttributes
+    guard isatty(0) == 1, tcgetattr(0, savedAttributes) == 0 else { return nil }
+    var raw = savedAttributes.pointee
     cfmakeraw(&raw)
     // Keep output processing off (we write \r\n ourselves) but read byte by byte.
     withUnsafeMutableBytes(of: &raw.c_cc) { cc in

@@ -1,0 +1,33 @@
+import ListTapeLog
+import ListTapeModel
+
+/// Why a store, a recorder or a timeline could not do what was asked, with the file and the
+/// event number or byte offset concerned. Callers decide what each case means to them (the
+/// command-line tool turns each into its message and exit code).
+public enum StoreError: Error, Sendable {
+  /// The log file failed: it cannot be opened, is not a log, is damaged where the work needs
+  /// to read, is held by another recorder, or a read, write or sync failed.
+  case log(LogError)
+  /// A record that passed the log's checksums does not decode.
+  case undecodableEvent(event: Int, CodecError, path: String)
+  /// The checkpoint after `event` passed the log's checksums but does not decode.
+  case undecodableCheckpoint(event: Int, CodecError, path: String)
+  /// An event of a salvaged log that follows lost events: its back-references point into
+  /// them, so nothing before the reset point `decodableFrom` decodes. Scans skip and count it.
+  case afterGap(event: Int, decodableFrom: Int, path: String)
+  /// An event number outside `lowest...last` (0 for states, 1 for events).
+  case eventOutOfRange(Int, lowest: Int, last: Int, path: String)
+  /// `mark:LABEL` names no mark in the log.
+  case noSuchMark(label: String, path: String)
+  /// The text after `time:` is not an ISO 8601 date-time.
+  case notATime(String)
+  /// A point that is neither `N`, `mark:LABEL` nor `time:ISO8601`.
+  case notAPoint(String)
+  /// A new log would be written where a file already exists.
+  case outputExists(path: String)
+  /// A log path that cannot be used: empty, or relative while the working directory is `/`
+  /// (an iOS app's, where nothing can be written).
+  case unusablePath(String, workingDirectory: String)
+  /// `ListStore.resume` was called while the store's log had not failed.
+  case nothingToResume(path: String)
+}

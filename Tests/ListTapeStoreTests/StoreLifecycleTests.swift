@@ -1,0 +1,230 @@
+import Dispatch
+import Foundation
+import ListTapeModel
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeLog
+@testable import ListTapeStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A counter the store's hooks bump from its threads, noting whether any of them was the
+/// thread that made the call.
+final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  private var caller: pthread_t?
+  private var onCaller = false
+
+  /// Makes the current thread the caller's.
+  func callerIsHere() {
+    locked { caller = pthread_self() }
+  }
+
+  func add() {
+    locked {
+      value += 1
+      if let caller, pthread_equal(caller, pthread_self()) != 0 { onCaller = true }
+    }
+  }
+
+  var count: Int { locked { value } }
+
+  /// Whether every `add` ran on another thread than the caller's.
+  var neverOnCaller: Bool { locked { !onCaller } }
+
+  private func locked<R>(_ body: () -> R) -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return body()
+  }
+}
+
+/// A task executor with one thread (a serial queue): a job that blocks it holds up the rest.
+final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
+  private let queue = DispatchQueue(label: "one-thread executor")
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+  }
+}
+
+/// A store around an app's lifecycle (docs/apple.md): opening and syncing without blocking
+/// the main thread, a bounded flush, resuming after a write failure, relative paths.
+@Suite struct StoreLifecycleTests {
+  func options(_ fsync: FsyncPolicy = .never, stall: Stall? = nil) -> ListStore.Options {
+    var o = StoreTests().options(stall: stall)
+    o.fsync = fsync
+    return o
+  }
+
+  func events(_ path: String) throws -> [Event] {
+    var out: [Event] = []
+    try Timeline(path: path).forEachEvent { _, e in
+      out.append(e)
+      return true
+    }
+    return out
+  }
+
+  /// Writer tuning with a checkpoint exactly every `interval` events.
+  func everyEvents(_ interval: UInt64) -> LogWriterOptions {
+    var w = Recorder.options(.never)
+    w.maxEventsBetweenCheckpoints = interval
+    w.minCheckpointSpacingBytes = 1 << 40
+    return w
+  }
+
+  @Test @MainActor func asyncOpenRebuildsTheStateOffTheCallersThreadFoldingOneInterval()
+    async throws
+  {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let interval: UInt64 = 500
+    let recorder = try Recorder.open(path: path, options: everyEvents(interval))
+    var live = ListState()
+    var count = 0
+    try SampleSession.generate(events: 12_345, seed: 21, maxItems: 400) { e in
+      try recorder.record(e)
+      try? live.apply(e)
+      count += 1
+    }
+    try recorder.close()
+
+    let folded = Counter()
+    var o = options()
+    o.writerOptions = everyEvents(interval)
+    o.onFold = { _ in folded.add() }
+    folded.callerIsHere()
+    let store = try await ListStore.open(path: path, options: o)
+    // The state is ready, and only the events after the last checkpoint were folded.
+    #expect(store.state == live)
+    #expect(folded.count == count % Int(interval))
+    #expect(folded.count > 0 && folded.count <= Int(interval))
+    #expect(folded.neverOnCaller)
+    try store.close()
+  }
+
+  /// `sync()` on a stalled disk, on an executor with one thread: if it blocked that
+  /// thread, the next job there could only run once the disk came back.
+  @Test func asyncSyncSuspendsInsteadOfBlockingAThread() async throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let stall = Stall()
+    let store = try ListStore(path: path, options: options(.always, stall: stall))
+    store.appendSections(["main"])
+    try await store.sync()
+    stall.hold()
+    store.appendItems(["a", "b"], toSection: "main")
+    let released = Counter()
+    // Safety net, off the executor: if the sync blocked its thread, only this ends the wait.
+    DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+      released.add()
+      stall.release()
+    }
+    let executor = OneThreadExecutor()
+    let syncing = Task(executorPreference: executor) { try await store.sync() }
+    let probe = Task(executorPreference: executor) { released.count == 0 }
+    #expect(await probe.value, "the executor's thread was busy until the disk came back")
+    #expect(store.bufferedEvents == 1)
+    released.add()
+    stall.release()
+    try await syncing.value
+    #expect(try Timeline(path: path).eventCount == 2)
+    try store.close()
+  }
+
+  @Test func flushWithADeadlineReturnsWhenTheDiskIsStuck() throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let stall = Stall()
+    let store = try ListStore(path: path, options: options(.interval(seconds: 1), stall: stall))
+    stall.hold()
+    store.appendSections(["main"])
+    let start = DispatchTime.now().uptimeNanoseconds
+    #expect(try store.flush(deadline: .now() + 0.2) == false)
+    let waited = DispatchTime.now().uptimeNanoseconds - start
+    #expect(waited >= 150_000_000 && waited < 5_000_000_000, "waited \(waited) ns")
+    stall.release()
+    #expect(try store.flush(deadline: .now() + 30))
+    #expect(try Timeline(path: path).eventCount == 1)
+    try store.close()
+  }
+
+  /// A write fails (a full disk, or EPERM on a protected file once the device locks): the
+  /// store keeps the state, `resume()` reopens the log and writes one gap whose batch turns
+  /// the log's last state into the live one.
+  @Test(arguments: [false, true])
+  func resumeAfterAWriteFailureKeepsTheState(onNewFile: Bool) async throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let disk = SimulatedDisk(semantics: .linux)
+    var o = options()
+    o.files = disk
+    let store = try ListStore(path: path, options: o)
+    store.appendSections(["main"])
+    store.appendItems(["a", "b", "c"], toSection: "main")
+    try await store.sync()
+    disk.failNextWrite(to: "log.ltape", errno: EPERM)
+    store.appendItems(["d"], toSection: "main")
+    store.expand(["a"])
+    #expect(throws: StoreError.self) { try store.sync() }
+    #expect(store.lastWriteError != nil)
+    store.moveItem("c", beforeItem: "a")
+    store.appendItems([OutlineNode("e", children: ["e1"])], toSection: "main")
+    #expect(store.droppedEvents == 4)
+    // Resuming where nothing can be created fails and leaves the store failed.
+    await #expect(throws: StoreError.self) { try await store.resume(path: "\(dir)/no/such.ltape") }
+    #expect(store.lastWriteError != nil)
+
+    let target = onNewFile ? "\(dir)/resumed.ltape" : path
+    try await store.resume(path: onNewFile ? target : nil)
+    #expect(store.lastWriteError == nil)
+    #expect(store.path == target)
+    store.select(["e"])
+    let live = store.state
+    try store.close()
+
+    let recorded = try events(target)
+    let before = onNewFile ? 0 : 2
+    #expect(recorded.count == before + 3)
+    guard case .mark(let label) = recorded[before].operation else {
+      Issue.record("no gap mark: \(recorded)")
+      return
+    }
+    #expect(label.hasPrefix("listtape.gap dropped=4 faults=0 "))
+    #expect(recorded[before + 1].op == "batch")
+    #expect(recorded[before + 2].operation == .select(["e"]))
+    #expect(try Timeline(path: target).state(at: recorded.count) == live)
+  }
+
+  @Test func resumeWithoutAFailureIsAUsageError() throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let store = try ListStore(path: path, options: options())
+    #expect {
+      try store.resume()
+    } throws: { error in
+      guard case .nothingToResume = error as? StoreError else { return false }
+      return true
+    }
+    try store.close()
+  }
+
+  @Test func relativePathsResolveAgainstTheWorkingDirectoryButNeverAgainstRoot() throws {
+    #expect(try ListStore.resolve("a.ltape", workingDirectory: "/tmp/x") == "/tmp/x/a.ltape")
+    #expect(try ListStore.resolve("/abs/a.ltape", workingDirectory: "/") == "/abs/a.ltape")
+    #expect {
+      try ListStore.resolve("a.ltape", workingDirectory: "/")
+    } throws: { error in
+      guard case .unusablePath("a.ltape", "/") = error as? StoreError else { return false }
+      return true
+    }
+  }
+}

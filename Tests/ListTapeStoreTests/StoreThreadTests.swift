@@ -1,0 +1,61 @@
+import Dispatch
+import Foundation
+import ListTapeModel
+import Testing
+
+@testable import ListTapeStore
+
+/// `ListStore` driven from many threads at once while its writer flushes: sends, snapshot
+/// applies, reads, syncs and counters interleaved, with a buffer small enough to drop and
+/// resync. Run under ThreadSanitizer by Tools/sanitize.sh; here it checks the outcome.
+@Suite struct StoreThreadTests {
+  @Test func manyThreadsSendReadAndSyncWhileTheWriterFlushes() throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var options = ListStore.Options()
+    options.fsync = .never
+    options.bufferCapacity = 64
+    let store = try ListStore(path: path, options: options)
+    let threads = 6
+    store.appendSections((0..<threads).map { "s\($0)" })
+    store.setAllowsMultipleSelection(true)
+    // Threads of their own: `concurrentPerform` may run the iterations one after another.
+    let done = DispatchSemaphore(value: 0)
+    let workers = (0..<threads).map { t in
+      Thread {
+        defer { done.signal() }
+        let section = "s\(t)"
+        for i in 0..<160 {
+          let id = "\(t).\(i)"
+          switch i % 8 {
+          case 0:
+            store.appendItems(
+              [OutlineNode(id, children: [OutlineNode("\(id).c")])], toSection: section)
+          case 1: store.expand(["\(t).\(i - 1)"])
+          case 2: store.select(["\(t).\(i - 2).c"])
+          case 3: _ = store.state.numberOfItems
+          case 4:
+            var next = store.state
+            try? next.appendItems([OutlineNode(id)], toSection: section)
+            store.apply(state: next)
+          case 5: _ = (store.bufferedEvents, store.droppedEvents, store.selectedItems.count)
+          case 6: if i % 24 == 6 { try? store.sync() }
+          default: store.perform([.collapse(["\(t).\(i - 7)"]), .mark("m\(t)")])
+          }
+        }
+      }
+    }
+    for worker in workers { worker.start() }
+    for _ in workers { done.wait() }
+    let live = store.state
+    let accepted = store.acceptedEvents
+    try store.close()
+    let timeline = try Timeline(path: path)
+    // Dropped events were replaced by a mark and one resync batch per gap: the log ends in
+    // the state the threads left, whatever was dropped.
+    let dropped = store.droppedEvents
+    #expect(
+      dropped == 0 ? timeline.eventCount == accepted : timeline.eventCount <= accepted + dropped)
+    #expect(try timeline.state(at: timeline.eventCount) == live)
+  }
+}

@@ -1,0 +1,152 @@
+import ListTapeInvestigate
+
+/// A subcommand of the tool: its declaration and what it does.
+///
+/// To add one (docs/cli.md walks through an example):
+/// 1. In `Commands/<Name>.swift`, an `enum <Name>Command: Command` with a
+///    `struct Arguments: ParsableArguments` whose stored properties hold every argument and
+///    option, with their defaults.
+/// 2. `static let spec`: the name, abstract and discussion, and each argument and option
+///    bound to its property by key path (`.flag(\.json, "json", help: …)`,
+///    `.option(\.to, "to", value: "point", help: …)`, `.required(\.log, …)`). Parsing,
+///    validation, `--help`, usage errors and shell completion all come from it.
+/// 3. `static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32`: open
+///    what it reads, call the libraries, render for a person (`io.style`) or for scripts
+///    (`--json`), and return an `ExitCode`. Library errors become messages and exit codes
+///    through `CLIError(error)`; usage problems the declaration cannot express are
+///    `usageError(…)`.
+/// 4. List it in `CLI.commands`, in `HelpTests.commands`, in docs/cli.md and
+///    docs/listtape.1, and test it through the built binary (Tests/ListTapeCLITests).
+protocol Command: Sendable {
+  associatedtype Arguments: ParsableArguments
+  static var spec: CommandSpec<Arguments> { get }
+  static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32
+}
+
+extension Command {
+  /// What help, completion and usage errors read of this command.
+  static var info: CommandInfo { spec.info }
+
+  /// A usage error of this command: printed with its usage line, exit 64.
+  static func usageError(_ message: String) -> CLIError { .usage(message, command: spec.name) }
+
+  /// Parses the words after the command name and runs it (or prints its help).
+  static func main(_ words: [String], environment: [String: String], out: Output)
+    throws(CLIError) -> Int32
+  {
+    let parsed = try ParsedCommandLine(words, spec: spec)
+    if parsed.wantsHelp {
+      out.write(Help.text(for: spec.info))
+      return ExitCode.success
+    }
+    let color = ColorChoice.resolve(
+      flag: parsed.color, environment: environment, stdoutIsTTY: Terminal.isTTY(1))
+    let io = IO(out: out, style: Style(enabled: color), environment: environment)
+    return try run(parsed.arguments, io)
+  }
+}
+
+/// Where a command writes, and how.
+struct IO {
+  let out: Output
+  let style: Style
+  let environment: [String: String]
+}
+
+/// Everything that ends a run early, with the exit code the protocol gives it.
+enum CLIError: Error, Equatable {
+  /// Printed as `Error: …`, the command's usage and a hint; exit 64.
+  case usage(String, command: String?)
+  /// Printed as `listtape: error: …`.
+  case failure(String, code: Int32)
+}
+
+/// The protocol's exit codes (section 4).
+enum ExitCode {
+  static let success: Int32 = 0
+  static let notFound: Int32 = 1
+  static let damaged: Int32 = 2
+  static let faults: Int32 = 3
+  static let usage: Int32 = 64
+  static let malformed: Int32 = 65
+  static let cannotOpen: Int32 = 66
+  /// The output file exists, or cannot be created (sysexits' EX_CANTCREAT).
+  static let cannotCreate: Int32 = 73
+  static let io: Int32 = 74
+}
+
+// MARK: - What several commands take
+
+/// An event named on the command line: `N`, `mark:LABEL` or `time:ISO8601`, resolved
+/// against a log once it is open (`resolve(_:in:option:)`).
+struct Point: ArgumentValue {
+  var text: String
+
+  static func parse(_ word: String) throws(InvalidValue) -> Point {
+    guard Int(word) != nil || word.hasPrefix("mark:") || word.hasPrefix("time:") else {
+      throw InvalidValue(expected: "N, mark:LABEL or time:ISO8601")
+    }
+    return Point(text: word)
+  }
+}
+
+extension Query: ArgumentValue {
+  /// Parsed before any log is read; a malformed one names the column.
+  static func parse(_ word: String) throws(InvalidValue) -> Query {
+    do {
+      return try Query(word)
+    } catch {
+      throw InvalidValue(malformed: "expression", "\(error)")
+    }
+  }
+}
+
+extension ArgumentSpec {
+  /// The `<log>` argument every log command takes.
+  static func log(_ property: WritableKeyPath<Arguments, String> & Sendable) -> Self {
+    .required(property, "log", help: "The log file.")
+  }
+
+  /// `<log> ...`: one log, or several logs and directories of `.ltape` files.
+  static func logs(_ property: WritableKeyPath<Arguments, [String]> & Sendable) -> Self {
+    .variadic(
+      property, "log",
+      help: "The log file; several logs, or directories of .ltape files, at once.")
+  }
+}
+
+extension OptionSpec where Arguments: ParsableArguments {
+  /// `--at <point>`: the event to look at, the last by default.
+  static func at(_ property: WritableKeyPath<Arguments, Point?> & Sendable) -> Self {
+    .option(
+      property, "at", value: "point",
+      help: "An event number N (0 is the empty list), mark:LABEL (the first mark with that "
+        + "label) or time:ISO8601 (the last event at or before that time).",
+      defaultText: "the last event")
+  }
+
+  /// `--where <expr>`: a state expression (docs/investigate.md).
+  static func `where`(_ property: WritableKeyPath<Arguments, Query?> & Sendable) -> Self {
+    .option(
+      property, "where", value: "expr",
+      help: "A state expression such as 'visible(\"mic\") and count(selected) > 0' (see "
+        + "docs/investigate.md).")
+  }
+
+  /// `--context <n>`: unchanged items shown around a diff's changes.
+  static func context(_ property: WritableKeyPath<Arguments, Int> & Sendable) -> Self {
+    .option(
+      property, "context", value: "n",
+      help: "Unchanged items shown around changes; longer runs are folded into one line.",
+      valid: 0...Int.max)
+  }
+
+  /// `-o, --output <out>`: a new file to write.
+  static func output(
+    _ property: WritableKeyPath<Arguments, String?> & Sendable, value: String, help: String
+  )
+    -> Self
+  {
+    .option(property, "output", short: "o", value: value, help: help, isFile: true)
+  }
+}
