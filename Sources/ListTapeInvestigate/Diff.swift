@@ -47,7 +47,7 @@ public struct DiffRow: Equatable, Sendable {
   public var unchangedRun = 0
 
   /// An item and what changed about it.
-  public init(section: String, id: String, level: Int, changes: [ItemChange]) {
+  init(section: String, id: String, level: Int, changes: [ItemChange]) {
     self.section = section
     self.id = id
     self.level = level
@@ -55,7 +55,7 @@ public struct DiffRow: Equatable, Sendable {
   }
 
   /// A run of `count` unchanged items of `section`, counted rather than listed.
-  public init(section: String, unchangedRun count: Int) {
+  init(section: String, unchangedRun count: Int) {
     self.init(section: section, id: "", level: 0, changes: [])
     unchangedRun = count
   }

@@ -2,7 +2,7 @@ import ListTapeModel
 
 /// The kind of a `ListFault`, without the ids it names: what `stats` counts faults by.
 /// The raw value is the case's name (`missingItem`), as JSON output keys faults.
-public enum FaultKind: String, CaseIterable, Comparable, Sendable {
+public enum FaultKind: String, CaseIterable, Sendable {
   /// An inserted item id is already in the list.
   case duplicateItem
   /// An item id appears more than once among the items an event inserts.
@@ -32,13 +32,10 @@ public enum FaultKind: String, CaseIterable, Comparable, Sendable {
   /// `appendItems` with a parent that lies in another section than the one named.
   case parentNotInSection
 
-  /// Orders kinds by name, so tables of counts break ties the same way everywhere.
-  public static func < (a: FaultKind, b: FaultKind) -> Bool { a.rawValue < b.rawValue }
-
   /// Counts, most frequent first, ties by name.
   static func ranked(_ counts: [FaultKind: Int]) -> [(kind: FaultKind, count: Int)] {
     counts.map { (kind: $0.key, count: $0.value) }.sorted {
-      $0.count != $1.count ? $0.count > $1.count : $0.kind < $1.kind
+      $0.count != $1.count ? $0.count > $1.count : $0.kind.rawValue < $1.kind.rawValue
     }
   }
 }

@@ -39,7 +39,7 @@ public struct LogProblem: Error, Sendable {
   }
 
   /// A problem with the log at `path`.
-  public init(path: String, reason: Reason) {
+  package init(path: String, reason: Reason) {
     self.path = path
     self.reason = reason
   }
