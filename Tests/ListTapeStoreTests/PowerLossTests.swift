@@ -197,8 +197,7 @@ private func judgeStoreCrash(
       return .failed("after recording on, the log reads \(reread.eventCount) events")
     }
   } catch {
-    if mayRefuse, case .log(let e) = error as? StoreError, e.kind == .damaged || e.kind == .notALog
-    {
+    if mayRefuse, case .log(let e) = error, e.kind == .damaged || e.kind == .notALog {
       return .refused
     }
     return .failed("a new store cannot record on: \(error)")
