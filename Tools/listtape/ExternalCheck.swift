@@ -62,3 +62,20 @@ struct ExternalCheck: Sendable {
     }
   }
 }
+
+extension Command {
+  /// Checks the predicate of a command that takes `--where <expr>` or `--run <cmd>`:
+  /// exactly one of them, and an expression that is true or false.
+  static func requirePredicate(_ query: Query?, _ command: String?) throws(CLIError) {
+    switch (query, command) {
+    case (nil, nil): throw usageError("Give one of '--where <expr>' or '--run <cmd>'")
+    case (.some, .some):
+      throw usageError("'--where <expr>' and '--run <cmd>' cannot be used together")
+    case (let query?, nil) where !query.isBoolean:
+      throw usageError(
+        "The expression for '--where <expr>' is not a predicate: column 1: \(spec.name) needs "
+          + "true or false; compare the value with == != < <= > >=")
+    default: break
+    }
+  }
+}

@@ -42,16 +42,7 @@ enum BisectCommand: Command {
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
-    switch (arguments.query, arguments.command) {
-    case (nil, nil): throw usageError("Give one of '--where <expr>' or '--run <cmd>'")
-    case (.some, .some):
-      throw usageError("'--where <expr>' and '--run <cmd>' cannot be used together")
-    case (let query?, nil) where !query.isBoolean:
-      throw usageError(
-        "The expression for '--where <expr>' is not a predicate: column 1: bisect needs "
-          + "true or false; compare the value with == != < <= > >=")
-    default: break
-    }
+    try requirePredicate(arguments.query, arguments.command)
     let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
     let report = Report(arguments: arguments, timeline: timeline, io: io)

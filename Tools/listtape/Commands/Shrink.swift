@@ -42,16 +42,7 @@ enum ShrinkCommand: Command {
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
-    switch (arguments.query, arguments.command) {
-    case (nil, nil): throw usageError("Give one of '--where <expr>' or '--run <cmd>'")
-    case (.some, .some):
-      throw usageError("'--where <expr>' and '--run <cmd>' cannot be used together")
-    case (let query?, nil) where !query.isBoolean:
-      throw usageError(
-        "The expression for '--where <expr>' is not a predicate: compare the value with "
-          + "== != < <= > >=")
-    default: break
-    }
+    try requirePredicate(arguments.query, arguments.command)
     guard let output = arguments.output else {
       throw usageError("Missing '-o, --output <out>': the new log to write")
     }
