@@ -154,6 +154,17 @@ enum ShapesBench {
         + "(\(built.numberOfAllItems) items, best of \(runs))")
   }
 
+  /// One adjacent diff, for profilers: `__diff LOG N` diffs the states after events N and
+  /// N + 1 and prints the time.
+  static func diffOnly(_ path: String, at n: Int) throws {
+    let timeline = try Timeline(path: path)
+    let before = try timeline.state(at: n)
+    let after = try timeline.state(at: n + 1)
+    var changes = 0
+    let time = Clock.measure { changes = Differ.diff(before, after).changeCount }
+    print("diff of events \(n) and \(n + 1): \(changes) changes in \(fmt(time * 1000)) ms")
+  }
+
   /// Events up to and including the outline opening: the section event and the appends
   /// that build the outline (every event before the first that is not an `appendItems`).
   static func openingLength(_ events: [Event]) -> Int {

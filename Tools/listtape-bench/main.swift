@@ -24,6 +24,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try DecodeOnly.run(args[1])
 } else if (2...3).contains(args.count) && args[0] == "__build" {
   ShapesBench.buildOnly(args[1], runs: args.count == 3 ? Int(args[2]) ?? 5 : 5)
+} else if args.count == 3 && args[0] == "__diff" {
+  try ShapesBench.diffOnly(args[1], at: Int(args[2]) ?? 1)
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {
