@@ -31,6 +31,8 @@ public enum FaultKind: String, CaseIterable, Sendable {
   case moveIntoOwnSubtree
   /// `appendItems` with a parent that lies in another section than the one named.
   case parentNotInSection
+  /// An insertion or move that would put an item below level 255.
+  case tooDeep
 
   /// Counts, most frequent first, ties by name.
   static func ranked(_ counts: [FaultKind: Int]) -> [(kind: FaultKind, count: Int)] {
@@ -59,6 +61,7 @@ extension ListFault {
     case .moveNextToItself: return .moveNextToItself
     case .moveIntoOwnSubtree: return .moveIntoOwnSubtree
     case .parentNotInSection: return .parentNotInSection
+    case .tooDeep: return .tooDeep
     case .inBatch(_, _, let fault): return fault.kind
     }
   }

@@ -74,9 +74,9 @@ extension Forest {
     }
     if i &+ ListState.nodeDistance < hints.count {
       let hint = hints[i &+ ListState.nodeDistance]
-      prefetchItem(itemIndex.handle(taggedWith: hint.first), content: true)
+      prefetchItem(itemIndex.prefetchEntry(taggedWith: hint.first), content: true)
       if hint.second != hint.first {
-        prefetchItem(itemIndex.handle(taggedWith: hint.second), content: false)
+        prefetchItem(itemIndex.prefetchEntry(taggedWith: hint.second), content: false)
       }
     }
   }

@@ -20,10 +20,10 @@ extension ListState {
         let c = forest.content[Int(x)]
         w.beginObject()
         w.key("id")
-        w.string(c.id)
+        w.string(forest.id(of: x))
         w.key("parent")
         if n.parent >= 0 {
-          w.string(forest.content[Int(n.parent)].id)
+          w.string(forest.id(of: n.parent))
         } else {
           w.null()
         }
@@ -45,7 +45,7 @@ extension ListState {
       w.key("visible")
       w.beginArray()
       forest.walk(list: forest.sections[Int(s)].roots, visibleOnly: true) { x, _ in
-        w.string(forest.content[Int(x)].id)
+        w.string(forest.id(of: x))
       }
       w.endArray()
       w.endObject()

@@ -27,7 +27,7 @@ extension ListState {
       shown.append(visible && n.expanded)
       out.append(
         OutlineRow(
-          id: c.id, parent: n.parent >= 0 ? forest.content[Int(n.parent)].id : nil, level: level,
+          id: forest.id(of: x), parent: n.parent >= 0 ? forest.id(of: n.parent) : nil, level: level,
           expanded: n.expanded, hasChildren: n.children >= 0, isVisible: visible,
           isSelected: n.selected, title: c.title, fields: c.fields))
     }
@@ -48,8 +48,8 @@ extension ListState {
     let r = forest.rank(x)
     let previous = r > 0 ? forest.element(at: r - 1, in: forest.listRoot(of: x)) : nil
     return (
-      section, n.parent >= 0 ? forest.content[Int(n.parent)].id : nil,
-      previous.map { forest.content[Int($0)].id }
+      section, n.parent >= 0 ? forest.id(of: n.parent) : nil,
+      previous.map { forest.id(of: $0) }
     )
   }
 

@@ -67,14 +67,14 @@ extension ListState {
   /// Every visible item, section after section, in display order.
   public var itemIdentifiers: [String] {
     forest.sectionOrder.flatMap { s in
-      forest.items(inSection: s, visibleOnly: true).map { forest.content[Int($0)].id }
+      forest.items(inSection: s, visibleOnly: true).map { forest.id(of: $0) }
     }
   }
 
   /// Visible items of a section (what the collection view shows), or nil when absent.
   public func itemIdentifiers(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.items(inSection: s, visibleOnly: true).map { forest.content[Int($0)].id }
+    return forest.items(inSection: s, visibleOnly: true).map { forest.id(of: $0) }
   }
 
   /// Visible rows in the whole list. - Complexity: O(sections).
@@ -175,7 +175,7 @@ extension ListState {
   /// The outline of a section, or nil when absent. - Complexity: O(items in the section).
   public func sectionSnapshot(for section: String) -> SectionSnapshot? {
     guard let s = forest.sectionIndex[section] else { return nil }
-    return SectionSnapshot(nodes: outline(list: forest.sections[Int(s)].roots))
+    return SectionSnapshot(nodes: forest.outline(list: forest.sections[Int(s)].roots))
   }
 
   /// Replaces the whole content of an existing section (Apple's `apply(_:to:)`).
@@ -222,8 +222,9 @@ extension ListState {
 
   /// The parent of an item, nil for a root or an absent item (as on a section snapshot).
   public func parent(of id: String) -> String? {
-    guard let x = forest.itemIndex[id], forest.nodes[Int(x)].parent >= 0 else { return nil }
-    return forest.content[Int(forest.nodes[Int(x)].parent)].id
+    guard let x = forest.itemIndex[id] else { return nil }
+    let p = forest.nodes[Int(x)].parent
+    return p >= 0 ? forest.id(of: p) : nil
   }
 
   /// Where a visible item shows: its section's position and its row among the section's
@@ -244,25 +245,25 @@ extension ListState {
       let x = forest.visibleItem(
         at: indexPath.item, inSection: forest.sectionOrder[indexPath.section])
     else { return nil }
-    return forest.content[Int(x)].id
+    return forest.id(of: x)
   }
 
   /// Every item of a section in depth-first pre-order, or nil when absent.
   public func allItems(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.items(inSection: s, visibleOnly: false).map { forest.content[Int($0)].id }
+    return forest.items(inSection: s, visibleOnly: false).map { forest.id(of: $0) }
   }
 
   /// Root items of a section in order, or nil when absent.
   public func rootItems(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.list(forest.sections[Int(s)].roots).map { forest.content[Int($0)].id }
+    return forest.list(forest.sections[Int(s)].roots).map { forest.id(of: $0) }
   }
 
   /// Direct children of an item in order, or nil when absent.
   public func children(of id: String) -> [String]? {
     guard let x = forest.itemIndex[id] else { return nil }
-    return forest.list(forest.nodes[Int(x)].children).map { forest.content[Int($0)].id }
+    return forest.list(forest.nodes[Int(x)].children).map { forest.id(of: $0) }
   }
 
   public func title(of id: String) -> String? {
@@ -271,17 +272,6 @@ extension ListState {
 
   public func fields(of id: String) -> [String: String]? {
     forest.itemIndex[id].flatMap { forest.content[Int($0)].fields }
-  }
-
-  /// The subtree under `list` as nodes, flags and content included.
-  func outline(list root: Handle) -> [OutlineNode] {
-    forest.list(root).map { x in
-      let n = forest.nodes[Int(x)]
-      let c = forest.content[Int(x)]
-      return OutlineNode(
-        c.id, title: c.title, fields: c.fields, expanded: n.expanded,
-        children: outline(list: n.children))
-    }
   }
 }
 
@@ -293,7 +283,7 @@ extension ListState {
     let order = Dictionary(
       uniqueKeysWithValues: forest.sectionOrder.enumerated().map { ($1, $0) })
     return forest.selection.map { x in
-      (order[forest.section(of: x)] ?? 0, forest.row(of: x) ?? 0, forest.content[Int(x)].id)
+      (order[forest.section(of: x)] ?? 0, forest.row(of: x) ?? 0, forest.id(of: x))
     }
     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
     .map { $0.2 }

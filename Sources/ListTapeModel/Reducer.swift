@@ -7,15 +7,15 @@ extension ListState {
       try applyOne(event.operation)
       return
     }
-    if forest.journal != nil {
-      // A nested batch folds in order inside the outer batch's journal.
-      try applyAll(events)
+    if forest.inBatch {
+      // A batch inside a batch folds in the outer batch's journal.
+      try applyBatch(events)
       return
     }
     let mode = allowsMultipleSelection
     forest.begin()
     do {
-      try applyAll(events)
+      try applyBatch(events)
     } catch {
       forest.rollback()
       allowsMultipleSelection = mode
@@ -24,12 +24,30 @@ extension ListState {
     forest.commit()
   }
 
-  private mutating func applyAll(_ events: [Event]) throws(ListFault) {
-    for (i, e) in events.enumerated() {
+  /// Folds a batch's events in order, nested batches included, with an explicit stack of
+  /// open batches. A fault names its place: the index and op at every level, outermost
+  /// first (`.inBatch(index:op:fault:)` nested as the batches are).
+  private mutating func applyBatch(_ events: [Event]) throws(ListFault) {
+    var open: [(events: [Event], next: Int)] = [(events, 0)]
+    while let top = open.last {
+      if top.next == top.events.count {
+        open.removeLast()
+        continue
+      }
+      let e = top.events[top.next]
+      open[open.count - 1].next += 1
+      if case .batch(let inner) = e.operation {
+        open.append((inner, 0))
+        continue
+      }
       do {
-        try apply(e)
+        try applyOne(e.operation)
       } catch {
-        throw .inBatch(index: i, op: e.op, fault: error)
+        var fault = ListFault.inBatch(index: top.next, op: e.op, fault: error)
+        for level in open.dropLast().reversed() {
+          fault = .inBatch(index: level.next - 1, op: "batch", fault: fault)
+        }
+        throw fault
       }
     }
   }
@@ -63,7 +81,7 @@ extension ListState {
     case .deselect(let ids): deselect(ids)
     case .configure(let multiple): setAllowsMultipleSelection(multiple)
     case .mark: break
-    case .batch: try apply(Event(op))
+    case .batch(let events): try applyBatch(events)
     }
   }
 }
@@ -88,7 +106,10 @@ extension ListState: Equatable {
         let c = lhs.forest.content[Int(x)]
         let m = rhs.forest.nodes[Int(y)]
         let d = rhs.forest.content[Int(y)]
-        guard sameIdentifier(c.id, d.id), n.expanded == m.expanded, n.selected == m.selected,
+        let sameID = lhs.forest.withID(of: x) { a in
+          rhs.forest.withID(of: y) { b in IdentifierIndex.equal(a, b) }
+        }
+        guard sameID, n.expanded == m.expanded, n.selected == m.selected,
           c.title == d.title, c.fields == d.fields, n.cnt == m.cnt
         else { return false }
       }

@@ -13,28 +13,52 @@ public struct SectionSnapshot: Equatable, Sendable {
     forest.sectionOrder = [0]
   }
 
-  /// An outline holding `nodes` as its root items.
+  /// An outline holding `nodes` as its root items. A fresh outline has no ids yet, so only
+  /// repeats inside `nodes` and items below level 255 can fault; those are dropped (the
+  /// first occurrence of an id wins, with its subtree), so this initializer never fails.
   public init(nodes: [OutlineNode]) {
     self.init()
-    // A fresh outline has no ids yet; only repeats inside `nodes` can fault, and those are
-    // dropped (first occurrence wins) so this initializer never fails.
     do {
       try forest.appendItems(nodes, section: "", parent: nil)
     } catch {
-      var seen = Set<IdentifierKey>()
-      try? forest.appendItems(Self.dedupe(nodes, &seen), section: "", parent: nil)
+      try? forest.appendItems(Self.sanitized(nodes), section: "", parent: nil)
     }
   }
 
-  private static func dedupe(_ nodes: [OutlineNode], _ seen: inout Set<IdentifierKey>)
-    -> [OutlineNode]
-  {
-    var out: [OutlineNode] = []
-    for var n in nodes where seen.insert(IdentifierKey(n.id)).inserted {
-      n.children = dedupe(n.children, &seen)
-      out.append(n)
+  /// `nodes` without repeated ids (and their subtrees) and without items below level 255.
+  /// - Complexity: O(nodes), without recursion.
+  private static func sanitized(_ nodes: [OutlineNode]) -> [OutlineNode] {
+    var seen = Set<IdentifierKey>()
+    var tops: [OutlineNode] = []
+    // Pre-order over the input with the open path of kept nodes being rebuilt.
+    var stack: [(siblings: [OutlineNode], next: Int)] = [(nodes, 0)]
+    var open: [(node: OutlineNode, children: [OutlineNode])] = []
+    while let top = stack.last {
+      if top.next == top.siblings.count {
+        stack.removeLast()
+        // A finished list below the top closes the node that owns it.
+        if !stack.isEmpty, let (closed, children) = open.popLast() {
+          var node = closed
+          node.children = children
+          if open.isEmpty { tops.append(node) } else { open[open.count - 1].children.append(node) }
+        }
+        continue
+      }
+      var n = top.siblings[top.next]
+      stack[stack.count - 1].next += 1
+      guard seen.insert(IdentifierKey(n.id)).inserted else { continue }
+      let children = n.children
+      n.children = []
+      if stack.count - 1 < Forest.deepestLevel && !children.isEmpty {
+        open.append((n, []))
+        stack.append((children, 0))
+      } else if open.isEmpty {
+        tops.append(n)
+      } else {
+        open[open.count - 1].children.append(n)
+      }
     }
-    return out
+    return tops
   }
 
   public static func == (lhs: SectionSnapshot, rhs: SectionSnapshot) -> Bool {
@@ -42,19 +66,9 @@ public struct SectionSnapshot: Equatable, Sendable {
   }
 
   /// The root items with their subtrees, flags and content.
-  public var nodes: [OutlineNode] { outline(forest.sections[0].roots) }
+  public var nodes: [OutlineNode] { forest.outline(list: forest.sections[0].roots) }
 
-  private func outline(_ root: Handle) -> [OutlineNode] {
-    forest.list(root).map { x in
-      let n = forest.nodes[Int(x)]
-      let c = forest.content[Int(x)]
-      return OutlineNode(
-        c.id, title: c.title, fields: c.fields, expanded: n.expanded,
-        children: outline(n.children))
-    }
-  }
-
-  private func ids(_ handles: [Handle]) -> [String] { handles.map { forest.content[Int($0)].id } }
+  private func ids(_ handles: [Handle]) -> [String] { handles.map { forest.id(of: $0) } }
 
   // MARK: Queries
 
@@ -87,7 +101,7 @@ public struct SectionSnapshot: Equatable, Sendable {
   /// The parent of an item, nil for a root or an absent item.
   public func parent(of id: String) -> String? {
     guard let x = forest.itemIndex[id], forest.nodes[Int(x)].parent >= 0 else { return nil }
-    return forest.content[Int(forest.nodes[Int(x)].parent)].id
+    return forest.id(of: forest.nodes[Int(x)].parent)
   }
 
   /// Index of an item in `items` (pre-order). - Complexity: O(depth × log siblings).
@@ -106,12 +120,14 @@ public struct SectionSnapshot: Equatable, Sendable {
     -> SectionSnapshot
   {
     let x = try forest.requireItem(parent)
-    let kids = outline(forest.nodes[Int(x)].children)
+    let kids = forest.outline(list: forest.nodes[Int(x)].children)
     if includingParent {
       let n = forest.nodes[Int(x)]
       let c = forest.content[Int(x)]
       return SectionSnapshot(nodes: [
-        OutlineNode(c.id, title: c.title, fields: c.fields, expanded: n.expanded, children: kids)
+        OutlineNode(
+          forest.id(of: x), title: c.title, fields: c.fields, expanded: n.expanded,
+          children: kids)
       ])
     }
     return SectionSnapshot(nodes: kids)

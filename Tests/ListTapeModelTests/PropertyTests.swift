@@ -11,7 +11,18 @@ import Testing
 
   @Test(arguments: [1, 2, 3, 0xDEAD_BEEF] as [UInt64])
   func randomSessionsAgree(seed: UInt64) throws {
-    var gen = EventGenerator(seed: seed)
+    try Self.agree(seed: seed, deep: false, events: Self.eventsPerSeed)
+  }
+
+  /// Sessions whose chains of nested items reach the nesting limit: appends, inserts and
+  /// replacements past level 255 fault, and so do moves that would take a subtree there.
+  @Test(arguments: [4, 5] as [UInt64])
+  func sessionsAtTheNestingLimitAgree(seed: UInt64) throws {
+    try Self.agree(seed: seed, deep: true, events: 2_000)
+  }
+
+  static func agree(seed: UInt64, deep: Bool, events: Int) throws {
+    var gen = EventGenerator(seed: seed, deep: deep)
     var model = ListState()
     var reference = Reference()
     var viaJSON = ListState()
@@ -21,8 +32,10 @@ import Testing
     var faults = 0
     var batches = 0
     var maxItems = 0
+    var tooDeep = 0
+    var deepest = 0
 
-    for n in 1...Self.eventsPerSeed {
+    for n in 1...events {
       let event = gen.event(reference)
       if case .batch = event.operation { batches += 1 }
 
@@ -46,20 +59,29 @@ import Testing
       let problems = invariantViolations(model)
       try #require(problems.isEmpty, "event \(n) \(event.jsonLine): \(problems)")
 
+      if case .tooDeep = modelFault { tooDeep += 1 }
+      if case .inBatch(_, _, .tooDeep) = modelFault { tooDeep += 1 }
       if modelFault != nil {
         faults += 1
         try #require(model == before, "event \(n): a fault changed the state")
         try #require(model.encoded() == before.encoded(), "event \(n): a fault changed the bytes")
       }
       maxItems = max(maxItems, model.numberOfAllItems)
-      if modelFault != nil || n % Self.checkEvery == 0 || n == Self.eventsPerSeed {
+      if deep {
+        deepest = max(deepest, reference.sections.flatMap { $0.items.map(\.level) }.max() ?? 0)
+      }
+      if modelFault != nil || n % Self.checkEvery == 0 || n == events {
         try Self.compareAll(model, reference, viaJSON, viaBinary, event: n)
       }
     }
     // The run must have exercised what it claims to.
-    #expect(faults > Self.eventsPerSeed / 20)
-    #expect(batches > Self.eventsPerSeed / 25)
+    #expect(faults > events / 20)
+    #expect(batches > events / 25)
     #expect(maxItems > 40)
+    if deep {
+      #expect(tooDeep > 10)
+      #expect(deepest == 255)
+    }
   }
 
   static func fault(_ body: () throws(ListFault) -> Void) -> ListFault? {

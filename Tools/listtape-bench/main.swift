@@ -3,7 +3,7 @@ import ListTapeInvestigate
 import ListTapeStore
 
 /// listtape-bench: the figures the issues name, measured. Pass `--quick` for a smoke run,
-/// and names (model, log, replay) to run only some groups.
+/// and names (model, log, replay, store, shapes) to run only some groups.
 // Figures are for the tools as they run: with the allocator settings the CLI makes.
 AllocatorTuning.keepFreedMemoryForReuse()
 let args = Array(CommandLine.arguments.dropFirst())
@@ -27,6 +27,10 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try InvestigateBench.diffParts(args[1])
 } else if args.count == 3 && args[0] == "__find-memory" {
   InvestigateBench.findMemory(args[1], Int(args[2]) ?? 0)
+} else if (2...3).contains(args.count) && args[0] == "__build" {
+  ShapesBench.buildOnly(args[1], runs: args.count == 3 ? Int(args[2]) ?? 5 : 5)
+} else if args.count == 3 && args[0] == "__diff" {
+  try ShapesBench.diffOnly(args[1], at: Int(args[2]) ?? 1)
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {
@@ -34,7 +38,7 @@ if args.count == 2 && args[0] == "__replay-memory" {
     """
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
-    USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [--quick]
+    USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
@@ -51,4 +55,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("replay") { ReplayBench.run(quick: quick) }
   if wants("store") { StoreBench.run(quick: quick) }
   if wants("investigate") { InvestigateBench.run(quick: quick) }
+  if wants("shapes") { ShapesBench.run(quick: quick) }
 }

@@ -33,7 +33,10 @@ extension ListState {
           (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
           | (c.title == nil ? 0 : ItemFlag.title) | (c.fields == nil ? 0 : ItemFlag.fields)
         s.byte(flags)
-        s.string(c.id)
+        forest.withID(of: x) { id in
+          s.count(id.count)
+          s.bytes.append(contentsOf: id)
+        }
         if let title = c.title { s.string(title) }
         if let fields = c.fields { EventEncoder.fields(fields, &s) }
       }
@@ -54,87 +57,57 @@ extension ListState {
   /// Rebuilds a state from its canonical encoding, validating structure and identities.
   package init(encoded bytes: UnsafeRawBufferPointer) throws(CodecError) {
     var s = ByteSource(bytes)
-    self.init()
     let version = try s.byte()
     guard version == Self.codecVersion else {
       throw CodecError("unknown state encoding version \(version)", offset: 0)
     }
     let mode = try s.byte()
     guard mode <= 1 else { throw s.fail("bad selection mode \(mode)") }
-    allowsMultipleSelection = mode == 1
+    var builder = ListStateBuilder(allowsMultipleSelection: mode == 1)
+    /// Runs a builder step; its failure is reported at `offset` (where the entry began).
+    func build(at offset: Int, _ body: () throws(ListStateBuilder.Failure) -> Void)
+      throws(CodecError)
+    {
+      do {
+        try body()
+      } catch {
+        throw CodecError(error.description, offset: offset)
+      }
+    }
     let sectionCount = try s.count()
     for _ in 0..<sectionCount {
+      let start = s.offset
       let id = try s.identifier()
-      guard forest.sectionIndex[id] == nil else { throw s.fail("duplicate section \"\(id)\"") }
-      let sec = forest.allocateSection(id)
-      forest.sectionOrder.append(sec)
+      try build(at: start) { () throws(ListStateBuilder.Failure) in try builder.beginSection(id) }
       let itemCount = try s.count(minBytes: 3)
-      // Grow the tables once, not by doubling while 100k items arrive; but a claimed count
-      // reserves no more than that, since its items may never come (hostile checkpoints).
-      let needed = forest.nodes.count + min(itemCount, 1 << 17)
-      if forest.nodes.capacity < needed {
-        forest.nodes.reserveCapacity(needed + needed / 2)
-        forest.content.reserveCapacity(needed + needed / 2)
-      }
-      if forest.itemIndex.capacity < needed {
-        forest.itemIndex.reserveCapacity(needed + needed / 2)
-      }
-      try decodeItems(&s, count: itemCount, section: sec)
-    }
-    guard s.isAtEnd else { throw s.fail("\(s.remaining) trailing bytes after the state") }
-    guard allowsMultipleSelection || forest.selection.count <= 1 else {
-      throw s.fail("\(forest.selection.count) items selected in single-selection mode")
-    }
-  }
-
-  /// Reads `count` pre-order items and links them bottom-up, each sibling list in O(k).
-  private mutating func decodeItems(
-    _ s: inout ByteSource, count: Int, section: Handle
-  ) throws(CodecError) {
-    precondition(forest.journal == nil && forest.freeNodes.isEmpty)
-    // `pending` holds the items whose sibling lists are still open, each list contiguous:
-    // the roots from 0, then the children of each open item from `open[d].start`.
-    var pending: [Handle] = []
-    var open: [(item: Handle, start: Int)] = []
-    var selected: [Handle] = []
-    func close(to depth: Int) {
-      while open.count > depth {
-        let (x, start) = open.removeLast()
-        if start < pending.count {
-          forest.insertList(Array(pending[start...]), parent: x, section: -1, at: nil)
-          pending.removeSubrange(start...)
+      // Grow the tables once, not by doubling while 100k items arrive.
+      builder.reserve(items: itemCount, idBytes: s.remaining)
+      for _ in 0..<itemCount {
+        // A level is a depth, not an element count: the builder bounds it.
+        let start = s.offset
+        let level = try s.varint()
+        let flags = try s.byte()
+        guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
+        let n = try s.count()
+        let id = UnsafeBufferPointer(
+          start: s.base.baseAddress.map { ($0 + s.offset).assumingMemoryBound(to: UInt8.self) },
+          count: n)
+        s.offset += n
+        let title = flags & 4 != 0 ? try s.string() : nil
+        let fields = flags & 8 != 0 ? try EventDecoder.fields(&s) : nil
+        do {
+          try builder.appendItem(
+            level: level > UInt64(Int.max) ? Int.max : Int(level), id: id,
+            expanded: flags & 1 != 0, selected: flags & 2 != 0, title: title, fields: fields)
+        } catch {
+          throw CodecError(error.description, offset: start)
         }
       }
     }
-    for _ in 0..<count {
-      // A level is a depth, not an element count: bound it by the open ancestors only.
-      let rawLevel = try s.varint()
-      guard rawLevel <= UInt64(open.count) else {
-        throw s.fail("item level \(rawLevel) skips a level (previous depth \(open.count))")
-      }
-      let level = Int(rawLevel)
-      let flags = try s.byte()
-      guard flags <= ItemFlag.all else { throw s.fail("bad item flags \(flags)") }
-      let id = try s.identifier()
-      guard let x = forest.allocateFresh(id) else { throw s.fail("duplicate item \"\(id)\"") }
-      close(to: level)
-      forest.nodes[Int(x)].expanded = flags & ItemFlag.expanded != 0
-      if flags & ItemFlag.title != 0 { forest.content[Int(x)].title = try s.string() }
-      if flags & ItemFlag.fields != 0 {
-        forest.content[Int(x)].fields = try EventDecoder.fields(&s)
-      }
-      if flags & ItemFlag.selected != 0 { selected.append(x) }
-      pending.append(x)
-      open.append((x, pending.count))
-    }
-    close(to: 0)
-    forest.insertList(pending, parent: -1, section: section, at: nil)
-    for x in selected {
-      guard forest.isVisible(x) else {
-        throw s.fail("selected item \"\(forest.content[Int(x)].id)\" is hidden")
-      }
-      forest.setSelected(x, true)
-    }
+    guard s.isAtEnd else { throw s.fail("\(s.remaining) trailing bytes after the state") }
+    var built = ListState()
+    try build(at: s.offset) { () throws(ListStateBuilder.Failure) in built = try builder.finish() }
+    self = built
   }
 
   /// Rebuilds a state from its canonical encoding.

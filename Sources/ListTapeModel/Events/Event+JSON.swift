@@ -31,8 +31,69 @@ extension Event {
     self = try result.get()
   }
 
-  /// Decodes an event from a parsed JSON value.
+  /// Decodes an event from a parsed JSON value. Nested batches are decoded with an explicit
+  /// stack of open batches, never by recursion.
   package init(json: JSONValue) throws(MalformedEvent) {
+    /// A batch whose events are being decoded.
+    struct OpenBatch {
+      let values: [JSONValue]
+      /// How many of `values` were taken (the last taken is being decoded).
+      var taken = 0
+      var events: [Event] = []
+      let time: Int64?
+    }
+    var open: [OpenBatch] = []
+    var value = json
+    while true {
+      // Decode one event object: a batch opens, anything else is complete.
+      var complete: Event?
+      do throws(MalformedEvent) {
+        let (op, f, time) = try Self.header(value)
+        if op == "batch" {
+          guard let v = f.present("events") else {
+            throw MalformedEvent("missing field \"events\"")
+          }
+          guard let list = v.arrayValue else {
+            throw MalformedEvent("field \"events\" must be an array, found \(v.kindName)")
+          }
+          var batch = OpenBatch(values: list, time: time)
+          batch.events.reserveCapacity(list.count)
+          open.append(batch)
+        } else {
+          complete = Event(try Self.operation(op, f), time: time)
+        }
+      } catch {
+        // Say where: the position inside every enclosing batch, outermost first.
+        var location = ""
+        for batch in open { location += "event \(batch.taken) of the batch: " }
+        throw MalformedEvent(location + error.message)
+      }
+      // File completed events into their batches; a batch with nothing left completes too.
+      while true {
+        if let e = complete {
+          guard !open.isEmpty else {
+            self = e
+            return
+          }
+          open[open.count - 1].events.append(e)
+          complete = nil
+        }
+        let top = open.count - 1
+        if open[top].taken < open[top].values.count {
+          value = open[top].values[open[top].taken]
+          open[top].taken += 1
+          break
+        }
+        let batch = open.removeLast()
+        complete = Event(.batch(batch.events), time: batch.time)
+      }
+    }
+  }
+
+  /// An event object's fields, its `op` and its time.
+  private static func header(_ json: JSONValue) throws(MalformedEvent) -> (
+    op: String, fields: Fields, time: Int64?
+  ) {
     guard let object = json.objectValue else {
       throw MalformedEvent("expected a JSON object, found \(json.kindName)")
     }
@@ -41,16 +102,11 @@ extension Event {
     guard let op = opValue.stringValue else {
       throw MalformedEvent("field \"op\" must be a string, found \(opValue.kindName)")
     }
-    let time: Int64?
-    if let t = f.present("t") {
-      guard let ms = t.intValue else {
-        throw MalformedEvent("field \"t\" must be an integer (milliseconds), found \(t.kindName)")
-      }
-      time = ms
-    } else {
-      time = nil
+    guard let t = f.present("t") else { return (op, f, nil) }
+    guard let ms = t.intValue else {
+      throw MalformedEvent("field \"t\" must be an integer (milliseconds), found \(t.kindName)")
     }
-    self.init(try Self.operation(op, f), time: time)
+    return (op, f, ms)
   }
 
   private static func operation(_ op: String, _ f: Fields) throws(MalformedEvent) -> ListOperation {
@@ -84,21 +140,6 @@ extension Event {
     case "deselect": return .deselect(f.present("items") == nil ? nil : try f.ids("items"))
     case "configure": return .configure(multipleSelection: try f.bool("multipleSelection"))
     case "mark": return .mark(try f.string("label"))
-    case "batch":
-      guard let v = f.present("events") else { throw MalformedEvent("missing field \"events\"") }
-      guard let list = v.arrayValue else {
-        throw MalformedEvent("field \"events\" must be an array, found \(v.kindName)")
-      }
-      var events: [Event] = []
-      events.reserveCapacity(list.count)
-      for (i, e) in list.enumerated() {
-        do {
-          events.append(try Event(json: e))
-        } catch {
-          throw MalformedEvent("event \(i + 1) of the batch: \(error.message)")
-        }
-      }
-      return .batch(events)
     default:
       throw MalformedEvent("unknown op \"\(op)\"")
     }
@@ -121,12 +162,12 @@ private struct Fields {
   }
 
   func id(_ key: String) throws(MalformedEvent) -> String {
-    try Self.identifier(try require(key), "field \"\(key)\"")
+    try Self.identifier(try require(key)) { "field \"\(key)\"" }
   }
 
   func optionalID(_ key: String) throws(MalformedEvent) -> String? {
     guard let v = present(key) else { return nil }
-    return try Self.identifier(v, "field \"\(key)\"")
+    return try Self.identifier(v) { "field \"\(key)\"" }
   }
 
   func string(_ key: String) throws(MalformedEvent) -> String {
@@ -158,14 +199,14 @@ private struct Fields {
     var out: [String] = []
     out.reserveCapacity(list.count)
     for (i, e) in list.enumerated() {
-      out.append(try Self.identifier(e, "\"\(key)\"[\(i)]"))
+      out.append(try Self.identifier(e) { "\"\(key)\"[\(i)]" })
     }
     return out
   }
 
   func optionalFields(_ key: String) throws(MalformedEvent) -> [String: String]? {
     guard let v = present(key) else { return nil }
-    return try Self.stringMap(v, "field \"\(key)\"")
+    return try Self.stringMap(v) { "field \"\(key)\"" }
   }
 
   func anchor() throws(MalformedEvent) -> Anchor {
@@ -174,71 +215,117 @@ private struct Fields {
     switch (before, after) {
     case (.some, .some): throw MalformedEvent("both \"before\" and \"after\" given (need one)")
     case (nil, nil): throw MalformedEvent("missing field \"before\" or \"after\"")
-    case (.some(let b), nil): return .before(try Self.identifier(b, "field \"before\""))
-    case (nil, .some(let a)): return .after(try Self.identifier(a, "field \"after\""))
+    case (.some(let b), nil): return .before(try Self.identifier(b) { "field \"before\"" })
+    case (nil, .some(let a)): return .after(try Self.identifier(a) { "field \"after\"" })
     }
   }
 
   func nodes(_ key: String) throws(MalformedEvent) -> [OutlineNode] {
-    let v = try require(key)
-    return try Self.nodeList(v, "\"\(key)\"")
+    try Self.nodeList(try require(key), key: key)
   }
 
-  static func identifier(_ v: JSONValue, _ what: String) throws(MalformedEvent) -> String {
+  /// A non-empty identifier string; `what` names the value in an error message.
+  static func identifier(_ v: JSONValue, _ what: () -> String) throws(MalformedEvent) -> String {
     guard let s = v.stringValue else {
-      throw MalformedEvent("\(what) must be an identifier string, found \(v.kindName)")
+      throw MalformedEvent("\(what()) must be an identifier string, found \(v.kindName)")
     }
-    guard !s.isEmpty else { throw MalformedEvent("\(what) must be a non-empty identifier") }
+    guard !s.isEmpty else { throw MalformedEvent("\(what()) must be a non-empty identifier") }
     return s
   }
 
-  static func stringMap(_ v: JSONValue, _ what: String) throws(MalformedEvent) -> [String: String] {
+  /// An object of strings; `what` names the value in an error message.
+  static func stringMap(_ v: JSONValue, _ what: () -> String) throws(MalformedEvent)
+    -> [String: String]
+  {
     guard let obj = v.objectValue else {
-      throw MalformedEvent("\(what) must be an object of strings, found \(v.kindName)")
+      throw MalformedEvent("\(what()) must be an object of strings, found \(v.kindName)")
     }
     var out: [String: String] = [:]
     for (k, value) in obj {
       guard let s = value.stringValue else {
-        throw MalformedEvent("\(what).\(k) must be a string, found \(value.kindName)")
+        throw MalformedEvent("\(what()).\(k) must be a string, found \(value.kindName)")
       }
       out[k] = s
     }
     return out
   }
 
-  static func nodeList(_ v: JSONValue, _ path: String) throws(MalformedEvent) -> [OutlineNode] {
-    guard let list = v.arrayValue else {
-      throw MalformedEvent("field \(path) must be an array of items, found \(v.kindName)")
+  /// A NODE list (the value of field `key`), subtrees included, decoded with an explicit
+  /// stack of open lists. Error messages give the path, e.g. `"items"[0].children[1].id`,
+  /// built only when there is an error.
+  static func nodeList(_ v: JSONValue, key: String) throws(MalformedEvent) -> [OutlineNode] {
+    /// A list of nodes being decoded, and the node whose children they are.
+    struct OpenList {
+      let values: [JSONValue]
+      var taken = 0
+      var nodes: [OutlineNode] = []
+      let owner: OutlineNode?
     }
-    var out: [OutlineNode] = []
-    out.reserveCapacity(list.count)
-    for (i, e) in list.enumerated() { out.append(try node(e, "\(path)[\(i)]")) }
-    return out
+    guard let top = v.arrayValue else {
+      throw MalformedEvent("field \"\(key)\" must be an array of items, found \(v.kindName)")
+    }
+    var open = [OpenList(values: top, owner: nil)]
+    open[0].nodes.reserveCapacity(top.count)
+    /// The path of the node taken last.
+    func path() -> String {
+      var p = "\"\(key)\""
+      for (i, list) in open.enumerated() {
+        p += (i == 0 ? "" : ".children") + "[\(list.taken - 1)]"
+      }
+      return p
+    }
+    while true {
+      let t = open.count - 1
+      if open[t].taken == open[t].values.count {
+        let list = open.removeLast()
+        guard var owner = list.owner else { return list.nodes }
+        owner.children = list.nodes
+        open[t - 1].nodes.append(owner)
+        continue
+      }
+      let value = open[t].values[open[t].taken]
+      open[t].taken += 1
+      let (node, children) = try Self.node(value, path)
+      if let children, !children.isEmpty {
+        var list = OpenList(values: children, owner: node)
+        list.nodes.reserveCapacity(children.count)
+        open.append(list)
+      } else {
+        open[t].nodes.append(node)
+      }
+    }
   }
 
-  static func node(_ v: JSONValue, _ path: String) throws(MalformedEvent) -> OutlineNode {
-    if case .string = v { return OutlineNode(try identifier(v, path)) }
+  /// One NODE without its children, and its `children` array when it has one.
+  static func node(_ v: JSONValue, _ path: () -> String) throws(MalformedEvent) -> (
+    OutlineNode, [JSONValue]?
+  ) {
+    if case .string = v { return (OutlineNode(try identifier(v, path)), nil) }
     guard let obj = v.objectValue else {
-      throw MalformedEvent("\(path) must be an identifier or an item object, found \(v.kindName)")
+      throw MalformedEvent("\(path()) must be an identifier or an item object, found \(v.kindName)")
     }
     let f = Fields(object: obj)
-    guard let idValue = f.present("id") else { throw MalformedEvent("\(path) lacks \"id\"") }
-    var n = OutlineNode(try identifier(idValue, "\(path).id"))
+    guard let idValue = f.present("id") else { throw MalformedEvent("\(path()) lacks \"id\"") }
+    var n = OutlineNode(try identifier(idValue) { "\(path()).id" })
     if let t = f.present("title") {
       guard let s = t.stringValue else {
-        throw MalformedEvent("\(path).title must be a string, found \(t.kindName)")
+        throw MalformedEvent("\(path()).title must be a string, found \(t.kindName)")
       }
       n.title = s
     }
-    if let fields = f.present("fields") { n.fields = try stringMap(fields, "\(path).fields") }
+    if let fields = f.present("fields") { n.fields = try stringMap(fields) { "\(path()).fields" } }
     if let e = f.present("expanded") {
       guard let b = e.boolValue else {
-        throw MalformedEvent("\(path).expanded must be a boolean, found \(e.kindName)")
+        throw MalformedEvent("\(path()).expanded must be a boolean, found \(e.kindName)")
       }
       n.expanded = b
     }
-    if let c = f.present("children") { n.children = try nodeList(c, "\(path).children") }
-    return n
+    guard let c = f.present("children") else { return (n, nil) }
+    guard let children = c.arrayValue else {
+      throw MalformedEvent(
+        "field \(path()).children must be an array of items, found \(c.kindName)")
+    }
+    return (n, children)
   }
 }
 
@@ -252,17 +339,44 @@ extension Event {
     return w.text
   }
 
-  /// Writes the event as a JSON object: `op` first, then its fields, then `t`.
+  /// Writes the event as a JSON object: `op` first, then its fields, then `t`. Nested
+  /// batches are written with an explicit stack, never by recursion.
   package func encode(to w: inout JSONWriter) {
-    w.beginObject()
-    w.key("op")
-    w.string(op)
-    operation.encodeFields(to: &w)
-    if let time {
-      w.key("t")
-      w.int(time)
+    var open: [(events: [Event], next: Int, time: Int64?)] = []
+    var current: Event? = self
+    while true {
+      if let e = current {
+        current = nil
+        w.beginObject()
+        w.key("op")
+        w.string(e.op)
+        if case .batch(let events) = e.operation {
+          w.key("events")
+          w.beginArray()
+          open.append((events, 0, e.time))
+        } else {
+          e.operation.encodeFields(to: &w)
+          Self.encodeTime(e.time, to: &w)
+          w.endObject()
+        }
+      }
+      guard let top = open.last else { return }
+      if top.next < top.events.count {
+        current = top.events[top.next]
+        open[open.count - 1].next += 1
+      } else {
+        open.removeLast()
+        w.endArray()
+        Self.encodeTime(top.time, to: &w)
+        w.endObject()
+      }
     }
-    w.endObject()
+  }
+
+  private static func encodeTime(_ time: Int64?, to w: inout JSONWriter) {
+    guard let time else { return }
+    w.key("t")
+    w.int(time)
   }
 }
 
@@ -328,20 +442,29 @@ extension ListOperation {
       w.key("multipleSelection")
       w.bool(multiple)
     case .mark(let label): str("label", label)
-    case .batch(let events):
-      w.key("events")
-      w.beginArray()
-      for e in events { e.encode(to: &w) }
-      w.endArray()
+    case .batch:
+      // `Event.encode` writes batches.
+      break
     }
   }
 }
 
 extension OutlineNode {
-  /// Writes nodes as the protocol's NODE list: bare ids as strings, others as objects.
+  /// Writes nodes as the protocol's NODE list: bare ids as strings, others as objects; with
+  /// an explicit stack of open lists, never by recursion.
   static func encode(_ list: [OutlineNode], to w: inout JSONWriter) {
     w.beginArray()
-    for n in list {
+    var open: [(nodes: [OutlineNode], next: Int)] = [(list, 0)]
+    while let top = open.last {
+      if top.next == top.nodes.count {
+        open.removeLast()
+        w.endArray()
+        // A list of children ends its node's object too.
+        if !open.isEmpty { w.endObject() }
+        continue
+      }
+      let n = top.nodes[top.next]
+      open[open.count - 1].next += 1
       if n.isBare {
         w.string(n.id)
         continue
@@ -361,13 +484,15 @@ extension OutlineNode {
         w.key("expanded")
         w.bool(true)
       }
-      if !n.children.isEmpty {
+      let children = n.children
+      if children.isEmpty {
+        w.endObject()
+      } else {
         w.key("children")
-        encode(n.children, to: &w)
+        w.beginArray()
+        open.append((children, 0))
       }
-      w.endObject()
     }
-    w.endArray()
   }
 
   /// Writes a string map with keys sorted, so equal maps always encode the same.

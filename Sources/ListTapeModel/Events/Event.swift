@@ -96,61 +96,84 @@ public enum ListOperation: Equatable, Hashable, Sendable {
 
   /// Labels of the marks this event sets (a batch's nested marks included), in order.
   package var markLabels: [String] {
-    switch self {
-    case .mark(let label): return [label]
-    case .batch(let events): return events.flatMap { $0.operation.markLabels }
-    default: return []
+    var labels: [String] = []
+    forEachOperation { op in
+      if case .mark(let label) = op { labels.append(label) }
+      return true
+    }
+    return labels
+  }
+
+  /// Calls `body` on this operation and, for a batch, on every operation inside it (nested
+  /// batches included) in order, until `body` returns false. - Complexity: O(operations),
+  /// without recursion.
+  func forEachOperation(_ body: (ListOperation) -> Bool) {
+    guard case .batch(let events) = self else {
+      _ = body(self)
+      return
+    }
+    guard body(self) else { return }
+    var stack: [(events: [Event], next: Int)] = [(events, 0)]
+    while let top = stack.last {
+      if top.next == top.events.count {
+        stack.removeLast()
+        continue
+      }
+      let op = top.events[top.next].operation
+      stack[stack.count - 1].next += 1
+      guard body(op) else { return }
+      if case .batch(let inner) = op { stack.append((inner, 0)) }
     }
   }
 
   /// Whether the event names item `id` (one of `itemIDs`), comparing identifiers exactly as
   /// the model does (by Unicode scalars), without collecting them.
   package func names(item id: String) -> Bool {
-    func any(_ nodes: [OutlineNode]) -> Bool {
-      var found = false
-      for n in nodes where !found { n.forEachID { if sameIdentifier($0, id) { found = true } } }
-      return found
+    var found = false
+    forEachOperation { op in
+      op.forEachItemID { if sameIdentifier($0, id) { found = true } }
+      return !found
     }
-    func any(_ ids: [String]) -> Bool { ids.contains { sameIdentifier($0, id) } }
-    switch self {
-    case .appendItems(let items, _, let parent):
-      return parent.map { sameIdentifier($0, id) } == true || any(items)
-    case .insertItems(let items, let anchor): return sameIdentifier(anchor.id, id) || any(items)
-    case .deleteItems(let ids), .reloadItems(let ids), .reconfigureItems(let ids),
-      .expand(let ids), .collapse(let ids), .select(let ids):
-      return any(ids)
-    case .deselect(let ids): return any(ids ?? [])
-    case .moveItem(let item, let anchor):
-      return sameIdentifier(item, id) || sameIdentifier(anchor.id, id)
-    case .replaceChildren(let parent, let items): return sameIdentifier(parent, id) || any(items)
-    case .applySectionSnapshot(_, let items): return any(items)
-    case .update(let item, _, _): return sameIdentifier(item, id)
-    case .batch(let events): return events.contains { $0.operation.names(item: id) }
-    default: return false
-    }
+    return found
   }
 
   /// Every item identifier the event names (inserted, anchored, or targeted), for
   /// searching a log for the events that touch an item.
   package var itemIDs: [String] {
-    func nodeIDs(_ nodes: [OutlineNode]) -> [String] {
-      var out: [String] = []
-      for n in nodes { n.forEachID { out.append($0) } }
-      return out
+    var out: [String] = []
+    forEachOperation { op in
+      op.forEachItemID { out.append($0) }
+      return true
+    }
+    return out
+  }
+
+  /// Calls `body` with each item identifier this operation names itself (not those inside a
+  /// batch): inserted nodes in pre-order, then the parent or anchor, as `itemIDs` lists them.
+  private func forEachItemID(_ body: (String) -> Void) {
+    func nodes(_ list: [OutlineNode]) {
+      for n in list { n.forEachID(body) }
     }
     switch self {
-    case .appendItems(let items, _, let parent): return nodeIDs(items) + (parent.map { [$0] } ?? [])
-    case .insertItems(let items, let anchor): return nodeIDs(items) + [anchor.id]
+    case .appendItems(let items, _, let parent):
+      nodes(items)
+      if let parent { body(parent) }
+    case .insertItems(let items, let anchor):
+      nodes(items)
+      body(anchor.id)
     case .deleteItems(let ids), .reloadItems(let ids), .reconfigureItems(let ids),
       .expand(let ids), .collapse(let ids), .select(let ids):
-      return ids
-    case .deselect(let ids): return ids ?? []
-    case .moveItem(let id, let anchor): return [id, anchor.id]
-    case .replaceChildren(let parent, let items): return [parent] + nodeIDs(items)
-    case .applySectionSnapshot(_, let items): return nodeIDs(items)
-    case .update(let item, _, _): return [item]
-    case .batch(let events): return events.flatMap { $0.operation.itemIDs }
-    default: return []
+      ids.forEach(body)
+    case .deselect(let ids): ids?.forEach(body)
+    case .moveItem(let id, let anchor):
+      body(id)
+      body(anchor.id)
+    case .replaceChildren(let parent, let items):
+      body(parent)
+      nodes(items)
+    case .applySectionSnapshot(_, let items): nodes(items)
+    case .update(let item, _, _): body(item)
+    default: break
     }
   }
 }

@@ -1,3 +1,12 @@
+/// How many nodes, blocks, entry slots and sections existed when the open batch began (0
+/// outside a batch): writes below these are journalled, writes above them are new.
+struct JournalMarks {
+  var nodes = 0
+  var blocks = 0
+  var slots = 0
+  var sections = 0
+}
+
 /// What a batch overwrote, so that a fault can put everything back.
 struct Journal {
   var nodeCount: Int
@@ -8,8 +17,11 @@ struct Journal {
   var slots: [(Int, Int32)] = []
   var content: [(Handle, ItemContent)] = []
   var sections: [(Handle, SectionSlot)] = []
-  var itemIndex: [(String, Handle?)] = []
-  var sectionIndex: [(String, Handle?)] = []
+  /// Index entries as they were before each change (nil: absent), oldest first.
+  var itemIndex: [(StoredID, Handle?)] = []
+  var sectionIndex: [(StoredID, Handle?)] = []
+  var itemArena: (count: Int, garbage: Int)
+  var sectionArena: (count: Int, garbage: Int)
   var sectionOrder: [Handle]?
   var selection: Set<Handle>
   /// Slots freed during the batch; recycled only once it commits.
@@ -32,55 +44,76 @@ extension Forest {
 
   /// Writes node `x` through `body`, journalling its old value inside a batch.
   @inline(__always) mutating func edit(_ x: Handle, _ body: (inout Node) -> Void) {
-    if journal != nil, Int(x) < journal?.nodeCount ?? 0 {
-      journal?.nodes.append((x, nodes[Int(x)]))
-    }
+    if Int(x) < journaled.nodes { journal?.nodes.append((x, nodes[Int(x)])) }
     body(&nodes[Int(x)])
   }
 
   /// Writes an item's content through `body`, journalling its old value inside a batch.
   mutating func editContent(_ x: Handle, _ body: (inout ItemContent) -> Void) {
-    if journal != nil, Int(x) < journal?.nodeCount ?? 0 {
-      journal?.content.append((x, content[Int(x)]))
-    }
+    if Int(x) < journaled.nodes { journal?.content.append((x, content[Int(x)])) }
     body(&content[Int(x)])
   }
 
   /// Writes block `b` through `body`, journalling its old value inside a batch.
   @inline(__always) mutating func editBlock(_ b: Handle, _ body: (inout Block) -> Void) {
-    if journal != nil, Int(b) < journal?.blockCount ?? 0 {
-      journal?.blocks.append((b, blocks[Int(b)]))
-    }
+    if Int(b) < journaled.blocks { journal?.blocks.append((b, blocks[Int(b)])) }
     body(&blocks[Int(b)])
   }
 
   /// Writes one entry slot, journalling its old value inside a batch.
   @inline(__always) mutating func setSlot(_ i: Int, _ value: Int32) {
-    if journal != nil, i < (journal?.blockCount ?? 0) * BlockLayout.stride {
-      journal?.slots.append((i, slots[i]))
-    }
+    if i < journaled.slots { journal?.slots.append((i, slots[i])) }
     slots[i] = value
   }
 
   mutating func editSection(_ s: Handle, _ body: (inout SectionSlot) -> Void) {
-    if journal != nil, Int(s) < journal?.sectionCount ?? 0 {
-      journal?.sections.append((s, sections[Int(s)]))
-    }
+    if Int(s) < journaled.sections { journal?.sections.append((s, sections[Int(s)])) }
     body(&sections[Int(s)])
   }
 
-  mutating func setItemIndex(_ id: String, _ h: Handle?) {
-    if journal != nil { journal?.itemIndex.append((id, itemIndex[id])) }
-    itemIndex[id] = h
+  /// Registers `k` for item `x` unless the id is taken (then nothing changes), journalling
+  /// the insert inside a batch.
+  @inline(__always) mutating func registerItem(_ k: ProbeKey, _ x: Handle)
+    -> IdentifierIndex.Insertion
+  {
+    let result = itemIndex.insert(k, x)
+    if inBatch, case .inserted(let id) = result { journal?.itemIndex.append((id, nil)) }
+    return result
   }
 
-  mutating func setSectionIndex(_ id: String, _ h: Handle?) {
-    if journal != nil { journal?.sectionIndex.append((id, sectionIndex[id])) }
-    sectionIndex[id] = h
+  /// Hands the id in `slot` (registered to `old`) over to item `x`, journalled.
+  mutating func reregisterItem(inSlot slot: Int, _ id: StoredID, from old: Handle, to x: Handle) {
+    if inBatch { journal?.itemIndex.append((id, old)) }
+    itemIndex.setHandle(inSlot: slot, x)
+  }
+
+  /// Removes item `x`'s id from the index unless another item took it over, journalled.
+  @inline(__always) mutating func unregisterItem(_ x: Handle) {
+    let id = content[Int(x)].id
+    if itemIndex.remove(id, ifMapsTo: x), inBatch { journal?.itemIndex.append((id, x)) }
+  }
+
+  /// Reclaims the arena bytes of removed ids when they are worth it; never inside a batch,
+  /// whose journal still refers to them.
+  mutating func compactIfNeeded() {
+    guard !inBatch else { return }
+    if itemIndex.needsCompaction {
+      // Take the contents out so the closure does not overlap the index's access.
+      var c = content
+      content = []
+      itemIndex.compact { x, id in c[Int(x)].id = id }
+      content = c
+    }
+    if sectionIndex.needsCompaction {
+      var s = sections
+      sections = []
+      sectionIndex.compact { x, id in s[Int(x)].key = id }
+      sections = s
+    }
   }
 
   mutating func editSectionOrder(_ body: (inout [Handle]) -> Void) {
-    if journal != nil, journal?.sectionOrder == nil { journal?.sectionOrder = sectionOrder }
+    if inBatch, journal?.sectionOrder == nil { journal?.sectionOrder = sectionOrder }
     body(&sectionOrder)
   }
 
@@ -88,8 +121,12 @@ extension Forest {
 
   /// Starts journalling so that `rollback()` can undo everything until `commit()`.
   mutating func begin() {
+    inBatch = true
+    journaled = JournalMarks(
+      nodes: nodes.count, blocks: blocks.count, slots: slots.count, sections: sections.count)
     journal = Journal(
       nodeCount: nodes.count, sectionCount: sections.count, blockCount: blocks.count,
+      itemArena: itemIndex.arenaMark, sectionArena: sectionIndex.arenaMark,
       selection: selection)
   }
 
@@ -97,22 +134,29 @@ extension Forest {
   mutating func commit() {
     guard let j = journal else { return }
     journal = nil
+    inBatch = false
+    journaled = JournalMarks()
     freeNodes.append(contentsOf: j.pendingFreeNodes)
     freeSections.append(contentsOf: j.pendingFreeSections)
     freeBlocks.append(contentsOf: j.pendingFreeBlocks)
+    compactIfNeeded()
   }
 
   /// Undoes every change since `begin()`.
   mutating func rollback() {
     guard let j = journal else { return }
     journal = nil
+    inBatch = false
+    journaled = JournalMarks()
     for (x, n) in j.nodes.reversed() { nodes[Int(x)] = n }
     for (b, v) in j.blocks.reversed() { blocks[Int(b)] = v }
     for (i, v) in j.slots.reversed() { slots[i] = v }
     for (x, c) in j.content.reversed() { content[Int(x)] = c }
     for (s, v) in j.sections.reversed() { sections[Int(s)] = v }
-    for (k, v) in j.itemIndex.reversed() { itemIndex[k] = v }
-    for (k, v) in j.sectionIndex.reversed() { sectionIndex[k] = v }
+    for (k, v) in j.itemIndex.reversed() { itemIndex.restore(k, to: v) }
+    for (k, v) in j.sectionIndex.reversed() { sectionIndex.restore(k, to: v) }
+    itemIndex.rollBackArena(to: j.itemArena)
+    sectionIndex.rollBackArena(to: j.sectionArena)
     if let order = j.sectionOrder { sectionOrder = order }
     nodes.removeSubrange(j.nodeCount...)
     content.removeSubrange(j.nodeCount...)
@@ -124,48 +168,42 @@ extension Forest {
 
   // MARK: Allocation
 
-  /// A fresh, detached node registered under `id`.
-  mutating func allocate(_ id: String) -> Handle {
-    let node = Node()
-    let x: Handle
-    if journal == nil, let free = freeNodes.popLast() {
-      x = free
-      nodes[Int(x)] = node
-      content[Int(x)] = ItemContent(id: id)
-    } else {
-      x = Handle(nodes.count)
-      nodes.append(node)
-      content.append(ItemContent(id: id))
-    }
-    setItemIndex(id, x)
-    return x
+  /// The handle the next new node gets: a free one outside batches (which recycle only once
+  /// they commit), else a new one at the end.
+  @inline(__always) var nextNodeHandle: Handle {
+    if !inBatch, let free = freeNodes.last { return free }
+    return Handle(nodes.count)
   }
 
-  /// A new item for a state being built from scratch (no journal, no free slots), or nil
-  /// when `id` is already taken.
-  mutating func allocateFresh(_ id: String) -> Handle? {
-    let x = Handle(nodes.count)
-    guard itemIndex.insertNew(id, x) else { return nil }
-    nodes.append(Node())
-    content.append(ItemContent(id: id))
-    return x
+  /// Stores new node `x` (which `nextNodeHandle` gave) with its content, taking it off the
+  /// free list or appending it.
+  @inline(__always) mutating func store(_ x: Handle, _ node: Node, _ c: ItemContent) {
+    if Int(x) == nodes.count {
+      nodes.append(node)
+      content.append(c)
+    } else {
+      freeNodes.removeLast()
+      nodes[Int(x)] = node
+      content[Int(x)] = c
+    }
   }
 
   /// Unregisters and frees a node already detached from every list.
   mutating func release(_ x: Handle) {
-    let id = content[Int(x)].id
-    setItemIndex(id, nil)
+    unregisterItem(x)
     if nodes[Int(x)].selected { selection.remove(x) }
     edit(x) {
       $0.live = false
       $0.selected = false
       $0.children = -1
     }
-    editContent(x) {
-      $0.title = nil
-      $0.fields = nil
+    if content[Int(x)].title != nil || content[Int(x)].fields != nil {
+      editContent(x) {
+        $0.title = nil
+        $0.fields = nil
+      }
     }
-    if journal != nil {
+    if inBatch {
       journal?.pendingFreeNodes.append(x)
     } else {
       freeNodes.append(x)
@@ -174,12 +212,12 @@ extension Forest {
 
   /// A fresh, empty block.
   mutating func allocateBlock(leaf: Bool) -> Handle {
-    if journal == nil, let free = freeBlocks.popLast() {
+    if !inBatch, let free = freeBlocks.popLast() {
       blocks[Int(free)] = Block(leaf: leaf)
       return free
     }
     blocks.append(Block(leaf: leaf))
-    slots.append(contentsOf: repeatElement(0, count: BlockLayout.stride))
+    slots.append(contentsOf: BlockLayout.emptyEntries)
     return Handle(blocks.count - 1)
   }
 
@@ -188,7 +226,7 @@ extension Forest {
       $0.live = false
       $0.count = 0
     }
-    if journal != nil {
+    if inBatch {
       journal?.pendingFreeBlocks.append(b)
     } else {
       freeBlocks.append(b)
@@ -202,27 +240,32 @@ extension Forest {
     for b in all { releaseBlock(b) }
   }
 
-  mutating func allocateSection(_ id: String) -> Handle {
-    let slot = SectionSlot(id: id)
-    let s: Handle
-    if journal == nil, let free = freeSections.popLast() {
-      s = free
-      sections[Int(s)] = slot
-    } else {
-      s = Handle(sections.count)
+  /// A new section registered under `id`, or nil when the id is taken.
+  mutating func allocateSection(_ id: String) -> Handle? {
+    let s = !inBatch ? freeSections.last ?? Handle(sections.count) : Handle(sections.count)
+    let inserted = ProbeKey.with(id, seed: sectionIndex.seed) { sectionIndex.insert($0, s) }
+    guard case .inserted(let key) = inserted else { return nil }
+    if inBatch { journal?.sectionIndex.append((key, nil)) }
+    let slot = SectionSlot(id: id, key: key)
+    if Int(s) == sections.count {
       sections.append(slot)
+    } else {
+      freeSections.removeLast()
+      sections[Int(s)] = slot
     }
-    setSectionIndex(id, s)
     return s
   }
 
   mutating func releaseSection(_ s: Handle) {
-    setSectionIndex(sections[Int(s)].id, nil)
+    let key = sections[Int(s)].key
+    if sectionIndex.remove(key, ifMapsTo: s), inBatch {
+      journal?.sectionIndex.append((key, s))
+    }
     editSection(s) {
       $0.live = false
       $0.roots = -1
     }
-    if journal != nil {
+    if inBatch {
       journal?.pendingFreeSections.append(s)
     } else {
       freeSections.append(s)
@@ -315,18 +358,92 @@ extension Forest {
     let block = blocks[Int(b)]
     var sz: Int32 = 0
     var d = Totals(vis: 0, cnt: 0, sel: 0)
+    var height: UInt8 = 0
     for i in 0..<Int(block.count) {
-      let (n, t) = entryValues(entry(b, i), leaf: block.leaf)
+      let h = entry(b, i)
+      let (n, t) = entryValues(h, leaf: block.leaf)
       sz &+= n
       d.vis &+= t.vis
       d.cnt &+= t.cnt
       d.sel &+= t.sel
+      height = max(height, entryHeight(h, leaf: block.leaf))
     }
     editBlock(b) {
       $0.size = sz
       $0.vis = d.vis
       $0.cnt = d.cnt
       $0.sel = d.sel
+      $0.height = height
+    }
+  }
+
+  // MARK: Heights
+
+  /// The height an entry holds: an item's own, or a block's greatest.
+  @inline(__always) func entryHeight(_ h: Handle, leaf: Bool) -> UInt8 {
+    leaf ? nodes[Int(h)].height : blocks[Int(h)].height
+  }
+
+  /// The greatest height among block `b`'s entries. - Complexity: O(fan-out).
+  private func scannedHeight(_ b: Handle) -> UInt8 {
+    let block = blocks[Int(b)]
+    var height: UInt8 = 0
+    for i in 0..<Int(block.count) {
+      height = max(height, entryHeight(entry(b, i), leaf: block.leaf))
+    }
+    return height
+  }
+
+  /// The height item `x` has by its children: one more than its list's greatest, 0 without.
+  @inline(__always) func heightByChildren(_ x: Handle) -> UInt8 {
+    let c = nodes[Int(x)].children
+    guard c >= 0 else { return 0 }
+    let h = blocks[Int(c)].height
+    return h == UInt8.max ? h : h &+ 1
+  }
+
+  /// Raises the heights of block `b` and the blocks above it to at least `height` (a new
+  /// entry's): one header per level, and only while they grow.
+  @inline(__always) private mutating func raiseHeights(from b: Handle, to height: UInt8) {
+    var b = b
+    while b >= 0 && blocks[Int(b)].height < height {
+      editBlock(b) { $0.height = height }
+      b = blocks[Int(b)].parent
+    }
+  }
+
+  /// After an entry of height `removed` left block `b`: rescans the blocks from `b` up while
+  /// that entry may have been their tallest. Nothing to do for a removed height of 0.
+  private mutating func lowerHeights(from b: Handle, removed: UInt8) {
+    var b = b
+    while b >= 0 && removed > 0 && blocks[Int(b)].height == removed {
+      let h = scannedHeight(b)
+      if h == removed { return }
+      editBlock(b) { $0.height = h }
+      b = blocks[Int(b)].parent
+    }
+  }
+
+  /// Recomputes item `x`'s height from its children and carries a change up through the
+  /// blocks holding it and through its ancestors, stopping once nothing changes.
+  /// - Complexity: O(depth × log siblings), times the fan-out where a height drops.
+  mutating func refreshHeight(_ x: Handle) {
+    var x = x
+    while x >= 0 {
+      let n = nodes[Int(x)]
+      let h = heightByChildren(x)
+      if h == n.height { return }
+      edit(x) { $0.height = h }
+      guard n.block >= 0 else { return }
+      let root = listRoot(of: x)
+      let before = blocks[Int(root)].height
+      if h > n.height {
+        raiseHeights(from: n.block, to: h)
+      } else {
+        lowerHeights(from: n.block, removed: n.height)
+      }
+      if blocks[Int(root)].height == before { return }
+      x = n.parent
     }
   }
 
@@ -350,6 +467,7 @@ extension Forest {
     writeEntry(b, i, h, leaf: leaf)
     let (n, d) = entryValues(h, leaf: leaf)
     addToBlocks(from: b, size: n, d)
+    raiseHeights(from: b, to: entryHeight(h, leaf: leaf))
     if Int(blocks[Int(b)].count) == BlockLayout.fanout { split(b, parent: p, section: s) }
   }
 
@@ -382,7 +500,10 @@ extension Forest {
 
   /// Removes entry `i` of block `b` (whose totals were already taken off), dropping blocks
   /// that empty and a root left with a single inner child.
-  private mutating func removeEntry(at i: Int, of b: Handle, parent p: Handle, section s: Handle) {
+  /// An entry of height `removed` is what leaves; the heights above it are lowered to match.
+  private mutating func removeEntry(
+    at i: Int, of b: Handle, parent p: Handle, section s: Handle, removed: UInt8
+  ) {
     let n = Int(blocks[Int(b)].count)
     for k in i..<(n - 1) { setSlot(slot(b, k), entry(b, k + 1)) }
     editBlock(b) { $0.count -= 1 }
@@ -390,12 +511,13 @@ extension Forest {
     if n - 1 == 0 {
       releaseBlock(b)
       if up >= 0 {
-        removeEntry(at: entryIndex(of: b, in: up), of: up, parent: p, section: s)
+        removeEntry(at: entryIndex(of: b, in: up), of: up, parent: p, section: s, removed: removed)
       } else {
         setListRoot(parent: p, section: s, -1)
       }
       return
     }
+    lowerHeights(from: b, removed: removed)
     if up < 0 && !blocks[Int(b)].leaf && n - 1 == 1 {
       let only = entry(b, 0)
       releaseBlock(b)
@@ -404,32 +526,83 @@ extension Forest {
   }
 
   /// Builds a B-tree over `items` in order in O(n), leaves three quarters full so that
-  /// inserts do not split at once.
+  /// inserts do not split at once. The items' own totals and heights must be final.
   mutating func buildList(_ items: [Handle]) -> Handle {
+    items.withUnsafeBufferPointer { buildList($0) }
+  }
+
+  /// Builds a B-tree over `items` in order in O(n) (see `buildList(_:)`).
+  mutating func buildList(_ items: UnsafeBufferPointer<Handle>) -> Handle {
     guard !items.isEmpty else { return -1 }
     let fill = BlockLayout.fanout * 3 / 4
+    if items.count <= fill { return buildBlock(items, leaf: true) }
     var level: [Handle] = []
-    var leaf = true
-    var members = items
-    while true {
-      level.removeAll(keepingCapacity: true)
-      var start = 0
-      while start < members.count {
-        let end = min(members.count, start + fill)
-        let b = allocateBlock(leaf: leaf)
-        editBlock(b) { $0.count = Int32(end - start) }
-        for i in start..<end { writeEntry(b, i - start, members[i], leaf: leaf) }
-        resum(b)
-        level.append(b)
-        start = end
-      }
-      if level.count == 1 { break }
-      members = level
-      leaf = false
+    level.reserveCapacity((items.count &+ fill &- 1) / fill)
+    var start = 0
+    while start < items.count {
+      let end = min(items.count, start &+ fill)
+      level.append(buildBlock(UnsafeBufferPointer(rebasing: items[start..<end]), leaf: true))
+      start = end
     }
-    let root = level[0]
-    editBlock(root) { $0.parent = -1 }
-    return root
+    // Inner levels: each pass groups the blocks of the level below.
+    while level.count > 1 {
+      var next: [Handle] = []
+      next.reserveCapacity((level.count &+ fill &- 1) / fill)
+      level.withUnsafeBufferPointer { members in
+        var start = 0
+        while start < members.count {
+          let end = min(members.count, start &+ fill)
+          next.append(buildBlock(UnsafeBufferPointer(rebasing: members[start..<end]), leaf: false))
+          start = end
+        }
+      }
+      level = next
+    }
+    return level[0]
+  }
+
+  /// A new block holding `entries` (at most the fan-out), its sums and height computed. The
+  /// block is new, so only the entries' back links may need journalling.
+  private mutating func buildBlock(_ entries: UnsafeBufferPointer<Handle>, leaf: Bool) -> Handle {
+    let b = allocateBlock(leaf: leaf)
+    var sums = Block(leaf: leaf)
+    sums.count = Int32(entries.count)
+    let base = slot(b, 0)
+    slots.withUnsafeMutableBufferPointer { s in
+      for i in entries.indices { s[base &+ i] = entries[i] }
+    }
+    if leaf {
+      if journaled.nodes > 0 {
+        for h in entries where Int(h) < journaled.nodes {
+          journal?.nodes.append((h, nodes[Int(h)]))
+        }
+      }
+      nodes.withUnsafeMutableBufferPointer { all in
+        for h in entries {
+          all[Int(h)].block = b
+          let n = all[Int(h)]
+          sums.size &+= 1
+          sums.vis &+= n.vis
+          sums.cnt &+= n.cnt
+          sums.sel &+= n.sel
+          sums.height = max(sums.height, n.height)
+        }
+      }
+    } else {
+      blocks.withUnsafeMutableBufferPointer { all in
+        for h in entries {
+          all[Int(h)].parent = b
+          let inner = all[Int(h)]
+          sums.size &+= inner.size
+          sums.vis &+= inner.vis
+          sums.cnt &+= inner.cnt
+          sums.sel &+= inner.sel
+          sums.height = max(sums.height, inner.height)
+        }
+      }
+    }
+    blocks[Int(b)] = sums
+    return b
   }
 
   // MARK: List edits
@@ -460,6 +633,20 @@ extension Forest {
   /// every aggregate above them. A few items go in one by one (O(k × log siblings)); many
   /// rebuild the list (O(siblings + k)).
   mutating func insertList(_ xs: [Handle], parent p: Handle, section s: Handle, at pos: Int?) {
+    xs.withUnsafeBufferPointer { insertList($0, parent: p, section: s, at: pos) }
+  }
+
+  /// Inserts one detached item (with its subtree) as `insertList` does.
+  mutating func insertList(_ x: Handle, parent p: Handle, section s: Handle, at pos: Int?) {
+    withUnsafePointer(to: x) {
+      insertList(UnsafeBufferPointer(start: $0, count: 1), parent: p, section: s, at: pos)
+    }
+  }
+
+  /// Inserts detached items as `insertList(_:parent:section:at:)` does.
+  mutating func insertList(
+    _ xs: UnsafeBufferPointer<Handle>, parent p: Handle, section s: Handle, at pos: Int?
+  ) {
     guard !xs.isEmpty else { return }
     for x in xs {
       edit(x) {
@@ -484,7 +671,10 @@ extension Forest {
         insertEntry(x, in: leaf, at: i, parent: p, section: s)
       }
     }
-    if p >= 0 { propagate(from: p, refreshTotals(p)) }
+    if p >= 0 {
+      propagate(from: p, refreshTotals(p))
+      refreshHeight(p)
+    }
   }
 
   /// Inserts detached item `x` (with its subtree) right before or after its sibling-to-be
@@ -498,7 +688,10 @@ extension Forest {
     }
     let b = nodes[Int(a)].block
     insertEntry(x, in: b, at: entryIndex(of: a, in: b) + (after ? 1 : 0), parent: p, section: s)
-    if p >= 0 { propagate(from: p, refreshTotals(p)) }
+    if p >= 0 {
+      propagate(from: p, refreshTotals(p))
+      refreshHeight(p)
+    }
   }
 
   /// Removes `x` (keeping its subtree under it) from its sibling list and fixes aggregates.
@@ -506,9 +699,13 @@ extension Forest {
     let n = nodes[Int(x)]
     let b = n.block
     addToBlocks(from: b, size: -1, Totals(vis: -n.vis, cnt: -n.cnt, sel: -n.sel))
-    removeEntry(at: entryIndex(of: x, in: b), of: b, parent: n.parent, section: n.section)
+    removeEntry(
+      at: entryIndex(of: x, in: b), of: b, parent: n.parent, section: n.section, removed: n.height)
     edit(x) { $0.block = -1 }
-    if n.parent >= 0 { propagate(from: n.parent, refreshTotals(n.parent)) }
+    if n.parent >= 0 {
+      propagate(from: n.parent, refreshTotals(n.parent))
+      refreshHeight(n.parent)
+    }
     edit(x) {
       $0.parent = -1
       $0.section = -1

@@ -20,39 +20,12 @@ extension Forest {
     return x
   }
 
-  /// Checks that the ids inserted by `nodes` are unique in the event and new to the list;
-  /// `replaceable` says which existing items the same event drops first.
-  func validateNew(
-    _ nodes: [OutlineNode], replaceable: (Handle) -> Bool = { _ in false }
-  ) throws(ListFault) {
-    if nodes.count == 1 && nodes[0].children.isEmpty {
-      // The common case, one new item: no set, no stack.
-      if let h = itemIndex[nodes[0].id], !replaceable(h) { throw .duplicateItem(nodes[0].id) }
-      return
-    }
-    if nodes.count <= 8 && nodes.allSatisfy({ $0.children.isEmpty }) {
-      // A few flat items (what an app appends at a time): compare pairs, no set to hash.
-      for (i, n) in nodes.enumerated() {
-        for m in nodes[..<i] where sameIdentifier(m.id, n.id) { throw .repeatedItem(n.id) }
-        if let h = itemIndex[n.id], !replaceable(h) { throw .duplicateItem(n.id) }
-      }
-      return
-    }
-    var seen = Set<IdentifierKey>()
-    var stack: [OutlineNode] = nodes.reversed()
-    while let n = stack.popLast() {
-      guard seen.insert(IdentifierKey(n.id)).inserted else { throw .repeatedItem(n.id) }
-      if let h = itemIndex[n.id], !replaceable(h) { throw .duplicateItem(n.id) }
-      stack.append(contentsOf: n.children.reversed())
-    }
-  }
-
   // MARK: Sections
 
   mutating func appendSections(_ ids: [String]) throws(ListFault) {
     try validateNewSections(ids)
     for id in ids {
-      let s = allocateSection(id)
+      guard let s = allocateSection(id) else { continue }
       editSectionOrder { $0.append(s) }
     }
   }
@@ -62,7 +35,9 @@ extension Forest {
     let a = try requireSection(anchor)
     guard let pos = sectionPosition(a) else { throw .missingSection(anchor) }
     var handles: [Handle] = []
-    for id in ids { handles.append(allocateSection(id)) }
+    for id in ids {
+      if let s = allocateSection(id) { handles.append(s) }
+    }
     editSectionOrder { $0.insert(contentsOf: handles, at: after ? pos + 1 : pos) }
   }
 
@@ -83,6 +58,7 @@ extension Forest {
       }
       releaseSection(s)
     }
+    compactIfNeeded()
   }
 
   mutating func moveSection(_ id: String, anchor: String, after: Bool) throws(ListFault) {
@@ -102,28 +78,6 @@ extension Forest {
 
   // MARK: Items
 
-  /// Creates detached nodes (with their subtrees attached) for `nodes`.
-  mutating func make(_ nodes: [OutlineNode]) -> [Handle] {
-    var out: [Handle] = []
-    out.reserveCapacity(nodes.count)
-    for n in nodes {
-      let x = allocate(n.id)
-      if n.expanded { edit(x) { $0.expanded = true } }
-      if n.title != nil || n.fields != nil {
-        editContent(x) {
-          $0.title = n.title
-          $0.fields = n.fields
-        }
-      }
-      if !n.children.isEmpty {
-        let kids = make(n.children)
-        insertList(kids, parent: x, section: -1, at: nil)
-      }
-      out.append(x)
-    }
-    return out
-  }
-
   /// `appendItems`: as last children of `parent`, else as last roots of `section` (the
   /// last section when both are nil).
   mutating func appendItems(
@@ -137,8 +91,11 @@ extension Forest {
           throw .parentNotInSection(parent: parent, section: section)
         }
       }
-      try validateNew(nodes)
-      insertList(make(nodes), parent: p, section: -1, at: nil)
+      if nodes.count == 1 && nodes[0].box == nil {
+        insertList(try buildOne(nodes[0], base: level(of: p) &+ 1), parent: p, section: -1, at: nil)
+      } else {
+        insertList(try build(nodes, base: level(of: p) &+ 1), parent: p, section: -1, at: nil)
+      }
     } else {
       let s: Handle
       if let section {
@@ -147,8 +104,11 @@ extension Forest {
         guard let last = sectionOrder.last else { throw .noSections }
         s = last
       }
-      try validateNew(nodes)
-      insertList(make(nodes), parent: -1, section: s, at: nil)
+      if nodes.count == 1 && nodes[0].box == nil {
+        insertList(try buildOne(nodes[0], base: 0), parent: -1, section: s, at: nil)
+      } else {
+        insertList(try build(nodes, base: 0), parent: -1, section: s, at: nil)
+      }
     }
   }
 
@@ -157,15 +117,18 @@ extension Forest {
     _ nodes: [OutlineNode], anchor: String, after: Bool
   ) throws(ListFault) {
     let a = try requireAnchor(anchor)
-    try validateNew(nodes)
     if nodes.count == 1 {
-      insert(make(nodes)[0], nextTo: a, after: after)
+      let x =
+        nodes[0].box == nil
+        ? try buildOne(nodes[0], base: level(of: a)) : try build(nodes, base: level(of: a))[0]
+      insert(x, nextTo: a, after: after)
       return
     }
+    let xs = try build(nodes, base: level(of: a))
     let p = self.nodes[Int(a)].parent
     let s = p >= 0 ? -1 : self.nodes[Int(a)].section
     let pos = rank(a) + (after ? 1 : 0)
-    insertList(make(nodes), parent: p, section: s, at: pos)
+    insertList(xs, parent: p, section: s, at: pos)
   }
 
   /// Removes items with their descendants; absent ids are ignored.
@@ -175,6 +138,7 @@ extension Forest {
       detach(x)
       releaseSubtree(x)
     }
+    compactIfNeeded()
   }
 
   mutating func deleteAllItems() {
@@ -182,6 +146,7 @@ extension Forest {
       releaseAll(list: sections[Int(s)].roots)
       setListRoot(parent: -1, section: s, -1)
     }
+    compactIfNeeded()
   }
 
   /// Frees every item of a list and their subtrees (the list root itself is left dangling
@@ -207,6 +172,8 @@ extension Forest {
     let a = try requireAnchor(anchor)
     guard x != a else { throw .moveNextToItself(id) }
     guard !isSelfOrAncestor(x, of: a) else { throw .moveIntoOwnSubtree(item: id, anchor: anchor) }
+    let deepest = level(of: a) &+ Int(nodes[Int(x)].height)
+    guard deepest <= Self.deepestLevel else { throw .tooDeep(item: id, level: deepest) }
     detach(x)
     insert(x, nextTo: a, after: after)
     if nodes[Int(x)].sel > 0 && !isVisible(x) { deselectSubtree(of: x, includingSelf: true) }
@@ -216,34 +183,35 @@ extension Forest {
   /// were dropped and come back keep their selection when visible.
   mutating func replaceChildren(of parent: String, with nodes: [OutlineNode]) throws(ListFault) {
     guard let p = itemIndex[parent] else { throw .missingParent(parent) }
-    try validateNew(nodes) { h in h != p && self.isSelfOrAncestor(p, of: h) }
-    let kept = selectedIDs(inList: self.nodes[Int(p)].children)
+    let kept = selectedItems(inList: self.nodes[Int(p)].children)
+    let xs = try build(nodes, base: level(of: p) &+ 1, replacing: .children(of: p))
     releaseAll(list: self.nodes[Int(p)].children)
     setListRoot(parent: p, section: -1, -1)
     propagate(from: p, refreshTotals(p))
-    insertList(make(nodes), parent: p, section: -1, at: nil)
+    refreshHeight(p)
+    insertList(xs, parent: p, section: -1, at: nil)
     reselect(kept)
+    compactIfNeeded()
   }
 
   /// Replaces the whole content of a section (Apple's `apply(_:to:)`).
   mutating func replaceSection(_ section: String, with nodes: [OutlineNode]) throws(ListFault) {
     let s = try requireSection(section)
-    try validateNew(nodes) { h in self.section(of: h) == s }
-    let kept = selectedIDs(inList: sections[Int(s)].roots)
+    let kept = selectedItems(inList: sections[Int(s)].roots)
+    let xs = try build(nodes, base: 0, replacing: .section(s))
     releaseAll(list: sections[Int(s)].roots)
     setListRoot(parent: -1, section: s, -1)
-    insertList(make(nodes), parent: -1, section: s, at: nil)
+    insertList(xs, parent: -1, section: s, at: nil)
     reselect(kept)
+    compactIfNeeded()
   }
 
-  /// Ids of the selected items in a sibling list and below it.
-  private func selectedIDs(inList root: Handle) -> [String] {
-    selectedItems(inList: root).map { content[Int($0)].id }
-  }
-
-  private mutating func reselect(_ ids: [String]) {
-    for id in ids {
-      if let x = itemIndex[id], isVisible(x) { setSelected(x, true) }
+  /// Selects again the items that took over the ids of dropped selected items `old`, when
+  /// visible (the dropped items' ids stay readable until the next compaction).
+  private mutating func reselect(_ old: [Handle]) {
+    for o in old {
+      let x = withID(of: o) { itemIndex.handle(itemIndex.key($0)) }
+      if let x, x != o, isVisible(x) { setSelected(x, true) }
     }
   }
 

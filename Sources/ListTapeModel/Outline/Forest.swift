@@ -2,9 +2,10 @@
 typealias Handle = Int32
 
 /// An item's identity and display content, kept apart from `Node` so the hot outline
-/// fields are plain values: walking and rebalancing never touch reference counts.
+/// fields are plain values: walking and rebalancing never touch reference counts. The id's
+/// bytes are inline or in the item index's arena (`Forest.id(of:)` makes a `String`).
 struct ItemContent {
-  var id: String
+  var id: StoredID
   var title: String?
   var fields: [String: String]?
 }
@@ -24,6 +25,8 @@ struct Node {
   var expanded: Bool = false
   var selected: Bool = false
   var live: Bool = true
+  /// Levels below this item (0 without children); at most 255 under the nesting limit.
+  var height: UInt8 = 0
   /// Rows this item's subtree shows when the item itself is visible.
   var vis: Int32 = 1
   /// Items in this item's subtree, the item included.
@@ -40,6 +43,9 @@ struct Block {
   var count: Int32 = 0
   var leaf: Bool
   var live: Bool = true
+  /// The greatest `height` among the items this block holds, directly or through its
+  /// entries.
+  var height: UInt8 = 0
   /// Items below this block.
   var size: Int32 = 0
   /// Sums of the entries' `vis`, `cnt` and `sel`.
@@ -62,11 +68,15 @@ enum BlockLayout {
   static let sel = 3
   /// Slots per block.
   static let stride = fanout
+  /// A new block's slots.
+  static let emptyEntries = [Int32](repeating: 0, count: stride)
 }
 
-/// A section: its identity and the root block of its root items.
+/// A section: its identity (also as the section index stores it) and the root block of its
+/// root items.
 struct SectionSlot {
   var id: String
+  var key: StoredID
   var roots: Handle = -1
   var live: Bool = true
 }
@@ -99,8 +109,24 @@ struct Forest {
   var selection: Set<Handle> = []
 
   var journal: Journal?
+  /// Whether a batch is open (`journal` is set); a plain flag for the hot paths.
+  var inBatch = false
+  var journaled = JournalMarks()
+  /// Buffers the bulk builder reuses from one event to the next (empty between events).
+  var scratch = BuildScratch()
+
+  /// The deepest level an item may have (protocol section 5: 256 levels, 0...255).
+  static let deepestLevel = 255
 
   // MARK: Lookups
+
+  /// Item `x`'s identifier. - Complexity: O(1); allocates only for ids over 15 bytes.
+  @inline(__always) func id(of x: Handle) -> String { itemIndex.string(content[Int(x)].id) }
+
+  /// Calls `body` with the UTF-8 bytes of item `x`'s identifier.
+  @inline(__always) func withID<R>(of x: Handle, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    itemIndex.withBytes(of: content[Int(x)].id, body)
+  }
 
   /// Totals of a list (or block) by its root block; 0 for an empty list.
   @inline(__always) func visSum(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].vis }
@@ -376,6 +402,31 @@ struct Forest {
     out.reserveCapacity(visibleOnly ? visibleCount(inSection: s) : itemCount(inSection: s))
     walk(list: sections[Int(s)].roots, visibleOnly: visibleOnly) { x, _ in out.append(x) }
     return out
+  }
+
+  /// The items of a sibling list and their subtrees as nodes, flags and content included.
+  /// - Complexity: O(items), without recursion.
+  func outline(list root: Handle) -> [OutlineNode] {
+    var tops: [OutlineNode] = []
+    // The open path: each node with the children gathered so far.
+    var open: [(node: OutlineNode, children: [OutlineNode])] = []
+    func closeLast() {
+      let (closed, children) = open.removeLast()
+      var node = closed
+      node.children = children
+      if open.isEmpty { tops.append(node) } else { open[open.count - 1].children.append(node) }
+    }
+    walk(list: root, visibleOnly: false) { x, level in
+      while open.count > level { closeLast() }
+      let c = content[Int(x)]
+      open.append(
+        (
+          OutlineNode(
+            id(of: x), title: c.title, fields: c.fields, expanded: nodes[Int(x)].expanded), []
+        ))
+    }
+    while !open.isEmpty { closeLast() }
+    return tops
   }
 
   /// Every item under `x` (not `x` itself), depth-first pre-order.

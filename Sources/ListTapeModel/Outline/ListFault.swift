@@ -26,6 +26,9 @@ public enum ListFault: Error, Equatable, Hashable, Sendable, CustomStringConvert
   case moveIntoOwnSubtree(item: String, anchor: String)
   /// `appendItems` with a parent that lies in another section than the one named.
   case parentNotInSection(parent: String, section: String)
+  /// An insertion or move that would leave an item below level 255 (protocol section 5):
+  /// the first such inserted item, or the moved item, and the level reached.
+  case tooDeep(item: String, level: Int)
   /// An event inside a batch faulted (0-based index, its op); the batch applied nothing.
   indirect case inBatch(index: Int, op: String, fault: ListFault)
 
@@ -48,6 +51,8 @@ public enum ListFault: Error, Equatable, Hashable, Sendable, CustomStringConvert
       return "cannot move \"\(item)\" into its own subtree (anchor \"\(anchor)\")"
     case .parentNotInSection(let parent, let section):
       return "parent \"\(parent)\" is not in section \"\(section)\""
+    case .tooDeep(let item, let level):
+      return "\"\(item)\" would put an item at level \(level) (levels go from 0 to 255)"
     case .inBatch(let index, let op, let fault):
       return "event \(index + 1) of the batch (\(op)): \(fault)"
     }

@@ -8,8 +8,14 @@ struct EventGenerator {
   var nextSection = 0
   var everItems: [String] = []
   var clock: Int64 = 1_700_000_000_000
+  /// Whether some events grow chains of nested items towards the nesting limit (level 255)
+  /// and move deep subtrees around it.
+  var deep = false
 
-  init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+  init(seed: UInt64, deep: Bool = false) {
+    rng = SplitMix64(seed: seed)
+    self.deep = deep
+  }
 
   // MARK: Identifiers
 
@@ -93,7 +99,9 @@ struct EventGenerator {
   mutating func event(_ r: Reference) -> Event {
     var e: Event
     let roll = rng.int(100)
-    if roll < 8 {
+    if deep && roll >= 80, let d = deepEvent(r) {
+      e = d
+    } else if roll < 8 {
       e = faulty(r)
     } else if roll < 14 {
       e = batch(r, depth: 0)
@@ -233,6 +241,44 @@ struct EventGenerator {
       break
     }
     return Event(.expand([items[rng.int(items.count)]]))
+  }
+
+  /// A chain of `length` fresh nested items (each the only child of the one before).
+  mutating func chain(_ r: Reference, length: Int) -> OutlineNode {
+    var used = Set<String>()
+    var ids: [String] = []
+    for _ in 0..<length { ids.append(newItem(r, &used)) }
+    var node = OutlineNode(ids[ids.count - 1], expanded: rng.chance(50))
+    for id in ids.dropLast().reversed() {
+      node = OutlineNode(id, expanded: rng.chance(70), children: [node])
+    }
+    return node
+  }
+
+  /// An event near the nesting limit: a chain appended under, inserted next to or replacing
+  /// the children of one of the deepest items, or a move of a subtree next to a deep item.
+  mutating func deepEvent(_ r: Reference) -> Event? {
+    var deepest: [(id: String, level: Int)] = []
+    for s in r.sections {
+      for item in s.items { deepest.append((item.id, item.level)) }
+    }
+    guard !deepest.isEmpty else { return nil }
+    deepest.sort { $0.level > $1.level }
+    let (target, level) = deepest[rng.int(min(3, deepest.count))]
+    // Grow towards the limit, then aim at it: one short of it, at it, or one past it.
+    let length = min(90, max(1, 254 - level + rng.int(3)))
+    switch rng.int(5) {
+    case 0, 1: return Event(.appendItems([chain(r, length: length)], section: nil, parent: target))
+    case 2: return Event(.insertItems([chain(r, length: length)], anchor(target)))
+    case 3: return Event(.replaceChildren(parent: target, items: [chain(r, length: length)]))
+    default:
+      for _ in 0..<6 {
+        guard let x = randomItem(r), let (s, i) = r.locate(x) else { break }
+        let block = r.sections[s].items[i..<r.end(s, i)].map(\.id)
+        if !block.contains(target) { return Event(.moveItem(x, anchor(target))) }
+      }
+      return nil
+    }
   }
 
   /// An event built to fault (the reference says which way).

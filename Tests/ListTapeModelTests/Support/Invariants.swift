@@ -2,7 +2,7 @@
 
 /// Every broken internal invariant of the state's forest, as readable strings (empty when
 /// sound): B-tree entries and sums, block and parent links, equal leaf depths, subtree
-/// totals, the id indexes, and the selection rules.
+/// totals and heights, the nesting limit, the id indexes, and the selection rules.
 func invariantViolations(_ state: ListState) -> [String] {
   var checker = InvariantChecker(forest: state.forest)
   checker.run(multiple: state.allowsMultipleSelection)
@@ -53,26 +53,26 @@ private struct InvariantChecker {
   /// Checks one sibling list's B-tree and everything under it; returns (vis, cnt) sums.
   mutating func list(
     _ root: Handle, parent: Handle, section: Handle, visible: Bool
-  ) -> (Int32, Int32) {
-    guard root >= 0 else { return (0, 0) }
+  ) -> (vis: Int32, cnt: Int32, height: Int) {
+    guard root >= 0 else { return (0, 0, -1) }
     if forest.blocks[Int(root)].parent != -1 { fail("root block \(root) has a parent") }
     var leafDepths = Set<Int>()
     let t = block(
       root, depth: 0, leafDepths: &leafDepths, parent: parent, section: section,
       visible: visible)
     if leafDepths.count > 1 { fail("list \(root): leaves at depths \(leafDepths.sorted())") }
-    return (t.vis, t.cnt)
+    return (t.vis, t.cnt, t.height)
   }
 
   /// Checks a block, its entries against what they hold, and its sums; returns its sums.
   mutating func block(
     _ b: Handle, depth: Int, leafDepths: inout Set<Int>, parent: Handle, section: Handle,
     visible: Bool
-  ) -> (size: Int32, vis: Int32, cnt: Int32, sel: Int32) {
+  ) -> (size: Int32, vis: Int32, cnt: Int32, sel: Int32, height: Int) {
     let f = forest
     guard blocksSeen.insert(b).inserted else {
       fail("block \(b) reached twice")
-      return (0, 0, 0, 0)
+      return (0, 0, 0, 0, 0)
     }
     let info = f.blocks[Int(b)]
     if !info.live { fail("block \(b) reachable but not live") }
@@ -81,18 +81,21 @@ private struct InvariantChecker {
     }
     if info.leaf { leafDepths.insert(depth) }
     var sums: (size: Int32, vis: Int32, cnt: Int32, sel: Int32) = (0, 0, 0, 0)
+    var height = 0
     for i in 0..<Int(info.count) {
       let h = f.entry(b, i)
       let actual: (Int32, Int32, Int32, Int32)
       if info.leaf {
-        let (v, c, s) = item(h, block: b, parent: parent, section: section, visible: visible)
+        let (v, c, s, t) = item(h, block: b, parent: parent, section: section, visible: visible)
         actual = (1, v, c, s)
+        height = max(height, t)
       } else {
         if f.blocks[Int(h)].parent != b { fail("block \(h): parent is not \(b)") }
         let t = block(
           h, depth: depth + 1, leafDepths: &leafDepths, parent: parent, section: section,
           visible: visible)
         actual = (t.size, t.vis, t.cnt, t.sel)
+        height = max(height, t.height)
       }
       sums.size += actual.0
       sums.vis += actual.1
@@ -102,19 +105,20 @@ private struct InvariantChecker {
     if (info.size, info.vis, info.cnt, info.sel) != sums {
       fail("block \(b) sums \((info.size, info.vis, info.cnt, info.sel)), expected \(sums)")
     }
-    return sums
+    if Int(info.height) != height { fail("block \(b) height \(info.height), expected \(height)") }
+    return (sums.size, sums.vis, sums.cnt, sums.sel, height)
   }
 
-  /// Checks one item and its children; returns its own (vis, cnt, sel).
+  /// Checks one item and its children; returns its own (vis, cnt, sel, height).
   mutating func item(
     _ t: Handle, block: Handle, parent: Handle, section: Handle, visible: Bool
-  ) -> (Int32, Int32, Int32) {
+  ) -> (Int32, Int32, Int32, Int) {
     let f = forest
     let n = f.nodes[Int(t)]
-    let id = f.content[Int(t)].id
+    let id = f.id(of: t)
     guard seen.insert(t).inserted else {
       fail("node \(t) (\(id)) reached twice")
-      return (0, 0, 0)
+      return (0, 0, 0, 0)
     }
     reached += 1
     if !n.live { fail("\(id): reachable but not live") }
@@ -129,13 +133,17 @@ private struct InvariantChecker {
       if !visible { fail("\(id): selected but hidden") }
     }
     let before = selectedReached
-    let (cv, cc) = list(n.children, parent: t, section: section, visible: visible && n.expanded)
+    let (cv, cc, ch) = list(
+      n.children, parent: t, section: section, visible: visible && n.expanded)
     let vis = 1 + (n.expanded ? cv : 0)
     let cnt = 1 + cc
     let sel = Int32(selectedReached - before) + (n.selected ? 1 : 0)
+    let height = ch + 1
     if n.vis != vis { fail("\(id): vis \(n.vis), expected \(vis)") }
     if n.cnt != cnt { fail("\(id): cnt \(n.cnt), expected \(cnt)") }
     if n.sel != sel { fail("\(id): sel \(n.sel), expected \(sel)") }
-    return (vis, cnt, sel)
+    if Int(n.height) != height { fail("\(id): height \(n.height), expected \(height)") }
+    if parent < 0 && height > Forest.deepestLevel { fail("\(id): an item below level 255") }
+    return (vis, cnt, sel, height)
   }
 }

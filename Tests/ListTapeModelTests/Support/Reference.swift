@@ -111,19 +111,23 @@ struct Reference: Equatable {
 
   private func flatten(_ nodes: [OutlineNode], level: Int) -> [Item] {
     var out: [Item] = []
-    for n in nodes {
-      out.append(
-        Item(id: n.id, level: level, expanded: n.expanded, title: n.title, fields: n.fields))
-      out += flatten(n.children, level: level + 1)
+    var stack: [(OutlineNode, Int)] = nodes.reversed().map { ($0, level) }
+    while let (n, l) = stack.popLast() {
+      out.append(Item(id: n.id, level: l, expanded: n.expanded, title: n.title, fields: n.fields))
+      stack += n.children.reversed().map { ($0, l + 1) }
     }
     return out
   }
 
+  /// Checks, node by node in pre-order: the nesting limit (levels 0...255, the nodes' top
+  /// level being `base`), then that the id is not repeated in the event, then that it is new
+  /// to the list (unless `replaceable`).
   private func validateNew(
-    _ nodes: [OutlineNode], replaceable: (String) -> Bool = { _ in false }
+    _ nodes: [OutlineNode], base: Int, replaceable: (String) -> Bool = { _ in false }
   ) throws(ListFault) {
     var seen = Set<String>()
-    for item in flatten(nodes, level: 0) {
+    for item in flatten(nodes, level: base) {
+      if item.level > 255 { throw .tooDeep(item: item.id, level: item.level) }
       if !seen.insert(item.id).inserted { throw .repeatedItem(item.id) }
       if contains(item.id) && !replaceable(item.id) { throw .duplicateItem(item.id) }
     }
@@ -172,8 +176,8 @@ struct Reference: Equatable {
           guard let s = sectionIndex(section) else { throw .missingSection(section) }
           guard s == ps else { throw .parentNotInSection(parent: parent, section: section) }
         }
-        try validateNew(nodes)
         let level = sections[ps].items[pi].level + 1
+        try validateNew(nodes, base: level)
         insert(flatten(nodes, level: level), section: ps, at: end(ps, pi))
       } else {
         let s: Int
@@ -184,13 +188,13 @@ struct Reference: Equatable {
           guard !sections.isEmpty else { throw .noSections }
           s = sections.count - 1
         }
-        try validateNew(nodes)
+        try validateNew(nodes, base: 0)
         insert(flatten(nodes, level: 0), section: s, at: sections[s].items.count)
       }
     case .insertItems(let nodes, let anchor):
       guard let (s, a) = locate(anchor.id) else { throw .missingAnchor(anchor.id) }
-      try validateNew(nodes)
       let level = sections[s].items[a].level
+      try validateNew(nodes, base: level)
       insert(flatten(nodes, level: level), section: s, at: anchor.isAfter ? end(s, a) : a)
     case .deleteItems(let ids):
       for id in ids {
@@ -207,6 +211,11 @@ struct Reference: Equatable {
       if block.contains(where: { $0.id == anchor.id }) {
         throw .moveIntoOwnSubtree(item: id, anchor: anchor.id)
       }
+      if let (s, a) = locate(anchor.id) {
+        let deepest =
+          block.reduce(0) { max($0, $1.level) } - block[0].level + sections[s].items[a].level
+        if deepest > 255 { throw .tooDeep(item: id, level: deepest) }
+      }
       sections[xs].items.removeSubrange(xi..<end(xs, xi))
       guard let (s, a) = locate(anchor.id) else { return }
       let shift = sections[s].items[a].level - block[0].level
@@ -220,13 +229,13 @@ struct Reference: Equatable {
       guard let (s, p) = locate(parent) else { throw .missingParent(parent) }
       let range = (p + 1)..<end(s, p)
       let dropped = Set(sections[s].items[range].map(\.id))
-      try validateNew(nodes) { dropped.contains($0) }
+      try validateNew(nodes, base: sections[s].items[p].level + 1) { dropped.contains($0) }
       sections[s].items.replaceSubrange(
         range, with: flatten(nodes, level: sections[s].items[p].level + 1))
     case .applySectionSnapshot(let section, let nodes):
       guard let s = sectionIndex(section) else { throw .missingSection(section) }
       let dropped = Set(sections[s].items.map(\.id))
-      try validateNew(nodes) { dropped.contains($0) }
+      try validateNew(nodes, base: 0) { dropped.contains($0) }
       sections[s].items = flatten(nodes, level: 0)
     case .reloadItems(let ids), .reconfigureItems(let ids):
       try requireItems(ids)

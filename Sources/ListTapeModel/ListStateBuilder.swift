@@ -1,0 +1,167 @@
+/// Builds a `ListState` from its sections and their items in pre-order, each with its level,
+/// flags, id bytes and content, as a checkpoint holds them: in O(items), with one probe of
+/// the id table per item and no allocation per id. State decoders rebuild states with it.
+package struct ListStateBuilder {
+  var state = ListState()
+  var scratch = BuildScratch()
+  /// The section being filled, or -1 before the first.
+  var section: Handle = -1
+  var selected: [Handle] = []
+
+  /// Why the items given do not make a state.
+  package enum Failure: Error, Equatable, CustomStringConvertible {
+    case duplicateSection(String)
+    case duplicateItem(String)
+    /// An item deeper than one level below the item before it.
+    case skippedLevel(level: Int, depth: Int)
+    /// An item below level 255 (protocol section 5).
+    case tooDeep(level: Int)
+    case emptyIdentifier
+    case invalidUTF8
+    case itemOutsideSection
+    case hiddenSelection(String)
+    case tooManySelected(Int)
+
+    package var description: String {
+      switch self {
+      case .duplicateSection(let id): return "duplicate section \"\(id)\""
+      case .duplicateItem(let id): return "duplicate item \"\(id)\""
+      case .skippedLevel(let level, let depth):
+        return "item level \(level) skips a level (previous depth \(depth))"
+      case .tooDeep(let level):
+        return "item level \(level) is past the deepest level (\(Forest.deepestLevel))"
+      case .emptyIdentifier: return "empty identifier"
+      case .invalidUTF8: return "invalid UTF-8 in an identifier"
+      case .itemOutsideSection: return "an item comes before any section"
+      case .hiddenSelection(let id): return "selected item \"\(id)\" is hidden"
+      case .tooManySelected(let n): return "\(n) items selected in single-selection mode"
+      }
+    }
+  }
+
+  package init(allowsMultipleSelection: Bool) {
+    state.allowsMultipleSelection = allowsMultipleSelection
+  }
+
+  /// Makes room for `items` more items whose ids take at most `idBytes` bytes in all, so
+  /// that the tables grow once instead of doubling while they arrive.
+  package mutating func reserve(items: Int, idBytes: Int) {
+    let needed = state.forest.nodes.count + items
+    if state.forest.nodes.capacity < needed {
+      state.forest.nodes.reserveCapacity(needed + needed / 2)
+      state.forest.content.reserveCapacity(needed + needed / 2)
+    }
+    // Lists of a few items take a block each; long ones a block per 12 items and a few more.
+    let blocks = state.forest.blocks.count + items / 4 + 16
+    if state.forest.blocks.capacity < blocks {
+      state.forest.blocks.reserveCapacity(blocks)
+      state.forest.slots.reserveCapacity(blocks * BlockLayout.stride)
+    }
+    state.forest.itemIndex.reserveCapacity(needed + needed / 2, arenaBytes: idBytes)
+  }
+
+  /// Ends the current section and starts the next one.
+  package mutating func beginSection(_ id: String) throws(Failure) {
+    endSection()
+    guard let s = state.forest.allocateSection(id) else { throw .duplicateSection(id) }
+    state.forest.sectionOrder.append(s)
+    section = s
+  }
+
+  /// Adds the next item of the current section, in pre-order: `level` is at most one more
+  /// than the item before's (0 for a root item), `id` well-formed UTF-8, new to the state.
+  package mutating func appendItem(
+    level: Int, id: UnsafeBufferPointer<UInt8>, expanded: Bool, selected: Bool,
+    title: String?, fields: [String: String]?
+  ) throws(Failure) {
+    guard section >= 0 else { throw .itemOutsideSection }
+    guard level <= scratch.deepestNext else {
+      throw .skippedLevel(level: level, depth: scratch.deepestNext)
+    }
+    guard level <= Forest.deepestLevel else { throw .tooDeep(level: level) }
+    guard !id.isEmpty else { throw .emptyIdentifier }
+    let key = state.forest.itemIndex.key(id)
+    guard key.isASCII || isValidUTF8(id) else { throw .invalidUTF8 }
+    let built = state.forest.buildItem(
+      &scratch, level: level, key: key, expanded: expanded, selected: selected,
+      title: title, fields: fields, replacing: .nothing, tracking: false)
+    switch built {
+    case .built(let x): if selected { self.selected.append(x) }
+    case .taken: throw .duplicateItem(String(decoding: id, as: UTF8.self))
+    }
+  }
+
+  /// Links the current section's root items into its list.
+  private mutating func endSection() {
+    guard section >= 0 else { return }
+    state.forest.close(&scratch, to: 0)
+    for x in scratch.pending { state.forest.nodes[Int(x)].section = section }
+    let root = scratch.pending.withUnsafeBufferPointer { state.forest.buildList($0) }
+    state.forest.sections[Int(section)].roots = root
+    scratch.reset()
+  }
+
+  /// The state built, once its selection is checked: only visible items, at most one in
+  /// single-selection mode.
+  package mutating func finish() throws(Failure) -> ListState {
+    endSection()
+    section = -1
+    for x in selected where !state.forest.isVisible(x) {
+      throw .hiddenSelection(state.forest.id(of: x))
+    }
+    guard state.allowsMultipleSelection || selected.count <= 1 else {
+      throw .tooManySelected(selected.count)
+    }
+    return state
+  }
+}
+
+/// Whether `bytes` are well-formed UTF-8 (no overlong forms, surrogates or code points above
+/// U+10FFFF), checked without Foundation or `String(validating:)`.
+func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  let n = bytes.count
+  // ASCII (the usual id) first, eight bytes at a time.
+  let raw = UnsafeRawBufferPointer(bytes)
+  var ascii = true
+  var i = 0
+  while i &+ 8 <= n {
+    if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+      ascii = false
+      break
+    }
+    i &+= 8
+  }
+  if ascii {
+    while i < n && bytes[i] < 0x80 { i &+= 1 }
+    if i == n { return true }
+  }
+  i = 0
+  while i < n {
+    let b0 = bytes[i]
+    if b0 < 0x80 {
+      i &+= 1
+      continue
+    }
+    func continuation(_ k: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+      i &+ k < n && (low...high).contains(bytes[i &+ k])
+    }
+    switch b0 {
+    case 0xC2...0xDF:
+      guard continuation(1) else { return false }
+      i &+= 2
+    case 0xE0...0xEF:
+      let low: UInt8 = b0 == 0xE0 ? 0xA0 : 0x80
+      let high: UInt8 = b0 == 0xED ? 0x9F : 0xBF
+      guard continuation(1, low, high), continuation(2) else { return false }
+      i &+= 3
+    case 0xF0...0xF4:
+      let low: UInt8 = b0 == 0xF0 ? 0x90 : 0x80
+      let high: UInt8 = b0 == 0xF4 ? 0x8F : 0xBF
+      guard continuation(1, low, high), continuation(2), continuation(3) else { return false }
+      i &+= 4
+    default:
+      return false
+    }
+  }
+  return true
+}
