@@ -92,25 +92,10 @@ struct HostileTimeTests {
     ]
   }
 
-  /// Whether the model faults an item deeper than level 255 (protocol section 5).
-  static let depthLimited: Bool = {
-    var state = ListState()
-    try? state.apply(Event(.appendSections(["S"])))
-    try? state.apply(Event(.appendItems(["d0"], section: "S", parent: nil)))
-    for level in 1...256 {
-      let op = ListOperation.appendItems(
-        [OutlineNode("d\(level)")], section: nil, parent: "d\(level - 1)")
-      if (try? state.apply(Event(op))) == nil { return level == 256 }
-    }
-    return false
-  }()
-
   /// Why a log still exceeds its caps, when the fix lies in code another change owns (see
   /// docs/performance.md, "Hostile logs"); nil when it must pass.
   static func knownIssue(_ log: HostileLog) -> String? {
     switch log {
-    case .chain100k:
-      return depthLimited ? nil : "the model does not limit nesting to 256 levels yet"
     case .millionSections:
       return "section edits are O(sections): the section order is an array"
     case .megabyteIDs:

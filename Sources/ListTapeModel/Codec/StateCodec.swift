@@ -80,8 +80,9 @@ extension ListState {
       let id = try s.identifier()
       try build(at: start) { () throws(ListStateBuilder.Failure) in try builder.beginSection(id) }
       let itemCount = try s.count(minBytes: 3)
-      // Grow the tables once, not by doubling while 100k items arrive.
-      builder.reserve(items: itemCount, idBytes: s.remaining)
+      // Grow the tables once, not by doubling while 100k items arrive; but a claimed count
+      // reserves no more than that, since its items may never come (hostile checkpoints).
+      builder.reserve(items: min(itemCount, 1 << 17), idBytes: min(s.remaining, 1 << 22))
       for _ in 0..<itemCount {
         // A level is a depth, not an element count: the builder bounds it.
         let start = s.offset
