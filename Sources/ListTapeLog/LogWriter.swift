@@ -32,9 +32,13 @@ public final class LogWriter: @unchecked Sendable {
   /// Takes an exclusive lock (a second writer fails at once with `.locked`). On an existing log
   /// it scans every frame: a torn tail is cut, saved to `<path>.tail-<offset>.broken` and
   /// described in `recovery`; mid-file damage throws `.damaged` (see `LogReader.salvage`).
-  public static func open(path: String, options: LogWriterOptions = LogWriterOptions())
-    throws(LogError) -> LogWriter
-  {
+  ///
+  /// `frames` makes the payload of each event frame of a 2.0 log (ignored for a 1.0 log);
+  /// without it a 2.0 event frame holds its records as they are.
+  public static func open(
+    path: String, options: LogWriterOptions = LogWriterOptions(),
+    frames: (any FramePayloadEncoder)? = nil
+  ) throws(LogError) -> LogWriter {
     var created = false
     let fd: Int32
     switch Posix.open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL) {
@@ -52,7 +56,7 @@ public final class LogWriter: @unchecked Sendable {
     do throws(LogError) {
       try lock(fd, path: path)
       let (core, recovery) = try WriterCore.prepare(
-        fd: fd, path: path, options: options, created: created)
+        fd: fd, path: path, options: options, created: created, frames: frames)
       core.startFlusher()
       return LogWriter(path: path, recovery: recovery, core: core)
     } catch {
@@ -79,6 +83,9 @@ public final class LogWriter: @unchecked Sendable {
   /// Events in the log, pending ones included; the next record gets `eventCount + 1`.
   public var eventCount: UInt64 { core.eventCount }
 
+  /// The log's format major version (1 or 2): an existing log keeps its own.
+  public var formatMajor: UInt16 { core.major }
+
   /// Appends one record (an encoded event); it is written with its frame.
   /// - Complexity: amortised O(record size); a frame cut compresses and writes.
   public func append(_ record: UnsafeRawBufferPointer) throws(LogError) {
@@ -98,18 +105,38 @@ public final class LogWriter: @unchecked Sendable {
   public var checkpointDue: Bool { core.checkpointDue }
 
   /// Writes the folded state after exactly `eventCount` events (pending events are cut first).
-  public func appendCheckpoint(_ state: UnsafeRawBufferPointer) throws(LogError) {
-    try core.appendCheckpoint(state)
+  /// `flushPoints` are offsets where the compressor starts a new block (one per column).
+  public func appendCheckpoint(_ state: UnsafeRawBufferPointer, flushPoints: [Int] = [])
+    throws(LogError)
+  {
+    try core.appendFrame(Format.typeCheckpoint, state, flushPoints: flushPoints)
   }
 
   /// Writes the folded state held in an array.
-  public func appendCheckpoint(_ state: [UInt8]) throws(LogError) {
+  public func appendCheckpoint(_ state: [UInt8], flushPoints: [Int] = []) throws(LogError) {
     let failure: LogError? = state.withUnsafeBytes { p in
-      do throws(LogError) { try core.appendCheckpoint(p) } catch { return error }
+      do throws(LogError) {
+        try core.appendFrame(Format.typeCheckpoint, p, flushPoints: flushPoints)
+      } catch { return error }
       return nil
     }
     if let failure { throw failure }
   }
+
+  /// Format 2.0: starts a new segment whose dictionary is `entries` (pending events are cut
+  /// first); event frames written after it belong to the segment beginning at the next event.
+  public func appendDictionary(_ entries: [UInt8], flushPoints: [Int] = []) throws(LogError) {
+    let failure: LogError? = entries.withUnsafeBytes { p in
+      do throws(LogError) {
+        try core.appendFrame(Format.typeDictionary, p, flushPoints: flushPoints)
+      } catch { return error }
+      return nil
+    }
+    if let failure { throw failure }
+  }
+
+  /// Format 2.0: the event number the current segment began before (0: the log's start).
+  public var segment: UInt64 { core.currentSegment }
 
   /// Writes the pending frame now (kill -9 safe once this returns).
   public func flush() throws(LogError) { try core.flush() }
@@ -125,6 +152,12 @@ public final class LogWriter: @unchecked Sendable {
 final class WriterCore: @unchecked Sendable {
   let path: String
   let options: LogWriterOptions
+  /// Format major version of the file, and (2.0) what turns records into frame payloads.
+  let major: UInt16
+  private let frames: (any FramePayloadEncoder)?
+  private var segment: UInt64
+  private var framePayload: [UInt8] = []
+  private var flushPoints: [Int] = []
   private let fd: Int32
   private let salt: UInt32
   private let deflater: Deflater
@@ -155,13 +188,16 @@ final class WriterCore: @unchecked Sendable {
   private let maxRaw: Int
 
   private init(
-    fd: Int32, path: String, options: LogWriterOptions, salt: UInt32, deflater: Deflater,
-    scan: FrameScan
+    fd: Int32, path: String, options: LogWriterOptions, header: FileHeader, deflater: Deflater,
+    scan: FrameScan, frames: (any FramePayloadEncoder)?
   ) {
     self.fd = fd
     self.path = path
     self.options = options
-    self.salt = salt
+    self.major = header.major
+    self.frames = header.major >= 2 ? frames : nil
+    self.segment = scan.lastRestartSeq
+    self.salt = header.salt
     self.deflater = deflater
     self.fileEnd = scan.end
     self.nextSeq = scan.nextSeq
@@ -186,9 +222,10 @@ final class WriterCore: @unchecked Sendable {
   // MARK: Open and recovery
 
   /// Writes a fresh header or validates the existing log, cutting a torn tail.
-  static func prepare(fd: Int32, path: String, options: LogWriterOptions, created: Bool)
-    throws(LogError) -> (WriterCore, RecoveryReport?)
-  {
+  static func prepare(
+    fd: Int32, path: String, options: LogWriterOptions, created: Bool,
+    frames: (any FramePayloadEncoder)?
+  ) throws(LogError) -> (WriterCore, RecoveryReport?) {
     let syncing = options.fsync != .never
     guard let deflater = Deflater(level: min(max(options.compressionLevel, 0), 9)) else {
       throw LogError(.io, path: path, message: "zlib deflateInit failed")
@@ -217,7 +254,8 @@ final class WriterCore: @unchecked Sendable {
       header = try FileHeader.decode(hb, path: path)
     }
     try source.refresh()
-    var scan = FrameScan(source: source, salt: header.salt, start: UInt64(header.headerLength))
+    var scan = FrameScan(
+      source: source, salt: header.salt, start: UInt64(header.headerLength), major: header.major)
     guard scan.end <= source.size else {
       throw LogError(.incompleteHeader, path: path, message: "incomplete header")
     }
@@ -243,7 +281,8 @@ final class WriterCore: @unchecked Sendable {
         lastGoodEvent: stop.lastGoodEvent, reason: stop.reason)
     }
     let core = WriterCore(
-      fd: fd, path: path, options: options, salt: header.salt, deflater: deflater, scan: scan)
+      fd: fd, path: path, options: options, header: header, deflater: deflater, scan: scan,
+      frames: frames)
     return (core, recovery)
   }
 
@@ -252,6 +291,8 @@ final class WriterCore: @unchecked Sendable {
     fd: Int32, path: String, options: LogWriterOptions, syncing: Bool
   ) throws(LogError) -> FileHeader {
     let header = FileHeader(
+      major: Format.readableMajors.contains(options.formatMajor)
+        ? options.formatMajor : Format.latestMajor,
       uuid: randomUUID(), createdMillis: Posix.nowMillis(),
       eventCodecVersion: options.eventCodecVersion, stateCodecVersion: options.stateCodecVersion,
       levelHint: UInt8(min(max(options.compressionLevel, 0), 9)))
@@ -365,17 +406,37 @@ final class WriterCore: @unchecked Sendable {
     pendingCapacity = cap
   }
 
-  func appendCheckpoint(_ state: UnsafeRawBufferPointer) throws(LogError) {
+  var currentSegment: UInt64 {
+    cond.lock()
+    defer { cond.unlock() }
+    return segment
+  }
+
+  /// Writes a CHECKPOINT (state after `eventCount` events) or, in 2.0, a DICTIONARY frame.
+  func appendFrame(_ type: UInt8, _ raw: UnsafeRawBufferPointer, flushPoints: [Int])
+    throws(LogError)
+  {
     cond.lock()
     defer { cond.unlock() }
     try usable()
-    guard state.count <= Format.maxCheckpointRaw else {
+    let what = type == Format.typeCheckpoint ? "checkpoint" : "dictionary"
+    guard type == Format.typeCheckpoint || major >= 2 else {
+      throw LogError(.unsupportedVersion, path: path, message: "a 1.0 log has no \(what) frames")
+    }
+    guard raw.count <= Format.maxRaw(type: type) else {
       throw LogError(
-        .tooLarge, path: path, message: "checkpoint of \(state.count) bytes exceeds the cap")
+        .tooLarge, path: path, message: "\(what) of \(raw.count) bytes exceeds the cap")
     }
     try cut()
+    let isCheckpoint = type == Format.typeCheckpoint
     let length = try writeFrame(
-      type: Format.typeCheckpoint, count: 0, firstSeq: nextSeq - 1, raw: state)
+      type: type, count: 0, firstSeq: isCheckpoint ? nextSeq - 1 : nextSeq, raw: raw,
+      flushPoints: flushPoints)
+    if !isCheckpoint {
+      segment = nextSeq
+      bytesSinceCheckpoint += length
+      return
+    }
     lastCheckpointLength = length
     bytesSinceCheckpoint = 0
     eventsSinceCheckpoint = 0
@@ -404,27 +465,50 @@ final class WriterCore: @unchecked Sendable {
   /// Compresses and writes the pending events as one EVENTS frame. Lock held.
   private func cut() throws(LogError) {
     guard pendingCount > 0 else { return }
-    let raw = UnsafeRawBufferPointer(start: pending, count: pendingBytes)
-    let length = try writeFrame(
-      type: Format.typeEvents, count: pendingCount, firstSeq: pendingFirstSeq, raw: raw)
+    let records = UnsafeRawBufferPointer(start: pending, count: pendingBytes)
+    let length: UInt64
+    if let frames {
+      framePayload.removeAll(keepingCapacity: true)
+      flushPoints.removeAll(keepingCapacity: true)
+      if let problem = frames.payload(
+        records: records, count: pendingCount, segment: segment, into: &framePayload,
+        flushPoints: &flushPoints)
+      {
+        throw fail(LogError(.poisoned, path: path, message: "cannot encode frame: \(problem)"))
+      }
+      let points = flushPoints
+      let written: Result<UInt64, LogError> = framePayload.withUnsafeBytes { raw in
+        Result { () throws(LogError) in
+          try writeFrame(
+            type: Format.typeEvents, count: pendingCount, firstSeq: pendingFirstSeq, raw: raw,
+            flushPoints: points)
+        }
+      }
+      length = try written.get()
+      if framePayload.capacity > (8 << 20) { framePayload = [] }
+    } else {
+      length = try writeFrame(
+        type: Format.typeEvents, count: pendingCount, firstSeq: pendingFirstSeq, raw: records)
+    }
     bytesSinceCheckpoint += length
     pendingCount = 0
     pendingBytes = 0
   }
 
   /// Frames `raw` (compressed) at the end of the file with one write(); poisons on failure.
-  private func writeFrame(type: UInt8, count: Int, firstSeq: UInt64, raw: UnsafeRawBufferPointer)
-    throws(LogError) -> UInt64
-  {
+  private func writeFrame(
+    type: UInt8, count: Int, firstSeq: UInt64, raw: UnsafeRawBufferPointer,
+    flushPoints: [Int] = []
+  ) throws(LogError) -> UInt64 {
     let headerLength = Format.frameHeaderLength
-    let need = headerLength + deflater.bound(raw.count)
+    let need = headerLength + deflater.bound(raw.count, blocks: flushPoints.count + 1)
     if need > outCapacity {
       out.deallocate()
       outCapacity = need
       out = UnsafeMutableRawPointer.allocate(byteCount: need, alignment: 16)
     }
     let dst = UnsafeMutableRawBufferPointer(start: out + headerLength, count: need - headerLength)
-    guard let payloadLength = deflater.compress(raw, into: dst) else {
+    guard let payloadLength = deflater.compress(raw, into: dst, flushPoints: flushPoints) else {
       throw fail(LogError(.poisoned, path: path, message: "zlib deflate failed"))
     }
     let payload = UnsafeRawBufferPointer(start: out + headerLength, count: payloadLength)

@@ -29,9 +29,6 @@ final class EventPipeline: @unchecked Sendable {
   static let chunkEvents = 4_096
   /// Full chunks the queue holds before the producer waits.
   static let depth = 3
-  /// Records per `forEachRecord` call, as in `Timeline.scan`: once the consumer stops, the
-  /// producer inflates at most the rest of one window.
-  static let window = 65_536
 
   /// Decoded events in order with their numbers and fold hints, and the events after a
   /// salvaged gap skipped among them. Parallel arrays rather than one of tuples: handing an
@@ -154,41 +151,26 @@ final class EventPipeline: @unchecked Sendable {
 
   // MARK: Producer
 
-  /// Reads and decodes in windows of records, as `Timeline.scan` does, and queues the
-  /// events a chunk at a time until the end, an error, or the consumer stops.
+  /// Reads and decodes (`LogEvents`, as the timeline's own scans do) and queues the events
+  /// a chunk at a time until the end, an error, or the consumer stops.
   private func produce() {
     var decoder = self.decoder
     var count = 0
     var chunk = Chunk()
     var failure: ReplayError?
-    var stop = false
-    var next = from
-    while next <= through && !stop {
-      let end = min(through, next + Self.window - 1)
-      do {
-        try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
-          guard !stop else { return }
-          do throws(ReplayError) {
-            let event = try Timeline.decode(&decoder, bytes, Int(seq), path: path)
-            chunk.events.append(event)
-            chunk.hints.append(FoldHint(event))
-            chunk.seqs.append(Int(seq))
-            count += 1
-          } catch let e where e.kind == .afterGap {
-            chunk.skipped += 1
-          } catch {
-            failure = error
-            stop = true
-            return
-          }
-          if chunk.events.count == Self.chunkEvents { stop = !hand(&chunk) }
-        }
-      } catch {
-        // As in `scan`: the reader's error wins over a decode error earlier in the window.
-        failure = ReplayError(error)
-        stop = true
+    do throws(ReplayError) {
+      try LogEvents.forEach(
+        reader, path: path, decoder: &decoder, from: from, through: through,
+        skipped: { chunk.skipped += $0 }
+      ) { seq, event in
+        chunk.events.append(event)
+        chunk.hints.append(FoldHint(event))
+        chunk.seqs.append(seq)
+        count += 1
+        return chunk.events.count < Self.chunkEvents || hand(&chunk)
       }
-      next = end + 1
+    } catch {
+      failure = error
     }
     self.decoder = decoder
     decoded = count

@@ -14,14 +14,27 @@ public enum FsyncMode: String, Sendable, CaseIterable {
 
 /// Records events into a log while folding them, so it always knows the current state and
 /// can warn about faults as they arrive. Faults are recorded: the log is the evidence.
+///
+/// New logs are format 2.0: identifiers go into a dictionary once, and when most of its
+/// entries name items that no longer exist the recorder restarts it with the live ones
+/// (a dictionary frame, then a checkpoint), so a reader's dictionary stays in proportion
+/// to the list. A log that began as 1.0 is appended to in 1.0 (`listtape upgrade`
+/// rewrites it as 2.0).
 public final class Recorder {
   let writer: LogWriter
   /// The state after every recorded event.
   public private(set) var state: ListState
+  /// 1.0 logs: the record encoder.
   var encoder: EventEncoder
+  /// 2.0 logs: the row encoder and its dictionary.
+  var rows: EventRowEncoder?
   var scratch: [UInt8] = []
   /// What recovery cut from a torn tail when the log was opened, if anything.
   public let recoveryNote: String?
+  /// A restart comes once dead entries outnumber live ids by this factor (and by
+  /// `restartSlack`), bounding a reader's dictionary to about (1 + ratio) × live ids.
+  var restartRatio = 1
+  static let restartSlack = 4_096
 
   /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
   /// only a few thousand events, far enough apart that they stay a small share of the file.
@@ -32,12 +45,27 @@ public final class Recorder {
     case .interval: o.fsync = .interval(seconds: 1)
     case .never: o.fsync = .never
     }
-    // Checkpoints: at most 200k events apart (a seek folds at most that many), and at
-    // least four times their own size of events apart (so they stay a small share of the
-    // file), whichever comes first; see docs/log-format.md.
+    o.formatMajor = 2
+    // Checkpoints in the log only bound how far a reopening recorder (or a reader without
+    // the index file) folds: at most 1M events apart, and at least 16 times their own size
+    // of frames apart, so that they stay a small share of the file; seeks use the index
+    // file's denser seek points. See docs/log-format.md.
+    o.maxEventsBetweenCheckpoints = 1_000_000
+    o.checkpointBytesRatio = 16
+    o.minCheckpointSpacingBytes = 256 << 10
+    o.maxRawBytesPerFrame = 256 << 10
+    o.eventCodecVersion = 2
+    o.stateCodecVersion = UInt32(ListState.compactVersion)
+    return o
+  }
+
+  /// Options for appending to a 1.0 log (only `open` on an existing 1.0 file uses them).
+  static func options1(_ o: LogWriterOptions) -> LogWriterOptions {
+    var o = o
     o.maxEventsBetweenCheckpoints = 200_000
-    o.eventCodecVersion = 1
-    o.stateCodecVersion = UInt32(Checkpoint.version)
+    o.checkpointBytesRatio = 4
+    o.minCheckpointSpacingBytes = 64 << 10
+    o.maxRawBytesPerFrame = 64 << 10
     return o
   }
 
@@ -52,43 +80,70 @@ public final class Recorder {
   /// Opens with explicit writer tuning (tests use tight checkpoint spacing).
   static func open(path: String, options: LogWriterOptions) throws(ReplayError) -> Recorder {
     let writer: LogWriter
+    let existing = LogReader.formatMajor(ofFileAt: path)
     do {
-      writer = try LogWriter.open(path: path, options: options)
+      writer = try LogWriter.open(
+        path: path, options: existing == 1 ? options1(options) : options, frames: FrameEncoding())
     } catch {
       throw ReplayError(error)
     }
     var state = ListState()
     var encoder = EventEncoder()
+    var rows: EventRowEncoder?
+    if writer.formatMajor >= 2 { rows = EventRowEncoder() }
     if writer.eventCount > 0 {
       let timeline = try Timeline(path: path)
       let n = timeline.eventCount
-      state = try timeline.state(at: n)
-      encoder = EventEncoder(continuing: try timeline.decoder(after: n))
+      let (folded, decoder) = try timeline.seek(to: n)
+      state = folded
+      if writer.formatMajor >= 2 {
+        var dictionary = decoder.dictionary
+        do {
+          rows = EventRowEncoder(table: try IdTable(&dictionary))
+        } catch {
+          throw ReplayError.undecodable("dictionary", event: n, path: path, error)
+        }
+      } else {
+        encoder = EventEncoder(continuing: try timeline.decoder(after: n))
+      }
     }
-    return Recorder(writer: writer, state: state, encoder: encoder)
+    return Recorder(writer: writer, state: state, encoder: encoder, rows: rows)
   }
 
-  init(writer: LogWriter, state: ListState, encoder: EventEncoder) {
+  init(writer: LogWriter, state: ListState, encoder: EventEncoder, rows: EventRowEncoder?) {
     self.writer = writer
     self.state = state
     self.encoder = encoder
+    self.rows = rows
     recoveryNote = writer.recovery.map { "\($0) (\(writer.path))" }
   }
 
   /// Events in the log so far (the next one gets `eventCount + 1`).
   public var eventCount: Int { Int(writer.eventCount) }
 
+  /// The log's format major version (2 for new logs).
+  public var formatMajor: Int { Int(writer.formatMajor) }
+
   /// Milliseconds since the Unix epoch, now.
   static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
   /// Stamps a missing time with now, appends the event, folds it; returns the fault when the
-  /// event faulted (it is recorded anyway).
+  /// event faulted (it is recorded anyway). An event no reader could decode (nested deeper
+  /// than the protocol allows, strings or lists over the caps) is refused with `.usage`.
   @discardableResult
   public func record(_ event: Event) throws(ReplayError) -> ListFault? {
     var event = event
     if event.time == nil { event.time = Self.now() }
     scratch.removeAll(keepingCapacity: true)
-    encoder.encode(event, into: &scratch)
+    do throws(CodecError) {
+      if rows != nil {
+        try rows?.encode(event, into: &scratch)
+      } else {
+        try encoder.encode(event, into: &scratch)
+      }
+    } catch {
+      throw ReplayError(.usage, "cannot record event \(eventCount + 1): \(error.message) (\(writer.path))")
+    }
     do {
       try writer.append(scratch)
     } catch {
@@ -100,7 +155,9 @@ public final class Recorder {
     } catch {
       fault = error
     }
-    if writer.checkpointDue {
+    if rows != nil {
+      try maintainDictionary()
+    } else if writer.checkpointDue {
       do {
         try writer.appendCheckpoint(Checkpoint(state: state, lastTime: encoder.lastTime).encoded())
       } catch {
@@ -108,6 +165,50 @@ public final class Recorder {
       }
     }
     return fault
+  }
+
+  /// 2.0: restarts the dictionary when dead entries dominate, and writes due checkpoints.
+  private func maintainDictionary() throws(ReplayError) {
+    guard let count = rows?.table.count else { return }
+    let live = state.numberOfAllItems + state.numberOfSections
+    if count - live > restartRatio * live + Self.restartSlack {
+      try restartDictionary()
+    } else if writer.checkpointDue {
+      try writeCheckpoint()
+    }
+  }
+
+  /// Starts a new segment whose dictionary is the live ids, sections first, then items in
+  /// pre-order (so the checkpoint written after it numbers them 0, 1, 2, ...).
+  func restartDictionary() throws(ReplayError) {
+    var ids = state.sectionIdentifiers
+    for section in state.sectionIdentifiers {
+      ids.append(contentsOf: state.allItems(inSection: section) ?? [])
+    }
+    let payload = DictionaryPayload.encode(ids)
+    do {
+      try writer.appendDictionary(payload.bytes, flushPoints: payload.flushPoints)
+    } catch {
+      throw ReplayError(error)
+    }
+    var table = IdTable()
+    for id in ids { table.add(id) }
+    rows = EventRowEncoder(table: table)
+    try writeCheckpoint()
+  }
+
+  /// A compact checkpoint of the state, its ids numbered by the current dictionary.
+  private func writeCheckpoint() throws(ReplayError) {
+    guard let table = rows?.table else { return }
+    do {
+      let (bytes, points) = try state.compactEncoded(
+        segment: writer.segment, dictionaryCount: table.count, number: { table.number(of: $0) })
+      try writer.appendCheckpoint(bytes, flushPoints: points)
+    } catch let e as LogError {
+      throw ReplayError(e)
+    } catch {
+      throw ReplayError(.io, "cannot write checkpoint: \(error) (\(writer.path))")
+    }
   }
 
   /// Forces everything recorded so far to stable storage.
@@ -125,6 +226,26 @@ public final class Recorder {
       try writer.close()
     } catch {
       throw ReplayError(error)
+    }
+  }
+}
+
+/// Turns a 2.0 frame's rows into its columns for the writer (`FrameAssembler`).
+///
+/// `@unchecked Sendable`: the writer calls it only under its own lock, one frame at a time.
+final class FrameEncoding: FramePayloadEncoder, @unchecked Sendable {
+  private var assembler = FrameAssembler()
+
+  func payload(
+    records: UnsafeRawBufferPointer, count: Int, segment: UInt64, into out: inout [UInt8],
+    flushPoints: inout [Int]
+  ) -> String? {
+    do throws(CodecError) {
+      try assembler.assemble(
+        rows: records, count: count, segment: segment, into: &out, flushPoints: &flushPoints)
+      return nil
+    } catch {
+      return error.description
     }
   }
 }

@@ -60,6 +60,7 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
   /// A record or checkpoint that passed the log's checksums but does not decode.
   static func undecodable(_ what: String, event: Int, path: String, _ e: CodecError) -> ReplayError
   {
+    let event = e.event ?? event
     let subject = what == "event" ? "event \(event)" : "\(what) at event \(event)"
     return ReplayError(.damaged, "\(subject) does not decode: \(e) (\(path))")
   }

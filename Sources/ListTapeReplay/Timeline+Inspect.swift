@@ -76,7 +76,7 @@ extension Timeline {
         guard stop < limit || limitIsCheckpoint,
           let cp = try checkpoint(atOrBefore: stop), cp.seq == stop
         else { continue }
-        guard cp.checkpoint.state == state, cp.checkpoint.lastTime == decoder.lastTime else {
+        guard cp.state == state, cp.lastTime.map({ $0 == decoder.lastTime }) ?? true else {
           throw ReplayError(
             .damaged,
             "checkpoint after event \(stop) disagrees with the fold of events 1...\(stop) (\(path))"

@@ -100,17 +100,30 @@ public final class Timeline {
     }
   }
 
-  /// The decoder state right after event `n`: decoded (not folded) from the reset point at
-  /// or before it, at most `EventCodecLayout.resetInterval` records.
+  /// The decoder state right after event `n`. 1.0: decoded (not folded) from the reset
+  /// point at or before it, at most `EventCodecLayout.resetInterval` records. 2.0: the
+  /// dictionary the frame holding event `n + 1` needs (`frameDecoder(before:)`).
   func decoder(after n: Int) throws(ReplayError) -> EventDecoder {
+    guard n > 0 else { return EventDecoder() }
+    if formatMajor >= 2 { return try frameDecoder(before: n + 1) }
     var decoder = EventDecoder()
-    guard n > 0 else { return decoder }
     let start = EventCodecLayout.resetPoint(atOrBefore: n)
-    try scan(from: start, through: n) { seq, bytes in
-      _ = try decode(&decoder, bytes, seq)
-      return true
-    }
+    try scanEvents(from: start, through: n, decoder: &decoder) { _, _ in true }
     return decoder
+  }
+
+  /// Decodes events `from...through` in order on this thread with `decoder` (standing
+  /// right after event `from - 1`) and calls `body` with each until it returns false.
+  /// Events after a salvaged gap that cannot be decoded are skipped and counted.
+  func scanEvents(
+    from: Int, through: Int, decoder: inout EventDecoder,
+    _ body: (Int, Event) throws(ReplayError) -> Bool
+  ) throws(ReplayError) {
+    var skipped = 0
+    defer { skippedAfterGaps += skipped }
+    try LogEvents.forEach(
+      reader, path: path, decoder: &decoder, from: from, through: through,
+      skipped: { skipped += $0 }, body)
   }
 
   /// Calls `body` with the raw records `from...through`, in windows so that a `false` from
@@ -178,8 +191,8 @@ public final class Timeline {
       }
       return
     }
-    try scan(from: first, through: last) { seq, bytes in
-      try body(seq, decode(&decoder, bytes, seq))
+    try scanEvents(from: first, through: last, decoder: &decoder) { seq, event in
+      body(seq, event)
     }
   }
 
@@ -224,8 +237,7 @@ public final class Timeline {
     guard start <= min(through, eventCount) else { return }
     var decoder = try decoder(after: start - 1)
     var userError: (any Error)?
-    try scan(from: start, through: through) { seq, bytes in
-      let event = try decode(&decoder, bytes, seq)
+    try scanEvents(from: start, through: through, decoder: &decoder) { seq, event in
       do {
         return try body(seq, event)
       } catch {
@@ -243,8 +255,8 @@ public final class Timeline {
     }
     var decoder = try decoder(after: n - 1)
     var found: Event?
-    try scan(from: n, through: n) { seq, bytes in
-      found = try decode(&decoder, bytes, seq)
+    try scanEvents(from: n, through: n, decoder: &decoder) { _, event in
+      found = event
       return false
     }
     guard let found else { throw ReplayError(.damaged, "event \(n) could not be read (\(path))") }
@@ -253,7 +265,10 @@ public final class Timeline {
 
   // MARK: States
 
-  func checkpoint(atOrBefore n: Int) throws(ReplayError) -> (seq: Int, checkpoint: Checkpoint)? {
+  /// The latest checkpoint folding at most `n` events, decoded, with the decoder standing
+  /// right after its event.
+  func checkpoint(atOrBefore n: Int) throws(ReplayError) -> LoadedCheckpoint? {
+    if formatMajor >= 2 { return try frameCheckpoint(atOrBefore: n) }
     let found: (seq: UInt64, state: [UInt8])?
     do {
       found = try reader.checkpoint(atOrBefore: UInt64(n))
@@ -261,11 +276,16 @@ public final class Timeline {
       throw ReplayError(error)
     }
     guard let found else { return nil }
+    let checkpoint: Checkpoint
     do {
-      return (Int(found.seq), try Checkpoint(decoding: found.state))
+      checkpoint = try Checkpoint(decoding: found.state)
     } catch {
       throw ReplayError.undecodable("checkpoint", event: Int(found.seq), path: path, error)
     }
+    let seq = Int(found.seq)
+    return LoadedCheckpoint(
+      seq: seq, state: checkpoint.state, decoder: try decoder(after: seq),
+      lastTime: checkpoint.lastTime)
   }
 
   /// The state after events 1...n (n = 0 is empty); faults are skipped as the reducer does.
@@ -290,8 +310,8 @@ public final class Timeline {
     if nearest > 0, let cached = cachedCheckpoint, cached.seq == nearest {
       (state, decoder, start) = (cached.state, cached.decoder, cached.seq + 1)
     } else if let cp = try checkpoint(atOrBefore: n) {
-      state = cp.checkpoint.state
-      decoder = try self.decoder(after: cp.seq)
+      state = cp.state
+      decoder = cp.decoder
       start = cp.seq + 1
       if cache { cachedCheckpoint = (cp.seq, state, decoder) }
     }

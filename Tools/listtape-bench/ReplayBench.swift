@@ -46,7 +46,7 @@ enum ReplayBench {
     var encoder = EventEncoder()
     var records: [[UInt8]] = []
     records.reserveCapacity(count)
-    for e in events { records.append(encoder.encode(e)) }
+    for e in events { records.append(try encoder.encode(e)) }
     let rawPath = directory + "/writer.ltape"
     try? FileManager.default.removeItem(atPath: rawPath)
     let writeTime = try Clock.measure {

@@ -3,6 +3,8 @@ public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
   public var message: String
   /// Byte offset inside the record or blob where decoding failed.
   public var offset: Int
+  /// The event being decoded, when a frame of many events failed (format 2.0).
+  public var event: Int?
 
   public init(_ message: String, offset: Int) {
     self.message = message
@@ -40,6 +42,28 @@ struct ByteSink {
       bytes.append(contentsOf: utf8)
     }
   }
+
+  /// Fields as a count, then each key and value, keys in byte order (canonical).
+  mutating func fields(_ f: [String: String]) {
+    count(f.count)
+    for k in f.keys.sorted() {
+      string(k)
+      string(f[k] ?? "")
+    }
+  }
+
+  @inline(__always) static func zigzagged(_ value: Int64) -> UInt64 {
+    UInt64(bitPattern: (value << 1) ^ (value >> 63))
+  }
+
+  @inline(__always) static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    var v = value
+    while v >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+      v >>= 7
+    }
+    bytes.append(UInt8(v))
+  }
 }
 
 /// Reads what `ByteSink` wrote, checking every length against the bytes that remain so a
@@ -47,16 +71,21 @@ struct ByteSink {
 struct ByteSource {
   let base: UnsafeRawBufferPointer
   var offset = 0
+  /// Where `base` starts in the record or payload it was cut from (for error offsets).
+  let origin: Int
 
-  init(_ base: UnsafeRawBufferPointer) { self.base = base }
+  init(_ base: UnsafeRawBufferPointer, origin: Int = 0) {
+    self.base = base
+    self.origin = origin
+  }
 
   var isAtEnd: Bool { offset == base.count }
   var remaining: Int { base.count - offset }
 
-  func fail(_ message: String) -> CodecError { CodecError(message, offset: offset) }
+  func fail(_ message: String) -> CodecError { CodecError(message, offset: origin + offset) }
 
   @inline(__always) mutating func byte() throws(CodecError) -> UInt8 {
-    guard offset < base.count else { throw fail("unexpected end of record") }
+    guard offset < base.count else { throw fail("unexpected end of data") }
     let b = base[offset]
     offset += 1
     return b
@@ -100,23 +129,83 @@ struct ByteSource {
     offset += n
     let units = UnsafeBufferPointer(
       start: slice.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
-    // ASCII (the common case) is valid UTF-8 as is; only other text needs full validation,
-    // whose generic path costs far more than the check.
-    var ascii = true
-    for b in units where b >= 0x80 {
-      ascii = false
-      break
-    }
-    if ascii { return String(decoding: units, as: UTF8.self) }
-    guard let s = String(validating: units, as: UTF8.self) else {
+    guard UTF8Check.isValid(units) else {
       throw CodecError("invalid UTF-8 in string", offset: offset - n)
     }
-    return s
+    return String(decoding: units, as: UTF8.self)
+  }
+
+  /// Fields written by `ByteSink.fields` (a later duplicate key wins).
+  mutating func fields() throws(CodecError) -> [String: String] {
+    let n = try count(minBytes: 2)
+    var out: [String: String] = [:]
+    out.reserveCapacity(n)
+    for _ in 0..<n {
+      let k = try string()
+      out[k] = try string()
+    }
+    return out
   }
 
   @inline(__always) mutating func identifier() throws(CodecError) -> String {
     let s = try string()
     guard !s.isEmpty else { throw fail("empty identifier") }
     return s
+  }
+}
+
+/// Strict UTF-8 validation (RFC 3629: no overlong forms, no surrogates, nothing above
+/// U+10FFFF), written out because `String(validating:as:)` needs iOS 18 / macOS 15. On
+/// bytes that pass, `String(decoding:as:)` keeps every byte (it repairs only invalid input).
+enum UTF8Check {
+  static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    let n = bytes.count
+    var i = 0
+    while i < n {
+      // ASCII runs, the common case, eight bytes at a time.
+      while i &+ 8 <= n {
+        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+        if word & 0x8080_8080_8080_8080 != 0 { break }
+        i &+= 8
+      }
+      guard i < n else { return true }
+      let b0 = base[i]
+      if b0 < 0x80 {
+        i &+= 1
+        continue
+      }
+      let length: Int
+      var low: UInt8 = 0x80
+      var high: UInt8 = 0xBF
+      switch b0 {
+      case 0xC2...0xDF: length = 2
+      case 0xE0:
+        length = 3
+        low = 0xA0
+      case 0xE1...0xEC, 0xEE...0xEF: length = 3
+      case 0xED:
+        length = 3
+        high = 0x9F
+      case 0xF0:
+        length = 4
+        low = 0x90
+      case 0xF1...0xF3: length = 4
+      case 0xF4:
+        length = 4
+        high = 0x8F
+      default: return false
+      }
+      guard n &- i >= length else { return false }
+      let b1 = base[i &+ 1]
+      guard b1 >= low && b1 <= high else { return false }
+      var k = 2
+      while k < length {
+        guard base[i &+ k] & 0xC0 == 0x80 else { return false }
+        k &+= 1
+      }
+      i &+= length
+    }
+    return true
   }
 }

@@ -20,8 +20,7 @@ extension Timeline {
     var decoder = EventDecoder()
     var written = 0
     do throws(ReplayError) {
-      try scan(from: 1, through: n) { seq, bytes in
-        let e = try decode(&decoder, bytes, seq)
+      try scanEvents(from: 1, through: n, decoder: &decoder) { (_, e) throws(ReplayError) in
         _ = try recorder.record(e)
         written += 1
         return true

@@ -23,7 +23,7 @@ public enum Diverge {
   public static func find(_ a: Timeline, _ b: Timeline) throws(ReplayError) -> Divergence {
     let common = min(a.eventCount, b.eventCount)
     guard
-      let first = try firstDifferentRecord(a, b, through: common)
+      let first = try a.firstDifferentEvent(b, through: common)
         ?? (a.eventCount != b.eventCount ? common + 1 : nil)
     else {
       return Divergence(comparedStates: 0)
@@ -37,13 +37,13 @@ public enum Diverge {
     while n <= max(a.eventCount, b.eventCount) {
       let end = n + window - 1
       var eventsA: [Event] = []
-      try a.scan(from: n, through: end) { seq, bytes in
-        eventsA.append(try a.decode(&decoderA, bytes, seq))
+      try a.scanEvents(from: n, through: end, decoder: &decoderA) { _, e in
+        eventsA.append(e)
         return true
       }
       var eventsB: [Event] = []
-      try b.scan(from: n, through: end) { seq, bytes in
-        eventsB.append(try b.decode(&decoderB, bytes, seq))
+      try b.scanEvents(from: n, through: end, decoder: &decoderB) { _, e in
+        eventsB.append(e)
         return true
       }
       let count = max(eventsA.count, eventsB.count)
