@@ -23,6 +23,9 @@ public struct FrameView {
   public var firstSeq: UInt64
   /// Events in an event frame (0 otherwise).
   public var eventCount: Int
+  /// Bytes the frame takes in the file (header and payload): the next frame starts at
+  /// `offset + length`.
+  public var length: UInt64
   public var payload: UnsafeRawBufferPointer
 }
 
@@ -72,7 +75,7 @@ extension LogReader {
         let p = try inflate(h, at: offset, lastGood: lastGood)
         let view = FrameView(
           kind: kind, offset: offset, firstSeq: h.firstSeq, eventCount: Int(h.eventCount),
-          payload: p)
+          length: h.frameLength, payload: p)
         if !body(view) { return }
         if kind == .events {
           lastGood = h.firstSeq + UInt64(h.eventCount) - 1
@@ -98,7 +101,7 @@ extension LogReader {
     return body(
       FrameView(
         kind: kind, offset: offset, firstSeq: h.firstSeq, eventCount: Int(h.eventCount),
-        payload: p))
+        length: h.frameLength, payload: p))
   }
 
   /// 2.0: the latest dictionary frame before event `seq` or at it (offset, and the event it
@@ -139,5 +142,35 @@ extension LogReader {
       do throws(LogError) { return try FileHeader.decode(p, path: path) } catch { return nil }
     }
     return header?.major
+  }
+}
+
+extension LogReader {
+  /// Uses the index file next to the log when it describes this log: its scan snapshot
+  /// replaces the scan of the frames it covers.
+  func adoptIndex() throws(LogError) {
+    let index: LogIndex
+    do {
+      index = try LogIndex(path: LogIndex.path(forLog: path))
+    } catch {
+      switch error {
+      case .missing: indexStatus = .missing
+      case .damaged(let why): indexStatus = .damaged(why)
+      }
+      return
+    }
+    if let why = try index.mismatch(header: header, source: source) {
+      indexStatus = .stale(why)
+      return
+    }
+    scan = index.restoreScan(source: source, header: header)
+    self.index = index
+    indexStatus = .valid
+  }
+
+  /// Takes `index` (just written for this log) as the reader's index.
+  public func adopt(_ index: LogIndex) {
+    self.index = index
+    indexStatus = .valid
   }
 }

@@ -20,8 +20,14 @@ public final class LogReader {
   private var raw: UnsafeMutableRawPointer
   private var rawCapacity: Int
 
-  /// Opens and scans the log at `path`.
-  public convenience init(path: String) throws(LogError) {
+  /// The log's index file, when it matched the log and was used (2.0 logs).
+  public internal(set) var index: LogIndex?
+  /// What became of the index file at open.
+  public internal(set) var indexStatus = IndexStatus.missing
+
+  /// Opens and scans the log at `path`. With `useIndex` (2.0 logs), a valid index file
+  /// next to it stands in for the scan of the frames it covers; only later ones are scanned.
+  public convenience init(path: String, useIndex: Bool = true) throws(LogError) {
     let fd: Int32
     switch Posix.open(path, O_RDONLY) {
     case .success(let f): fd = f
@@ -34,7 +40,7 @@ public final class LogReader {
       _ = Posix.close(fd)
       throw error
     }
-    try self.init(source: source, fd: fd)
+    try self.init(source: source, fd: fd, useIndex: useIndex)
   }
 
   /// Reads a log held in memory (tests, fuzzing, logs received over the wire).
@@ -42,7 +48,7 @@ public final class LogReader {
     try self.init(source: ByteSource(bytes: bytes, path: label), fd: nil)
   }
 
-  private init(source: ByteSource, fd: Int32?) throws(LogError) {
+  private init(source: ByteSource, fd: Int32?, useIndex: Bool = false) throws(LogError) {
     self.path = source.path
     self.fd = fd
     self.source = source
@@ -67,6 +73,7 @@ public final class LogReader {
       self.scan = FrameScan(
         source: source, salt: header.salt, start: UInt64(header.headerLength),
         major: header.major)
+      if useIndex && header.major >= 2 { try adoptIndex() }
       try scan.run(inflater: inflater)
       source.shrink()
     } catch {

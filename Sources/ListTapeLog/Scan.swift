@@ -63,6 +63,9 @@ struct FrameScan {
   var restarts: [Mark] = []
   /// The event number the last dictionary frame came before (0: none, the log's start).
   var lastRestartSeq: UInt64 = 0
+  /// The last frame accepted: its offset and payload checksum (0, 0 before the first).
+  var lastFrameOffset: UInt64 = 0
+  var lastFramePayloadCRC: UInt32 = 0
   var gaps: [LogGap] = []
   var gapCount = 0
   /// Why the last scan stopped before the end of the file; nil if it reached the end cleanly.
@@ -189,6 +192,8 @@ struct FrameScan {
   /// Records a validated frame in the counters and the sparse index.
   mutating func accept(_ h: FrameHeader, at offset: UInt64, lost: UInt64 = 0) {
     frames += 1
+    lastFrameOffset = offset
+    lastFramePayloadCRC = h.payloadCRC
     payloadBytes += UInt64(h.payloadLength)
     rawBytes += UInt64(h.rawLength)
     switch h.type {

@@ -39,12 +39,15 @@ final class EventPipeline: @unchecked Sendable {
     /// `FoldHint(events[i])`, made here so that the folding thread only prefetches.
     var hints: [FoldHint] = []
     var skipped = 0
+    /// Frames that ended among these events (only when the pipeline reports frames).
+    var frames: [FrameEnd] = []
 
     mutating func removeAll() {
       seqs.removeAll(keepingCapacity: true)
       events.removeAll(keepingCapacity: true)
       hints.removeAll(keepingCapacity: true)
       skipped = 0
+      frames.removeAll()
     }
   }
 
@@ -52,6 +55,7 @@ final class EventPipeline: @unchecked Sendable {
   private let path: String
   private let from: Int
   private let through: Int
+  private let reportsFrames: Bool
   private let cond = NSCondition()
   // Under `cond`:
   private var ready: [Chunk] = []
@@ -75,11 +79,17 @@ final class EventPipeline: @unchecked Sendable {
 
   /// Starts reading events `from...through` (within the readable prefix) on a new thread,
   /// decoding with `decoder`; nil if no thread could be started.
-  init?(reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder) {
+  ///
+  /// With `reportsFrames`, `consume` also hands over where each frame ended (`FrameEnd`).
+  init?(
+    reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder,
+    reportsFrames: Bool = false
+  ) {
     self.reader = reader
     self.path = path
     self.from = from
     self.through = through
+    self.reportsFrames = reportsFrames
     self.decoder = decoder
     let context = Unmanaged.passRetained(self).toOpaque()
     guard pthread_create(&thread, nil, { EventPipeline.threadMain($0) }, context) == 0 else {
@@ -102,20 +112,31 @@ final class EventPipeline: @unchecked Sendable {
   /// thrown once the events before it went to `body`. The producer has ended when this
   /// returns.
   func consume(
-    prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void, _ body: (Int, Event) -> Bool
+    prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void,
+    onFrame: (FrameEnd) -> Void = { _ in }, _ body: (Int, Event) -> Bool
   ) throws(ReplayError) -> Int? {
     defer { stopAndJoin() }
     var chunk = Chunk()
     while let next = try take(recycling: &chunk) {
       chunk = next
+      var frame = 0
       let stop = chunk.hints.withUnsafeBufferPointer { hints -> Int? in
         for i in chunk.events.indices {
+          // Frames that ended before this event, once the events before them are folded.
+          while frame < chunk.frames.count && chunk.frames[frame].lastSeq < chunk.seqs[i] {
+            onFrame(chunk.frames[frame])
+            frame += 1
+          }
           prefetch(hints, i)
           if !body(chunk.seqs[i], chunk.events[i]) { return chunk.seqs[i] }
         }
         return nil
       }
       if let stop { return stop }
+      while frame < chunk.frames.count {
+        onFrame(chunk.frames[frame])
+        frame += 1
+      }
     }
     return nil
   }
@@ -161,7 +182,8 @@ final class EventPipeline: @unchecked Sendable {
     do throws(ReplayError) {
       try LogEvents.forEach(
         reader, path: path, decoder: &decoder, from: from, through: through,
-        skipped: { chunk.skipped += $0 }
+        skipped: { chunk.skipped += $0 },
+        onFrame: reportsFrames ? { chunk.frames.append($0) } : nil
       ) { seq, event in
         chunk.events.append(event)
         chunk.hints.append(FoldHint(event))

@@ -1,6 +1,20 @@
 import ListTapeLog
 import ListTapeModel
 
+/// Where a 2.0 log's frame ended while its events were read (for building an index file):
+/// the state after `lastSeq` can be resumed from `nextOffset` with the segment's first
+/// `dictionaryCount` entries.
+struct FrameEnd {
+  var lastSeq: Int
+  var nextOffset: UInt64
+  var segment: UInt64
+  var dictionaryCount: Int
+  /// A dictionary frame: `entries` is the whole new dictionary.
+  var restarted: Bool
+  /// Entries the frame defined (every entry, for a restart).
+  var entries: [String]
+}
+
 /// Decoded events of a log of either format, read in order: the one loop behind every scan,
 /// on the caller's thread or the pipeline's.
 enum LogEvents {
@@ -13,16 +27,20 @@ enum LogEvents {
   /// (1.0), or hold the dictionary of the frame holding `from` (2.0; it is left holding
   /// the dictionary of the frames read). Events that follow lost events and cannot be
   /// decoded (a salvaged log) are passed over and counted through `skipped`.
+  ///
+  /// `onFrame` (2.0 only) hears of every frame read to its end, after its events went to
+  /// `body`.
   static func forEach(
     _ reader: LogReader, path: String, decoder: inout EventDecoder, from: Int, through: Int,
-    skipped: (Int) -> Void, _ body: (Int, Event) throws(ReplayError) -> Bool
+    skipped: (Int) -> Void, onFrame: ((FrameEnd) -> Void)? = nil,
+    _ body: (Int, Event) throws(ReplayError) -> Bool
   ) throws(ReplayError) {
     let last = min(through, Int(reader.eventCount))
     let first = max(from, 1)
     if reader.formatVersion.major == 1 {
       try records(reader, path: path, &decoder, first, last, skipped, body)
     } else {
-      try frames(reader, path: path, &decoder, first, last, skipped, body)
+      try frames(reader, path: path, &decoder, first, last, skipped, onFrame, body)
     }
   }
 
@@ -60,7 +78,8 @@ enum LogEvents {
 
   private static func frames(
     _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int,
-    _ last: Int, _ skipped: (Int) -> Void, _ body: (Int, Event) throws(ReplayError) -> Bool
+    _ last: Int, _ skipped: (Int) -> Void, _ onFrame: ((FrameEnd) -> Void)?,
+    _ body: (Int, Event) throws(ReplayError) -> Bool
   ) throws(ReplayError) {
     guard first <= last else { return }
     // Only a salvaged log has lost frames; elsewhere a missing entry is damage.
@@ -73,6 +92,13 @@ enum LogEvents {
         case .dictionary:
           do throws(CodecError) {
             try decoder.restart(view.payload, seq: firstSeq)
+            if let onFrame {
+              onFrame(
+                FrameEnd(
+                  lastSeq: firstSeq - 1, nextOffset: view.offset + view.length,
+                  segment: decoder.segment, dictionaryCount: decoder.dictionary.count,
+                  restarted: true, entries: try decoder.entries(from: 0)))
+            }
           } catch {
             failure = .undecodable("dictionary", event: firstSeq, path: path, error)
             return false
@@ -83,6 +109,7 @@ enum LogEvents {
         case .events:
           var stopped = false
           let outcome: FrameOutcome
+          let before = onFrame == nil ? 0 : decoder.dictionary.count
           do throws(CodecError) {
             outcome = try decoder.decodeFrame(
               view.payload, firstSeq: firstSeq, count: view.eventCount, from: first,
@@ -105,6 +132,18 @@ enum LogEvents {
             let lo = max(first, firstSeq)
             let hi = min(last, firstSeq + view.eventCount - 1)
             skipped(max(0, hi - lo + 1))
+          } else if outcome == .done, let onFrame {
+            do throws(CodecError) {
+              onFrame(
+                FrameEnd(
+                  lastSeq: firstSeq + view.eventCount - 1, nextOffset: view.offset + view.length,
+                  segment: decoder.segment, dictionaryCount: decoder.dictionary.count,
+                  restarted: false,
+                  entries: try decoder.entries(from: min(before, decoder.dictionary.count))))
+            } catch {
+              failure = .undecodable("event", event: firstSeq, path: path, error)
+              return false
+            }
           }
           return !stopped
         }

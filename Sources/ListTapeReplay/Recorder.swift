@@ -34,7 +34,7 @@ public final class Recorder {
   /// A restart comes once dead entries outnumber live ids by this factor (and by
   /// `restartSlack`), bounding a reader's dictionary to about (1 + ratio) × live ids.
   var restartRatio = 1
-  static let restartSlack = 4_096
+  var restartSlack = 4_096
 
   /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
   /// only a few thousand events, far enough apart that they stay a small share of the file.
@@ -171,7 +171,7 @@ public final class Recorder {
   private func maintainDictionary() throws(ReplayError) {
     guard let count = rows?.table.count else { return }
     let live = state.numberOfAllItems + state.numberOfSections
-    if count - live > restartRatio * live + Self.restartSlack {
+    if count - live > restartRatio * live + restartSlack {
       try restartDictionary()
     } else if writer.checkpointDue {
       try writeCheckpoint()

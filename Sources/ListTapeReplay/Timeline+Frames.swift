@@ -19,6 +19,7 @@ extension Timeline {
   /// from the segment's restart (or the log's start) through the frames before it. Costs
   /// a read of the segment up to `seq`; seeks through an index file avoid it.
   func frameDecoder(before seq: Int) throws(ReplayError) -> EventDecoder {
+    if let fast = try indexedFrameDecoder(before: seq) { return fast }
     var decoder = EventDecoder()
     let restart = reader.restart(atOrBefore: UInt64(seq))
     let from = restart?.seq ?? 1

@@ -14,6 +14,13 @@ public final class Timeline {
   var cachedCheckpoint: (seq: Int, state: ListState, decoder: EventDecoder)?
   /// Events skipped by scans because they follow lost events (salvaged logs).
   public private(set) var skippedAfterGaps = 0
+  /// 2.0: events between the seek points of an index file this timeline builds.
+  var indexSpacing = Timeline.defaultIndexSpacing
+  /// Told how far an index build got (events done, events in all); the CLI draws it.
+  public var indexProgress: ((Int, Int) -> Void)?
+  /// Set once an index could not be built here (say, a read-only directory): seeks then
+  /// fold from checkpoints in the log.
+  var indexUnavailable = false
 
   /// Opens and scans a log; a missing file is `.cannotOpen`, a non-log `.notALog`.
   public init(path: String) throws(ReplayError) {
@@ -117,13 +124,13 @@ public final class Timeline {
   /// Events after a salvaged gap that cannot be decoded are skipped and counted.
   func scanEvents(
     from: Int, through: Int, decoder: inout EventDecoder,
-    _ body: (Int, Event) throws(ReplayError) -> Bool
+    onFrame: ((FrameEnd) -> Void)? = nil, _ body: (Int, Event) throws(ReplayError) -> Bool
   ) throws(ReplayError) {
     var skipped = 0
     defer { skippedAfterGaps += skipped }
     try LogEvents.forEach(
       reader, path: path, decoder: &decoder, from: from, through: through,
-      skipped: { skipped += $0 }, body)
+      skipped: { skipped += $0 }, onFrame: onFrame, body)
   }
 
   /// Calls `body` with the raw records `from...through`, in windows so that a `false` from
@@ -173,6 +180,7 @@ public final class Timeline {
   func forEachDecoded(
     from: Int, through: Int, decoder: inout EventDecoder, pipelined: Bool? = nil,
     prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void = { _, _ in },
+    frames: Bool = false, onFrame: (FrameEnd) -> Void = { _ in },
     _ body: (Int, Event) -> Bool
   ) throws(ReplayError) {
     let last = min(through, eventCount)
@@ -180,10 +188,11 @@ public final class Timeline {
     guard first <= last else { return }
     if pipelined ?? (last - first >= EventPipeline.minimumEvents),
       let pipeline = EventPipeline(
-        reader: reader, path: path, from: first, through: last, decoder: decoder)
+        reader: reader, path: path, from: first, through: last, decoder: decoder,
+        reportsFrames: frames)
     {
       defer { skippedAfterGaps += pipeline.skippedAfterGaps }
-      if let stop = try pipeline.consume(prefetch: prefetch, body) {
+      if let stop = try pipeline.consume(prefetch: prefetch, onFrame: onFrame, body) {
         // The producer decoded past the stop: decode up to it again (≤ one reset interval).
         decoder = try self.decoder(after: stop)
       } else {
@@ -191,8 +200,10 @@ public final class Timeline {
       }
       return
     }
-    try scanEvents(from: first, through: last, decoder: &decoder) { seq, event in
-      body(seq, event)
+    try withoutActuallyEscaping(onFrame) { onFrame throws(ReplayError) in
+      try scanEvents(
+        from: first, through: last, decoder: &decoder, onFrame: frames ? onFrame : nil
+      ) { seq, event in body(seq, event) }
     }
   }
 
@@ -202,13 +213,17 @@ public final class Timeline {
   /// scan that folds (replay, seeks, find, history, stats, verify) goes through here.
   func foldEach(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
+    frames: Bool = false, onFrame: (FrameEnd, inout ListState) -> Void = { _, _ in },
     _ body: (Int, Event, ListFault?, inout ListState) -> Bool
   ) throws(ReplayError) {
     func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
       Self.prefetch(&state, hints, i)
     }
-    try forEachDecoded(from: from, through: through, decoder: &decoder, prefetch: prefetch) {
-      seq, event in
+    func frameEnded(_ end: FrameEnd) { onFrame(end, &state) }
+    try forEachDecoded(
+      from: from, through: through, decoder: &decoder, prefetch: prefetch, frames: frames,
+      onFrame: frameEnded
+    ) { seq, event in
       var fault: ListFault?
       do throws(ListFault) {
         try state.apply(event)
@@ -266,9 +281,17 @@ public final class Timeline {
   // MARK: States
 
   /// The latest checkpoint folding at most `n` events, decoded, with the decoder standing
-  /// right after its event.
+  /// right after its event (2.0: the index file's seek point when it is as near).
   func checkpoint(atOrBefore n: Int) throws(ReplayError) -> LoadedCheckpoint? {
-    if formatMajor >= 2 { return try frameCheckpoint(atOrBefore: n) }
+    if formatMajor >= 2 {
+      let inLog = reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
+      if let point = indexSeekSeq(atOrBefore: n), point >= inLog,
+        let loaded = try indexCheckpoint(atOrBefore: n)
+      {
+        return loaded
+      }
+      return try frameCheckpoint(atOrBefore: n)
+    }
     let found: (seq: UInt64, state: [UInt8])?
     do {
       found = try reader.checkpoint(atOrBefore: UInt64(n))
@@ -306,6 +329,7 @@ public final class Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var start = 1
+    ensureIndex(near: n)
     let nearest = checkpointSeq(atOrBefore: n)
     if nearest > 0, let cached = cachedCheckpoint, cached.seq == nearest {
       (state, decoder, start) = (cached.state, cached.decoder, cached.seq + 1)
@@ -444,14 +468,24 @@ public final class Timeline {
 }
 
 extension Timeline {
-  /// Number of checkpoints the log holds (in its index).
+  /// Number of checkpoints the log holds (in its frames).
   public var checkpointCount: Int { reader.checkpointCount }
 
-  /// Event numbers of the checkpoints in the index, in order.
-  public var checkpointSeqs: [Int] { reader.checkpointSeqs.map { Int($0) } }
+  /// Event numbers of the states a seek starts from, in order: the log's checkpoints and,
+  /// for a 2.0 log, its index file's seek points (the index is built first if it is missing
+  /// and the log is long).
+  public var checkpointSeqs: [Int] {
+    ensureIndex(near: eventCount)
+    let inLog = reader.checkpointSeqs.map { Int($0) }
+    guard let index = reader.index else { return inLog }
+    return Array(Set(inLog + index.seekPoints.map { Int($0.seq) })).sorted()
+  }
 
-  /// The latest checkpoint at or before event `n` (0 when none: the empty state).
+  /// The latest checkpoint or seek point at or before event `n` (0 when none: the empty
+  /// state).
   func checkpointSeq(atOrBefore n: Int) -> Int {
-    n < 1 ? 0 : reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
+    guard n >= 1 else { return 0 }
+    let inLog = reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
+    return max(inLog, indexSeekSeq(atOrBefore: n) ?? 0)
   }
 }

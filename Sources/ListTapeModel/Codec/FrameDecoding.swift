@@ -113,6 +113,11 @@ extension EventDecoder {
     return try ListState(compact: payload, dictionary: &dictionary)
   }
 
+  /// The current dictionary's entries from `start` on (an index builder copies them).
+  public mutating func entries(from start: Int) throws(CodecError) -> [String] {
+    try dictionary.entries(from: start)
+  }
+
   /// The segment and dictionary size a 2.0 event frame was written with.
   public static func frameSegment(_ payload: UnsafeRawBufferPointer) throws(CodecError) -> (
     segment: UInt64, dictBase: Int

@@ -95,6 +95,19 @@ public struct IdDictionary: Sendable {
     storedEnds.removeAll()
   }
 
+  /// Entries `from..<count`, materialized.
+  public mutating func entries(from start: Int) throws(CodecError) -> [String] {
+    var out: [String] = []
+    out.reserveCapacity(max(0, count - start))
+    for e in max(start, 0)..<count { out.append(try entry(e)) }
+    return out
+  }
+
+  /// Appends the stored form of `id` (what an index file keeps for each entry) to `bytes`.
+  public static func appendStored(_ id: String, to bytes: inout [UInt8]) {
+    IdText.store(id, into: &bytes)
+  }
+
   /// Every entry in stored form, with its end offsets (what an index file keeps).
   public mutating func storedForm(upTo n: Int) throws(CodecError) -> (
     bytes: [UInt8], ends: [UInt32]
@@ -112,8 +125,11 @@ public struct IdDictionary: Sendable {
 
 /// Maps identifiers to their entry numbers while writing (the encoder's half of the
 /// dictionary): a writer or index builder assigns the next number to each new id.
+///
+/// Keyed by exact UTF-8 bytes in the model's own id table (`IdentifierIndex`: one probe,
+/// short keys inline), which a writer consults for every identifier it writes.
 public struct IdTable: Sendable {
-  var numbers: [IdentifierKey: Int32] = [:]
+  var numbers = IdentifierIndex()
   /// Entries defined so far.
   public private(set) var count = 0
 
@@ -123,27 +139,25 @@ public struct IdTable: Sendable {
   /// A table holding `dictionary`'s entries, numbered as there.
   public init(_ dictionary: inout IdDictionary) throws(CodecError) {
     numbers.reserveCapacity(dictionary.count)
-    for e in 0..<dictionary.count {
-      numbers[IdentifierKey(try dictionary.entry(e))] = Int32(e)
-    }
-    count = dictionary.count
+    for e in 0..<dictionary.count { add(try dictionary.entry(e)) }
   }
 
   /// The entry number of `id`, if defined.
   @inline(__always)
-  public func number(of id: String) -> Int? { numbers[IdentifierKey(id)].map { Int($0) } }
+  public func number(of id: String) -> Int? { numbers[id].map { Int($0) } }
 
-  /// Defines `id` as the next entry; returns its number.
+  /// Defines `id` as the next entry (or renumbers it, if a restart listed it twice);
+  /// returns its number.
   @discardableResult
   public mutating func add(_ id: String) -> Int {
-    numbers[IdentifierKey(id)] = Int32(truncatingIfNeeded: count)
+    numbers[id] = Int32(truncatingIfNeeded: count)
     count += 1
     return count - 1
   }
 
   /// Forgets every entry (a restart).
   public mutating func removeAll() {
-    numbers.removeAll(keepingCapacity: true)
+    numbers = IdentifierIndex()
     count = 0
   }
 }

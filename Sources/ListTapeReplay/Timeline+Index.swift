@@ -1,0 +1,183 @@
+import ListTapeLog
+import ListTapeModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Seeks in a 2.0 log through its index file (`LogIndex`): states every `indexSpacing`
+/// events, kept next to the log, built by the first seek that needs them and extended as
+/// the log grows. The index is only a cache: without it (or when it cannot be written)
+/// every read and seek still works, from the log's own checkpoints.
+extension Timeline {
+  /// Events between seek points: a seek folds half of it on average (docs/log-format.md).
+  static let defaultIndexSpacing = 65_536
+
+  /// What became of the log's index file when the log was opened (2.0 logs).
+  public var indexStatus: IndexStatus { reader.indexStatus }
+
+  /// Size of the index file in use, if any.
+  public var indexBytes: Int? { reader.index.map { Int($0.fileSize) } }
+
+  /// The index file's latest seek point at or before event `n`.
+  func indexSeekSeq(atOrBefore n: Int) -> Int? {
+    reader.index?.seekPoint(atOrBefore: UInt64(max(n, 0))).map { Int($0.seq) }
+  }
+
+  /// Builds or extends the index when a seek to `n` would otherwise fold more than one
+  /// spacing past the last seek point (and the log is long enough to need seek points).
+  /// A failure leaves the log readable as it was: the index is only a cache.
+  func ensureIndex(near n: Int) {
+    guard formatMajor >= 2, !indexUnavailable, n > indexSpacing else { return }
+    let last = reader.index?.seekPoints.last.map { Int($0.seq) } ?? 0
+    guard n - last > indexSpacing, eventCount - last > indexSpacing else { return }
+    do {
+      try buildIndex()
+    } catch {
+      indexUnavailable = true
+    }
+  }
+
+  /// Writes the log's index file, or extends it from its last seek point: folds the log
+  /// once (reading on a second thread), storing the state every `indexSpacing` events at
+  /// a frame boundary, and the dictionary of each segment.
+  public func buildIndex() throws(ReplayError) {
+    let old = reader.index
+    let start = old?.seekPoints.last
+    let builder: LogIndexBuilder
+    do {
+      builder = try LogIndexBuilder(reader: reader, keeping: old, through: start?.seq ?? 0)
+    } catch {
+      indexUnavailable = true
+      throw ReplayError(error)
+    }
+    var state = ListState()
+    var decoder = EventDecoder()
+    var table = IdTable()
+    var stored: [UInt8] = []
+    var ends: [UInt32] = []
+    var segment: UInt64 = 0
+    var from = 1
+    if let old, let start {
+      guard let resumed = try indexCheckpoint(atOrBefore: Int(start.seq)) else {
+        throw ReplayError(.damaged, "index seek point after event \(start.seq) unreadable (\(path))")
+      }
+      state = resumed.state
+      decoder = resumed.decoder
+      do {
+        (stored, ends) = try old.dictionary(at: start)
+        var dictionary = decoder.dictionary
+        table = try IdTable(&dictionary)
+      } catch let e as LogError {
+        throw ReplayError(e)
+      } catch {
+        throw ReplayError(.damaged, "index dictionary unreadable: \(error) (\(path))")
+      }
+      segment = start.segment
+      from = Int(start.seq) + 1
+    }
+    var lastPoint = from - 1
+    var failure: ReplayError?
+    let total = eventCount
+    let spacing = indexSpacing
+    func frameEnded(_ end: FrameEnd, _ state: inout ListState) {
+      guard failure == nil else { return }
+      do {
+        if end.restarted {
+          try builder.addSegment(key: segment, stored: stored, ends: ends)
+          table = IdTable()
+          stored.removeAll(keepingCapacity: true)
+          ends.removeAll(keepingCapacity: true)
+          segment = end.segment
+        }
+        for id in end.entries {
+          table.add(id)
+          IdDictionary.appendStored(id, to: &stored)
+          ends.append(UInt32(truncatingIfNeeded: stored.count))
+        }
+        if !end.restarted && end.lastSeq - lastPoint >= spacing {
+          let (bytes, points) = try state.compactEncoded(
+            segment: end.segment, dictionaryCount: end.dictionaryCount,
+            number: { table.number(of: $0) })
+          try builder.addSeekPoint(
+            seq: UInt64(end.lastSeq), frameOffset: end.nextOffset, segment: end.segment,
+            dictionaryCount: end.dictionaryCount, state: bytes, flushPoints: points)
+          lastPoint = end.lastSeq
+        }
+      } catch let e as LogError {
+        failure = ReplayError(e)
+      } catch {
+        failure = ReplayError(.damaged, "cannot index \(path): \(error)")
+      }
+    }
+    try foldEach(&state, &decoder, from: from, through: total, frames: true, onFrame: frameEnded) {
+      seq, _, _, _ in
+      if seq & 0xFFFF == 0 { indexProgress?(seq, total) }
+      return failure == nil
+    }
+    if let failure { throw failure }
+    do {
+      try builder.addSegment(key: segment, stored: stored, ends: ends)
+      reader.adopt(try builder.finish(reader: reader))
+    } catch {
+      throw ReplayError(error)
+    }
+    indexProgress?(total, total)
+  }
+
+  /// The state at the index file's latest seek point at or before event `n`, with a
+  /// decoder holding that point's dictionary (read in one piece from the index).
+  func indexCheckpoint(atOrBefore n: Int) throws(ReplayError) -> LoadedCheckpoint? {
+    guard let index = reader.index, let p = index.seekPoint(atOrBefore: UInt64(max(n, 0))) else {
+      return nil
+    }
+    let stored: [UInt8]
+    let ends: [UInt32]
+    let blob: [UInt8]
+    do {
+      (stored, ends) = try index.dictionary(at: p)
+      blob = try index.state(at: p)
+    } catch {
+      throw ReplayError(error)
+    }
+    var decoder = EventDecoder()
+    let decoded: Result<ListState, CodecError> = blob.withUnsafeBytes { raw in
+      Result { () throws(CodecError) in
+        decoder.load(
+          try IdDictionary(stored: stored, ends: ends), segment: p.segment, before: Int(p.seq) + 1)
+        return try decoder.decodeCheckpoint(raw)
+      }
+    }
+    do {
+      return LoadedCheckpoint(
+        seq: Int(p.seq), state: try decoded.get(), decoder: decoder, lastTime: nil)
+    } catch {
+      throw ReplayError.undecodable("index state", event: Int(p.seq), path: index.path, error)
+    }
+  }
+
+  /// 2.0: a decoder for the frame holding event `seq` starting from the index's latest seek
+  /// point in the same segment (its dictionary in one read, then the definitions of the
+  /// frames after it), or nil when no such point exists.
+  func indexedFrameDecoder(before seq: Int) throws(ReplayError) -> EventDecoder? {
+    guard let index = reader.index, seq > 1,
+      let p = index.seekPoint(atOrBefore: UInt64(seq - 1))
+    else { return nil }
+    let restart = reader.restart(atOrBefore: UInt64(seq))?.seq ?? 0
+    guard restart <= p.seq + 1 else { return nil }
+    var decoder = EventDecoder()
+    do {
+      let (stored, ends) = try index.dictionary(at: p)
+      decoder.load(
+        try IdDictionary(stored: stored, ends: ends), segment: p.segment, before: Int(p.seq) + 1)
+    } catch let e as LogError {
+      throw ReplayError(e)
+    } catch {
+      throw ReplayError(.damaged, "index dictionary unreadable: \(error) (\(index.path))")
+    }
+    try absorbDefinitions(&decoder, from: Int(p.seq) + 1, through: seq - 1, start: p.frameOffset)
+    return decoder
+  }
+}
