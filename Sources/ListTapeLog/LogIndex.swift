@@ -89,6 +89,16 @@ public final class LogIndex {
   /// The index file of the log at `logPath`.
   public static func path(forLog logPath: String) -> String { logPath + ".idx" }
 
+  /// The index file of the log at `logPath` as it stands (not checked against the log),
+  /// or nil when there is none or it does not read.
+  public static func open(forLog logPath: String) -> LogIndex? {
+    do {
+      return try LogIndex(path: path(forLog: logPath))
+    } catch {
+      return nil
+    }
+  }
+
   /// Size of the index file in bytes.
   public var fileSize: UInt64 { source.size }
 

@@ -168,6 +168,13 @@ extension LogReader {
     indexStatus = .valid
   }
 
+  /// Stops using the index (a part of it did not check out when read): later seeks fall
+  /// back to the log's own checkpoints until a new index is adopted.
+  public func discardIndex(_ why: String) {
+    index = nil
+    indexStatus = .damaged(why)
+  }
+
   /// Takes `index` (just written for this log) as the reader's index.
   public func adopt(_ index: LogIndex) {
     self.index = index

@@ -132,8 +132,13 @@ public final class Recorder {
   /// than the protocol allows, strings or lists over the caps) is refused with `.usage`.
   @discardableResult
   public func record(_ event: Event) throws(ReplayError) -> ListFault? {
+    try record(event, stampingTime: true)
+  }
+
+  /// `record`, optionally keeping a missing time missing (rewriting a log as it was).
+  func record(_ event: Event, stampingTime: Bool) throws(ReplayError) -> ListFault? {
     var event = event
-    if event.time == nil { event.time = Self.now() }
+    if stampingTime && event.time == nil { event.time = Self.now() }
     scratch.removeAll(keepingCapacity: true)
     do throws(CodecError) {
       if rows != nil {

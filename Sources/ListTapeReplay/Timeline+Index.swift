@@ -36,7 +36,13 @@ extension Timeline {
     do {
       try buildIndex()
     } catch {
-      indexUnavailable = true
+      // An old index that does not read back is dropped and the index built afresh, once.
+      guard reader.index != nil else {
+        indexUnavailable = true
+        return
+      }
+      reader.discardIndex(error.description)
+      do { try buildIndex() } catch { indexUnavailable = true }
     }
   }
 
@@ -172,10 +178,9 @@ extension Timeline {
       let (stored, ends) = try index.dictionary(at: p)
       decoder.load(
         try IdDictionary(stored: stored, ends: ends), segment: p.segment, before: Int(p.seq) + 1)
-    } catch let e as LogError {
-      throw ReplayError(e)
     } catch {
-      throw ReplayError(.damaged, "index dictionary unreadable: \(error) (\(index.path))")
+      reader.discardIndex("\(error)")
+      return nil
     }
     try absorbDefinitions(&decoder, from: Int(p.seq) + 1, through: seq - 1, start: p.frameOffset)
     return decoder

@@ -31,6 +31,10 @@ public struct LogStats: Sendable {
   public var firstTime: Int64?
   public var lastTime: Int64?
   public var marks: Int
+  /// The log's format major version.
+  public var format: Int = 1
+  /// Size of the index file beside the log (2.0), when there is a valid one.
+  public var indexBytes: Int?
 }
 
 extension Timeline {
@@ -119,6 +123,7 @@ extension Timeline {
       opCounts: counts.map { (op: $0.key, count: $0.value) }.sorted {
         $0.count != $1.count ? $0.count > $1.count : $0.op < $1.op
       }, faults: faults, bytes: fileBytes, frames: frames, checkpoints: checkpoints,
-      checkpointBytes: Int(checkpointBytes), firstTime: first, lastTime: last, marks: marks)
+      checkpointBytes: Int(checkpointBytes), firstTime: first, lastTime: last, marks: marks,
+      format: formatMajor, indexBytes: indexBytes)
   }
 }

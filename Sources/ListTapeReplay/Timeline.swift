@@ -14,8 +14,9 @@ public final class Timeline {
   var cachedCheckpoint: (seq: Int, state: ListState, decoder: EventDecoder)?
   /// Events skipped by scans because they follow lost events (salvaged logs).
   public private(set) var skippedAfterGaps = 0
-  /// 2.0: events between the seek points of an index file this timeline builds.
-  var indexSpacing = Timeline.defaultIndexSpacing
+  /// 2.0: events between the seek points of an index file this timeline builds (65,536 by
+  /// default; fewer points make a smaller index and slower seeks).
+  public var indexSpacing = Timeline.defaultIndexSpacing
   /// Told how far an index build got (events done, events in all); the CLI draws it.
   public var indexProgress: ((Int, Int) -> Void)?
   /// Set once an index could not be built here (say, a read-only directory): seeks then
@@ -285,10 +286,13 @@ public final class Timeline {
   func checkpoint(atOrBefore n: Int) throws(ReplayError) -> LoadedCheckpoint? {
     if formatMajor >= 2 {
       let inLog = reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
-      if let point = indexSeekSeq(atOrBefore: n), point >= inLog,
-        let loaded = try indexCheckpoint(atOrBefore: n)
-      {
-        return loaded
+      if let point = indexSeekSeq(atOrBefore: n), point >= inLog {
+        do {
+          if let loaded = try indexCheckpoint(atOrBefore: n) { return loaded }
+        } catch {
+          // Only a cache: what does not check out is dropped (and rebuilt by a later seek).
+          reader.discardIndex(error.description)
+        }
       }
       return try frameCheckpoint(atOrBefore: n)
     }

@@ -40,6 +40,10 @@ enum StatsCommand: Command {
       w.int(stats.checkpoints)
       w.key("checkpointBytes")
       w.int(stats.checkpointBytes)
+      w.key("format")
+      w.int(stats.format)
+      w.key("indexBytes")
+      if let n = stats.indexBytes { w.int(n) } else { w.null() }
       w.key("firstTime")
       if let t = stats.firstTime { w.int(t) } else { w.null() }
       w.key("lastTime")
@@ -66,6 +70,11 @@ enum StatsCommand: Command {
       "faults",
       stats.faults == 0 ? "0" : style.red(Render.count(stats.faults)))
     row("bytes", "\(Render.count(stats.bytes)) (\(Render.decimal(perEvent, 1)) bytes/event)")
+    row("format", "\(stats.format).0")
+    row(
+      "index file",
+      stats.indexBytes.map { "\(Render.count($0)) bytes beside the log (a rebuildable cache)" }
+        ?? "none")
     row("frames", Render.count(stats.frames))
     let share = stats.bytes > 0 ? Double(stats.checkpointBytes) * 100 / Double(stats.bytes) : 0
     row(

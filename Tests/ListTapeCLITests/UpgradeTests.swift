@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+/// `listtape upgrade LOG -o OUT` through the built binary: the 1.0 golden logs become 2.0
+/// logs with the same events and states (protocol section 4), and the exit codes.
+@Suite struct UpgradeTests {
+  static let golden = CLI.packageRoot.appendingPathComponent("Logs/golden")
+
+  static func header(_ path: String) throws -> (major: UInt16, minor: UInt16) {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)).prefix(12))
+    return (UInt16(bytes[8]) | UInt16(bytes[9]) << 8, UInt16(bytes[10]) | UInt16(bytes[11]) << 8)
+  }
+
+  @Test(arguments: ["every-op", "session-30k"])
+  func goldenLogsUpgradeToTheSameEventsAndStates(_ name: String) throws {
+    let dir = try TempDir()
+    let source = Self.golden.appendingPathComponent(name + ".ltape").path
+    let old = dir.path("old.ltape")
+    try FileManager.default.copyItem(atPath: source, toPath: old)
+    #expect(try Self.header(old).major == 1)
+    let out = dir.path("new.ltape")
+    let r = try CLI.run(["upgrade", old, "-o", out])
+    #expect(r.code == 0, "\(r.err)")
+    #expect(r.err.contains("upgraded"))
+    #expect(try Self.header(out).major == 2)
+
+    let eventsBefore = try CLI.run(["events", old, "--json"])
+    let eventsAfter = try CLI.run(["events", out, "--json"])
+    #expect(eventsBefore.code == 0 && eventsAfter.code == 0)
+    #expect(eventsAfter.out == eventsBefore.out)
+    let total = eventsBefore.out.lines.filter { !$0.isEmpty }.count
+    for n in Set([0, 1, total / 3, total / 2, total - 1, total]) {
+      let a = try CLI.run(["show", old, "--at", "\(n)", "--json"])
+      let b = try CLI.run(["show", out, "--at", "\(n)", "--json"])
+      #expect(a.code == 0 && b.out == a.out, "event \(n)")
+    }
+    let replayBefore = try CLI.run(["replay", old])
+    let replayAfter = try CLI.run(["replay", out])
+    #expect(replayAfter.code == replayBefore.code)
+    #expect(replayAfter.err == replayBefore.err)
+    #expect(try CLI.run(["verify", out]).code == 0)
+    if name == "session-30k" {
+      let before = try FileManager.default.attributesOfItem(atPath: old)[.size] as? Int ?? 0
+      let after = try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int ?? 0
+      #expect(after < before)
+    }
+    // The old log is unchanged, and a second upgrade to the same name is refused.
+    #expect(try Data(contentsOf: URL(fileURLWithPath: old)) == Data(contentsOf: URL(fileURLWithPath: source)))
+    #expect(try CLI.run(["upgrade", old, "-o", out]).code == 73)
+  }
+
+  @Test func aLogOfTheCurrentFormatIsRewrittenWithFullFrames() throws {
+    let dir = try TempDir()
+    let jsonl = CLI.sample("symbols")
+    let log = try CLI.record(jsonl, in: dir)
+    // Appended a few events at a time, as an app at a person's pace would.
+    let lines = try String(contentsOf: jsonl, encoding: .utf8).split(separator: "\n")
+    let extra = dir.path("paced.ltape")
+    for chunk in stride(from: 0, to: lines.count, by: 3) {
+      let part = lines[chunk..<min(chunk + 3, lines.count)].joined(separator: "\n") + "\n"
+      #expect(try CLI.run(["record", extra], input: Data(part.utf8)).code == 0)
+    }
+    let out = dir.path("compact.ltape")
+    #expect(try CLI.run(["upgrade", extra, "-o", out]).code == 0)
+    #expect(try CLI.run(["events", out, "--json"]).out == CLI.run(["events", log, "--json"]).out)
+    let paced = try FileManager.default.attributesOfItem(atPath: extra)[.size] as? Int ?? 0
+    let compact = try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int ?? 0
+    #expect(compact < paced)
+  }
+
+  @Test func exitCodes() throws {
+    let dir = try TempDir()
+    let log = dir.path("log.ltape")
+    try FileManager.default.copyItem(
+      atPath: Self.golden.appendingPathComponent("session-30k.ltape").path, toPath: log)
+    #expect(try CLI.run(["upgrade", log]).code == 64)
+    #expect(try CLI.run(["upgrade", dir.path("missing.ltape"), "-o", dir.path("x")]).code == 66)
+    let exists = dir.path("exists.ltape")
+    FileManager.default.createFile(atPath: exists, contents: Data("x".utf8))
+    #expect(try CLI.run(["upgrade", log, "-o", exists]).code == 73)
+    // A damaged log is refused and nothing is written.
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))
+    bytes[bytes.count / 3] ^= 0x55
+    let damaged = dir.path("damaged.ltape")
+    try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+    let r = try CLI.run(["upgrade", damaged, "-o", dir.path("out.ltape")])
+    #expect(r.code == 2, "\(r.err)")
+    #expect(r.err.contains("salvage"))
+    #expect(!FileManager.default.fileExists(atPath: dir.path("out.ltape")))
+    // So is a salvaged log that lost events.
+    let salvaged = dir.path("salvaged.ltape")
+    #expect(try CLI.run(["salvage", damaged, "-o", salvaged]).code == 0)
+    #expect(try CLI.run(["upgrade", salvaged, "-o", dir.path("out.ltape")]).code == 2)
+    let notALog = dir.path("text.ltape")
+    FileManager.default.createFile(atPath: notALog, contents: Data("hello".utf8))
+    #expect(try CLI.run(["upgrade", notALog, "-o", dir.path("out2.ltape")]).code == 2)
+  }
+}
+
+/// The index file beside a 2.0 log: built by the first seek that needs it, reported by
+/// `stats` beside the log's own size, and never needed for a correct answer.
+@Suite struct IndexFileTests {
+  @Test func statsReportsTheIndexBesideTheLog() throws {
+    let dir = try TempDir()
+    let log = try CLI.record(CLI.sample("symbols"), in: dir)
+    let env = ["LISTTAPE_INDEX_SPACING": "10"]
+    let before = try CLI.run(["stats", log], environment: env)
+    #expect(before.out.contains("  format       2.0\n"))
+    #expect(before.out.contains("  index file   none\n"))
+    let shown = try CLI.run(["show", log, "--at", "40", "--json"], environment: env)
+    #expect(shown.code == 0)
+    let index = log + ".idx"
+    #expect(FileManager.default.fileExists(atPath: index))
+    let size = try FileManager.default.attributesOfItem(atPath: index)[.size] as? Int ?? 0
+    let after = try CLI.run(["stats", log, "--json"])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(after.out.utf8)) as? [String: Any])
+    #expect(object["indexBytes"] as? Int == size)
+    #expect(object["format"] as? Int == 2)
+    // The same answer without it, and with a damaged one.
+    try FileManager.default.removeItem(atPath: index)
+    #expect(try CLI.run(["show", log, "--at", "40", "--json"]).out == shown.out)
+    _ = try CLI.run(["show", log, "--at", "40"], environment: env)
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: index)))
+    for i in stride(from: 130, to: bytes.count, by: 7) { bytes[i] ^= 0xFF }
+    try Data(bytes).write(to: URL(fileURLWithPath: index))
+    #expect(try CLI.run(["show", log, "--at", "40", "--json"], environment: env).out == shown.out)
+  }
+}
