@@ -38,7 +38,7 @@ public final class Recorder {
 
   /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
   /// only a few thousand events, far enough apart that they stay a small share of the file.
-  static func options(_ fsync: FsyncMode) -> LogWriterOptions {
+  package static func options(_ fsync: FsyncMode) -> LogWriterOptions {
     var o = LogWriterOptions()
     switch fsync {
     case .always: o.fsync = .always
@@ -77,8 +77,11 @@ public final class Recorder {
     try open(path: path, options: options(fsync))
   }
 
-  /// Opens with explicit writer tuning (tests use tight checkpoint spacing).
-  static func open(path: String, options: LogWriterOptions) throws(ReplayError) -> Recorder {
+  /// Opens with explicit writer tuning (tests use tight checkpoint spacing; the bench writes
+  /// 1.0 logs to upgrade).
+  package static func open(path: String, options: LogWriterOptions) throws(ReplayError)
+    -> Recorder
+  {
     let writer: LogWriter
     let existing = LogReader.formatMajor(ofFileAt: path)
     do {
@@ -233,6 +236,12 @@ public final class Recorder {
       throw ReplayError(error)
     }
   }
+}
+
+extension Recorder {
+  /// What turns 2.0 rows into frame payloads for a `LogWriter` (the bench writes rows
+  /// through the writer alone).
+  package static func frameEncoder() -> any FramePayloadEncoder { FrameEncoding() }
 }
 
 /// Turns a 2.0 frame's rows into its columns for the writer (`FrameAssembler`).

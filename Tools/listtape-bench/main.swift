@@ -29,7 +29,7 @@ if args.count == 2 && args[0] == "__replay-memory" {
     """
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
-    USAGE: listtape-bench [model] [log] [replay] [store] [--quick]
+    USAGE: listtape-bench [model] [log] [replay] [store] [format] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
@@ -45,4 +45,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("log") { LogBench.run() }
   if wants("replay") { ReplayBench.run(quick: quick) }
   if wants("store") { StoreBench.run(quick: quick) }
+  if wants("format") { FormatBench.run(quick: quick) }
 }

@@ -203,20 +203,22 @@ enum IdText {
     return (lower ? uuidLower : uuidUpper, hi, lo)
   }
 
-  /// The canonical text of a UUID held as two 64-bit halves.
+  /// The canonical text of a UUID held as two 64-bit halves (a byte's two digits at a time).
   static func uuidString(_ hi: UInt64, _ lo: UInt64, lower: Bool) -> String {
-    let alpha: UInt8 = lower ? 0x61 : 0x41
+    let digits: StaticString = lower ? "0123456789abcdef" : "0123456789ABCDEF"
     return String(unsafeUninitializedCapacity: 36) { out in
-      var digit = 0
-      for i in 0..<36 {
-        if i == 8 || i == 13 || i == 18 || i == 23 {
-          out[i] = 0x2D
-          continue
+      let table = digits.utf8Start
+      var at = 0
+      for i in 0..<16 {
+        if i == 4 || i == 6 || i == 8 || i == 10 {
+          out[at] = 0x2D
+          at &+= 1
         }
-        let v = digit < 16 ? hi >> (60 - 4 * UInt64(digit)) : lo >> (60 - 4 * UInt64(digit - 16))
-        let n = UInt8(truncatingIfNeeded: v & 0xF)
-        out[i] = n < 10 ? 0x30 + n : alpha + n - 10
-        digit += 1
+        let half = i < 8 ? hi : lo
+        let byte = Int(truncatingIfNeeded: half >> (56 &- 8 &* UInt64(i & 7))) & 0xFF
+        out[at] = table[byte >> 4]
+        out[at &+ 1] = table[byte & 0xF]
+        at &+= 2
       }
       return 36
     }
