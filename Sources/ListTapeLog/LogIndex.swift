@@ -152,7 +152,8 @@ public final class LogIndex {
     }
     let h = try bytes(0, IndexFormat.headerLength, "header")
     for i in 0..<8 where h[i] != IndexFormat.magic[i] { throw .damaged("not an index file") }
-    guard crc32Bytes(0, UnsafeRawBufferPointer(rebasing: h[0..<124])) == h.loadLE(UInt32.self, at: 124)
+    guard
+      crc32Bytes(0, UnsafeRawBufferPointer(rebasing: h[0..<124])) == h.loadLE(UInt32.self, at: 124)
     else { throw .damaged("header checksum mismatch") }
     let major = h.loadLE(UInt16.self, at: 8)
     guard major == IndexFormat.major else { throw .damaged("index format \(major)") }
@@ -289,7 +290,9 @@ public final class LogIndex {
       throw LogError(.damaged, path: path, message: "index dictionary outside the file")
     }
     var ends = [UInt32](repeating: 0, count: n)
-    ends.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: endsBytes[0..<n * 4])) }
+    ends.withUnsafeMutableBytes {
+      $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: endsBytes[0..<n * 4]))
+    }
     for i in ends.indices { ends[i] = UInt32(littleEndian: ends[i]) }
     var crc = crc32Bytes(0, endsBytes)
     let used = Int(ends.last ?? 0)

@@ -153,7 +153,8 @@ public final class LogReader {
     guard header.major == 1 else {
       throw LogError(
         .unsupportedVersion, path: path,
-        message: "format \(header.major).\(header.minor) event frames hold no records; read them by frame")
+        message:
+          "format \(header.major).\(header.minor) event frames hold no records; read them by frame")
     }
     let first = max(from, 1)
     let last = min(through, scan.lastSeq)

@@ -179,18 +179,18 @@ final class EventPipeline: @unchecked Sendable {
     var count = 0
     var chunk = Chunk()
     var failure: ReplayError?
+    func queue(_ seq: Int, _ event: Event) -> Bool {
+      chunk.events.append(event)
+      chunk.hints.append(FoldHint(event))
+      chunk.seqs.append(seq)
+      count += 1
+      return chunk.events.count < Self.chunkEvents || hand(&chunk)
+    }
     do throws(ReplayError) {
       try LogEvents.forEach(
         reader, path: path, decoder: &decoder, from: from, through: through,
         skipped: { chunk.skipped += $0 },
-        onFrame: reportsFrames ? { chunk.frames.append($0) } : nil
-      ) { seq, event in
-        chunk.events.append(event)
-        chunk.hints.append(FoldHint(event))
-        chunk.seqs.append(seq)
-        count += 1
-        return chunk.events.count < Self.chunkEvents || hand(&chunk)
-      }
+        onFrame: reportsFrames ? { chunk.frames.append($0) } : nil, queue)
     } catch {
       failure = error
     }

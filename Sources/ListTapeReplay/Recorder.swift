@@ -33,8 +33,8 @@ public final class Recorder {
   public let recoveryNote: String?
   /// A restart comes once dead entries outnumber live ids by this factor (and by
   /// `restartSlack`), bounding a reader's dictionary to about (1 + ratio) × live ids.
-  var restartRatio = 1
-  var restartSlack = 4_096
+  package var restartRatio = 1
+  package var restartSlack = 4_096
 
   /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
   /// only a few thousand events, far enough apart that they stay a small share of the file.
@@ -96,6 +96,7 @@ public final class Recorder {
     if writer.formatMajor >= 2 { rows = EventRowEncoder() }
     if writer.eventCount > 0 {
       let timeline = try Timeline(path: path)
+      timeline.buildsIndex = false  // an app's launch is no time for an index; readers build it
       let n = timeline.eventCount
       let (folded, decoder) = try timeline.seek(to: n)
       state = folded
@@ -150,7 +151,8 @@ public final class Recorder {
         try encoder.encode(event, into: &scratch)
       }
     } catch {
-      throw ReplayError(.usage, "cannot record event \(eventCount + 1): \(error.message) (\(writer.path))")
+      throw ReplayError(
+        .usage, "cannot record event \(eventCount + 1): \(error.message) (\(writer.path))")
     }
     do {
       try writer.append(scratch)

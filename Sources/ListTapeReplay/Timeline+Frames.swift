@@ -57,6 +57,12 @@ extension Timeline {
     if let failure { throw failure }
   }
 
+  /// The latest checkpoint frame of the log itself (never an index seek point) folding at
+  /// most `n` events: what `verify` checks against the fold.
+  func logCheckpoint(atOrBefore n: Int) throws(ReplayError) -> LoadedCheckpoint? {
+    formatMajor >= 2 ? try frameCheckpoint(atOrBefore: n) : try checkpoint(atOrBefore: n)
+  }
+
   /// 2.0: the latest checkpoint in the log folding at most `n` events, decoded against its
   /// segment's dictionary.
   func frameCheckpoint(atOrBefore n: Int) throws(ReplayError) -> LoadedCheckpoint? {

@@ -26,13 +26,20 @@ extension Timeline {
     reader.index?.seekPoint(atOrBefore: UInt64(max(n, 0))).map { Int($0.seq) }
   }
 
-  /// Builds or extends the index when a seek to `n` would otherwise fold more than one
-  /// spacing past the last seek point (and the log is long enough to need seek points).
-  /// A failure leaves the log readable as it was: the index is only a cache.
-  func ensureIndex(near n: Int) {
-    guard formatMajor >= 2, !indexUnavailable, n > indexSpacing else { return }
+  /// Builds or extends the index when a seek to `n` would fold more than one spacing from
+  /// the nearest state known (and the index would gain seek points): at once when `eager`
+  /// (the caller will seek many times), else from the second such seek on (one long fold
+  /// costs less than the replay that builds the index). A failure leaves the log readable
+  /// as it was: the index is only a cache.
+  func ensureIndex(near n: Int, eager: Bool = false) {
+    guard formatMajor >= 2, buildsIndex, !indexUnavailable, n > indexSpacing else { return }
+    guard n - checkpointSeq(atOrBefore: n) > indexSpacing else { return }
     let last = reader.index?.seekPoints.last.map { Int($0.seq) } ?? 0
-    guard n - last > indexSpacing, eventCount - last > indexSpacing else { return }
+    guard eventCount - last > indexSpacing else { return }
+    guard eager || longFolds > 0 else {
+      longFolds += 1
+      return
+    }
     do {
       try buildIndex()
     } catch {
@@ -68,7 +75,8 @@ extension Timeline {
     var from = 1
     if let old, let start {
       guard let resumed = try indexCheckpoint(atOrBefore: Int(start.seq)) else {
-        throw ReplayError(.damaged, "index seek point after event \(start.seq) unreadable (\(path))")
+        throw ReplayError(
+          .damaged, "index seek point after event \(start.seq) unreadable (\(path))")
       }
       state = resumed.state
       decoder = resumed.decoder

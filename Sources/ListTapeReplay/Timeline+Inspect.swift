@@ -78,7 +78,7 @@ extension Timeline {
           return true
         }
         guard stop < limit || limitIsCheckpoint,
-          let cp = try checkpoint(atOrBefore: stop), cp.seq == stop
+          let cp = try logCheckpoint(atOrBefore: stop), cp.seq == stop
         else { continue }
         guard cp.state == state, cp.lastTime.map({ $0 == decoder.lastTime }) ?? true else {
           throw ReplayError(

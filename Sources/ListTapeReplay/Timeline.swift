@@ -22,6 +22,10 @@ public final class Timeline {
   /// Set once an index could not be built here (say, a read-only directory): seeks then
   /// fold from checkpoints in the log.
   var indexUnavailable = false
+  /// Whether seeks may build or extend the index file (a recorder's timeline never does).
+  public var buildsIndex = true
+  /// Seeks that folded more than `indexSpacing` events: the second builds the index.
+  var longFolds = 0
 
   /// Opens and scans a log; a missing file is `.cannotOpen`, a non-log `.notALog`.
   public init(path: String) throws(ReplayError) {
@@ -476,10 +480,10 @@ extension Timeline {
   public var checkpointCount: Int { reader.checkpointCount }
 
   /// Event numbers of the states a seek starts from, in order: the log's checkpoints and,
-  /// for a 2.0 log, its index file's seek points (the index is built first if it is missing
-  /// and the log is long).
+  /// for a 2.0 log, its index file's seek points (asking means many seeks will follow, so
+  /// the index is built first if it is missing and the log is long).
   public var checkpointSeqs: [Int] {
-    ensureIndex(near: eventCount)
+    ensureIndex(near: eventCount, eager: true)
     let inLog = reader.checkpointSeqs.map { Int($0) }
     guard let index = reader.index else { return inLog }
     return Array(Set(inLog + index.seekPoints.map { Int($0.seq) })).sorted()

@@ -75,7 +75,8 @@ extension Timeline {
     guard rename(temporary, output) == 0 else {
       let e = errno
       try? FileManager.default.removeItem(atPath: temporary)
-      throw ReplayError(.io, "cannot rename \(temporary) to \(output): \(String(cString: strerror(e)))")
+      throw ReplayError(
+        .io, "cannot rename \(temporary) to \(output): \(String(cString: strerror(e)))")
     }
     progress?(total, total)
     let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0

@@ -46,7 +46,9 @@ import Testing
       #expect(after < before)
     }
     // The old log is unchanged, and a second upgrade to the same name is refused.
-    #expect(try Data(contentsOf: URL(fileURLWithPath: old)) == Data(contentsOf: URL(fileURLWithPath: source)))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: old))
+        == Data(contentsOf: URL(fileURLWithPath: source)))
     #expect(try CLI.run(["upgrade", old, "-o", out]).code == 73)
   }
 
@@ -77,7 +79,7 @@ import Testing
     #expect(try CLI.run(["upgrade", log]).code == 64)
     #expect(try CLI.run(["upgrade", dir.path("missing.ltape"), "-o", dir.path("x")]).code == 66)
     let exists = dir.path("exists.ltape")
-    FileManager.default.createFile(atPath: exists, contents: Data("x".utf8))
+    _ = FileManager.default.createFile(atPath: exists, contents: Data("x".utf8))
     #expect(try CLI.run(["upgrade", log, "-o", exists]).code == 73)
     // A damaged log is refused and nothing is written.
     var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)))
@@ -93,7 +95,7 @@ import Testing
     #expect(try CLI.run(["salvage", damaged, "-o", salvaged]).code == 0)
     #expect(try CLI.run(["upgrade", salvaged, "-o", dir.path("out.ltape")]).code == 2)
     let notALog = dir.path("text.ltape")
-    FileManager.default.createFile(atPath: notALog, contents: Data("hello".utf8))
+    _ = FileManager.default.createFile(atPath: notALog, contents: Data("hello".utf8))
     #expect(try CLI.run(["upgrade", notALog, "-o", dir.path("out2.ltape")]).code == 2)
   }
 }
@@ -111,6 +113,10 @@ import Testing
     let shown = try CLI.run(["show", log, "--at", "40", "--json"], environment: env)
     #expect(shown.code == 0)
     let index = log + ".idx"
+    // One seek folds; bisect's many seeks build the index first.
+    #expect(!FileManager.default.fileExists(atPath: index))
+    let bisect = ["bisect", log, "--where", "count(sections) >= 5"]
+    #expect(try CLI.run(bisect, environment: env).code == 0)
     #expect(FileManager.default.fileExists(atPath: index))
     let size = try FileManager.default.attributesOfItem(atPath: index)[.size] as? Int ?? 0
     let after = try CLI.run(["stats", log, "--json"])
@@ -121,7 +127,7 @@ import Testing
     // The same answer without it, and with a damaged one.
     try FileManager.default.removeItem(atPath: index)
     #expect(try CLI.run(["show", log, "--at", "40", "--json"]).out == shown.out)
-    _ = try CLI.run(["show", log, "--at", "40"], environment: env)
+    _ = try CLI.run(bisect, environment: env)
     var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: index)))
     for i in stride(from: 130, to: bytes.count, by: 7) { bytes[i] ^= 0xFF }
     try Data(bytes).write(to: URL(fileURLWithPath: index))

@@ -251,7 +251,8 @@ struct FaultTests {
     }
   }
 
-  @Test("length-field attacks with valid checksums are rejected before allocation", arguments: formats)
+  @Test(
+    "length-field attacks with valid checksums are rejected before allocation", arguments: formats)
   func lengthAttacks(major: UInt16) throws {
     let fx = try fixture(major)
     let i = 12

@@ -153,13 +153,17 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
       else { continue }
       #expect(Array(x[0].utf8) == Array(y[0].utf8))
     }
-    guard case .select(let all) = back.last?.operation else { throw CodecError("no select", offset: 0) }
+    guard case .select(let all) = back.last?.operation else {
+      throw CodecError("no select", offset: 0)
+    }
     #expect(all.map { Array($0.utf8) } == ids.reversed().map { Array($0.utf8) })
     // The same ids restart a dictionary and come back in order.
     let restart = DictionaryPayload.encode(ids)
     var d = EventDecoder()
     try restart.bytes.withUnsafeBytes { raw in try d.restart(raw, seq: 1) }
-    #expect(try (0..<ids.count).map { try Array(d.dictionary.entry($0).utf8) } == ids.map { Array($0.utf8) })
+    #expect(
+      try (0..<ids.count).map { try Array(d.dictionary.entry($0).utf8) }
+        == ids.map { Array($0.utf8) })
     // And so does their stored form (what an index file keeps).
     var stored: [UInt8] = []
     var ends: [UInt32] = []
@@ -168,7 +172,8 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
       ends.append(UInt32(stored.count))
     }
     var loaded = try IdDictionary(stored: stored, ends: ends)
-    #expect(try (0..<ids.count).map { try Array(loaded.entry($0).utf8) } == ids.map { Array($0.utf8) })
+    #expect(
+      try (0..<ids.count).map { try Array(loaded.entry($0).utf8) } == ids.map { Array($0.utf8) })
   }
 
   /// Mangled frames (passing the log's checksums, say forged) decode to an error or to
@@ -190,7 +195,8 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
       var bytes = payload
       for _ in 0..<(1 + rng.below(4)) {
         let i = rng.below(bytes.count)
-        bytes[i] = rng.chance(50) ? UInt8(truncatingIfNeeded: rng.next()) : bytes[i] ^ (1 << rng.below(8))
+        bytes[i] =
+          rng.chance(50) ? UInt8(truncatingIfNeeded: rng.next()) : bytes[i] ^ (1 << rng.below(8))
       }
       var d = EventDecoder()
       do {
@@ -207,7 +213,9 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
   /// A chain of `depth` nested nodes.
   static func chain(_ depth: Int) -> OutlineNode {
     var node = OutlineNode("n\(depth)")
-    for d in stride(from: depth - 1, through: 1, by: -1) { node = OutlineNode("n\(d)", children: [node]) }
+    for d in stride(from: depth - 1, through: 1, by: -1) {
+      node = OutlineNode("n\(d)", children: [node])
+    }
     return node
   }
 
@@ -247,7 +255,8 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
       #expect(try d1.decode(try v1.encode(event), seq: 1) == event)
       var v2 = EventRowEncoder()
       var d2 = EventDecoder()
-      #expect(try decodeFrame(try framePayload([event], &v2), &d2, firstSeq: 1, count: 1) == [event])
+      #expect(
+        try decodeFrame(try framePayload([event], &v2), &d2, firstSeq: 1, count: 1) == [event])
     }
     // A refused event leaves the encoder as it was: the next event still decodes.
     var v1 = EventEncoder()
@@ -291,7 +300,9 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
       let n = rng.below(12)
       var bytes: [UInt8] = []
       for _ in 0..<n {
-        bytes.append(rng.chance(70) ? interesting[rng.below(interesting.count)] : UInt8(truncatingIfNeeded: rng.next()))
+        bytes.append(
+          rng.chance(70)
+            ? interesting[rng.below(interesting.count)] : UInt8(truncatingIfNeeded: rng.next()))
       }
       if round % 3 == 0 { bytes = Array("abcdefghij".utf8) + bytes }
       let expected = Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes

@@ -33,7 +33,8 @@ struct RecordedSession {
     var events: [Event] = []
     var states: [ListState] = [ListState()]
     try SampleSession.generate(
-      events: count, seed: seed, maxItems: items * 3 / 2, opening: .outline(items: items, shape: shape)
+      events: count, seed: seed, maxItems: items * 3 / 2,
+      opening: .outline(items: items, shape: shape)
     ) { e in
       _ = try recorder.record(e)
       try? state.apply(e)
@@ -134,7 +135,10 @@ struct RecordedSession {
     defer { s.remove() }
     var timeline = try Timeline(path: s.path)
     timeline.indexSpacing = 400
-    _ = try timeline.state(at: 3_999)
+    // One long seek folds; the second builds the index (as bisect's many seeks do at once).
+    #expect(try timeline.state(at: 3_999) == direct(s.events, through: 3_999))
+    #expect(LogIndex.open(forLog: s.path) == nil)
+    #expect(try timeline.state(at: 3_000) == direct(s.events, through: 3_000))
     let first = try #require(LogIndex.open(forLog: s.path))
     let covered = first.eventsCovered
 
@@ -151,11 +155,14 @@ struct RecordedSession {
     timeline = try Timeline(path: s.path)
     timeline.indexSpacing = 400
     #expect(timeline.indexStatus == .valid)
+    _ = timeline.checkpointSeqs
     #expect(try timeline.state(at: 6_900) == direct(events, through: 6_900))
     let extended = try #require(LogIndex.open(forLog: s.path))
     #expect(extended.eventsCovered > covered)
     #expect(extended.seekPoints.count > first.seekPoints.count)
-    #expect(Array(extended.seekPoints.prefix(first.seekPoints.count)).map(\.seq) == first.seekPoints.map(\.seq))
+    #expect(
+      Array(extended.seekPoints.prefix(first.seekPoints.count)).map(\.seq)
+        == first.seekPoints.map(\.seq))
 
     // Another log under the same name: stale, and rebuilt for the new log.
     let other = try RecordedSession(3_000, seed: 24, path: s.path + "-other")
@@ -167,6 +174,7 @@ struct RecordedSession {
       Issue.record("expected a stale index, got \(timeline.indexStatus)")
       return
     }
+    _ = timeline.checkpointSeqs
     #expect(try timeline.state(at: 2_500) == direct(other.events, through: 2_500))
     #expect(try Timeline(path: s.path).indexStatus == .valid)
 
@@ -177,6 +185,7 @@ struct RecordedSession {
     try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
     timeline = try Timeline(path: s.path)
     timeline.indexSpacing = 400
+    _ = timeline.checkpointSeqs
     #expect(try timeline.state(at: 2_999) == direct(other.events, through: 2_999))
     for n in [450, 1_234, 2_000] {
       #expect(try timeline.state(at: n) == direct(other.events, through: n), "event \(n)")
@@ -199,8 +208,11 @@ struct RecordedSession {
     #expect(copied.indexStatus == .missing)
     copied.indexSpacing = 500
     let query = try Query("count(sections) >= 8")
-    let a = try Bisect.run(original, scanInterval: true) { _, st in query.holds(in: st) ? .bad : .good }
-    let b = try Bisect.run(copied, scanInterval: true) { _, st in query.holds(in: st) ? .bad : .good }
+    let a = try Bisect.run(original, scanInterval: true) { _, st in
+      query.holds(in: st) ? .bad : .good
+    }
+    let b = try Bisect.run(copied, scanInterval: true) { _, st in query.holds(in: st) ? .bad : .good
+    }
     #expect(a.first == b.first)
     for n in [1, 777, 2_500, 4_999] {
       #expect(try copied.state(at: n) == direct(s.events, through: n))
@@ -212,7 +224,9 @@ struct RecordedSession {
     try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
     try FileManager.default.copyItem(atPath: s.path, toPath: locked + "/log.ltape")
     try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
-    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked) }
+    defer {
+      try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked)
+    }
     let readOnly = try Timeline(path: locked + "/log.ltape")
     readOnly.indexSpacing = 500
     for n in [1, 2_500, 4_999] {
@@ -257,7 +271,9 @@ struct RecordedSession {
   /// A 1.0 log keeps being appended to in 1.0, and reads as one log.
   @Test func appendingToA10LogContinuesIn10() throws {
     let path = temporaryLogPath()
-    defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
     var options = Recorder.options(.never)
     options.formatMajor = 1
     var events: [Event] = []
@@ -312,6 +328,41 @@ struct RecordedSession {
     // Most events after the gap still decode (1.0 lost everything up to a reset point).
     let after = read.keys.filter { $0 > 2_400 }.count
     #expect(after > (6_000 - 2_400) / 2)
+  }
+}
+
+@Suite struct Format2VerifyTests {
+  /// A 2.0 checkpoint whose state is not the fold of the events before it is reported by
+  /// verify with its event number, even when an index file has denser seek points.
+  @Test func verifyFindsA20CheckpointThatDisagreesWithTheFold() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let recorder = try Recorder.open(path: path, options: Recorder.options(.never))
+    try SampleSession.generate(events: 8_000, seed: 30, maxItems: 500) { e in
+      _ = try recorder.record(e)
+    }
+    var saved = recorder.state
+    let expanded = try #require(
+      saved.sectionIdentifiers.lazy.compactMap { saved.allItems(inSection: $0) }.joined()
+        .first { saved.isExpanded($0) })
+    try saved.collapse([expanded])
+    let table = try #require(recorder.rows?.table)
+    let (bytes, points) = try saved.compactEncoded(
+      segment: recorder.writer.segment, dictionaryCount: table.count,
+      number: { table.number(of: $0) })
+    try recorder.writer.appendCheckpoint(bytes, flushPoints: points)
+    try recorder.close()
+    let timeline = try Timeline(path: path)
+    timeline.indexSpacing = 1_000
+    try timeline.buildIndex()
+    let report = try Timeline(path: path).verify()
+    #expect(!report.intact)
+    #expect(
+      report.problem?.contains(
+        "checkpoint after event 8000 disagrees with the fold of events 1...8000") == true,
+      "\(report.problem ?? "")")
   }
 }
 

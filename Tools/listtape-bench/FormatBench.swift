@@ -26,7 +26,9 @@ enum FormatBench {
   // MARK: Per shape: size, writing, recording, replay, index, upgrade
 
   static func shapeFigures(_ shape: IdShape, events count: Int, outline: Int) throws {
-    print("## Format 2.0, \(shape.rawValue) ids: \(count.formatted()) events over a \(outline.formatted())-item outline\n")
+    print(
+      "## Format 2.0, \(shape.rawValue) ids: \(count.formatted()) events over a \(outline.formatted())-item outline\n"
+    )
     let dir = ReplayBench.directory + "/format-\(shape.rawValue)-\(count)"
     try? FileManager.default.removeItem(atPath: dir)
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -131,18 +133,25 @@ enum FormatBench {
     print(
       "| index file beside it (a rebuildable cache) | \(indexBytes.formatted()) B "
         + "(\(fmt(Double(indexBytes) / Double(logBytes))) × the log) | |")
-    print("| the same events in format 1.0 | \(oldBytes.formatted()) B (\(fmt(Double(oldBytes) / Double(gzipBytes))) × gzip) | |")
+    print(
+      "| the same events in format 1.0 | \(oldBytes.formatted()) B (\(fmt(Double(oldBytes) / Double(gzipBytes))) × gzip) | |"
+    )
     let writeRate = Double(count) / writeTime
     print(
       "| LogWriter.append of 2.0 rows, fsync interval | \(fmt0(writeRate)) events/s | "
         + "≥ 1,000,000: \(met(writeRate >= 1e6)) |")
-    print("| Recorder.record (encode + append + fold) | \(fmt0(Double(count) / recordTime)) events/s | |")
+    print(
+      "| Recorder.record (encode + append + fold) | \(fmt0(Double(count) / recordTime)) events/s | |"
+    )
     let pipeRate = Double(count) / pipelineTime
     print(
-      "| JSON Lines → log in process | \(fmt0(pipeRate)) lines/s | ≥ 300,000: \(met(pipeRate >= 300_000)) |")
+      "| JSON Lines → log in process | \(fmt0(pipeRate)) lines/s | ≥ 300,000: \(met(pipeRate >= 300_000)) |"
+    )
     if let binaryTime {
       let r = Double(count) / binaryTime
-      print("| `listtape record` binary, file on stdin | \(fmt0(r)) lines/s | ≥ 300,000: \(met(r >= 300_000)) |")
+      print(
+        "| `listtape record` binary, file on stdin | \(fmt0(r)) lines/s | ≥ 300,000: \(met(r >= 300_000)) |"
+      )
     }
     let replayRate = Double(count) / replayTime
     print(
@@ -156,7 +165,9 @@ enum FormatBench {
     print(
       "| index build for a fresh copy | \(fmt(indexTime)) s = \(fmt(indexVsReplay)) × replay | "
         + "at replay speed (≤ 1.25 ×): \(met(indexVsReplay <= 1.25)) |")
-    print("| upgrade of the 1.0 log | \(fmt(upgradeTime)) s (\(fmt0(Double(count) / upgradeTime)) events/s) | |")
+    print(
+      "| upgrade of the 1.0 log | \(fmt(upgradeTime)) s (\(fmt0(Double(count) / upgradeTime)) events/s) | |"
+    )
     print("\n(final items: \(rows2.formatted()))\n")
   }
 
@@ -187,7 +198,8 @@ enum FormatBench {
     var items = 0
     for _ in 0..<41 {
       let n = 1 + rng.below(timeline.eventCount)
-      times.append(try Clock.measure { items = max(items, try timeline.state(at: n).numberOfAllItems) })
+      times.append(
+        try Clock.measure { items = max(items, try timeline.state(at: n).numberOfAllItems) })
     }
     times.sort()
     let median = times[times.count / 2] * 1000
@@ -195,10 +207,15 @@ enum FormatBench {
 
     print("| figure | value | required |")
     print("|---|---:|---|")
-    print("| log | \(logBytes.formatted()) B (\(fmt(Double(logBytes) / Double(count))) B/event) | |")
-    print("| index file | \(indexBytes.formatted()) B (\(fmt(Double(indexBytes) / Double(logBytes))) × the log) | |")
+    print(
+      "| log | \(logBytes.formatted()) B (\(fmt(Double(logBytes) / Double(count))) B/event) | |")
+    print(
+      "| index file | \(indexBytes.formatted()) B (\(fmt(Double(indexBytes) / Double(logBytes))) × the log) | |"
+    )
     print("| open, scanning every frame (no index) | \(fmt(scanOpen * 1000)) ms | |")
-    print("| open with a valid index (best of 5) | \(fmt(indexedOpen * 1000)) ms | no scan of the frames it covers |")
+    print(
+      "| open with a valid index (best of 5) | \(fmt(indexedOpen * 1000)) ms | no scan of the frames it covers |"
+    )
     print("| full replay | \(fmt(replay)) s (\(fmt0(Double(count) / replay)) events/s) | |")
     let ratio = build / replay
     print(
@@ -244,5 +261,121 @@ enum FormatBench {
     guard p.terminationStatus == 0 else {
       throw ReplayError(.io, "\(command) exited \(p.terminationStatus)")
     }
+  }
+}
+
+/// `listtape-bench __fuzz-seeds DIR`: the 2.0 seed inputs of Tools/fuzz (small files, kept
+/// in Tools/fuzz/corpus/<target>).
+enum FuzzSeeds {
+  static func write(_ dir: String) throws {
+    for target in [
+      "log-reader", "index-reader", "event-decoder", "checkpoint-decoder", "json-line",
+    ] {
+      try FileManager.default.createDirectory(
+        atPath: dir + "/" + target, withIntermediateDirectories: true)
+    }
+    func save(_ target: String, _ name: String, _ bytes: [UInt8]) {
+      _ = FileManager.default.createFile(atPath: "\(dir)/\(target)/\(name)", contents: Data(bytes))
+    }
+    // A small 2.0 log with dictionary restarts and checkpoints, and its index.
+    let scratch = NSTemporaryDirectory() + "listtape-fuzz-seeds-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let log = scratch + "/v2.ltape"
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 200
+    let recorder = try Recorder.open(path: log, options: options)
+    recorder.restartSlack = 16
+    var lines: [String] = []
+    try SampleSession.generate(
+      events: 1_500, seed: 3, maxItems: 60, opening: .outline(items: 40, shape: .uuid)
+    ) { e in
+      _ = try recorder.record(e)
+      if lines.count < 40 { lines.append(e.jsonLine) }
+    }
+    try recorder.close()
+    save(
+      "log-reader", "v2-restarts.ltape", try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
+    let timeline = try Timeline(path: log)
+    timeline.indexSpacing = 300
+    try timeline.buildIndex()
+    save(
+      "index-reader", "v2-restarts.ltape.idx",
+      try [UInt8](Data(contentsOf: URL(fileURLWithPath: LogIndex.path(forLog: log)))))
+    // Event frames and dictionary restarts, inflated, behind the target's two leading bytes.
+    var n = 0
+    try LogReader(path: log).forEachFrame(from: 1) { view in
+      n += 1
+      switch view.kind {
+      case .events:
+        save("event-decoder", "frame-\(n)", [0, UInt8(view.eventCount - 1)] + Array(view.payload))
+      case .dictionary: save("event-decoder", "restart-\(n)", [1, 0] + Array(view.payload))
+      case .checkpoint: break
+      }
+      return n < 12
+    }
+    // States whose ids are the target's dictionary (i0...i511), compact and canonical.
+    var state = ListState()
+    state.setAllowsMultipleSelection(true)
+    try state.appendSections(["i0", "i1"])
+    var next = 2
+    func node(_ depth: Int) -> OutlineNode {
+      let id = "i\(next)"
+      next += 1
+      var n = OutlineNode(id, title: next % 3 == 0 ? "Title \(next)" : nil)
+      if next % 5 == 0 { n.fields = ["badge": "\(next % 9)"] }
+      if depth < 3 && next < 400 { n.children = (0..<3).map { _ in node(depth + 1) } }
+      n.expanded = next % 2 == 0
+      return n
+    }
+    try state.appendItems((0..<6).map { _ in node(0) }, toSection: "i0")
+    try state.appendItems((0..<4).map { _ in node(1) }, toSection: "i1")
+    try? state.select(["i3", "i4"])
+    var table = IdTable()
+    for i in 0..<512 { table.add("i\(i)") }
+    let compact = try state.compactEncoded(
+      segment: 0, dictionaryCount: 512, number: { table.number(of: $0) })
+    save("checkpoint-decoder", "compact", compact.bytes)
+    save("checkpoint-decoder", "canonical", state.encoded())
+    for (i, line) in lines.enumerated() { save("json-line", "line-\(i)", Array(line.utf8)) }
+  }
+}
+
+/// `listtape-bench __seek-parts LOG`: where a seek's time goes on a 2.0 log with an index
+/// (built first if missing): reading the dictionary, inflating the state, rebuilding it, and
+/// folding to the target; medians of 21 random events.
+enum SeekParts {
+  static func run(_ path: String) throws {
+    let timeline = try Timeline(path: path)
+    if timeline.indexBytes == nil { try timeline.buildIndex() }
+    let reopened = try Timeline(path: path)
+    let reader = try LogReader(path: path)
+    guard let index = reader.index else { return print("no index") }
+    var rng = Rng(seed: 9)
+    var parts: [[Double]] = [[], [], [], [], []]
+    for _ in 0..<21 {
+      let n = 1 + rng.below(reopened.eventCount)
+      guard let p = index.seekPoint(atOrBefore: UInt64(n)) else { continue }
+      var t = Clock.now()
+      let (stored, ends) = try index.dictionary(at: p)
+      var dictionary = try IdDictionary(stored: stored, ends: ends)
+      parts[0].append(Clock.now() - t)
+      t = Clock.now()
+      let blob = try index.state(at: p)
+      parts[1].append(Clock.now() - t)
+      t = Clock.now()
+      let state = try blob.withUnsafeBytes { try ListState(compact: $0, dictionary: &dictionary) }
+      parts[2].append(Clock.now() - t)
+      t = Clock.now()
+      _ = try reopened.state(at: n)
+      parts[3].append(Clock.now() - t)
+      parts[4].append(Double(n - Int(p.seq)))
+      precondition(state.numberOfAllItems >= 0)
+    }
+    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+    print(
+      "dictionary \(fmt(median(parts[0]) * 1000)) ms, state inflate \(fmt(median(parts[1]) * 1000)) ms, "
+        + "state rebuild \(fmt(median(parts[2]) * 1000)) ms, whole seek \(fmt(median(parts[3]) * 1000)) ms, "
+        + "events folded \(Int(median(parts[4]))) (medians of 21)")
   }
 }

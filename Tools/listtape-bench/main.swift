@@ -22,6 +22,10 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try DecodedFold.run(args[1])
 } else if args.count == 2 && args[0] == "__decode-only" {
   try DecodeOnly.run(args[1])
+} else if args.count == 2 && args[0] == "__seek-parts" {
+  try SeekParts.run(args[1])
+} else if args.count == 2 && args[0] == "__fuzz-seeds" {
+  try FuzzSeeds.write(args[1])
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {

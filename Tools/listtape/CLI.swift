@@ -87,7 +87,8 @@ extension CLIError {
 func openTimeline(_ path: String) throws(CLIError) -> Timeline {
   do {
     let timeline = try Timeline(path: path)
-    if let spacing = ProcessInfo.processInfo.environment["LISTTAPE_INDEX_SPACING"].flatMap(Int.init),
+    if let spacing = ProcessInfo.processInfo.environment["LISTTAPE_INDEX_SPACING"].flatMap(
+      Int.init),
       spacing > 0
     {
       timeline.indexSpacing = spacing  // tuning experiments and tests

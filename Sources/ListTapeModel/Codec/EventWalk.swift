@@ -180,8 +180,7 @@ enum EventWalk {
   }
 
   /// Fields as a count, then each key and value, keys in byte order (canonical).
-  static func encodeFields<S: EventSink>(_ f: [String: String], _ s: inout S) throws(CodecError)
-  {
+  static func encodeFields<S: EventSink>(_ f: [String: String], _ s: inout S) throws(CodecError) {
     try checkCount(f.count)
     s.count(f.count)
     for k in f.keys.sorted() {
@@ -205,7 +204,8 @@ enum EventWalk {
 
   private static func checkCount(_ n: Int) throws(CodecError) {
     guard n <= CodecLimits.maxCount else {
-      throw CodecError("list of \(n) elements exceeds the cap of \(CodecLimits.maxCount)", offset: 0)
+      throw CodecError(
+        "list of \(n) elements exceeds the cap of \(CodecLimits.maxCount)", offset: 0)
     }
   }
 

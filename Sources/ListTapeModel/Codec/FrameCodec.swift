@@ -148,7 +148,8 @@ public struct FrameAssembler: Sendable {
 
     for _ in 0..<count {
       let length = try rowsSource.count()
-      var row = ByteSource(UnsafeRawBufferPointer(rebasing: rows[rowsSource.offset..<rowsSource.offset + length]))
+      var row = ByteSource(
+        UnsafeRawBufferPointer(rebasing: rows[rowsSource.offset..<rowsSource.offset + length]))
       rowsSource.offset += length
       let before = Int(try row.varint())
       if dictBase < 0 { dictBase = before }
@@ -178,7 +179,9 @@ public struct FrameAssembler: Sendable {
         case RowToken.ref:
           let e = Int32(truncatingIfNeeded: try row.varint())
           let total = dictBase + defined
-          guard e >= 0, Int(e) < total else { throw row.fail("reference to entry \(e) of \(total)") }
+          guard e >= 0, Int(e) < total else {
+            throw row.fail("reference to entry \(e) of \(total)")
+          }
           if let slot = ring.firstIndex(of: e) {
             columns[FrameLayout.refs].append(UInt8(slot))
           } else {
@@ -376,7 +379,10 @@ enum ColumnSplit {
     out.reserveCapacity(count)
     for n in lengths {
       guard n <= head.remaining else { throw head.fail("column of \(n) bytes exceeds the payload") }
-      out.append(ByteSource(UnsafeRawBufferPointer(rebasing: head.base[head.offset..<head.offset + n]), origin: head.origin + head.offset))
+      out.append(
+        ByteSource(
+          UnsafeRawBufferPointer(rebasing: head.base[head.offset..<head.offset + n]),
+          origin: head.origin + head.offset))
       head.offset += n
     }
     return out

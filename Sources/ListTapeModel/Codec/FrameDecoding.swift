@@ -68,8 +68,8 @@ extension EventDecoder {
     }
     if let stoppedAt {
       while source.definitions.remaining > 0 {
-      source.dictionary.append(try source.definition())
-    }
+        source.dictionary.append(try source.definition())
+      }
       expected = firstSeq + count
       return .stopped(at: stoppedAt)
     }

@@ -247,10 +247,14 @@ enum IdText {
     case text:
       guard !body.isEmpty else { throw CodecError("empty identifier", offset: 1) }
       let units = body.assumingMemoryBound(to: UInt8.self)
-      guard UTF8Check.isValid(units) else { throw CodecError("invalid UTF-8 in identifier", offset: 1) }
+      guard UTF8Check.isValid(units) else {
+        throw CodecError("invalid UTF-8 in identifier", offset: 1)
+      }
       return String(decoding: units, as: UTF8.self)
     case uuidUpper, uuidLower:
-      guard body.count == 16 else { throw CodecError("UUID entry of \(body.count) bytes", offset: 1) }
+      guard body.count == 16 else {
+        throw CodecError("UUID entry of \(body.count) bytes", offset: 1)
+      }
       let hi = UInt64(bigEndian: body.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
       let lo = UInt64(bigEndian: body.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
       return uuidString(hi, lo, lower: kind == uuidLower)

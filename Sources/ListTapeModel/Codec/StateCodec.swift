@@ -133,7 +133,8 @@ extension ListState {
       }
       let sec = forest.allocateSection(id)
       forest.sectionOrder.append(sec)
-      try buildItems(items, range: next..<next + count, titles: &titles, fields: &fields, section: sec)
+      try buildItems(
+        items, range: next..<next + count, titles: &titles, fields: &fields, section: sec)
       next += count
     }
     guard next == total, titles == items.titles.count, fields == items.fields.count else {
@@ -280,7 +281,9 @@ extension ListState {
   ) {
     var s = ByteSource(bytes)
     let version = try s.byte()
-    guard version == compactVersion else { throw s.fail("unknown state encoding version \(version)") }
+    guard version == compactVersion else {
+      throw s.fail("unknown state encoding version \(version)")
+    }
     let segment = try s.varint()
     let count = try s.varint()
     guard count <= UInt64(Int32.max) else { throw s.fail("dictionary size \(count)") }
@@ -327,7 +330,9 @@ extension ListState {
     var previous: Int64 = -1
     for _ in 0..<total {
       let level = try columns[1].varint()
-      guard level <= UInt64(CodecLimits.maxDepth) else { throw columns[1].fail("item level \(level)") }
+      guard level <= UInt64(CodecLimits.maxDepth) else {
+        throw columns[1].fail("item level \(level)")
+      }
       let flags = try columns[2].byte()
       guard flags <= 15 else { throw columns[2].fail("bad item flags \(flags)") }
       let e = previous &+ 1 &+ (try columns[3].zigzag())
