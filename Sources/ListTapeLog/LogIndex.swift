@@ -487,8 +487,11 @@ public final class LogIndexBuilder {
   private func keep(_ old: LogIndex, through: UInt64) throws(LogError) {
     var kept = Set<Int>()
     for p in old.seekPoints where p.seq <= through {
-      guard let blob = try old.source.bytes(at: p.blobOffset, count: p.blobLength) else {
-        throw LogError(.damaged, path: old.path, message: "index state outside the file")
+      guard let blob = try old.source.bytes(at: p.blobOffset, count: p.blobLength),
+        crc32Bytes(0, blob) == p.blobCRC
+      else {
+        throw LogError(
+          .damaged, path: old.path, message: "index state after event \(p.seq) does not check out")
       }
       var q = p
       q.blobOffset = end

@@ -181,3 +181,45 @@ extension LogReader {
     indexStatus = .valid
   }
 }
+
+/// What identifies a frame's content without reading its payload: its kind, place in the
+/// event numbering, and payload checksum. Two logs whose frames have equal fingerprints
+/// from the start hold the same events (up to a CRC-32 collision).
+public struct FrameFingerprint: Sendable, Equatable {
+  public var type: UInt8
+  public var firstSeq: UInt64
+  public var eventCount: Int
+  public var payloadCRC: UInt32
+  public var payloadLength: UInt32
+}
+
+extension LogReader {
+  /// Fingerprints of the event and dictionary frames holding or coming before events
+  /// `from...through`, from the frame headers alone (no payload is read or inflated).
+  public func frameFingerprints(from: UInt64, through: UInt64) throws(LogError)
+    -> [FrameFingerprint]
+  {
+    let first = max(from, 1)
+    let last = min(through, scan.lastSeq)
+    var out: [FrameFingerprint] = []
+    guard first <= last else { return out }
+    let lo = Self.countThrough(first, in: scan.marks)
+    var offset = lo > 0 ? scan.marks[lo - 1].offset : UInt64(header.headerLength)
+    if let r = restart(atOrBefore: first), r.seq == first { offset = min(offset, r.offset) }
+    while offset < scan.end {
+      let h = try frameHeader(at: offset, lastGood: first &- 1)
+      if h.firstSeq > last { break }
+      let relevant =
+        (h.type == Format.typeEvents && h.firstSeq + UInt64(h.eventCount) > first)
+        || (h.type == Format.typeDictionary && h.firstSeq >= first)
+      if relevant {
+        out.append(
+          FrameFingerprint(
+            type: h.type, firstSeq: h.firstSeq, eventCount: Int(h.eventCount),
+            payloadCRC: h.payloadCRC, payloadLength: h.payloadLength))
+      }
+      offset += h.frameLength
+    }
+    return out
+  }
+}

@@ -86,15 +86,22 @@ extension Timeline {
   }
 
   /// The first event number ≤ `through` at which the two logs' events differ (nil if none
-  /// does). Two 1.0 logs compare stored record bytes; otherwise decoded events.
+  /// does). Two 1.0 logs compare stored record bytes. Two 2.0 logs compare frame
+  /// fingerprints (headers only) while their frames are the same, then decoded events from
+  /// the first frame that differs; a 1.0 and a 2.0 log compare decoded events.
   func firstDifferentEvent(_ other: Timeline, through: Int) throws(ReplayError) -> Int? {
     if formatMajor == 1 && other.formatMajor == 1 {
       return try Diverge.firstDifferentRecord(self, other, through: through)
     }
+    var start = 1
+    if formatMajor >= 2 && other.formatMajor >= 2 {
+      guard let s = try firstDifferentFrame(other, through: through) else { return nil }
+      start = s
+    }
     let window = 4_096
-    var next = 1
-    var decoderA = EventDecoder()
-    var decoderB = EventDecoder()
+    var next = start
+    var decoderA = try decoder(after: start - 1)
+    var decoderB = try other.decoder(after: start - 1)
     var events: [Event] = []
     while next <= through {
       let end = min(through, next + window - 1)
@@ -114,6 +121,33 @@ extension Timeline {
       }
       if let found { return found }
       next = end + 1
+    }
+    return nil
+  }
+
+  /// Where the two 2.0 logs' frames first differ (the first event of the earlier of the two
+  /// frames), or nil when their frames are the same through event `through`.
+  func firstDifferentFrame(_ other: Timeline, through: Int) throws(ReplayError) -> Int? {
+    let window = 1 << 20
+    var next = 1
+    while next <= through {
+      let end = min(through, next + window - 1)
+      let a: [FrameFingerprint]
+      let b: [FrameFingerprint]
+      do {
+        a = try reader.frameFingerprints(from: UInt64(next), through: UInt64(end))
+        b = try other.reader.frameFingerprints(from: UInt64(next), through: UInt64(end))
+      } catch {
+        throw ReplayError(error)
+      }
+      for (x, y) in zip(a, b) where x != y { return Int(min(x.firstSeq, y.firstSeq)) }
+      if a.count != b.count {
+        let shorter = a.count < b.count ? a : b
+        return shorter.last.map { Int($0.firstSeq) + $0.eventCount } ?? next
+      }
+      // Frames may run past `end`: go on after the last event both have read the same.
+      let covered = a.last.map { Int($0.firstSeq) + $0.eventCount - 1 } ?? end
+      next = max(end, covered) + 1
     }
     return nil
   }

@@ -43,13 +43,7 @@ extension Timeline {
     do {
       try buildIndex()
     } catch {
-      // An old index that does not read back is dropped and the index built afresh, once.
-      guard reader.index != nil else {
-        indexUnavailable = true
-        return
-      }
-      reader.discardIndex(error.description)
-      do { try buildIndex() } catch { indexUnavailable = true }
+      indexUnavailable = true
     }
   }
 
@@ -57,7 +51,17 @@ extension Timeline {
   /// once (reading on a second thread), storing the state every `indexSpacing` events at
   /// a frame boundary, and the dictionary of each segment.
   public func buildIndex() throws(ReplayError) {
-    let old = reader.index
+    guard let old = reader.index else { return try buildIndex(extending: nil) }
+    do {
+      try buildIndex(extending: old)
+    } catch {
+      // The old index does not read back where it is to be extended: build afresh.
+      reader.discardIndex(error.description)
+      try buildIndex(extending: nil)
+    }
+  }
+
+  private func buildIndex(extending old: LogIndex?) throws(ReplayError) {
     let start = old?.seekPoints.last
     let builder: LogIndexBuilder
     do {

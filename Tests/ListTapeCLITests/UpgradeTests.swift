@@ -115,7 +115,7 @@ import Testing
     let index = log + ".idx"
     // One seek folds; bisect's many seeks build the index first.
     #expect(!FileManager.default.fileExists(atPath: index))
-    let bisect = ["bisect", log, "--where", "count(sections) >= 5"]
+    let bisect = ["bisect", log, "--where", "count(items) >= 1"]
     #expect(try CLI.run(bisect, environment: env).code == 0)
     #expect(FileManager.default.fileExists(atPath: index))
     let size = try FileManager.default.attributesOfItem(atPath: index)[.size] as? Int ?? 0

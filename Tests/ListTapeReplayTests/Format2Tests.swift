@@ -93,7 +93,7 @@ struct RecordedSession {
     }
     #expect(indexed.indexStatus == .valid)
     let index = try #require(LogIndex.open(forLog: s.path))
-    #expect(index.seekPoints.count >= 6_000 / 700 - 1)
+    #expect(index.seekPoints.count >= 6_000 / 700 - 3)
     #expect(try indexed.event(5_555) == s.events[5_554])
     let reopened = try Timeline(path: s.path)
     #expect(reopened.indexStatus == .valid)
@@ -135,10 +135,8 @@ struct RecordedSession {
     defer { s.remove() }
     var timeline = try Timeline(path: s.path)
     timeline.indexSpacing = 400
-    // One long seek folds; the second builds the index (as bisect's many seeks do at once).
     #expect(try timeline.state(at: 3_999) == direct(s.events, through: 3_999))
-    #expect(LogIndex.open(forLog: s.path) == nil)
-    #expect(try timeline.state(at: 3_000) == direct(s.events, through: 3_000))
+    _ = timeline.checkpointSeqs  // many seeks to come: the index is built
     let first = try #require(LogIndex.open(forLog: s.path))
     let covered = first.eventsCovered
 
@@ -174,8 +172,8 @@ struct RecordedSession {
       Issue.record("expected a stale index, got \(timeline.indexStatus)")
       return
     }
-    _ = timeline.checkpointSeqs
     #expect(try timeline.state(at: 2_500) == direct(other.events, through: 2_500))
+    try timeline.buildIndex()
     #expect(try Timeline(path: s.path).indexStatus == .valid)
 
     // A damaged index file: ignored, rebuilt, answers unchanged.
@@ -185,7 +183,7 @@ struct RecordedSession {
     try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
     timeline = try Timeline(path: s.path)
     timeline.indexSpacing = 400
-    _ = timeline.checkpointSeqs
+    try timeline.buildIndex()
     #expect(try timeline.state(at: 2_999) == direct(other.events, through: 2_999))
     for n in [450, 1_234, 2_000] {
       #expect(try timeline.state(at: n) == direct(other.events, through: n), "event \(n)")
@@ -328,6 +326,44 @@ struct RecordedSession {
     // Most events after the gap still decode (1.0 lost everything up to a reset point).
     let after = read.keys.filter { $0 > 2_400 }.count
     #expect(after > (6_000 - 2_400) / 2)
+  }
+}
+
+@Suite struct Format2DivergeTests {
+  /// Records `events` with frames of `perFrame` events, replacing event `k` (1-based) by a
+  /// mark when given.
+  static func record(_ events: [Event], perFrame: Int, changing k: Int?, path: String) throws {
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = perFrame
+    let recorder = try Recorder.open(path: path, options: options)
+    for (i, e) in events.enumerated() {
+      _ = try recorder.record(i + 1 == k ? Event(.mark("changed"), time: e.time) : e)
+    }
+    try recorder.close()
+  }
+
+  /// Two 2.0 logs compare by frame fingerprints while their frames are equal, then by event;
+  /// frames cut differently, or a 1.0 log against its upgrade, compare by event.
+  @Test func theFirstDifferentEventIsFoundWhateverTheFraming() throws {
+    let path = temporaryLogPath()
+    let dir = (path as NSString).deletingLastPathComponent
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var events: [Event] = []
+    SampleSession.generate(events: 9_000, seed: 31, maxItems: 800) { events.append($0) }
+    try Self.record(events, perFrame: 500, changing: nil, path: dir + "/a.ltape")
+    try Self.record(events, perFrame: 500, changing: 6_789, path: dir + "/b.ltape")
+    try Self.record(events, perFrame: 333, changing: 6_789, path: dir + "/c.ltape")
+    try Self.record(events, perFrame: 333, changing: nil, path: dir + "/d.ltape")
+    let a = try Timeline(path: dir + "/a.ltape")
+    #expect(try a.firstDifferentFrame(try Timeline(path: dir + "/b.ltape"), through: 9_000) != nil)
+    #expect(
+      try a.firstDifferentEvent(try Timeline(path: dir + "/b.ltape"), through: 9_000) == 6_789)
+    #expect(
+      try a.firstDifferentEvent(try Timeline(path: dir + "/c.ltape"), through: 9_000) == 6_789)
+    #expect(try a.firstDifferentEvent(try Timeline(path: dir + "/d.ltape"), through: 9_000) == nil)
+    #expect(try a.firstDifferentFrame(try Timeline(path: dir + "/a.ltape"), through: 9_000) == nil)
+    let found = try Diverge.find(a, try Timeline(path: dir + "/b.ltape"))
+    #expect(found.firstDifferentRecord == 6_789)
   }
 }
 

@@ -63,8 +63,10 @@ extension ListState {
       items.sections.append((id, itemCount))
       items.reserve(itemCount)
       for _ in 0..<itemCount {
+        // A depth, bounded by the items before it when the state is built (no cap here:
+        // states deeper than the protocol allows still read back).
         let level = try s.varint()
-        guard level <= UInt64(CodecLimits.maxDepth) else { throw s.fail("item level \(level)") }
+        guard level <= UInt64(Int32.max) else { throw s.fail("item level \(level)") }
         let flags = try s.byte()
         guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
         items.levels.append(Int32(level))
@@ -330,7 +332,7 @@ extension ListState {
     var previous: Int64 = -1
     for _ in 0..<total {
       let level = try columns[1].varint()
-      guard level <= UInt64(CodecLimits.maxDepth) else {
+      guard level <= UInt64(Int32.max) else {
         throw columns[1].fail("item level \(level)")
       }
       let flags = try columns[2].byte()
