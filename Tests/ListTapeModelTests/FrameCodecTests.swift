@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeJSON
 import Testing
 
 @testable import ListTapeModel
@@ -306,7 +307,7 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
       }
       if round % 3 == 0 { bytes = Array("abcdefghij".utf8) + bytes }
       let expected = Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes
-      let got = bytes.withUnsafeBufferPointer { UTF8Check.isValid($0) }
+      let got = bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
       #expect(got == expected, "\(bytes)")
     }
   }

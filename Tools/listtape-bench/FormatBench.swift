@@ -80,18 +80,7 @@ enum FormatBench {
 
     // JSON Lines → log in process, and the `listtape record` binary: the log users keep.
     let logPath = dir + "/session.ltape"
-    let pipelineTime = try Clock.measure {
-      let fd = open(jsonl, O_RDONLY)
-      defer { close(fd) }
-      var reader = LineReader(fileDescriptor: fd)
-      let recorder = try Recorder.open(path: logPath)
-      while let line = try reader.next() {
-        guard case .text(_, let bytes) = line, !bytes.isEmpty else { continue }
-        let event = try bytes.withUnsafeBytes { try Event(jsonLine: $0) }
-        _ = try recorder.record(event)
-      }
-      try recorder.close()
-    }
+    let pipelineTime = try ReplayBench.recordJSONLines(jsonl, to: logPath)
     let binaryTime = try ReplayBench.recordWithBinary(jsonl)
     let logBytes = ReplayBench.fileSize(logPath)
 

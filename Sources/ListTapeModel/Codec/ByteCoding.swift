@@ -1,3 +1,5 @@
+import ListTapeJSON
+
 /// Why stored bytes could not be decoded: a damaged, foreign or hostile record.
 public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
   public var message: String
@@ -129,7 +131,7 @@ struct ByteSource {
     offset += n
     let units = UnsafeBufferPointer(
       start: slice.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
-    guard UTF8Check.isValid(units) else {
+    guard UTF8Validation.isValid(units) else {
       throw CodecError("invalid UTF-8 in string", offset: offset - n)
     }
     return String(decoding: units, as: UTF8.self)
@@ -151,61 +153,5 @@ struct ByteSource {
     let s = try string()
     guard !s.isEmpty else { throw fail("empty identifier") }
     return s
-  }
-}
-
-/// Strict UTF-8 validation (RFC 3629: no overlong forms, no surrogates, nothing above
-/// U+10FFFF), written out because `String(validating:as:)` needs iOS 18 / macOS 15. On
-/// bytes that pass, `String(decoding:as:)` keeps every byte (it repairs only invalid input).
-enum UTF8Check {
-  static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let base = bytes.baseAddress else { return true }
-    let n = bytes.count
-    var i = 0
-    while i < n {
-      // ASCII runs, the common case, eight bytes at a time.
-      while i &+ 8 <= n {
-        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-        if word & 0x8080_8080_8080_8080 != 0 { break }
-        i &+= 8
-      }
-      guard i < n else { return true }
-      let b0 = base[i]
-      if b0 < 0x80 {
-        i &+= 1
-        continue
-      }
-      let length: Int
-      var low: UInt8 = 0x80
-      var high: UInt8 = 0xBF
-      switch b0 {
-      case 0xC2...0xDF: length = 2
-      case 0xE0:
-        length = 3
-        low = 0xA0
-      case 0xE1...0xEC, 0xEE...0xEF: length = 3
-      case 0xED:
-        length = 3
-        high = 0x9F
-      case 0xF0:
-        length = 4
-        low = 0x90
-      case 0xF1...0xF3: length = 4
-      case 0xF4:
-        length = 4
-        high = 0x8F
-      default: return false
-      }
-      guard n &- i >= length else { return false }
-      let b1 = base[i &+ 1]
-      guard b1 >= low && b1 <= high else { return false }
-      var k = 2
-      while k < length {
-        guard base[i &+ k] & 0xC0 == 0x80 else { return false }
-        k &+= 1
-      }
-      i &+= length
-    }
-    return true
   }
 }

@@ -1,3 +1,5 @@
+import ListTapeJSON
+
 /// Format 2.0's event frames: a frame's events stored column by column (docs/log-format.md).
 ///
 /// Writing happens in two steps because the log writer decides where frames end: the
@@ -312,7 +314,7 @@ struct DefinitionReader {
         contentsOf: UnsafeRawBufferPointer(
           rebasing: text.base[text.offset..<text.offset + Int(rest)]))
       text.offset += Int(rest)
-      let valid = previousText.withUnsafeBufferPointer { UTF8Check.isValid($0) }
+      let valid = previousText.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
       guard valid else { throw text.fail("invalid UTF-8 in identifier") }
       return String(decoding: previousText, as: UTF8.self)
     case IdText.uuidUpper, IdText.uuidLower:

@@ -1,3 +1,5 @@
+import ListTapeJSON
+
 /// The identifiers a format 2.0 log has defined since its last dictionary restart, by
 /// entry number: each id's text is written once and referenced by number afterwards.
 ///
@@ -247,7 +249,7 @@ enum IdText {
     case text:
       guard !body.isEmpty else { throw CodecError("empty identifier", offset: 1) }
       let units = body.assumingMemoryBound(to: UInt8.self)
-      guard UTF8Check.isValid(units) else {
+      guard UTF8Validation.isValid(units) else {
         throw CodecError("invalid UTF-8 in identifier", offset: 1)
       }
       return String(decoding: units, as: UTF8.self)
