@@ -21,8 +21,10 @@ log_target() { # name, target file
     Sources/ListTapeLog/*.swift "Tools/fuzz/$2" -o "$out/$1"
 }
 
+json_built=""
 model_target() { # name, target file
-  if [ ! -f "$out/modules/ListTapeJSON.o" ]; then
+  if [ -z "$json_built" ]; then
+    json_built=1
     swiftc "${sanitize[@]}" -wmo -module-name ListTapeJSON -emit-module \
       -emit-module-path "$out/modules/ListTapeJSON.swiftmodule" \
       -c Sources/ListTapeJSON/*.swift -o "$out/modules/ListTapeJSON.o"
