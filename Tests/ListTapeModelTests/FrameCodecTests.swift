@@ -370,20 +370,58 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     return (bytes, columns, dictionary)
   }
 
-  /// Compact checkpoints are built like canonical ones (`ListStateBuilder`): an item past
-  /// level 255 is refused, not read back as a state no fold could make.
+  /// Compact checkpoints are built like canonical ones (`ListStateBuilder`): a chain one
+  /// level deeper than the protocol allows (d0 at level 0 ... d256 at level 256, written by
+  /// hand since no state holds it) is refused, not read back as a state no fold could make.
   @Test func compactStatesKeepTheNestingLimit() throws {
-    var (bytes, columns, dictionary) = try deepestChain()
-    // The last level (255, varint FF 01) ends the levels column; 256 is 80 02.
-    let end = columns[2]
-    #expect(Array(bytes[end - 2..<end]) == [0xFF, 0x01])
-    bytes[end - 2] = 0x80
-    bytes[end - 1] = 0x02
+    let ids = ["S"] + (0...256).map { "d\($0)" }
+    var dictionary = IdDictionary()
+    for id in ids { dictionary.append(id) }
+    var sections = ByteSink()
+    sections.count(0)  // "S"
+    sections.count(257)
+    var levels = ByteSink()
+    for level in 0...256 { levels.count(level) }
+    let flags = [UInt8](repeating: 0, count: 257)
+    var refs = ByteSink()
+    refs.zigzag(1)  // d0 is entry 1 (previous -1)
+    for _ in 1...256 { refs.zigzag(0) }
+    var bytes = ByteSink()
+    bytes.byte(ListState.compactVersion)
+    bytes.varint(0)
+    bytes.count(ids.count)
+    bytes.byte(0)
+    bytes.count(1)
+    let columns = [sections.bytes, levels.bytes, flags, refs.bytes, []]
+    for c in columns { bytes.count(c.count) }
+    for c in columns { bytes.bytes.append(contentsOf: c) }
     #expect {
-      _ = try bytes.withUnsafeBytes { try ListState(compact: $0, dictionary: &dictionary) }
+      _ = try bytes.bytes.withUnsafeBytes { try ListState(compact: $0, dictionary: &dictionary) }
     } throws: { error in
-      (error as? CodecError)?.message.contains("past the deepest level") == true
+      (error as? CodecError)?.message.contains("item level 256 is past the deepest level") == true
     }
+    // One level less is the deepest legal chain, and reads back.
+    var legal = ByteSink()
+    legal.byte(ListState.compactVersion)
+    legal.varint(0)
+    legal.count(ids.count - 1)
+    legal.byte(0)
+    legal.count(1)
+    var sections255 = ByteSink()
+    sections255.count(0)
+    sections255.count(256)
+    var levels255 = ByteSink()
+    for level in 0...255 { levels255.count(level) }
+    let legalColumns = [
+      sections255.bytes, levels255.bytes, Array(flags.dropLast()), Array(refs.bytes.dropLast()), [],
+    ]
+    for c in legalColumns { legal.count(c.count) }
+    for c in legalColumns { legal.bytes.append(contentsOf: c) }
+    let state = try legal.bytes.withUnsafeBytes {
+      try ListState(compact: $0, dictionary: &dictionary)
+    }
+    #expect(state.numberOfAllItems == 256)
+    #expect(state.level(of: "d255") == 255)
   }
 
   /// An entry named twice (the last item's entry delta turned from +0 into -1) is a

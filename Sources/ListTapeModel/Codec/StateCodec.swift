@@ -5,6 +5,10 @@
 /// bytes whatever their history, so the encoding doubles as a state fingerprint.
 extension ListState {
   static let codecVersion: UInt8 = 1
+  /// Items a decoder reserves room for before they arrive: a claimed count reserves no
+  /// more, since a hostile checkpoint's items may never come (64 MiB of zeros claiming 22M
+  /// items would otherwise touch 1.6 GB of tables).
+  static let maxReserved = 1 << 17
 
   /// The bits of an item's flags byte.
   enum ItemFlag {
@@ -77,7 +81,7 @@ extension ListState {
       }
       let itemCount = try s.count(minBytes: 3)
       // Grow the tables once, not by doubling while 100k items arrive.
-      builder.reserve(items: itemCount, idBytes: s.remaining)
+      builder.reserve(items: min(itemCount, Self.maxReserved), idBytes: s.remaining)
       for _ in 0..<itemCount {
         // A level is a depth, not an element count: the builder bounds it.
         let start = s.offset
@@ -268,7 +272,7 @@ extension ListState {
       throw columns[0].fail("\(columns[0].remaining) bytes left after the sections")
     }
     var builder = ListStateBuilder(allowsMultipleSelection: mode == 1)
-    builder.reserve(items: total, idBytes: 0)
+    builder.reserve(items: min(total, Self.maxReserved), idBytes: 0)
     var previous: Int64 = -1
     for section in sections {
       let id = try dictionary.entry(section.entry)
