@@ -291,24 +291,26 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
 
   // MARK: UTF-8 and compact states
 
+  /// `UTF8Validation` (the builder's, the JSON parser's and the codecs' check) agrees with
+  /// the standard library's on short random byte runs rich in the boundary cases
+  /// (continuation bytes, overlong leads, surrogates, 0xF4 0x90).
   @Test func utf8CheckAgreesWithTheStandardLibrary() {
     var rng = SplitMix64(seed: 5)
     let interesting: [UInt8] = [
-      0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF,
-      0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF, 0x9F, 0xA0, 0x8F, 0x90,
+      0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+      0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
     ]
-    for round in 0..<20_000 {
-      let n = rng.below(12)
-      var bytes: [UInt8] = []
-      for _ in 0..<n {
-        bytes.append(
-          rng.chance(70)
-            ? interesting[rng.below(interesting.count)] : UInt8(truncatingIfNeeded: rng.next()))
+    for round in 0..<200_000 {
+      var bytes = (0..<(1 + rng.below(12))).map { _ in
+        rng.chance(70)
+          ? interesting[rng.below(interesting.count)] : UInt8(truncatingIfNeeded: rng.next())
       }
+      // Long ASCII runs take the eight-bytes-at-a-time path first.
       if round % 3 == 0 { bytes = Array("abcdefghij".utf8) + bytes }
-      let expected = Array(String(decoding: bytes, as: UTF8.self).utf8) == bytes
+      let expected = String(validating: bytes, as: UTF8.self) != nil
       let got = bytes.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
       #expect(got == expected, "\(bytes)")
+      if got != expected { return }
     }
   }
 
