@@ -182,7 +182,7 @@ struct IdentifierIndex {
     guard !slots.isEmpty else { return nil }
     return slots.withUnsafeBufferPointer { table in
       let mask = table.count &- 1
-      var i = Int(k.hash) & mask
+      var i = Int(truncatingIfNeeded: k.hash) & mask
       while table[i].handle >= 0 {
         if table[i].hash == k.hash && matches(table[i].id, k) { return i }
         i = (i &+ 1) & mask
@@ -214,7 +214,7 @@ struct IdentifierIndex {
     if count &+ 1 > capacity { rehash(minimumCapacity: count &+ 1) }
     let found: Int = slots.withUnsafeBufferPointer { table in
       let mask = table.count &- 1
-      var i = Int(k.hash) & mask
+      var i = Int(truncatingIfNeeded: k.hash) & mask
       while table[i].handle >= 0 {
         if table[i].hash == k.hash && matches(table[i].id, k) { return ~i }
         i = (i &+ 1) & mask
@@ -278,7 +278,7 @@ struct IdentifierIndex {
     while true {
       j = (j &+ 1) & mask
       guard slots[j].handle >= 0 else { break }
-      let home = Int(slots[j].hash) & mask
+      let home = Int(truncatingIfNeeded: slots[j].hash) & mask
       let movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j)
       if movable {
         slots[hole] = slots[j]
@@ -292,7 +292,7 @@ struct IdentifierIndex {
   /// Puts a new entry in the first empty slot of its probe run.
   private mutating func place(_ slot: Slot) {
     let mask = slots.count &- 1
-    var i = Int(slot.hash) & mask
+    var i = Int(truncatingIfNeeded: slot.hash) & mask
     while slots[i].handle >= 0 { i = (i &+ 1) & mask }
     slots[i] = slot
   }
@@ -367,7 +367,7 @@ struct IdentifierIndex {
   @inline(__always) func prefetch(hash: UInt32) {
     slots.withUnsafeBufferPointer { table in
       guard let base = table.baseAddress else { return }
-      listtape_prefetch(base + (Int(hash) & (table.count &- 1)))
+      listtape_prefetch(base + (Int(truncatingIfNeeded: hash) & (table.count &- 1)))
     }
   }
 
@@ -379,7 +379,7 @@ struct IdentifierIndex {
     slots.withUnsafeBufferPointer { table in
       guard !table.isEmpty else { return -1 }
       let mask = table.count &- 1
-      var i = Int(hash) & mask
+      var i = Int(truncatingIfNeeded: hash) & mask
       for _ in 0..<4 {
         if table[i].handle < 0 { return -1 }
         if table[i].hash == hash {
