@@ -23,8 +23,7 @@ extension Timeline {
     var decoder = EventDecoder()
     var written = 0
     do throws(StoreError) {
-      try scan(from: 1, through: n) { seq, bytes throws(StoreError) in
-        let e = try decode(&decoder, bytes, seq)
+      try scanEvents(from: 1, through: n, decoder: &decoder) { (_, e) throws(StoreError) in
         _ = try recorder.record(e)
         written += 1
         return true

@@ -1,3 +1,4 @@
+import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 
@@ -28,7 +29,7 @@ public enum Diverge {
   public static func find(_ a: Timeline, _ b: Timeline) throws(StoreError) -> Divergence {
     let common = min(a.eventCount, b.eventCount)
     guard
-      let first = try firstDifferentRecord(a, b, through: common)
+      let first = try a.firstDifferentEvent(b, through: common)
         ?? (a.eventCount != b.eventCount ? common + 1 : nil)
     else {
       return Divergence(comparedStates: 0)
@@ -42,13 +43,13 @@ public enum Diverge {
     while n <= max(a.eventCount, b.eventCount) {
       let end = n + window - 1
       var eventsA: [Event] = []
-      try a.scan(from: n, through: end) { seq, bytes throws(StoreError) in
-        eventsA.append(try a.decode(&decoderA, bytes, seq))
+      try a.scanEvents(from: n, through: end, decoder: &decoderA) { _, e in
+        eventsA.append(e)
         return true
       }
       var eventsB: [Event] = []
-      try b.scan(from: n, through: end) { seq, bytes throws(StoreError) in
-        eventsB.append(try b.decode(&decoderB, bytes, seq))
+      try b.scanEvents(from: n, through: end, decoder: &decoderB) { _, e in
+        eventsB.append(e)
         return true
       }
       let count = max(eventsA.count, eventsB.count)
@@ -114,5 +115,74 @@ public enum Diverge {
   static func memcmpEqual(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Bool {
     guard x.count == y.count else { return false }
     return x.elementsEqual(y)
+  }
+}
+
+extension Timeline {
+  /// The first event number ≤ `through` at which the two logs' events differ (nil if none
+  /// does). Two 1.0 logs compare stored record bytes. Two 2.0 logs compare frame
+  /// fingerprints (headers only) while their frames are the same, then decoded events from
+  /// the first frame that differs; a 1.0 and a 2.0 log compare decoded events.
+  func firstDifferentEvent(_ other: Timeline, through: Int) throws(StoreError) -> Int? {
+    if formatMajor == 1 && other.formatMajor == 1 {
+      return try Diverge.firstDifferentRecord(self, other, through: through)
+    }
+    var start = 1
+    if formatMajor >= 2 && other.formatMajor >= 2 {
+      guard let s = try firstDifferentFrame(other, through: through) else { return nil }
+      start = s
+    }
+    let window = 4_096
+    var next = start
+    var decoderA = try decoder(after: start - 1)
+    var decoderB = try other.decoder(after: start - 1)
+    var events: [Event] = []
+    while next <= through {
+      let end = min(through, next + window - 1)
+      events.removeAll(keepingCapacity: true)
+      try scanEvents(from: next, through: end, decoder: &decoderA) { _, e in
+        events.append(e)
+        return true
+      }
+      var found: Int?
+      try other.scanEvents(from: next, through: end, decoder: &decoderB) { seq, e in
+        let i = seq - next
+        if i >= events.count || events[i] != e {
+          found = seq
+          return false
+        }
+        return true
+      }
+      if let found { return found }
+      next = end + 1
+    }
+    return nil
+  }
+
+  /// Where the two 2.0 logs' frames first differ (the first event of the earlier of the two
+  /// frames), or nil when their frames are the same through event `through`.
+  func firstDifferentFrame(_ other: Timeline, through: Int) throws(StoreError) -> Int? {
+    let window = 1 << 20
+    var next = 1
+    while next <= through {
+      let end = min(through, next + window - 1)
+      let a: [FrameFingerprint]
+      let b: [FrameFingerprint]
+      do {
+        a = try reader.frameFingerprints(from: UInt64(next), through: UInt64(end))
+        b = try other.reader.frameFingerprints(from: UInt64(next), through: UInt64(end))
+      } catch {
+        throw .log(error)
+      }
+      for (x, y) in zip(a, b) where x != y { return Int(min(x.firstSeq, y.firstSeq)) }
+      if a.count != b.count {
+        let shorter = a.count < b.count ? a : b
+        return shorter.last.map { Int($0.firstSeq) + $0.eventCount } ?? next
+      }
+      // Frames may run past `end`: go on after the last event both have read the same.
+      let covered = a.last.map { Int($0.firstSeq) + $0.eventCount - 1 } ?? end
+      next = max(end, covered) + 1
+    }
+    return nil
   }
 }

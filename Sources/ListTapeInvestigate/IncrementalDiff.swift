@@ -21,8 +21,7 @@ extension Differ {
     }
     var b = a
     var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
-    try timeline.scan(from: lo + 1, through: hi) { seq, bytes throws(StoreError) in
-      let event = try timeline.decode(&decoder, bytes, seq)
+    try timeline.scanEvents(from: lo + 1, through: hi, decoder: &decoder) { _, event in
       touched.note(event, before: b)
       try? b.apply(event)
       return true

@@ -253,8 +253,7 @@ extension Timeline {
     if query.holds(in: state) { return (0, nil) }
     var decoder = EventDecoder()
     var found: (event: Int, op: Event?)?
-    try scan(from: 1, through: eventCount) { seq, bytes throws(StoreError) in
-      let event = try decode(&decoder, bytes, seq)
+    try scanEvents(from: 1, through: eventCount, decoder: &decoder) { seq, event in
       guard Self.apply(event, to: &state, then: query) else { return true }
       found = (seq, event)
       return false

@@ -332,14 +332,19 @@ struct LogPrefixes {
     let budget = (256 << 20) / max(1, state.numberOfAllItems * 200)
     let spacing = max(
       1_024, (nextCheckpoint(after: checkpoint) - checkpoint) / max(2, min(32, budget)))
-    try timeline.scan(from: from + 1, through: n) { seq, bytes throws(StoreError) in
-      let event = try timeline.decode(&decoder, bytes, seq)
-      try? state.apply(event)
-      if seq % spacing == 0 && seq < n && !saved.contains(where: { $0.n == seq }) {
-        saved.append((seq, state, decoder))
+    // Fold up to each multiple of `spacing`, where the decoder stands right after it.
+    var at = from
+    while at < n {
+      let stop = min(n, (at / spacing + 1) * spacing)
+      try timeline.scanEvents(from: at + 1, through: stop, decoder: &decoder) { _, event in
+        try? state.apply(event)
+        return true
+      }
+      at = stop
+      if at < n && !saved.contains(where: { $0.n == at }) {
+        saved.append((at, state, decoder))
         saved.sort { $0.n < $1.n }
       }
-      return true
     }
     folded += n - from
     return state

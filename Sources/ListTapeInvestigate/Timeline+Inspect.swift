@@ -60,6 +60,10 @@ public struct LogStats: Sendable {
   public var lastTime: Int64?
   /// Mark events.
   public var marks: Int
+  /// The log's format major version.
+  public var format: Int = 1
+  /// Size of the index file beside the log (2.0), when there is a valid one.
+  public var indexBytes: Int?
 }
 
 extension Timeline {
@@ -104,9 +108,9 @@ extension Timeline {
           return true
         }
         guard stop < limit || limitIsCheckpoint,
-          let cp = try checkpoint(atOrBefore: stop), cp.seq == stop
+          let cp = try logCheckpoint(atOrBefore: stop), cp.seq == stop
         else { continue }
-        guard cp.checkpoint.state == state, cp.checkpoint.lastTime == decoder.lastTime else {
+        guard cp.state == state, cp.lastTime.map({ $0 == decoder.lastTime }) ?? true else {
           report.problem = .checkpointDisagrees(event: stop)
           report.offset = nil
           report.lastIntactEvent = last
@@ -153,6 +157,7 @@ extension Timeline {
       }, faults: faults,
       faultsByKind: FaultKind.ranked(kinds),
       bytes: fileBytes, frames: frames, checkpoints: checkpoints,
-      checkpointBytes: Int(checkpointBytes), firstTime: first, lastTime: last, marks: marks)
+      checkpointBytes: Int(checkpointBytes), firstTime: first, lastTime: last, marks: marks,
+      format: formatMajor, indexBytes: indexBytes)
   }
 }

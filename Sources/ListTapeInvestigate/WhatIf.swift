@@ -103,8 +103,7 @@ public enum WhatIf {
       if !Differ.diff(before, real, touched: touched, context: 0).isEmpty { other = before }
     }
     var range = 0
-    try timeline.scan(from: first, through: total) { n, bytes throws(StoreError) in
-      let event = try timeline.decode(&decoder, bytes, n)
+    try timeline.scanEvents(from: first, through: total, decoder: &decoder) { n, event in
       while range < without.count && without[range].upperBound < n { range += 1 }
       if range < without.count && without[range].contains(n) {
         if other == nil && held == nil {
@@ -212,8 +211,8 @@ public enum WhatIf {
     try writeLog(output) { recorder throws(StoreError) in
       var decoder = EventDecoder()
       var range = 0
-      try timeline.scan(from: 1, through: timeline.eventCount) { n, bytes throws(StoreError) in
-        let event = try timeline.decode(&decoder, bytes, n)
+      try timeline.scanEvents(from: 1, through: timeline.eventCount, decoder: &decoder) {
+        (n, event) throws(StoreError) in
         while range < without.count && without[range].upperBound < n { range += 1 }
         if range < without.count && without[range].contains(n) {
           if n == without[0].lowerBound {

@@ -353,38 +353,10 @@ package struct JSONParser {
   /// Validates one multi-byte UTF-8 sequence at `index` (RFC 3629: no overlongs, no
   /// surrogates, nothing above U+10FFFF) and steps over it.
   private mutating func skipUTF8Sequence() throws(JSONParseError) {
-    let lead = base[index]
-    var trailing: Int
-    var low: UInt8 = 0x80
-    var high: UInt8 = 0xBF
-    switch lead {
-    case 0xC2...0xDF: trailing = 1
-    case 0xE0:
-      trailing = 2
-      low = 0xA0
-    case 0xE1...0xEC, 0xEE...0xEF: trailing = 2
-    case 0xED:
-      trailing = 2
-      high = 0x9F
-    case 0xF0:
-      trailing = 3
-      low = 0x90
-    case 0xF1...0xF3: trailing = 3
-    case 0xF4:
-      trailing = 3
-      high = 0x8F
-    default: throw fail("invalid UTF-8")
-    }
-    guard index + trailing < count, low...high ~= base[index + 1] else {
+    guard let length = UTF8Validation.sequenceLength(base, index, count) else {
       throw fail("invalid UTF-8")
     }
-    var offset = 2
-    while offset <= trailing {
-      guard base[index + offset] & 0xC0 == 0x80 else { throw fail("invalid UTF-8") }
-      offset += 1
-    }
-    trailing += 1
-    index += trailing
+    index += length
   }
 
   // MARK: - Numbers

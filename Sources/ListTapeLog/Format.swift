@@ -1,10 +1,13 @@
 import CZlib
 
-/// Byte-level constants of format 1.0; docs/log-format.md is the prose version.
+/// Byte-level constants of formats 1.0 and 2.0; docs/log-format.md is the prose version.
 enum Format {
   static let magic: [UInt8] = [0x89, 0x55, 0x4C, 0x4F, 0x47, 0x0D, 0x0A, 0x1A]  // \x89ULOG\r\n^Z
-  static let major: UInt16 = 1
+  /// The newest major version (what recorders write).
+  static let latestMajor: UInt16 = 2
   static let minor: UInt16 = 0
+  /// Major versions this build reads (and appends to).
+  static let readableMajors: ClosedRange<UInt16> = 1...2
   static let headerLength = 64
   /// Longest file header a future minor version may declare.
   static let maxHeaderLength = 4096
@@ -16,6 +19,8 @@ enum Format {
   static let typeEvents: UInt8 = 1
   static let typeCheckpoint: UInt8 = 2
   static let typeMeta: UInt8 = 3
+  /// 2.0 only: a dictionary restart (the identifiers of a new segment).
+  static let typeDictionary: UInt8 = 4
   /// Frame types at or above this are skippable extensions.
   static let firstSkippableType: UInt8 = 128
 
@@ -28,6 +33,7 @@ enum Format {
   static let maxEventsRaw = 64 << 20
   static let maxCheckpointRaw = 256 << 20
   static let maxMetaRaw = 1 << 20
+  static let maxDictionaryRaw = 256 << 20
   static let maxSkippableRaw = 64 << 20
   /// On-disk payload cap: a stored (uncompressed) checkpoint plus zlib's worst-case overhead.
   static let maxPayload = maxCheckpointRaw + (maxCheckpointRaw >> 8) + 64
@@ -43,6 +49,7 @@ enum Format {
     case typeEvents: return maxEventsRaw
     case typeCheckpoint: return maxCheckpointRaw
     case typeMeta: return maxMetaRaw
+    case typeDictionary: return maxDictionaryRaw
     default: return maxSkippableRaw
     }
   }
@@ -50,7 +57,7 @@ enum Format {
 
 /// The 64-byte file header: identity, versions and codec of one log.
 struct FileHeader: Sendable, Equatable {
-  var major: UInt16 = Format.major
+  var major: UInt16 = Format.latestMajor
   var minor: UInt16 = Format.minor
   var headerLength: UInt32 = UInt32(Format.headerLength)
   var uuid: [UInt8]
@@ -115,10 +122,12 @@ struct FileHeader: Sendable, Equatable {
     }
     let major = p.loadLE(UInt16.self, at: 8)
     let minor = p.loadLE(UInt16.self, at: 10)
-    guard major == Format.major else {
+    guard Format.readableMajors.contains(major) else {
       throw LogError(
         .unsupportedVersion, path: path,
-        message: "unsupported log format \(major).\(minor) (this build reads \(Format.major).x)",
+        message:
+          "unsupported log format \(major).\(minor) (this build reads 1.x and 2.x; a newer "
+          + "listtape may read it)",
         offset: 8)
     }
     let headerLength = p.loadLE(UInt32.self, at: 12)
@@ -189,10 +198,12 @@ struct FrameHeader: Sendable, Equatable {
       payloadCRC: p.loadLE(UInt32.self, at: 28))
   }
 
-  /// Checks type, flags and lengths against the caps; independent of position and sequence.
-  func shapeProblem() -> DamageReason? {
+  /// Checks type, flags and lengths against the caps of format `major`; independent of
+  /// position and sequence.
+  func shapeProblem(major: UInt16) -> DamageReason? {
     let known =
       type == Format.typeEvents || type == Format.typeCheckpoint || type == Format.typeMeta
+      || (type == Format.typeDictionary && major >= 2)
     guard known || type >= Format.firstSkippableType else { return .unknownFrameType(type) }
     if known && flags & ~Format.knownFlags != 0 { return .unsupportedFlags(flags) }
     let payload = Int(payloadLength)
@@ -211,7 +222,7 @@ struct FrameHeader: Sendable, Equatable {
       guard eventCount >= 1, raw >= Int(eventCount) else {
         return .lengthOutOfRange("\(eventCount) events in \(raw) bytes")
       }
-    case Format.typeCheckpoint, Format.typeMeta:
+    case Format.typeCheckpoint, Format.typeMeta, Format.typeDictionary:
       guard eventCount == 0 else { return .lengthOutOfRange("event count \(eventCount)") }
     default: break
     }

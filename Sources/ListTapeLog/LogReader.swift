@@ -13,15 +13,21 @@ package final class LogReader {
   /// The log file (or a label, for in-memory logs).
   package let path: String
   private let fd: Int32?
-  private let source: ByteSource
-  private let header: FileHeader
-  private var scan: FrameScan
-  private let inflater: Inflater
+  let source: ByteSource
+  let header: FileHeader
+  var scan: FrameScan
+  let inflater: Inflater
   private var raw: UnsafeMutableRawPointer
   private var rawCapacity: Int
 
-  /// Opens and scans the log at `path`.
-  package convenience init(path: String) throws(LogError) {
+  /// The log's index file, when it matched the log and was used (2.0 logs).
+  package internal(set) var index: LogIndex?
+  /// What became of the index file at open.
+  package internal(set) var indexStatus = IndexStatus.missing
+
+  /// Opens and scans the log at `path`. With `useIndex` (2.0 logs), a valid index file
+  /// next to it stands in for the scan of the frames it covers; only later ones are scanned.
+  package convenience init(path: String, useIndex: Bool = true) throws(LogError) {
     let fd: Int32
     switch Posix.open(path, O_RDONLY) {
     case .success(let f): fd = f
@@ -34,7 +40,7 @@ package final class LogReader {
       _ = Posix.close(fd)
       throw error
     }
-    try self.init(source: source, fd: fd)
+    try self.init(source: source, fd: fd, useIndex: useIndex)
   }
 
   /// Reads a log held in memory (tests, fuzzing, logs received over the wire).
@@ -42,7 +48,7 @@ package final class LogReader {
     try self.init(source: ByteSource(bytes: bytes, path: label), fd: nil)
   }
 
-  private init(source: ByteSource, fd: Int32?) throws(LogError) {
+  private init(source: ByteSource, fd: Int32?, useIndex: Bool = false) throws(LogError) {
     self.path = source.path
     self.fd = fd
     self.source = source
@@ -61,7 +67,9 @@ package final class LogReader {
       self.header = header
       self.inflater = inflater
       self.scan = FrameScan(
-        source: source, salt: header.salt, start: UInt64(header.headerLength))
+        source: source, salt: header.salt, start: UInt64(header.headerLength),
+        major: header.major)
+      if useIndex && header.major >= 2 { try adoptIndex() }
       try scan.run(inflater: inflater)
       source.shrink()
     } catch {
@@ -138,6 +146,12 @@ package final class LogReader {
   package func forEachRecord(
     from: UInt64 = 1, through: UInt64 = .max, _ body: (UInt64, UnsafeRawBufferPointer) -> Void
   ) throws(LogError) -> UInt64 {
+    guard header.major == 1 else {
+      throw LogError(
+        .unsupportedVersion, path: path,
+        message:
+          "format \(header.major).\(header.minor) event frames hold no records; read them by frame")
+    }
     let first = max(from, 1)
     let last = min(through, scan.lastSeq)
     guard first <= last else { return first - 1 }
@@ -199,7 +213,7 @@ package final class LogReader {
   }
 
   /// How many index entries (sorted by `seq`) have a `seq` at or before `seq`.
-  private static func countThrough(_ seq: UInt64, in entries: [Mark]) -> Int {
+  static func countThrough(_ seq: UInt64, in entries: [Mark]) -> Int {
     var lo = 0
     var hi = entries.count
     while lo < hi {
@@ -212,16 +226,16 @@ package final class LogReader {
   // MARK: Frame decoding
 
   /// Re-reads and re-checks a frame header the scan accepted (the file may have changed since).
-  private func frameHeader(at offset: UInt64, lastGood: UInt64) throws(LogError) -> FrameHeader {
+  func frameHeader(at offset: UInt64, lastGood: UInt64) throws(LogError) -> FrameHeader {
     guard let hb = try source.bytes(at: offset, count: Format.frameHeaderLength),
       let h = FrameHeader.decode(hb, salt: header.salt),
-      h.offsetLow == UInt32(truncatingIfNeeded: offset), h.shapeProblem() == nil
+      h.offsetLow == UInt32(truncatingIfNeeded: offset), h.shapeProblem(major: header.major) == nil
     else { throw damage(at: offset, lastGood: lastGood, .fileChanged) }
     return h
   }
 
   /// The frame's payload inflated into the reusable raw buffer, after a payload CRC check.
-  private func inflate(_ h: FrameHeader, at offset: UInt64, lastGood: UInt64) throws(LogError)
+  func inflate(_ h: FrameHeader, at offset: UInt64, lastGood: UInt64) throws(LogError)
     -> UnsafeRawBufferPointer
   {
     let start = offset + UInt64(Format.frameHeaderLength)
@@ -248,7 +262,7 @@ package final class LogReader {
     return UnsafeRawBufferPointer(out)
   }
 
-  private func shrinkRaw() {
+  func shrinkRaw() {
     raw.deallocate()
     rawCapacity = 64 << 10
     raw = UnsafeMutableRawPointer.allocate(byteCount: rawCapacity, alignment: 16)
@@ -276,7 +290,7 @@ package final class LogReader {
     }
   }
 
-  private func damage(at offset: UInt64, lastGood: UInt64, _ reason: DamageReason) -> LogError {
+  func damage(at offset: UInt64, lastGood: UInt64, _ reason: DamageReason) -> LogError {
     let d = LogDamage(
       kind: .damaged, offset: offset, bytesToEnd: source.size &- offset, lastGoodEvent: lastGood,
       reason: reason)
@@ -290,7 +304,8 @@ package final class LogReader {
   /// Scans afresh (not from the index), so it also sees bytes appended since open.
   package func verify() throws(LogError) -> VerifyReport {
     try source.refresh()
-    var s = FrameScan(source: source, salt: header.salt, start: UInt64(header.headerLength))
+    var s = FrameScan(
+      source: source, salt: header.salt, start: UInt64(header.headerLength), major: header.major)
     try s.run(inflater: inflater)
     var status = VerifyReport.Status.intact
     if let stop = s.stop {
@@ -311,7 +326,7 @@ package final class LogReader {
       let h = try frameHeader(at: offset, lastGood: lastGood)
       do throws(LogError) {
         let p = try inflate(h, at: offset, lastGood: lastGood)
-        if h.type == Format.typeEvents,
+        if h.type == Format.typeEvents, header.major == 1,
           let problem = RecordFraming.check(p, count: Int(h.eventCount))
         {
           throw damage(at: offset, lastGood: lastGood, .recordFraming(problem))

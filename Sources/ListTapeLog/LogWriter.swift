@@ -35,16 +35,21 @@ package final class LogWriter: @unchecked Sendable {
   /// last sync (what a power loss leaves), is cut, saved to `<path>.tail-<offset>.broken` and
   /// described in `recovery`; other mid-file damage throws `.damaged` (see
   /// `LogReader.salvage`).
-  package static func open(path: String, options: LogWriterOptions = LogWriterOptions())
-    throws(LogError) -> LogWriter
-  {
-    try open(path: path, options: options, files: SystemFiles.shared)
+  ///
+  /// `frames` makes the payload of each event frame of a 2.0 log (ignored for a 1.0 log);
+  /// without it a 2.0 event frame holds its records as they are.
+  package static func open(
+    path: String, options: LogWriterOptions = LogWriterOptions(),
+    frames: (any FramePayloadEncoder)? = nil
+  ) throws(LogError) -> LogWriter {
+    try open(path: path, options: options, frames: frames, files: SystemFiles.shared)
   }
 
   /// Opens through `files` (a simulated disk in the power-loss tests).
-  package static func open(path: String, options: LogWriterOptions, files: any FileLayer)
-    throws(LogError) -> LogWriter
-  {
+  package static func open(
+    path: String, options: LogWriterOptions, frames: (any FramePayloadEncoder)? = nil,
+    files: any FileLayer
+  ) throws(LogError) -> LogWriter {
     var created = false
     var fd: Int32 = -1
     // Another process may create the log between our open and our link: then open again.
@@ -64,7 +69,7 @@ package final class LogWriter: @unchecked Sendable {
     do throws(LogError) {
       if !created { try lock(fd, path: path) }
       let (core, recovery) = try WriterCore.prepare(
-        fd: fd, path: path, options: options, created: created, files: files)
+        fd: fd, path: path, options: options, created: created, frames: frames, files: files)
       core.startFlusher()
       return LogWriter(path: path, recovery: recovery, core: core)
     } catch {
@@ -97,6 +102,9 @@ package final class LogWriter: @unchecked Sendable {
   /// Times the background flusher woke up (deadlines reached, new work, close).
   package var flusherWakeups: Int { core.flusherWakeups }
 
+  /// The log's format major version (1 or 2): an existing log keeps its own.
+  package var formatMajor: UInt16 { core.major }
+
   /// Appends one record (an encoded event); it is written with its frame.
   /// - Complexity: amortised O(record size); a frame cut compresses and writes.
   package func append(_ record: UnsafeRawBufferPointer) throws(LogError) {
@@ -116,18 +124,38 @@ package final class LogWriter: @unchecked Sendable {
   package var checkpointDue: Bool { core.checkpointDue }
 
   /// Writes the folded state after exactly `eventCount` events (pending events are cut first).
-  package func appendCheckpoint(_ state: UnsafeRawBufferPointer) throws(LogError) {
-    try core.appendCheckpoint(state)
+  /// `flushPoints` are offsets where the compressor starts a new block (one per column).
+  package func appendCheckpoint(_ state: UnsafeRawBufferPointer, flushPoints: [Int] = [])
+    throws(LogError)
+  {
+    try core.appendFrame(Format.typeCheckpoint, state, flushPoints: flushPoints)
   }
 
   /// Writes the folded state held in an array.
-  package func appendCheckpoint(_ state: [UInt8]) throws(LogError) {
+  package func appendCheckpoint(_ state: [UInt8], flushPoints: [Int] = []) throws(LogError) {
     let failure: LogError? = state.withUnsafeBytes { p in
-      do throws(LogError) { try core.appendCheckpoint(p) } catch { return error }
+      do throws(LogError) {
+        try core.appendFrame(Format.typeCheckpoint, p, flushPoints: flushPoints)
+      } catch { return error }
       return nil
     }
     if let failure { throw failure }
   }
+
+  /// Format 2.0: starts a new segment whose dictionary is `entries` (pending events are cut
+  /// first); event frames written after it belong to the segment beginning at the next event.
+  package func appendDictionary(_ entries: [UInt8], flushPoints: [Int] = []) throws(LogError) {
+    let failure: LogError? = entries.withUnsafeBytes { p in
+      do throws(LogError) {
+        try core.appendFrame(Format.typeDictionary, p, flushPoints: flushPoints)
+      } catch { return error }
+      return nil
+    }
+    if let failure { throw failure }
+  }
+
+  /// Format 2.0: the event number the current segment began before (0: the log's start).
+  package var segment: UInt64 { core.currentSegment }
 
   /// Writes the pending frame now (kill -9 safe once this returns).
   package func flush() throws(LogError) { try core.flush() }
@@ -144,6 +172,12 @@ final class WriterCore: @unchecked Sendable {
   let path: String
   let options: LogWriterOptions
   private let files: any FileLayer
+  /// Format major version of the file, and (2.0) what turns records into frame payloads.
+  let major: UInt16
+  private let frames: (any FramePayloadEncoder)?
+  private var segment: UInt64
+  private var framePayload: [UInt8] = []
+  private var flushPoints: [Int] = []
   private let fd: Int32
   private let salt: UInt32
   private let deflater: Deflater
@@ -182,15 +216,18 @@ final class WriterCore: @unchecked Sendable {
   private let maxRaw: Int
 
   private init(
-    fd: Int32, path: String, options: LogWriterOptions, salt: UInt32, deflater: Deflater,
-    scan: FrameScan, files: any FileLayer, syncedEnd: UInt64
+    fd: Int32, path: String, options: LogWriterOptions, header: FileHeader, deflater: Deflater,
+    scan: FrameScan, frames: (any FramePayloadEncoder)?, files: any FileLayer, syncedEnd: UInt64
   ) {
     self.fd = fd
     self.files = files
     self.syncedEnd = syncedEnd
     self.path = path
     self.options = options
-    self.salt = salt
+    self.major = header.major
+    self.frames = header.major >= 2 ? frames : nil
+    self.segment = scan.lastRestartSeq
+    self.salt = header.salt
     self.deflater = deflater
     self.fileEnd = scan.end
     self.nextSeq = scan.nextSeq
@@ -216,7 +253,8 @@ final class WriterCore: @unchecked Sendable {
 
   /// Writes a fresh header or validates the existing log, cutting a torn tail.
   static func prepare(
-    fd: Int32, path: String, options: LogWriterOptions, created: Bool, files: any FileLayer
+    fd: Int32, path: String, options: LogWriterOptions, created: Bool,
+    frames: (any FramePayloadEncoder)?, files: any FileLayer
   ) throws(LogError) -> (WriterCore, RecoveryReport?) {
     let syncing = options.fsync != .never
     guard let deflater = Deflater(level: min(max(options.compressionLevel, 0), 9)) else {
@@ -253,7 +291,8 @@ final class WriterCore: @unchecked Sendable {
       header = try FileHeader.read(from: source, path: path)
     }
     try source.refresh()
-    var scan = FrameScan(source: source, salt: header.salt, start: UInt64(header.headerLength))
+    var scan = FrameScan(
+      source: source, salt: header.salt, start: UInt64(header.headerLength), major: header.major)
     guard scan.end <= source.size else {
       throw LogError(.incompleteHeader, path: path, message: "incomplete header")
     }
@@ -291,8 +330,8 @@ final class WriterCore: @unchecked Sendable {
       syncedEnd = scan.end
     }
     let core = WriterCore(
-      fd: fd, path: path, options: options, salt: header.salt, deflater: deflater, scan: scan,
-      files: files, syncedEnd: syncedEnd)
+      fd: fd, path: path, options: options, header: header, deflater: deflater, scan: scan,
+      frames: frames, files: files, syncedEnd: syncedEnd)
     return (core, recovery)
   }
 
@@ -301,6 +340,8 @@ final class WriterCore: @unchecked Sendable {
     fd: Int32, path: String, options: LogWriterOptions, syncing: Bool, files: any FileLayer
   ) throws(LogError) -> FileHeader {
     let header = FileHeader(
+      major: Format.readableMajors.contains(options.formatMajor)
+        ? options.formatMajor : Format.latestMajor,
       uuid: randomUUID(), createdMillis: Posix.nowMillis(),
       eventCodecVersion: options.eventCodecVersion, stateCodecVersion: options.stateCodecVersion,
       levelHint: UInt8(min(max(options.compressionLevel, 0), 9)))
@@ -416,17 +457,37 @@ final class WriterCore: @unchecked Sendable {
     pendingCapacity = cap
   }
 
-  func appendCheckpoint(_ state: UnsafeRawBufferPointer) throws(LogError) {
+  var currentSegment: UInt64 {
+    cond.lock()
+    defer { cond.unlock() }
+    return segment
+  }
+
+  /// Writes a CHECKPOINT (state after `eventCount` events) or, in 2.0, a DICTIONARY frame.
+  func appendFrame(_ type: UInt8, _ raw: UnsafeRawBufferPointer, flushPoints: [Int])
+    throws(LogError)
+  {
     cond.lock()
     defer { cond.unlock() }
     try usable()
-    guard state.count <= Format.maxCheckpointRaw else {
+    let what = type == Format.typeCheckpoint ? "checkpoint" : "dictionary"
+    guard type == Format.typeCheckpoint || major >= 2 else {
+      throw LogError(.unsupportedVersion, path: path, message: "a 1.0 log has no \(what) frames")
+    }
+    guard raw.count <= Format.maxRaw(type: type) else {
       throw LogError(
-        .tooLarge, path: path, message: "checkpoint of \(state.count) bytes exceeds the cap")
+        .tooLarge, path: path, message: "\(what) of \(raw.count) bytes exceeds the cap")
     }
     try cut()
+    let isCheckpoint = type == Format.typeCheckpoint
     let length = try writeFrame(
-      type: Format.typeCheckpoint, count: 0, firstSeq: nextSeq - 1, raw: state)
+      type: type, count: 0, firstSeq: isCheckpoint ? nextSeq - 1 : nextSeq, raw: raw,
+      flushPoints: flushPoints)
+    if !isCheckpoint {
+      segment = nextSeq
+      bytesSinceCheckpoint += length
+      return
+    }
     lastCheckpointLength = length
     bytesSinceCheckpoint = 0
     eventsSinceCheckpoint = 0
@@ -455,27 +516,50 @@ final class WriterCore: @unchecked Sendable {
   /// Compresses and writes the pending events as one EVENTS frame. Lock held.
   private func cut() throws(LogError) {
     guard pendingCount > 0 else { return }
-    let raw = UnsafeRawBufferPointer(start: pending, count: pendingBytes)
-    let length = try writeFrame(
-      type: Format.typeEvents, count: pendingCount, firstSeq: pendingFirstSeq, raw: raw)
+    let records = UnsafeRawBufferPointer(start: pending, count: pendingBytes)
+    let length: UInt64
+    if let frames {
+      framePayload.removeAll(keepingCapacity: true)
+      flushPoints.removeAll(keepingCapacity: true)
+      if let problem = frames.payload(
+        records: records, count: pendingCount, segment: segment, into: &framePayload,
+        flushPoints: &flushPoints)
+      {
+        throw fail(LogError(.poisoned, path: path, message: "cannot encode frame: \(problem)"))
+      }
+      let points = flushPoints
+      let written: Result<UInt64, LogError> = framePayload.withUnsafeBytes { raw in
+        Result { () throws(LogError) in
+          try writeFrame(
+            type: Format.typeEvents, count: pendingCount, firstSeq: pendingFirstSeq, raw: raw,
+            flushPoints: points)
+        }
+      }
+      length = try written.get()
+      if framePayload.capacity > (8 << 20) { framePayload = [] }
+    } else {
+      length = try writeFrame(
+        type: Format.typeEvents, count: pendingCount, firstSeq: pendingFirstSeq, raw: records)
+    }
     bytesSinceCheckpoint += length
     pendingCount = 0
     pendingBytes = 0
   }
 
   /// Frames `raw` (compressed) at the end of the file with one write(); poisons on failure.
-  private func writeFrame(type: UInt8, count: Int, firstSeq: UInt64, raw: UnsafeRawBufferPointer)
-    throws(LogError) -> UInt64
-  {
+  private func writeFrame(
+    type: UInt8, count: Int, firstSeq: UInt64, raw: UnsafeRawBufferPointer,
+    flushPoints: [Int] = []
+  ) throws(LogError) -> UInt64 {
     let headerLength = Format.frameHeaderLength
-    let need = headerLength + deflater.bound(raw.count)
+    let need = headerLength + deflater.bound(raw.count, blocks: flushPoints.count + 1)
     if need > outCapacity {
       out.deallocate()
       outCapacity = need
       out = UnsafeMutableRawPointer.allocate(byteCount: need, alignment: 16)
     }
     let dst = UnsafeMutableRawBufferPointer(start: out + headerLength, count: need - headerLength)
-    guard let payloadLength = deflater.compress(raw, into: dst) else {
+    guard let payloadLength = deflater.compress(raw, into: dst, flushPoints: flushPoints) else {
       throw fail(LogError(.poisoned, path: path, message: "zlib deflate failed"))
     }
     let payload = UnsafeRawBufferPointer(start: out + headerLength, count: payloadLength)

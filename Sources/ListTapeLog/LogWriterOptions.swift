@@ -31,9 +31,26 @@ package struct LogWriterOptions: Sendable, Equatable {
   package var eventCodecVersion: UInt32 = 0
   /// Checkpoint encoding version written into a new log's header.
   package var stateCodecVersion: UInt32 = 0
+  /// Format of a new log: 1 (frames of length-prefixed records) or 2 (event frames whose
+  /// payload a `FramePayloadEncoder` makes; dictionary frames). An existing log keeps its
+  /// own format.
+  package var formatMajor: UInt16 = 1
 
   /// The defaults above.
   package init() {}
+}
+
+/// Turns the records pending for a 2.0 event frame into the frame's payload (the model's
+/// columnar layout). Called by the writer, under its lock, on whichever thread cuts.
+package protocol FramePayloadEncoder: AnyObject, Sendable {
+  /// Appends to `out` the payload of `count` records (each a LEB128 length and its bytes)
+  /// of the segment that began before event `segment` (0: the log's start); adds to
+  /// `flushPoints` the payload offsets where a compressor should start new blocks. Returns
+  /// nil, or why the records could not be encoded.
+  func payload(
+    records: UnsafeRawBufferPointer, count: Int, segment: UInt64, into out: inout [UInt8],
+    flushPoints: inout [Int]
+  ) -> String?
 }
 
 /// What the writer cut off when it opened a log with a torn tail.

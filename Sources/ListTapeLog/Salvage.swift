@@ -89,7 +89,9 @@ extension LogReader {
       fd: dstFD, path: tmp, salt: newHeader.salt, end: 0)
     try out.write(newHeader.encode())
 
-    let scan = FrameScan(source: src, salt: oldHeader.salt, start: UInt64(oldHeader.headerLength))
+    let scan = FrameScan(
+      source: src, salt: oldHeader.salt, start: UInt64(oldHeader.headerLength),
+      major: oldHeader.major)
     var report = SalvageReport()
     var nextSeq: UInt64 = 1
     var offset = UInt64(oldHeader.headerLength)
@@ -117,7 +119,8 @@ extension LogReader {
       var usable: (FrameHeader, UInt64)?  // header and events lost (META gap)
       if case .ok(let h) = try scan.check(at: offset, placed: false, payload: false) {
         if try scan.payloadProblem(h, at: offset) == nil {
-          if let lost = try decodes(h, at: offset, src: src, inflater: inflater, scratch: &scratch)
+          if let lost = try decodes(
+            h, at: offset, src: src, major: oldHeader.major, inflater: inflater, scratch: &scratch)
           {
             usable = (h, lost)
           } else {
@@ -158,6 +161,12 @@ extension LogReader {
         }
       case Format.typeCheckpoint:
         keep = h.firstSeq == nextSeq - 1
+      case Format.typeDictionary:
+        if h.firstSeq < nextSeq {
+          keep = false
+        } else {
+          try gap(upTo: h.firstSeq)
+        }
       case Format.typeMeta:
         keep = false
         if lost > 0 { try gap(upTo: max(nextSeq, h.firstSeq &+ lost)) }
@@ -193,7 +202,7 @@ extension LogReader {
   /// Whether a frame that passed its checksums also decodes: inflates exactly, splits into
   /// its records, or (META) parses. Returns events lost for a META gap (0 otherwise), nil if bad.
   private static func decodes(
-    _ h: FrameHeader, at offset: UInt64, src: ByteSource, inflater: Inflater,
+    _ h: FrameHeader, at offset: UInt64, src: ByteSource, major: UInt16, inflater: Inflater,
     scratch: inout [UInt8]
   ) throws(LogError) -> UInt64? {
     guard let pb = try src.bytes(at: offset + 36, count: Int(h.payloadLength)) else { return nil }
@@ -211,6 +220,7 @@ extension LogReader {
       let raw = UnsafeRawBufferPointer(dst)
       switch h.type {
       case Format.typeEvents:
+        guard major == 1 else { return 0 }
         return RecordFraming.check(raw, count: Int(h.eventCount)) == nil ? 0 : nil
       case Format.typeMeta:
         guard let kind = raw.first else { return nil }

@@ -38,6 +38,8 @@ enum FrameCheck {
 struct FrameScan {
   let source: ByteSource
   let salt: UInt32
+  /// The log's format major version: 2.0 adds dictionary frames.
+  let major: UInt16
   /// End of the valid prefix: where the next frame starts.
   var end: UInt64
   /// The seq the next EVENTS frame must start with.
@@ -46,6 +48,7 @@ struct FrameScan {
   var eventFrames = 0
   var checkpointFrames = 0
   var metaFrames = 0
+  var dictionaryFrames = 0
   var skippedFrames = 0
   var payloadBytes: UInt64 = 0
   var rawBytes: UInt64 = 0
@@ -56,6 +59,13 @@ struct FrameScan {
   var bytesSinceCheckpoint: UInt64 = 0
   var marks: [Mark] = []
   var checkpoints: [Mark] = []
+  /// 2.0 dictionary frames: offset, and the event number each comes before.
+  var restarts: [Mark] = []
+  /// The event number the last dictionary frame came before (0: none, the log's start).
+  var lastRestartSeq: UInt64 = 0
+  /// The last frame accepted: its offset and payload checksum (0, 0 before the first).
+  var lastFrameOffset: UInt64 = 0
+  var lastFramePayloadCRC: UInt32 = 0
   var gaps: [LogGap] = []
   var gapCount = 0
   /// Why the last scan stopped before the end of the file; nil if it reached the end cleanly.
@@ -67,10 +77,11 @@ struct FrameScan {
   /// Checkpoint entries kept before thinning (16 bytes each: a 4 MiB cap).
   static let maxCheckpointsKept = 1 << 18
 
-  init(source: ByteSource, salt: UInt32, start: UInt64) {
+  init(source: ByteSource, salt: UInt32, start: UInt64, major: UInt16) {
     self.source = source
     self.salt = salt
     self.end = start
+    self.major = major
   }
 
   /// Events in the valid prefix.
@@ -88,7 +99,7 @@ struct FrameScan {
     if placed && h.offsetLow != UInt32(truncatingIfNeeded: offset) {
       return .bad(.misplacedFrame(writtenAt: h.offsetLow))
     }
-    if let problem = h.shapeProblem() { return .bad(problem) }
+    if let problem = h.shapeProblem(major: major) { return .bad(problem) }
     let payloadStart = offset + UInt64(Format.frameHeaderLength)
     guard payloadStart <= source.size, UInt64(h.payloadLength) <= source.size - payloadStart else {
       return .bad(.incompletePayload)
@@ -117,7 +128,7 @@ struct FrameScan {
       }
     case Format.typeCheckpoint:
       guard h.firstSeq == lastSeq else { return .sequence(expected: lastSeq, found: h.firstSeq) }
-    case Format.typeMeta:
+    case Format.typeMeta, Format.typeDictionary:
       guard h.firstSeq == nextSeq else { return .sequence(expected: nextSeq, found: h.firstSeq) }
     default: break
     }
@@ -181,6 +192,8 @@ struct FrameScan {
   /// Records a validated frame in the counters and the sparse index.
   mutating func accept(_ h: FrameHeader, at offset: UInt64, lost: UInt64 = 0) {
     frames += 1
+    lastFrameOffset = offset
+    lastFramePayloadCRC = h.payloadCRC
     payloadBytes += UInt64(h.payloadLength)
     rawBytes += UInt64(h.rawLength)
     switch h.type {
@@ -202,6 +215,14 @@ struct FrameScan {
       lastCheckpointSeq = h.firstSeq
       lastCheckpointLength = h.frameLength
       bytesSinceCheckpoint = 0
+    case Format.typeDictionary:
+      dictionaryFrames += 1
+      restarts.append(Mark(offset: offset, seq: h.firstSeq))
+      if restarts.count > Self.maxCheckpointsKept {
+        restarts = restarts.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+      }
+      lastRestartSeq = h.firstSeq
+      bytesSinceCheckpoint += h.frameLength
     case Format.typeMeta:
       metaFrames += 1
       if lost > 0 {
@@ -225,7 +246,8 @@ struct FrameScan {
       damage.kind = .damaged
       damage.nextFrameOffset = next
       switch h.type {
-      case Format.typeEvents, Format.typeMeta: damage.nextEvent = h.firstSeq
+      case Format.typeEvents, Format.typeMeta, Format.typeDictionary:
+        damage.nextEvent = h.firstSeq
       case Format.typeCheckpoint: damage.nextEvent = h.firstSeq &+ 1
       default: break
       }

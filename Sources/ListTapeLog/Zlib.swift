@@ -36,18 +36,35 @@ final class Deflater {
     stream.deallocate()
   }
 
-  /// The most bytes `compress` can produce for `count` input bytes.
-  func bound(_ count: Int) -> Int { Int(deflateBound(stream, uLong(count))) }
+  /// The most bytes `compress` can produce for `count` input bytes cut into at most
+  /// `blocks` blocks.
+  func bound(_ count: Int, blocks: Int = 1) -> Int {
+    Int(deflateBound(stream, uLong(count))) + 16 * max(blocks, 1)
+  }
 
   /// Compresses `src` as one complete zlib stream into `dst`; nil if `dst` is too small.
-  func compress(_ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer) -> Int? {
+  ///
+  /// At each offset in `flushPoints` (ascending) the current deflate block ends, so that
+  /// each column of a columnar payload gets its own Huffman codes.
+  func compress(
+    _ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer,
+    flushPoints: [Int] = []
+  ) -> Int? {
     guard let out = dst.baseAddress, dst.count > 0, src.count <= Int(UInt32.max) else { return nil }
     deflateReset(stream)
-    stream.pointee.next_in = UnsafeMutablePointer(
-      mutating: src.baseAddress?.assumingMemoryBound(to: Bytef.self))
-    stream.pointee.avail_in = uInt(src.count)
     stream.pointee.next_out = out.assumingMemoryBound(to: Bytef.self)
     stream.pointee.avail_out = uInt(min(dst.count, Int(UInt32.max)))
+    let base = src.baseAddress?.assumingMemoryBound(to: Bytef.self)
+    var start = 0
+    for point in flushPoints where point > start && point < src.count {
+      stream.pointee.next_in = UnsafeMutablePointer(mutating: base.map { $0 + start })
+      stream.pointee.avail_in = uInt(point - start)
+      let rc = deflate(stream, Z_BLOCK)
+      guard rc == Z_OK, stream.pointee.avail_in == 0 else { return nil }
+      start = point
+    }
+    stream.pointee.next_in = UnsafeMutablePointer(mutating: base.map { $0 + start })
+    stream.pointee.avail_in = uInt(src.count - start)
     let rc = deflate(stream, Z_FINISH)
     guard rc == Z_STREAM_END else { return nil }
     return Int(stream.pointee.total_out)

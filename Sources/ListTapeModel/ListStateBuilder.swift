@@ -1,3 +1,5 @@
+import ListTapeJSON
+
 /// Builds a `ListState` from its sections and their items in pre-order, each with its level,
 /// flags, id bytes and content, as a checkpoint holds them: in O(items), with one probe of
 /// the id table per item and no allocation per id. State decoders rebuild states with it.
@@ -81,7 +83,7 @@ package struct ListStateBuilder {
     guard level <= Forest.deepestLevel else { throw .tooDeep(level: level) }
     guard !id.isEmpty else { throw .emptyIdentifier }
     let key = state.forest.itemIndex.key(id)
-    guard key.isASCII || isValidUTF8(id) else { throw .invalidUTF8 }
+    guard key.isASCII || UTF8Validation.isValid(id) else { throw .invalidUTF8 }
     let built = state.forest.buildItem(
       &scratch, level: level, key: key, expanded: expanded, selected: selected,
       title: title, fields: fields, replacing: .nothing, tracking: false)
@@ -114,54 +116,4 @@ package struct ListStateBuilder {
     }
     return state
   }
-}
-
-/// Whether `bytes` are well-formed UTF-8 (no overlong forms, surrogates or code points above
-/// U+10FFFF), checked without Foundation or `String(validating:)`.
-func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-  let n = bytes.count
-  // ASCII (the usual id) first, eight bytes at a time.
-  let raw = UnsafeRawBufferPointer(bytes)
-  var ascii = true
-  var i = 0
-  while i &+ 8 <= n {
-    if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
-      ascii = false
-      break
-    }
-    i &+= 8
-  }
-  if ascii {
-    while i < n && bytes[i] < 0x80 { i &+= 1 }
-    if i == n { return true }
-  }
-  i = 0
-  while i < n {
-    let b0 = bytes[i]
-    if b0 < 0x80 {
-      i &+= 1
-      continue
-    }
-    func continuation(_ k: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
-      i &+ k < n && (low...high).contains(bytes[i &+ k])
-    }
-    switch b0 {
-    case 0xC2...0xDF:
-      guard continuation(1) else { return false }
-      i &+= 2
-    case 0xE0...0xEF:
-      let low: UInt8 = b0 == 0xE0 ? 0xA0 : 0x80
-      let high: UInt8 = b0 == 0xED ? 0x9F : 0xBF
-      guard continuation(1, low, high), continuation(2) else { return false }
-      i &+= 3
-    case 0xF0...0xF4:
-      let low: UInt8 = b0 == 0xF0 ? 0x90 : 0x80
-      let high: UInt8 = b0 == 0xF4 ? 0x8F : 0xBF
-      guard continuation(1, low, high), continuation(2), continuation(3) else { return false }
-      i &+= 4
-    default:
-      return false
-    }
-  }
-  return true
 }

@@ -39,12 +39,15 @@ final class EventPipeline: @unchecked Sendable {
     /// `FoldHint(events[i])`, made here so that the folding thread only prefetches.
     var hints: [FoldHint] = []
     var skipped = 0
+    /// Frames that ended among these events (only when the pipeline reports frames).
+    var frames: [FrameEnd] = []
 
     mutating func removeAll() {
       seqs.removeAll(keepingCapacity: true)
       events.removeAll(keepingCapacity: true)
       hints.removeAll(keepingCapacity: true)
       skipped = 0
+      frames.removeAll()
     }
   }
 
@@ -52,6 +55,7 @@ final class EventPipeline: @unchecked Sendable {
   private let path: String
   private let from: Int
   private let through: Int
+  private let reportsFrames: Bool
   private let cond = NSCondition()
   // Under `cond`:
   private var ready: [Chunk] = []
@@ -75,11 +79,17 @@ final class EventPipeline: @unchecked Sendable {
 
   /// Starts reading events `from...through` (within the readable prefix) on a new thread,
   /// decoding with `decoder`; nil if no thread could be started.
-  init?(reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder) {
+  ///
+  /// With `reportsFrames`, `consume` also hands over where each frame ended (`FrameEnd`).
+  init?(
+    reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder,
+    reportsFrames: Bool = false
+  ) {
     self.reader = reader
     self.path = path
     self.from = from
     self.through = through
+    self.reportsFrames = reportsFrames
     self.decoder = decoder
     let context = Unmanaged.passRetained(self).toOpaque()
     guard pthread_create(&thread, nil, { EventPipeline.threadMain($0) }, context) == 0 else {
@@ -102,20 +112,31 @@ final class EventPipeline: @unchecked Sendable {
   /// thrown once the events before it went to `body`. The producer has ended when this
   /// returns.
   func consume(
-    prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void, _ body: (Int, Event) -> Bool
+    prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void,
+    onFrame: (FrameEnd) -> Void = { _ in }, _ body: (Int, Event) -> Bool
   ) throws(StoreError) -> Int? {
     defer { stopAndJoin() }
     var chunk = Chunk()
     while let next = try take(recycling: &chunk) {
       chunk = next
+      var frame = 0
       let stop = chunk.hints.withUnsafeBufferPointer { hints -> Int? in
         for i in chunk.events.indices {
+          // Frames that ended before this event, once the events before them are folded.
+          while frame < chunk.frames.count && chunk.frames[frame].lastSeq < chunk.seqs[i] {
+            onFrame(chunk.frames[frame])
+            frame += 1
+          }
           prefetch(hints, i)
           if !body(chunk.seqs[i], chunk.events[i]) { return chunk.seqs[i] }
         }
         return nil
       }
       if let stop { return stop }
+      while frame < chunk.frames.count {
+        onFrame(chunk.frames[frame])
+        frame += 1
+      }
     }
     return nil
   }
@@ -151,41 +172,27 @@ final class EventPipeline: @unchecked Sendable {
 
   // MARK: Producer
 
-  /// Reads and decodes in windows of records, as `Timeline.scan` does, and queues the
-  /// events a chunk at a time until the end, an error, or the consumer stops.
+  /// Reads and decodes (`LogEvents`, as the timeline's own scans do) and queues the events
+  /// a chunk at a time until the end, an error, or the consumer stops.
   private func produce() {
     var decoder = self.decoder
     var count = 0
     var chunk = Chunk()
     var failure: StoreError?
-    var stop = false
-    var next = from
-    while next <= through && !stop {
-      let end = min(through, next + Timeline.recordWindow - 1)
-      do {
-        try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
-          guard !stop else { return }
-          do throws(StoreError) {
-            let event = try Timeline.decode(&decoder, bytes, Int(seq), path: path)
-            chunk.events.append(event)
-            chunk.hints.append(FoldHint(event))
-            chunk.seqs.append(Int(seq))
-            count += 1
-          } catch .afterGap {
-            chunk.skipped += 1
-          } catch {
-            failure = error
-            stop = true
-            return
-          }
-          if chunk.events.count == Self.chunkEvents { stop = !hand(&chunk) }
-        }
-      } catch {
-        // As in `scan`: the reader's error wins over a decode error earlier in the window.
-        failure = .log(error)
-        stop = true
-      }
-      next = end + 1
+    func queue(_ seq: Int, _ event: Event) -> Bool {
+      chunk.events.append(event)
+      chunk.hints.append(FoldHint(event))
+      chunk.seqs.append(seq)
+      count += 1
+      return chunk.events.count < Self.chunkEvents || hand(&chunk)
+    }
+    do throws(StoreError) {
+      try LogEvents.forEach(
+        reader, path: path, decoder: &decoder, from: from, through: through,
+        skipped: { chunk.skipped += $0 },
+        onFrame: reportsFrames ? { chunk.frames.append($0) } : nil, queue)
+    } catch {
+      failure = error
     }
     self.decoder = decoder
     decoded = count

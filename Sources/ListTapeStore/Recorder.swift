@@ -4,28 +4,58 @@ import ListTapeModel
 
 /// Records events into a log while folding them, so it always knows the current state and
 /// can warn about faults as they arrive. Faults are recorded: the log is the evidence.
+///
+/// New logs are format 2.0: identifiers go into a dictionary once, and when most of its
+/// entries name items that no longer exist the recorder restarts it with the live ones
+/// (a dictionary frame, then a checkpoint), so a reader's dictionary stays in proportion
+/// to the list. A log that began as 1.0 is appended to in 1.0 (`listtape upgrade`
+/// rewrites it as 2.0).
 package final class Recorder {
   let writer: LogWriter
   /// The state after every recorded event.
   package private(set) var state: ListState
+  /// 1.0 logs: the record encoder.
   var encoder: EventEncoder
+  /// 2.0 logs: the row encoder and its dictionary.
+  var rows: EventRowEncoder?
   var scratch: [UInt8] = []
   /// What recovery cut from a torn tail when the log was opened, if anything.
   package var recovery: RecoveryReport? { writer.recovery }
   /// The log being recorded.
   package var path: String { writer.path }
+  /// A restart comes once dead entries outnumber live ids by this factor (and by
+  /// `restartSlack`), bounding a reader's dictionary to about (1 + ratio) × live ids.
+  package var restartRatio = 1
+  package var restartSlack = 4_096
 
   /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
   /// only a few thousand events, far enough apart that they stay a small share of the file.
-  static func options(_ fsync: FsyncPolicy) -> LogWriterOptions {
+  package static func options(_ fsync: FsyncPolicy) -> LogWriterOptions {
     var o = LogWriterOptions()
     o.fsync = fsync
-    // Checkpoints: at most 200k events apart (a seek folds at most that many), and at
-    // least four times their own size of events apart (so they stay a small share of the
-    // file), whichever comes first; see docs/log-format.md.
+    o.formatMajor = 2
+    // Checkpoints in the log only bound how far a reopening recorder (or a reader without
+    // the index file) folds: at most 1M events apart, and at least 16 times their own size
+    // of frames apart, so that they stay a small share of the file; seeks use the index
+    // file's denser seek points. See docs/log-format.md.
+    o.maxEventsBetweenCheckpoints = 1_000_000
+    o.checkpointBytesRatio = 16
+    o.minCheckpointSpacingBytes = 256 << 10
+    o.maxRawBytesPerFrame = 256 << 10
+    o.eventCodecVersion = 2
+    o.stateCodecVersion = UInt32(ListState.compactVersion)
+    return o
+  }
+
+  /// Options for appending to a 1.0 log (only `open` on an existing 1.0 file uses them):
+  /// checkpoints at most 200k events apart (a seek folds at most that many), and at least
+  /// four times their own size of events apart, whichever comes first.
+  static func options1(_ o: LogWriterOptions) -> LogWriterOptions {
+    var o = o
     o.maxEventsBetweenCheckpoints = 200_000
-    o.eventCodecVersion = 1
-    o.stateCodecVersion = UInt32(Checkpoint.version)
+    o.checkpointBytesRatio = 4
+    o.minCheckpointSpacingBytes = 64 << 10
+    o.maxRawBytesPerFrame = 64 << 10
     return o
   }
 
@@ -38,8 +68,11 @@ package final class Recorder {
     try open(path: path, options: options(fsync))
   }
 
-  /// Opens with explicit writer tuning (tests use tight checkpoint spacing).
-  static func open(path: String, options: LogWriterOptions) throws(StoreError) -> Recorder {
+  /// Opens with explicit writer tuning (tests use tight checkpoint spacing; the bench writes
+  /// 1.0 logs to upgrade).
+  package static func open(path: String, options: LogWriterOptions) throws(StoreError)
+    -> Recorder
+  {
     try open(path: path, options: options, files: SystemFiles.shared)
   }
 
@@ -50,50 +83,88 @@ package final class Recorder {
     onFold: ((Int) -> Void)? = nil
   ) throws(StoreError) -> Recorder {
     let writer: LogWriter
+    let existing = LogReader.formatMajor(ofFileAt: path)
     do {
-      writer = try LogWriter.open(path: path, options: options, files: files)
+      writer = try LogWriter.open(
+        path: path, options: existing == 1 ? options1(options) : options,
+        frames: FrameEncoding(), files: files)
     } catch {
       throw .log(error)
     }
     var state = ListState()
     var decoder = EventDecoder()
+    var encoder = EventEncoder()
+    var rows: EventRowEncoder?
+    if writer.formatMajor >= 2 { rows = EventRowEncoder() }
     if writer.eventCount > 0 {
       let timeline = try Timeline(path: path)
+      timeline.buildsIndex = false  // an app's launch is no time for an index; readers build it
       let n = timeline.eventCount
       var start = 1
       if let cp = try timeline.checkpoint(atOrBefore: n) {
-        state = cp.checkpoint.state
-        decoder = try timeline.decoder(after: cp.seq)
+        state = cp.state
+        decoder = cp.decoder
         start = cp.seq + 1
       }
       _ = try timeline.fold(&state, &decoder, from: start, through: n) { seq, _ in
         onFold?(seq)
         return false
       }
+      if writer.formatMajor >= 2 {
+        // A dictionary frame after the last event (a restart whose checkpoint was never
+        // written) is past what the fold read: the frames after event n need its dictionary.
+        if decoder.segment != writer.segment { decoder = try timeline.decoder(after: n) }
+        var dictionary = decoder.dictionary
+        do {
+          rows = EventRowEncoder(table: try IdTable(&dictionary))
+        } catch {
+          throw .undecodableDictionary(event: Int(decoder.segment), error, path: path)
+        }
+      } else {
+        encoder = EventEncoder(continuing: decoder)
+      }
     }
-    return Recorder(writer: writer, state: state, encoder: EventEncoder(continuing: decoder))
+    return Recorder(writer: writer, state: state, encoder: encoder, rows: rows)
   }
 
-  init(writer: LogWriter, state: ListState, encoder: EventEncoder) {
+  init(writer: LogWriter, state: ListState, encoder: EventEncoder, rows: EventRowEncoder?) {
     self.writer = writer
     self.state = state
     self.encoder = encoder
+    self.rows = rows
   }
 
   /// Events in the log so far (the next one gets `eventCount + 1`).
   package var eventCount: Int { Int(writer.eventCount) }
 
+  /// The log's format major version (2 for new logs).
+  package var formatMajor: Int { Int(writer.formatMajor) }
+
   /// Milliseconds since the Unix epoch, now.
   static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
   /// Stamps a missing time with now, appends the event, folds it; returns the fault when the
-  /// event faulted (it is recorded anyway).
+  /// event faulted (it is recorded anyway). An event no reader could decode (nested deeper
+  /// than the protocol allows, strings or lists over the caps) is refused (`.unrecordableEvent`).
   @discardableResult
   package func record(_ event: Event) throws(StoreError) -> ListFault? {
+    try record(event, stampingTime: true)
+  }
+
+  /// `record`, optionally keeping a missing time missing (rewriting a log as it was).
+  func record(_ event: Event, stampingTime: Bool) throws(StoreError) -> ListFault? {
     var event = event
-    if event.time == nil { event.time = Self.now() }
+    if stampingTime && event.time == nil { event.time = Self.now() }
     scratch.removeAll(keepingCapacity: true)
-    encoder.encode(event, into: &scratch)
+    do throws(CodecError) {
+      if rows != nil {
+        try rows?.encode(event, into: &scratch)
+      } else {
+        try encoder.encode(event, into: &scratch)
+      }
+    } catch {
+      throw .unrecordableEvent(event: eventCount + 1, error, path: writer.path)
+    }
     do {
       try writer.append(scratch)
     } catch {
@@ -105,7 +176,9 @@ package final class Recorder {
     } catch {
       fault = error
     }
-    if writer.checkpointDue {
+    if rows != nil {
+      try maintainDictionary()
+    } else if writer.checkpointDue {
       do {
         try writer.appendCheckpoint(Checkpoint(state: state, lastTime: encoder.lastTime).encoded())
       } catch {
@@ -113,6 +186,53 @@ package final class Recorder {
       }
     }
     return fault
+  }
+
+  /// 2.0: restarts the dictionary when dead entries dominate, and writes due checkpoints.
+  private func maintainDictionary() throws(StoreError) {
+    guard let count = rows?.table.count else { return }
+    let live = state.numberOfAllItems + state.numberOfSections
+    if count - live > restartRatio * live + restartSlack {
+      try restartDictionary()
+    } else if writer.checkpointDue {
+      try writeCheckpoint()
+    }
+  }
+
+  /// Starts a new segment whose dictionary is the live ids, sections first, then items in
+  /// pre-order (so the checkpoint written after it numbers them 0, 1, 2, ...).
+  func restartDictionary() throws(StoreError) {
+    var ids = state.sectionIdentifiers
+    for section in state.sectionIdentifiers {
+      ids.append(contentsOf: state.allItems(inSection: section) ?? [])
+    }
+    let payload = DictionaryPayload.encode(ids)
+    do {
+      try writer.appendDictionary(payload.bytes, flushPoints: payload.flushPoints)
+    } catch {
+      throw .log(error)
+    }
+    var table = IdTable()
+    for id in ids { table.add(id) }
+    rows = EventRowEncoder(table: table)
+    try writeCheckpoint()
+  }
+
+  /// A compact checkpoint of the state, its ids numbered by the current dictionary.
+  private func writeCheckpoint() throws(StoreError) {
+    guard let table = rows?.table else { return }
+    let encoded: (bytes: [UInt8], flushPoints: [Int])
+    do {
+      encoded = try state.compactEncoded(
+        segment: writer.segment, dictionaryCount: table.count, table: table)
+    } catch {
+      throw .unrecordableCheckpoint(event: eventCount, error, path: writer.path)
+    }
+    do {
+      try writer.appendCheckpoint(encoded.bytes, flushPoints: encoded.flushPoints)
+    } catch {
+      throw .log(error)
+    }
   }
 
   /// Forces everything recorded so far to stable storage.
@@ -130,6 +250,32 @@ package final class Recorder {
       try writer.close()
     } catch {
       throw .log(error)
+    }
+  }
+}
+
+extension Recorder {
+  /// What turns 2.0 rows into frame payloads for a `LogWriter` (the bench writes rows
+  /// through the writer alone).
+  package static func frameEncoder() -> any FramePayloadEncoder { FrameEncoding() }
+}
+
+/// Turns a 2.0 frame's rows into its columns for the writer (`FrameAssembler`).
+///
+/// `@unchecked Sendable`: the writer calls it only under its own lock, one frame at a time.
+final class FrameEncoding: FramePayloadEncoder, @unchecked Sendable {
+  private var assembler = FrameAssembler()
+
+  func payload(
+    records: UnsafeRawBufferPointer, count: Int, segment: UInt64, into out: inout [UInt8],
+    flushPoints: inout [Int]
+  ) -> String? {
+    do throws(CodecError) {
+      try assembler.assemble(
+        rows: records, count: count, segment: segment, into: &out, flushPoints: &flushPoints)
+      return nil
+    } catch {
+      return error.description
     }
   }
 }

@@ -12,6 +12,21 @@ public enum StoreError: Error, Sendable {
   case undecodableEvent(event: Int, CodecError, path: String)
   /// The checkpoint after `event` passed the log's checksums but does not decode.
   case undecodableCheckpoint(event: Int, CodecError, path: String)
+  /// The dictionary frame that comes before `event` (format 2.0) passed the log's checksums
+  /// but does not decode; or the dictionary a reopened log holds there is unusable.
+  case undecodableDictionary(event: Int, CodecError, path: String)
+  /// The seek point after `event` in the index file at `path` does not decode. The index is
+  /// only a cache: seeks fall back to the log's own checkpoints.
+  case undecodableIndex(event: Int, CodecError, path: String)
+  /// Event `event` was not recorded: no reader could decode it (nested deeper than the
+  /// protocol allows, strings or lists over the caps).
+  case unrecordableEvent(event: Int, CodecError, path: String)
+  /// The state after `event` could not be written as a checkpoint (an identifier the log's
+  /// dictionary does not hold).
+  case unrecordableCheckpoint(event: Int, CodecError, path: String)
+  /// A log that cannot be rewritten whole (`upgrade`): reading stops at `damage`, or a
+  /// salvage lost `lostEvents` events, so the events would not keep their numbers.
+  case incompleteLog(path: String, damage: LogDamage?, lostEvents: Int)
   /// An event of a salvaged log that follows lost events: its back-references point into
   /// them, so nothing before the reset point `decodableFrom` decodes. Scans skip and count it.
   case afterGap(event: Int, decodableFrom: Int, path: String)

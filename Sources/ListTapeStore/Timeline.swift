@@ -15,6 +15,18 @@ public final class Timeline {
   var cachedCheckpoint: (seq: Int, state: ListState, decoder: EventDecoder)?
   /// Events skipped by scans because they follow lost events (salvaged logs).
   public private(set) var skippedAfterGaps = 0
+  /// 2.0: events between the seek points of an index file this timeline builds (65,536 by
+  /// default; fewer points make a smaller index and slower seeks).
+  package var indexSpacing = Timeline.defaultIndexSpacing
+  /// Told how far an index build got (events done, events in all); the CLI draws it.
+  package var indexProgress: ((Int, Int) -> Void)?
+  /// Set once an index could not be built here (say, a read-only directory): seeks then
+  /// fold from checkpoints in the log.
+  var indexUnavailable = false
+  /// Whether seeks may build or extend the index file (a recorder's timeline never does).
+  package var buildsIndex = true
+  /// Seeks that folded more than `indexSpacing` events: the second builds the index.
+  var longFolds = 0
 
   /// Opens and scans a log.
   public init(path: String) throws(StoreError) {
@@ -93,17 +105,30 @@ public final class Timeline {
     }
   }
 
-  /// The decoder state right after event `n`: decoded (not folded) from the reset point at
-  /// or before it, at most `EventCodecLayout.resetInterval` records.
-  func decoder(after n: Int) throws(StoreError) -> EventDecoder {
+  /// The decoder state right after event `n`. 1.0: decoded (not folded) from the reset
+  /// point at or before it, at most `EventCodecLayout.resetInterval` records. 2.0: the
+  /// dictionary the frame holding event `n + 1` needs (`frameDecoder(before:)`).
+  package func decoder(after n: Int) throws(StoreError) -> EventDecoder {
+    guard n > 0 else { return EventDecoder() }
+    if formatMajor >= 2 { return try frameDecoder(before: n + 1) }
     var decoder = EventDecoder()
-    guard n > 0 else { return decoder }
     let start = EventCodecLayout.resetPoint(atOrBefore: n)
-    try scan(from: start, through: n) { seq, bytes throws(StoreError) in
-      _ = try decode(&decoder, bytes, seq)
-      return true
-    }
+    try scanEvents(from: start, through: n, decoder: &decoder) { _, _ in true }
     return decoder
+  }
+
+  /// Decodes events `from...through` in order on this thread with `decoder` (standing
+  /// right after event `from - 1`) and calls `body` with each until it returns false.
+  /// Events after a salvaged gap that cannot be decoded are skipped and counted.
+  package func scanEvents(
+    from: Int, through: Int, decoder: inout EventDecoder,
+    onFrame: ((FrameEnd) -> Void)? = nil, _ body: (Int, Event) throws(StoreError) -> Bool
+  ) throws(StoreError) {
+    var skipped = 0
+    defer { skippedAfterGaps += skipped }
+    try LogEvents.forEach(
+      reader, path: path, decoder: &decoder, from: from, through: through,
+      skipped: { skipped += $0 }, onFrame: onFrame, body)
   }
 
   /// Calls `body` with the raw records `from...through`, in windows so that a `false` from
@@ -153,6 +178,7 @@ public final class Timeline {
   func forEachDecoded(
     from: Int, through: Int, decoder: inout EventDecoder, pipelined: Bool? = nil,
     prefetch: (UnsafeBufferPointer<FoldHint>, Int) -> Void = { _, _ in },
+    frames: Bool = false, onFrame: (FrameEnd) -> Void = { _ in },
     _ body: (Int, Event) -> Bool
   ) throws(StoreError) {
     let last = min(through, eventCount)
@@ -160,10 +186,11 @@ public final class Timeline {
     guard first <= last else { return }
     if pipelined ?? (last - first >= EventPipeline.minimumEvents),
       let pipeline = EventPipeline(
-        reader: reader, path: path, from: first, through: last, decoder: decoder)
+        reader: reader, path: path, from: first, through: last, decoder: decoder,
+        reportsFrames: frames)
     {
       defer { skippedAfterGaps += pipeline.skippedAfterGaps }
-      if let stop = try pipeline.consume(prefetch: prefetch, body) {
+      if let stop = try pipeline.consume(prefetch: prefetch, onFrame: onFrame, body) {
         // The producer decoded past the stop: decode up to it again (≤ one reset interval).
         decoder = try self.decoder(after: stop)
       } else {
@@ -171,8 +198,10 @@ public final class Timeline {
       }
       return
     }
-    try scan(from: first, through: last) { seq, bytes throws(StoreError) in
-      try body(seq, decode(&decoder, bytes, seq))
+    try withoutActuallyEscaping(onFrame) { onFrame throws(StoreError) in
+      try scanEvents(
+        from: first, through: last, decoder: &decoder, onFrame: frames ? onFrame : nil
+      ) { seq, event in body(seq, event) }
     }
   }
 
@@ -184,13 +213,17 @@ public final class Timeline {
   package func foldEach(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     progress: ((Int, Int) -> Void)? = nil,
+    frames: Bool = false, onFrame: (FrameEnd, inout ListState) -> Void = { _, _ in },
     _ body: (Int, Event, ListFault?, inout ListState) -> Bool
   ) throws(StoreError) {
     func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
       Self.prefetch(&state, hints, i)
     }
-    try forEachDecoded(from: from, through: through, decoder: &decoder, prefetch: prefetch) {
-      seq, event in
+    func frameEnded(_ end: FrameEnd) { onFrame(end, &state) }
+    try forEachDecoded(
+      from: from, through: through, decoder: &decoder, prefetch: prefetch, frames: frames,
+      onFrame: frameEnded
+    ) { seq, event in
       var fault: ListFault?
       do throws(ListFault) {
         try state.apply(event)
@@ -223,8 +256,8 @@ public final class Timeline {
     let start = max(from, 1)
     guard start <= min(through, eventCount) else { return }
     var decoder = try decoder(after: start - 1)
-    try scan(from: start, through: through) { seq, bytes throws(StoreError) in
-      try body(seq, decode(&decoder, bytes, seq))
+    try scanEvents(from: start, through: through, decoder: &decoder) { seq, event in
+      body(seq, event)
     }
   }
 
@@ -235,28 +268,48 @@ public final class Timeline {
     }
     var decoder = try decoder(after: n - 1)
     var found: Event?
-    var failure: StoreError?
-    try scan(from: n, through: n) { seq, bytes throws(StoreError) in
-      do throws(StoreError) {
-        found = try decode(&decoder, bytes, seq)
-      } catch {
-        // `scan` skips events after a gap; a lone read must say why it has none.
-        failure = error
-      }
+    let skipped = skippedAfterGaps
+    try scanEvents(from: n, through: n, decoder: &decoder) { _, event in
+      found = event
       return false
     }
-    if let failure { throw failure }
     guard let found else {
+      // Scans pass over events after a salvaged gap; a lone read must say why it has none.
+      if skippedAfterGaps > skipped {
+        throw .afterGap(event: n, decodableFrom: decodable(after: n), path: path)
+      }
       throw .log(LogError(.damaged, path: path, message: "event \(n) could not be read"))
     }
     return found
   }
 
+  /// The first event after `n` known to decode in a salvaged log: 1.0, the next reset
+  /// point; 2.0, the next dictionary restart (events before it decode only when they name
+  /// no lost entry), else the end of the log.
+  private func decodable(after n: Int) -> Int {
+    guard formatMajor >= 2 else {
+      return EventCodecLayout.resetPoint(atOrBefore: n) + EventCodecLayout.resetInterval
+    }
+    return reader.restartSeq(after: UInt64(n)).map { Int($0) } ?? eventCount + 1
+  }
+
   // MARK: States
 
-  package func checkpoint(atOrBefore n: Int) throws(StoreError) -> (
-    seq: Int, checkpoint: Checkpoint
-  )? {
+  /// The latest checkpoint folding at most `n` events, decoded, with the decoder standing
+  /// right after its event (2.0: the index file's seek point when it is as near).
+  package func checkpoint(atOrBefore n: Int) throws(StoreError) -> LoadedCheckpoint? {
+    if formatMajor >= 2 {
+      let inLog = reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
+      if let point = indexSeekSeq(atOrBefore: n), point >= inLog {
+        do {
+          if let loaded = try indexCheckpoint(atOrBefore: n) { return loaded }
+        } catch {
+          // Only a cache: what does not check out is dropped (and rebuilt by a later seek).
+          reader.discardIndex("\(error)")
+        }
+      }
+      return try frameCheckpoint(atOrBefore: n)
+    }
     let found: (seq: UInt64, state: [UInt8])?
     do {
       found = try reader.checkpoint(atOrBefore: UInt64(n))
@@ -264,11 +317,16 @@ public final class Timeline {
       throw .log(error)
     }
     guard let found else { return nil }
+    let checkpoint: Checkpoint
     do {
-      return (Int(found.seq), try Checkpoint(decoding: found.state))
+      checkpoint = try Checkpoint(decoding: found.state)
     } catch {
       throw .undecodableCheckpoint(event: Int(found.seq), error, path: path)
     }
+    let seq = Int(found.seq)
+    return LoadedCheckpoint(
+      seq: seq, state: checkpoint.state, decoder: try decoder(after: seq),
+      lastTime: checkpoint.lastTime)
   }
 
   /// The state after events 1...n (n = 0 is empty); faults are skipped as the reducer does.
@@ -289,12 +347,13 @@ public final class Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var start = 1
+    ensureIndex(near: n)
     let nearest = checkpointSeq(atOrBefore: n)
     if nearest > 0, let cached = cachedCheckpoint, cached.seq == nearest {
       (state, decoder, start) = (cached.state, cached.decoder, cached.seq + 1)
     } else if let cp = try checkpoint(atOrBefore: n) {
-      state = cp.checkpoint.state
-      decoder = try self.decoder(after: cp.seq)
+      state = cp.state
+      decoder = cp.decoder
       start = cp.seq + 1
       if cache { cachedCheckpoint = (cp.seq, state, decoder) }
     }
@@ -426,14 +485,24 @@ public final class Timeline {
 }
 
 extension Timeline {
-  /// Number of checkpoints the log holds (in its index).
+  /// Number of checkpoints the log holds (in its frames).
   package var checkpointCount: Int { reader.checkpointCount }
 
-  /// Event numbers of the checkpoints in the index, in order.
-  package var checkpointSeqs: [Int] { reader.checkpointSeqs.map { Int($0) } }
+  /// Event numbers of the states a seek starts from, in order: the log's checkpoints and,
+  /// for a 2.0 log, its index file's seek points (asking means many seeks will follow, so
+  /// the index is built first if it is missing and the log is long).
+  package var checkpointSeqs: [Int] {
+    ensureIndex(near: eventCount, eager: true)
+    let inLog = reader.checkpointSeqs.map { Int($0) }
+    guard let index = reader.index else { return inLog }
+    return Array(Set(inLog + index.seekPoints.map { Int($0.seq) })).sorted()
+  }
 
-  /// The latest checkpoint at or before event `n` (0 when none: the empty state).
+  /// The latest checkpoint or seek point at or before event `n` (0 when none: the empty
+  /// state).
   package func checkpointSeq(atOrBefore n: Int) -> Int {
-    n < 1 ? 0 : reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
+    guard n >= 1 else { return 0 }
+    let inLog = reader.checkpointSeq(atOrBefore: UInt64(n)).map { Int($0) } ?? 0
+    return max(inLog, indexSeekSeq(atOrBefore: n) ?? 0)
   }
 }

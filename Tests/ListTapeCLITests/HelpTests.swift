@@ -4,8 +4,8 @@ import Testing
 @Suite struct HelpTests {
   static let commands = [
     "record", "show", "replay", "events", "verify", "stats", "bisect", "find", "diff",
-    "diverge", "cut", "history", "export", "salvage", "scrub", "html", "demo", "shrink",
-    "what-if", "generate", "completion", "help",
+    "diverge", "cut", "history", "export", "salvage", "upgrade", "scrub", "html", "demo",
+    "shrink", "what-if", "generate", "completion", "help",
   ]
 
   @Test func rootHelpListsEverySubcommand() throws {

@@ -37,7 +37,7 @@ struct CraftedLog {
   mutating func add(_ op: ListOperation) throws {
     time += 1
     scratch.removeAll(keepingCapacity: true)
-    encoder.encode(Event(op, time: time), into: &scratch)
+    try encoder.encode(Event(op, time: time), into: &scratch)
     rawBytes += scratch.count
     try writer.append(scratch)
   }

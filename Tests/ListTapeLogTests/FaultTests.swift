@@ -4,14 +4,20 @@ import Testing
 
 @testable import ListTapeLog
 
-/// The log "L" of the fault tests: ~60 frames, 2000 records, 2 checkpoints.
-private let fixtureResult: Result<Fixture, any Error> = Result {
-  let dir = TempDir()
-  return try Fixture.make(
-    seed: 42, count: 2000, perFrame: 34, checkpointsAt: [700, 1400], dir: dir)
+/// The log "L" of the fault tests: ~60 frames, 2000 records, 2 checkpoints; in format 1.0,
+/// and in 2.0 (with a dictionary frame after each checkpoint).
+private let fixtureResults: [Result<Fixture, any Error>] = [UInt16(1), 2].map { major in
+  Result {
+    let dir = TempDir()
+    return try Fixture.make(
+      seed: 42, count: 2000, perFrame: 34, checkpointsAt: [700, 1400], dir: dir, major: major)
+  }
 }
 
-private func fixture() throws -> Fixture { try fixtureResult.get() }
+private func fixture(_ major: UInt16) throws -> Fixture { try fixtureResults[Int(major) - 1].get() }
+
+/// Both formats, as test arguments.
+private let formats: [UInt16] = [1, 2]
 
 /// The oracle: a reader of `bytes` returns exactly the first `events` original records and
 /// stops as described; returns a message for the first violation, nil if all holds.
@@ -41,18 +47,22 @@ private func judge(
 
 @Suite("Fault injection on a small multi-frame log")
 struct FaultTests {
-  @Test("the fixture has the intended shape")
-  func fixtureShape() throws {
-    let fx = try fixture()
-    #expect(fx.frames.count >= 55 && fx.frames.count <= 70)
+  @Test("the fixture has the intended shape", arguments: formats)
+  func fixtureShape(major: UInt16) throws {
+    let fx = try fixture(major)
+    #expect(fx.frames.count >= 55 && fx.frames.count <= 72)
     #expect(fx.bytes.count >= 8_000 && fx.bytes.count <= 24_000)
     #expect(fx.frames.filter { $0.header.type == Format.typeCheckpoint }.count == 2)
+    let dictionaries = fx.frames.filter { $0.header.type == Format.typeDictionary }.count
+    #expect(dictionaries == (major == 2 ? 2 : 0))
     #expect(judge(fx.bytes, fx, events: 2000, stopAt: nil) == nil)
   }
 
-  @Test("truncation at every byte offset gives the whole-frame prefix and a torn tail")
-  func truncateEverywhere() throws {
-    let fx = try fixture()
+  @Test(
+    "truncation at every byte offset gives the whole-frame prefix and a torn tail",
+    arguments: formats)
+  func truncateEverywhere(major: UInt16) throws {
+    let fx = try fixture(major)
     var failures: [String] = []
     for length in 0..<fx.bytes.count {
       let cut = Array(fx.bytes[0..<length])
@@ -78,9 +88,9 @@ struct FaultTests {
     #expect(failures.isEmpty, "\(failures)")
   }
 
-  @Test("every single-bit flip is caught at the frame holding it", arguments: 0..<4)
-  func flipEveryBit(part: Int) throws {
-    let fx = try fixture()
+  @Test("every single-bit flip is caught at the frame holding it", arguments: formats, 0..<4)
+  func flipEveryBit(major: UInt16, part: Int) throws {
+    let fx = try fixture(major)
     var failures: [String] = []
     let count = fx.bytes.count
     let lo = count * part / 4
@@ -108,9 +118,11 @@ struct FaultTests {
     #expect(failures.isEmpty, "\(failures)")
   }
 
-  @Test("random multi-bit damage, byte runs and sector overwrites never change a record")
-  func randomDamage() throws {
-    let fx = try fixture()
+  @Test(
+    "random multi-bit damage, byte runs and sector overwrites never change a record",
+    arguments: formats)
+  func randomDamage(major: UInt16) throws {
+    let fx = try fixture(major)
     var rng = SplitMix64(seed: 7)
     var failures: [String] = []
     for trial in 0..<3000 {
@@ -148,9 +160,11 @@ struct FaultTests {
     #expect(failures.isEmpty, "\(failures)")
   }
 
-  @Test("zero-filled tails and zero extensions are torn tails; a zero sector mid-file is damage")
-  func zeroTails() throws {
-    let fx = try fixture()
+  @Test(
+    "zero-filled tails and zero extensions are torn tails; a zero sector mid-file is damage",
+    arguments: formats)
+  func zeroTails(major: UInt16) throws {
+    let fx = try fixture(major)
     for n in Array(1...64) + [511, 512, 513, 4095, 4096, 8192] {
       var bytes = fx.bytes
       for k in (bytes.count - n)..<bytes.count { bytes[k] = 0 }
@@ -176,9 +190,11 @@ struct FaultTests {
     #expect(stop.nextFrameOffset == UInt64(next.offset))
   }
 
-  @Test("garbage tails are torn tails; a slice of the same log is reported as misplaced frames")
-  func garbageTails() throws {
-    let fx = try fixture()
+  @Test(
+    "garbage tails are torn tails; a slice of the same log is reported as misplaced frames",
+    arguments: formats)
+  func garbageTails(major: UInt16) throws {
+    let fx = try fixture(major)
     var rng = SplitMix64(seed: 11)
     for n in [1, 2, 35, 36, 37, 100, 1000, 8192] {
       let junk = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
@@ -190,9 +206,9 @@ struct FaultTests {
       judge(fx.bytes + slice, fx, events: 2000, stopAt: fx.bytes.count, kind: .damaged) == nil)
   }
 
-  @Test("duplicated, reordered and foreign frames are detected, never applied")
-  func duplicatedReorderedForeign() throws {
-    let fx = try fixture()
+  @Test("duplicated, reordered and foreign frames are detected, never applied", arguments: formats)
+  func duplicatedReorderedForeign(major: UInt16) throws {
+    let fx = try fixture(major)
     let f = fx.frames
     func frame(_ i: Int) -> [UInt8] {
       Array(fx.bytes[f[i].offset..<f[i].offset + Int(f[i].header.frameLength)])
@@ -215,7 +231,8 @@ struct FaultTests {
     // Another log with the same records and layout: same offsets, another salt.
     let dir = TempDir()
     let other = try Fixture.make(
-      seed: 42, count: 2000, perFrame: 34, checkpointsAt: [700, 1400], dir: dir, name: "m.log")
+      seed: 42, count: 2000, perFrame: 34, checkpointsAt: [700, 1400], dir: dir, name: "m.log",
+      major: major)
     #expect(other.frames.map(\.offset) == f.map(\.offset))
     for i in [0, 7, 30, f.count - 1] {
       var spliced = fx.bytes
@@ -234,9 +251,10 @@ struct FaultTests {
     }
   }
 
-  @Test("length-field attacks with valid checksums are rejected before allocation")
-  func lengthAttacks() throws {
-    let fx = try fixture()
+  @Test(
+    "length-field attacks with valid checksums are rejected before allocation", arguments: formats)
+  func lengthAttacks(major: UInt16) throws {
+    let fx = try fixture(major)
     let i = 12
     let o = fx.frames[i].offset
     let h = fx.frames[i].header
@@ -276,11 +294,13 @@ struct FaultTests {
     }
     // raw size off by one either way, or an event count the payload cannot hold: the scan
     // accepts the checksums, decoding refuses the frame and nothing of it is delivered.
-    for (name, edit) in [
+    // (2.0 event payloads are the model's: only it can tell an event count is wrong.)
+    var edits: [(String, (inout FrameHeader) -> Void)] = [
       ("raw + 1", { (x: inout FrameHeader) in x.rawLength += 1 }),
       ("raw - 1", { (x: inout FrameHeader) in x.rawLength -= 1 }),
-      ("events + 1", { (x: inout FrameHeader) in x.eventCount += 1 }),
-    ] {
+    ]
+    if major == 1 { edits.append(("events + 1", { (x: inout FrameHeader) in x.eventCount += 1 })) }
+    for (name, edit) in edits {
       var b = fx.bytes
       var x = h
       edit(&x)
@@ -289,7 +309,7 @@ struct FaultTests {
       var n: UInt64 = 0
       var same = true
       #expect(throws: LogError.self, "\(name)") {
-        try r.forEachRecord { seq, rec in
+        try forEachRecord(r) { seq, rec in
           n += 1
           if seq != n || Array(rec) != fx.records[Int(seq) - 1] { same = false }
         }
@@ -328,9 +348,11 @@ struct FaultTests {
     }
   }
 
-  @Test("a skippable extension frame is skipped; an unknown required type stops the reader")
-  func skippableFrames() throws {
-    let fx = try fixture()
+  @Test(
+    "a skippable extension frame is skipped; an unknown required type stops the reader",
+    arguments: formats)
+  func skippableFrames(major: UInt16) throws {
+    let fx = try fixture(major)
     let body: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
     for (type, stops) in [(UInt8(200), false), (UInt8(77), true)] {
       let x = FrameHeader(
@@ -345,9 +367,11 @@ struct FaultTests {
 
 @Suite("Writer recovery and salvage")
 struct RecoveryTests {
-  @Test("writer open at truncation points cuts to the last frame, saves the tail, appends on")
-  func writerRecoveryAtCuts() throws {
-    let fx = try fixture()
+  @Test(
+    "writer open at truncation points cuts to the last frame, saves the tail, appends on",
+    arguments: formats)
+  func writerRecoveryAtCuts(major: UInt16) throws {
+    let fx = try fixture(major)
     let dir = TempDir()
     var options = LogWriterOptions()
     options.fsync = .never
@@ -372,15 +396,17 @@ struct RecoveryTests {
       let r = try LogReader(path: path)
       #expect(r.stop == nil && r.eventCount == kept + 10)
       var got: [[UInt8]] = []
-      try r.forEachRecord { _, rec in got.append(Array(rec)) }
+      try forEachRecord(r) { _, rec in got.append(Array(rec)) }
       #expect(Array(got.prefix(Int(kept))) == Array(fx.records.prefix(Int(kept))))
       #expect(Array(got.suffix(10)) == (0..<10).map { [0xEE, UInt8($0)] })
     }
   }
 
-  @Test("writer open refuses mid-file damage with offset, last good and next readable event")
-  func writerRefusesDamage() throws {
-    let fx = try fixture()
+  @Test(
+    "writer open refuses mid-file damage with offset, last good and next readable event",
+    arguments: formats)
+  func writerRefusesDamage(major: UInt16) throws {
+    let fx = try fixture(major)
     let dir = TempDir()
     let path = dir.file("damaged.log")
     var b = fx.bytes
@@ -403,9 +429,9 @@ struct RecoveryTests {
 
   @Test(
     "salvage stays linear on a file with a forged header at every 36 bytes",
-    .timeLimit(.minutes(1)))
-  func salvageOfForgedHeaders() throws {
-    let fx = try fixture()
+    .timeLimit(.minutes(1)), arguments: formats)
+  func salvageOfForgedHeaders(major: UInt16) throws {
+    let fx = try fixture(major)
     let dir = TempDir()
     let path = dir.file("forged.log")
     // 8 MiB of frame headers valid under this log's salt, each claiming every byte after
@@ -439,9 +465,9 @@ struct RecoveryTests {
     #expect(try fx.replayMatches(r) == 2000)
   }
 
-  @Test("salvage keeps every readable frame and records the gap")
-  func salvage() throws {
-    let fx = try fixture()
+  @Test("salvage keeps every readable frame and records the gap", arguments: formats)
+  func salvage(major: UInt16) throws {
+    let fx = try fixture(major)
     let dir = TempDir()
     let path = dir.file("s.log")
     var b = fx.bytes
@@ -459,7 +485,7 @@ struct RecoveryTests {
     #expect(r.stop == nil && r.eventCount == 2000 && r.gaps == [lost])
     var ok = true
     var n = 0
-    try r.forEachRecord { seq, rec in
+    try forEachRecord(r) { seq, rec in
       n += 1
       if Array(rec) != fx.records[Int(seq) - 1]
         || (seq >= lost.firstEvent && seq < lost.firstEvent + lost.count)

@@ -212,7 +212,13 @@ struct RoundTripTests {
       b.withUnsafeMutableBytes { $0.storeLE(crc, at: 60) }
       return b
     }
-    #expect(kind(reheader { $0[8] = 2 }) == .unsupportedVersion)
+    #expect(kind(reheader { $0[8] = 3 }) == .unsupportedVersion)
+    #expect(kind(reheader { $0[8] = 0 }) == .unsupportedVersion)
+    #expect(kind(reheader { $0[9] = 1 }) == .unsupportedVersion)
+    // Major 2 reads (its frames are the same); its event payloads are not 1.0 records.
+    let two = try LogReader(bytes: reheader { $0[8] = 2 })
+    #expect(two.eventCount == 50 && two.formatVersion.major == 2)
+    #expect(throws: LogError.self) { try two.forEachRecord { _, _ in } }
     #expect(kind(reheader { $0[48] = 9 }) == .unsupportedVersion)
     #expect(
       kind(reheader { $0.withUnsafeMutableBytes { $0.storeLE(UInt32.max, at: 12) } }) == .notALog)

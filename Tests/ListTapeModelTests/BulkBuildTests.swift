@@ -164,23 +164,4 @@ import Testing
       }
     }
   }
-
-  /// The builder's UTF-8 check agrees with the standard library's on short random byte runs
-  /// rich in the boundary cases (continuation bytes, overlong leads, surrogates, 0xF4 0x90).
-  @Test func utf8ValidationAgreesWithTheStandardLibrary() {
-    var rng = SplitMix64(seed: 8)
-    let interesting: [UInt8] = [
-      0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED,
-      0xEE, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF,
-    ]
-    for _ in 0..<200_000 {
-      let bytes = (0..<(1 + rng.int(12))).map { _ in
-        rng.chance(70) ? interesting[rng.int(interesting.count)] : UInt8(rng.int(256))
-      }
-      let expected = String(validating: bytes, as: UTF8.self) != nil
-      let got = bytes.withUnsafeBufferPointer { isValidUTF8($0) }
-      #expect(got == expected, "\(bytes)")
-      if got != expected { return }
-    }
-  }
 }

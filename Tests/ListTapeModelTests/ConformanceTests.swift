@@ -45,7 +45,7 @@ import Testing
     var encoder = EventEncoder()
     var decoder = EventDecoder()
     for (i, e) in events.enumerated() {
-      let bytes = encoder.encode(e)
+      let bytes = try encoder.encode(e)
       let back = try bytes.withUnsafeBytes { try decoder.decode($0, seq: i + 1) }
       guard case .appendSections(let sent) = e.operation,
         case .appendSections(let got) = back.operation

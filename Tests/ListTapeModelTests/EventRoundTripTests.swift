@@ -74,7 +74,7 @@ import Testing
   func binaryRoundTrip(_ event: Event) throws {
     var encoder = EventEncoder()
     var decoder = EventDecoder()
-    let bytes = encoder.encode(event)
+    let bytes = try encoder.encode(event)
     #expect(try decoder.decode(bytes, seq: 1) == event)
     // Every strict prefix is damage, reported as an error and never a trap.
     for n in 0..<bytes.count {
@@ -86,7 +86,7 @@ import Testing
   @Test func binaryTimesAreDeltasAcrossAStream() throws {
     var encoder = EventEncoder()
     var bytes: [[UInt8]] = []
-    for e in Self.events { bytes.append(encoder.encode(e)) }
+    for e in Self.events { bytes.append(try encoder.encode(e)) }
     var decoder = EventDecoder()
     for (i, (e, b)) in zip(Self.events, bytes).enumerated() {
       #expect(try decoder.decode(b, seq: i + 1) == e)

@@ -41,7 +41,7 @@ import Testing
 
       let fromJSON = try Event(jsonLine: event.jsonLine)
       try #require(fromJSON == event, "event \(n): JSON round trip \(event.jsonLine)")
-      let record = encoder.encode(event)
+      let record = try encoder.encode(event)
       let fromBinary = try decoder.decode(record, seq: encoder.nextSeq - 1)
       try #require(fromBinary == event, "event \(n): binary round trip")
 

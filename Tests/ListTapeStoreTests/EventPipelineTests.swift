@@ -178,10 +178,15 @@ import Testing
   @Test func damagedAndSalvagedLogsReadAsBefore() throws {
     let session = try Session(30_000, seed: 14)
     defer { session.remove() }
-    // Flip a byte in the middle of the file: reading stops at that frame, and the salvaged
-    // copy skips the events after the lost ones up to the next reset point.
+    // Flip a byte in the event frame holding the middle event: reading stops at that frame,
+    // and the salvaged copy skips the later events it cannot decode without the lost ones.
+    var frame: UInt64 = 0
+    try LogReader(path: session.path).forEachFrame(from: 15_000, through: 15_000) { view in
+      frame = view.offset
+      return false
+    }
     var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: session.path)))
-    bytes[bytes.count / 2] ^= 0x5A
+    bytes[Int(frame) + 40] ^= 0x5A
     try Data(bytes).write(to: URL(fileURLWithPath: session.path))
     let damaged = try Timeline(path: session.path)
     #expect(damaged.damage?.kind == .damaged)

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeInvestigate
+import ListTapeLog
 import ListTapeModel
 import Testing
 
@@ -17,8 +18,24 @@ import Testing
     return text.split(separator: "\n").map(String.init)
   }
 
-  @Test func everyOpReadsBackToTheSameEventsAndStates() throws {
-    let timeline = try Timeline(path: path("every-op.ltape"))
+  /// A golden 2.0 log copied to a scratch directory (seeks there may write an index file,
+  /// which must not land in Logs/golden).
+  func scratchCopy(_ name: String) throws -> String {
+    let copy = temporaryLogPath()
+    try FileManager.default.copyItem(atPath: path(name), toPath: copy)
+    return copy
+  }
+
+  func removeScratch(_ file: String) {
+    try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent)
+  }
+
+  @Test(arguments: [("every-op.ltape", 1), ("every-op.v2.ltape", 2)])
+  func everyOpReadsBackToTheSameEventsAndStates(_ name: String, _ major: Int) throws {
+    let file = major == 1 ? path(name) : try scratchCopy(name)
+    defer { if major != 1 { removeScratch(file) } }
+    let timeline = try Timeline(path: file)
+    #expect(timeline.formatMajor == major)
     let source = try lines("every-op.jsonl").map { try Event(jsonLine: $0) }
     #expect(timeline.eventCount == source.count)
     var read: [Event] = []
@@ -35,11 +52,26 @@ import Testing
     #expect(timeline.verify().intact)
   }
 
-  @Test func longSessionKeepsItsStates() throws {
-    let timeline = try Timeline(path: path("session-30k.ltape"))
-    #expect(timeline.eventCount == 30_000)
-    #expect(timeline.checkpointCount >= 2)
-    for line in try lines("session-30k.state-hashes") {
+  @Test(arguments: [
+    ("session-30k.ltape", "session-30k.state-hashes", 1, 30_000),
+    ("session-30k.v2.ltape", "session-30k.state-hashes", 2, 30_000),
+    ("churn-80k.v2.ltape", "churn-80k.state-hashes", 2, 80_000),
+  ])
+  func longSessionKeepsItsStates(_ name: String, _ hashes: String, _ major: Int, _ events: Int)
+    throws
+  {
+    let file = major == 1 ? path(name) : try scratchCopy(name)
+    defer { if major != 1 { removeScratch(file) } }
+    let timeline = try Timeline(path: file)
+    // Through an index file with a seek point every 10,000 events, too (2.0).
+    timeline.indexSpacing = 10_000
+    #expect(timeline.formatMajor == major)
+    #expect(timeline.eventCount == events)
+    #expect(timeline.checkpointCount >= (name.hasPrefix("churn") ? 2 : major == 1 ? 2 : 0))
+    if name.hasPrefix("churn") {
+      #expect(try LogReader(path: path(name)).dictionaryFrameCount == 2)
+    }
+    for line in try lines(hashes) {
       let parts = line.split(separator: " ")
       let n = try #require(Int(parts[0]))
       let json = try timeline.state(at: n).json(event: n)

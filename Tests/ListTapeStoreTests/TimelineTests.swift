@@ -73,7 +73,9 @@ func temporaryLogPath(_ name: String = #function) -> String {
     defer {
       try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
     }
-    let writer = try LogWriter.open(path: path, options: Recorder.options(.never))
+    var options = Recorder.options(.never)
+    options.formatMajor = 1
+    let writer = try LogWriter.open(path: path, options: options)
     var encoder = EventEncoder()
     var state = ListState()
     var n = 0
@@ -109,6 +111,7 @@ func temporaryLogPath(_ name: String = #function) -> String {
       try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
     }
     var options = Recorder.options(.never)
+    options.formatMajor = 1  // 1.0 resumes at reset points; Format2Tests covers 2.0
     options.maxEventsPerFrame = 100
     options.maxEventsBetweenCheckpoints = 700
     options.minCheckpointSpacingBytes = 0
@@ -119,9 +122,14 @@ func temporaryLogPath(_ name: String = #function) -> String {
       events.append(e)
     }
     try recorder.close()
-    // Flip a byte in the middle of the file: one frame becomes unreadable.
+    // Flip a byte in the event frame holding event 1500: it becomes unreadable.
+    var frame: UInt64 = 0
+    try LogReader(path: path).forEachFrame(from: 1_500, through: 1_500) { view in
+      frame = view.offset
+      return false
+    }
     var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-    bytes[bytes.count / 2] ^= 0x5A
+    bytes[Int(frame) + 40] ^= 0x5A
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     let damaged = try Timeline(path: path)
     #expect(damaged.damage?.kind == .damaged)

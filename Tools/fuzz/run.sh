@@ -1,19 +1,57 @@
 #!/usr/bin/env bash
-# Builds the ListTapeLog reader fuzzer (libFuzzer + AddressSanitizer) and runs it for a
-# bounded time. Usage: Tools/fuzz/run.sh [seconds] (default 60). Findings land in
-# .build/fuzz/artifacts; new inputs in .build/fuzz/corpus (seeded from Tools/fuzz/corpus).
+# Builds the fuzz targets (libFuzzer + AddressSanitizer) and runs each for a bounded time.
+# Usage: Tools/fuzz/run.sh [seconds per target] [target...] (default 60 s, every target).
+# Targets: log-reader (frames, both formats), index-reader (the index file), event-decoder
+# (1.0 records and 2.0 columnar frames), checkpoint-decoder (1.0 and 2.0 states), json-line
+# (the JSON Lines event parser). Findings land in .build/fuzz/artifacts/<target>; new inputs
+# in .build/fuzz/corpus/<target> (seeded from Tools/fuzz/corpus/<target>, which holds 1.0
+# and 2.0 files: `listtape-bench __fuzz-seeds DIR` writes the 2.0 ones).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(log-reader index-reader event-decoder checkpoint-decoder json-line)
 out=.build/fuzz
-mkdir -p "$out/corpus" "$out/artifacts"
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
-  -module-name ListTapeLog -package-name ListTapeFuzz -swift-version 6 \
-  -I Sources/CZlib -lz \
-  Sources/ListTapeLog/*.swift Tools/fuzz/FuzzReader.swift \
-  -o "$out/log-reader"
-cp -n Tools/fuzz/corpus/* "$out/corpus/" 2>/dev/null || true
-# SWIFT_BACKTRACE=enable=no: otherwise the Swift backtracer hangs libFuzzer on a crash.
-SWIFT_BACKTRACE=enable=no "$out/log-reader" "$out/corpus" \
-  -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=5 -max_len=65536 \
-  -artifact_prefix="$out/artifacts/" -print_final_stats=1
+mkdir -p "$out/modules"
+sanitize=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name ListTapeFuzz)
+
+log_target() { # name, target file
+  swiftc "${sanitize[@]}" -module-name ListTapeLog -I Sources/CZlib -lz \
+    Sources/ListTapeLog/*.swift "Tools/fuzz/$2" -o "$out/$1"
+}
+
+json_built=""
+model_target() { # name, target file
+  if [ -z "$json_built" ]; then
+    json_built=1
+    swiftc "${sanitize[@]}" -wmo -module-name ListTapeJSON -emit-module \
+      -emit-module-path "$out/modules/ListTapeJSON.swiftmodule" \
+      -c Sources/ListTapeJSON/*.swift -o "$out/modules/ListTapeJSON.o"
+    printf 'module CListTapeHints { header "%s/Sources/CListTapeHints/include/CListTapeHints.h" export * }\n' \
+      "$PWD" >"$out/modules/module.modulemap"
+  fi
+  # shellcheck disable=SC2046
+  swiftc "${sanitize[@]}" -module-name ListTapeModel -I "$out/modules" \
+    -Xcc -fmodule-map-file="$out/modules/module.modulemap" \
+    $(find Sources/ListTapeModel -name '*.swift' | sort) "Tools/fuzz/$2" \
+    "$out/modules/ListTapeJSON.o" -o "$out/$1"
+}
+
+for t in "${targets[@]}"; do
+  case "$t" in
+    log-reader) log_target "$t" LogReaderTarget.swift ;;
+    index-reader) log_target "$t" IndexReaderTarget.swift ;;
+    event-decoder) model_target "$t" EventDecoderTarget.swift ;;
+    checkpoint-decoder) model_target "$t" CheckpointDecoderTarget.swift ;;
+    json-line) model_target "$t" JSONLineTarget.swift ;;
+    *) echo "unknown target $t" >&2; exit 64 ;;
+  esac
+  mkdir -p "$out/corpus/$t" "$out/artifacts/$t"
+  cp -n "Tools/fuzz/corpus/$t/"* "$out/corpus/$t/" 2>/dev/null || true
+  echo "== $t: ${seconds} s"
+  # SWIFT_BACKTRACE=enable=no: otherwise the Swift backtracer hangs libFuzzer on a crash.
+  SWIFT_BACKTRACE=enable=no "$out/$t" "$out/corpus/$t" \
+    -max_total_time="$seconds" -rss_limit_mb=1024 -timeout=5 -max_len=65536 \
+    -artifact_prefix="$out/artifacts/$t/" -print_final_stats=1
+done

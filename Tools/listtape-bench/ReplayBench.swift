@@ -47,7 +47,7 @@ enum ReplayBench {
     var encoder = EventEncoder()
     var records: [[UInt8]] = []
     records.reserveCapacity(count)
-    for e in events { records.append(encoder.encode(e)) }
+    for e in events { records.append(try encoder.encode(e)) }
     let rawPath = directory + "/writer.ltape"
     try? FileManager.default.removeItem(atPath: rawPath)
     let writeTime = try Clock.measure {
@@ -70,18 +70,7 @@ enum ReplayBench {
     // JSON Lines → log, the `listtape record` pipeline, in process.
     let pipePath = directory + "/pipeline.ltape"
     try? FileManager.default.removeItem(atPath: pipePath)
-    let pipelineTime = try Clock.measure {
-      let fd = open(jsonl, O_RDONLY)
-      defer { close(fd) }
-      var reader = LineReader(fileDescriptor: fd)
-      let recorder = try Recorder.open(path: pipePath)
-      while let line = try reader.next() {
-        guard case .text(_, let bytes) = line, !bytes.isEmpty else { continue }
-        let event = try bytes.withUnsafeBytes { try Event(jsonLine: $0) }
-        _ = try recorder.record(event)
-      }
-      try recorder.close()
-    }
+    let pipelineTime = try recordJSONLines(jsonl, to: pipePath)
     let binaryTime = try recordWithBinary(jsonl)
 
     // Full replay (read, inflate, decode, fold) against inflate alone.
@@ -264,6 +253,23 @@ enum ReplayBench {
     p.waitUntilExit()
     return Int(
       String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+  }
+
+  /// Times JSON Lines → log in process, as `listtape record` does it (LineReader, parse,
+  /// Recorder).
+  static func recordJSONLines(_ jsonl: String, to path: String) throws -> Double {
+    try Clock.measure {
+      let fd = open(jsonl, O_RDONLY)
+      defer { close(fd) }
+      var reader = LineReader(fileDescriptor: fd)
+      let recorder = try Recorder.open(path: path)
+      while let line = try reader.next() {
+        guard case .text(_, let bytes) = line, !bytes.isEmpty else { continue }
+        let event = try bytes.withUnsafeBytes { try Event(jsonLine: $0) }
+        _ = try recorder.record(event)
+      }
+      try recorder.close()
+    }
   }
 
   /// Times the release `listtape record` binary next to this one, if it was built.

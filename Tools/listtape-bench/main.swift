@@ -31,6 +31,10 @@ if args.count == 2 && args[0] == "__replay-memory" {
   ShapesBench.buildOnly(args[1], runs: args.count == 3 ? Int(args[2]) ?? 5 : 5)
 } else if args.count == 3 && args[0] == "__diff" {
   try ShapesBench.diffOnly(args[1], at: Int(args[2]) ?? 1)
+} else if args.count == 2 && args[0] == "__seek-parts" {
+  try SeekParts.run(args[1])
+} else if args.count == 2 && args[0] == "__fuzz-seeds" {
+  try FuzzSeeds.write(args[1])
 } else if args.count == 1 && args[0] == "__sizes" {
   ProfileMode.sizes()
 } else if args.contains("--help") || args.contains("-h") {
@@ -38,7 +42,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
     """
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
-    USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [--quick]
+    USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [format]
+                          [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
@@ -56,4 +61,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("store") { StoreBench.run(quick: quick) }
   if wants("investigate") { InvestigateBench.run(quick: quick) }
   if wants("shapes") { ShapesBench.run(quick: quick) }
+  if wants("format") { FormatBench.run(quick: quick) }
 }

@@ -12,7 +12,7 @@ let usage = """
   OVERVIEW: Append deterministic records to a ListTape log until killed (crash tests).
 
   USAGE: listtape-torture write <log> [--seed <n>] [--fsync never|interval|always]
-                                       [--max-records <n>]
+                                       [--max-records <n>] [--format 1|2]
          listtape-torture fsize <log> <limit-bytes>
 
   SUBCOMMANDS:
@@ -20,7 +20,8 @@ let usage = """
             then append batches of records; after each batch is flushed (write() returned)
             print "ack <last seq>".
             Record N and the checkpoint after N depend only on the seed and N. After
-            --max-records (default 5000) it waits to be killed.
+            --max-records (default 5000) it waits to be killed. A new log is written in
+            --format (default 1); in 2.0 a dictionary frame follows each checkpoint.
     fsize   Append under RLIMIT_FSIZE until a write fails; print "error <kind>" and then
             "then <kind>" for the next append (a poisoned writer must keep refusing).
 
@@ -91,6 +92,9 @@ func runWrite(_ args: [String]) {
     case "--max-records":
       guard let v = UInt64(value) else { fail("bad --max-records \(value)", code: 64) }
       maxRecords = v
+    case "--format":
+      guard let v = UInt16(value), v == 1 || v == 2 else { fail("bad --format \(value)", code: 64) }
+      options.formatMajor = v
     case "--fsync":
       switch value {
       case "never": options.fsync = .never
@@ -114,6 +118,9 @@ func runWrite(_ args: [String]) {
         try w.append(record(seed: seed, seq: w.eventCount + 1))
         if w.checkpointDue {
           try w.appendCheckpoint(checkpointBlob(seed: seed, seq: w.eventCount))
+          if w.formatMajor >= 2 {
+            try w.appendDictionary(Array(checkpointBlob(seed: seed, seq: w.eventCount).prefix(64)))
+          }
         }
       }
       written += n

@@ -15,8 +15,8 @@ enum CLI {
     RecordCommand.self, ShowCommand.self, ReplayCommand.self, EventsCommand.self,
     VerifyCommand.self, StatsCommand.self, BisectCommand.self, FindCommand.self,
     DiffCommand.self, DivergeCommand.self, CutCommand.self, HistoryCommand.self,
-    ExportCommand.self, SalvageCommand.self, ScrubCommand.self, HTMLCommand.self, DemoCommand.self,
-    ShrinkCommand.self, WhatIfCommand.self,
+    ExportCommand.self, SalvageCommand.self, UpgradeCommand.self, ScrubCommand.self,
+    HTMLCommand.self, DemoCommand.self, ShrinkCommand.self, WhatIfCommand.self,
     GenerateCommand.self, CompletionCommand.self, HelpCommand.self,
   ]
 
@@ -68,7 +68,18 @@ enum CLI {
 /// Opens a log for reading, turning the library's error into the CLI's.
 func openTimeline(_ path: String) throws(CLIError) -> Timeline {
   do {
-    return try Timeline(path: path)
+    let timeline = try Timeline(path: path)
+    if let text = ProcessInfo.processInfo.environment["LISTTAPE_INDEX_SPACING"],
+      let spacing = Int(text), spacing > 0
+    {
+      timeline.indexSpacing = spacing  // tuning experiments and tests
+    }
+    // Building a 2.0 log's index file (on the first seek that needs it) shows progress.
+    let progress = Progress("indexing", enabled: Terminal.isTTY(2))
+    timeline.indexProgress = { done, total in
+      done < total ? progress.update(done, total) : progress.finish()
+    }
+    return timeline
   } catch {
     throw CLIError(error)
   }

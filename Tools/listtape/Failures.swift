@@ -19,6 +19,20 @@ enum Failures {
       return "event \(n) does not decode: \(reason) (\(path))"
     case .undecodableCheckpoint(let n, let reason, let path):
       return "checkpoint at event \(n) does not decode: \(reason) (\(path))"
+    case .undecodableDictionary(let n, let reason, let path):
+      return "the dictionary before event \(n) does not decode: \(reason) (\(path))"
+    case .undecodableIndex(let n, let reason, let path):
+      return "the seek point after event \(n) does not decode: \(reason) (\(path))"
+    case .unrecordableEvent(let n, let reason, let path):
+      return "cannot record event \(n): \(reason.message) (\(path))"
+    case .unrecordableCheckpoint(let n, let reason, let path):
+      return "cannot write the checkpoint after event \(n): \(reason.message) (\(path))"
+    case .incompleteLog(let path, let damage, let lost):
+      if let damage {
+        return "cannot upgrade a damaged log (salvage it first): \(damage) (\(path))"
+      }
+      return "cannot upgrade a log that lost \(lost) events in a salvage: their numbers would "
+        + "change (\(path))"
     case .afterGap(let n, let from, let path):
       return "event \(n) follows lost events and cannot be decoded before event \(from) (\(path))"
     case .eventOutOfRange(let n, let lowest, let last, let path):
@@ -50,7 +64,11 @@ enum Failures {
   static func exitCode(_ error: StoreError) -> Int32 {
     switch error {
     case .log(let e): return exitCode(e)
-    case .undecodableEvent, .undecodableCheckpoint, .afterGap: return ExitCode.damaged
+    case .undecodableEvent, .undecodableCheckpoint, .undecodableDictionary, .undecodableIndex,
+      .afterGap, .incompleteLog:
+      return ExitCode.damaged
+    case .unrecordableEvent: return ExitCode.malformed
+    case .unrecordableCheckpoint: return ExitCode.io
     case .eventOutOfRange, .notATime, .notAPoint: return ExitCode.usage
     case .noSuchMark: return ExitCode.notFound
     case .outputExists: return ExitCode.cannotCreate

@@ -1,8 +1,12 @@
+import ListTapeJSON
+
 /// Why stored bytes could not be decoded: a damaged, foreign or hostile record.
 public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
   public var message: String
   /// Byte offset inside the record or blob where decoding failed.
   public var offset: Int
+  /// The event being decoded, when a frame of many events failed (format 2.0).
+  package var event: Int?
 
   public init(_ message: String, offset: Int) {
     self.message = message
@@ -40,6 +44,28 @@ struct ByteSink {
       bytes.append(contentsOf: utf8)
     }
   }
+
+  /// Fields as a count, then each key and value, keys in byte order (canonical).
+  mutating func fields(_ f: [String: String]) {
+    count(f.count)
+    for k in f.keys.sorted() {
+      string(k)
+      string(f[k] ?? "")
+    }
+  }
+
+  @inline(__always) static func zigzagged(_ value: Int64) -> UInt64 {
+    UInt64(bitPattern: (value << 1) ^ (value >> 63))
+  }
+
+  @inline(__always) static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    var v = value
+    while v >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+      v >>= 7
+    }
+    bytes.append(UInt8(v))
+  }
 }
 
 /// Reads what `ByteSink` wrote, checking every length against the bytes that remain so a
@@ -47,16 +73,21 @@ struct ByteSink {
 struct ByteSource {
   let base: UnsafeRawBufferPointer
   var offset = 0
+  /// Where `base` starts in the record or payload it was cut from (for error offsets).
+  let origin: Int
 
-  init(_ base: UnsafeRawBufferPointer) { self.base = base }
+  init(_ base: UnsafeRawBufferPointer, origin: Int = 0) {
+    self.base = base
+    self.origin = origin
+  }
 
   var isAtEnd: Bool { offset == base.count }
   var remaining: Int { base.count - offset }
 
-  func fail(_ message: String) -> CodecError { CodecError(message, offset: offset) }
+  func fail(_ message: String) -> CodecError { CodecError(message, offset: origin + offset) }
 
   @inline(__always) mutating func byte() throws(CodecError) -> UInt8 {
-    guard offset < base.count else { throw fail("unexpected end of record") }
+    guard offset < base.count else { throw fail("unexpected end of data") }
     let b = base[offset]
     offset += 1
     return b
@@ -100,18 +131,22 @@ struct ByteSource {
     offset += n
     let units = UnsafeBufferPointer(
       start: slice.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
-    // ASCII (the common case) is valid UTF-8 as is; only other text needs full validation,
-    // whose generic path costs far more than the check.
-    var ascii = true
-    for b in units where b >= 0x80 {
-      ascii = false
-      break
-    }
-    if ascii { return String(decoding: units, as: UTF8.self) }
-    guard let s = String(validating: units, as: UTF8.self) else {
+    guard UTF8Validation.isValid(units) else {
       throw CodecError("invalid UTF-8 in string", offset: offset - n)
     }
-    return s
+    return String(decoding: units, as: UTF8.self)
+  }
+
+  /// Fields written by `ByteSink.fields` (a later duplicate key wins).
+  mutating func fields() throws(CodecError) -> [String: String] {
+    let n = try count(minBytes: 2)
+    var out: [String: String] = [:]
+    out.reserveCapacity(n)
+    for _ in 0..<n {
+      let k = try string()
+      out[k] = try string()
+    }
+    return out
   }
 
   @inline(__always) mutating func identifier() throws(CodecError) -> String {

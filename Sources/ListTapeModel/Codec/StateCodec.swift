@@ -1,10 +1,14 @@
-/// The canonical binary form of a `ListState`, used for checkpoints and state hashes.
+/// The canonical binary form of a `ListState`, used for 1.0 checkpoints and state hashes.
 ///
 /// Layout: version byte, mode byte, section count, then per section its id, item count and
 /// items in pre-order (level, flags, id, title?, fields?). Equal states encode to equal
 /// bytes whatever their history, so the encoding doubles as a state fingerprint.
 extension ListState {
   static let codecVersion: UInt8 = 1
+  /// Items a decoder reserves room for before they arrive: a claimed count reserves no
+  /// more, since a hostile checkpoint's items may never come (64 MiB of zeros claiming 22M
+  /// items would otherwise touch 1.6 GB of tables).
+  static let maxReserved = 1 << 17
 
   /// The bits of an item's flags byte.
   enum ItemFlag {
@@ -26,22 +30,26 @@ extension ListState {
       s.string(forest.sections[Int(sec)].id)
       s.count(forest.itemCount(inSection: sec))
       forest.walk(list: forest.sections[Int(sec)].roots, visibleOnly: false) { x, level in
-        let n = forest.nodes[Int(x)]
         let c = forest.content[Int(x)]
         s.count(level)
-        let flags: UInt8 =
-          (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
-          | (c.title == nil ? 0 : ItemFlag.title) | (c.fields == nil ? 0 : ItemFlag.fields)
-        s.byte(flags)
+        s.byte(itemFlags(x))
         forest.withID(of: x) { id in
           s.count(id.count)
           s.bytes.append(contentsOf: id)
         }
         if let title = c.title { s.string(title) }
-        if let fields = c.fields { EventEncoder.fields(fields, &s) }
+        if let fields = c.fields { s.fields(fields) }
       }
     }
     return s.bytes
+  }
+
+  /// An item's flags byte, the same in both encodings (`ItemFlag`).
+  private func itemFlags(_ x: Handle) -> UInt8 {
+    let n = forest.nodes[Int(x)]
+    let c = forest.content[Int(x)]
+    return (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
+      | (c.title == nil ? 0 : ItemFlag.title) | (c.fields == nil ? 0 : ItemFlag.fields)
   }
 
   /// A 64-bit FNV-1a fingerprint of the canonical encoding: equal states, equal hashes.
@@ -64,51 +72,39 @@ extension ListState {
     let mode = try s.byte()
     guard mode <= 1 else { throw s.fail("bad selection mode \(mode)") }
     var builder = ListStateBuilder(allowsMultipleSelection: mode == 1)
-    /// Runs a builder step; its failure is reported at `offset` (where the entry began).
-    func build(at offset: Int, _ body: () throws(ListStateBuilder.Failure) -> Void)
-      throws(CodecError)
-    {
-      do {
-        try body()
-      } catch {
-        throw CodecError(error.description, offset: offset)
-      }
-    }
     let sectionCount = try s.count()
     for _ in 0..<sectionCount {
       let start = s.offset
       let id = try s.identifier()
-      try build(at: start) { () throws(ListStateBuilder.Failure) in try builder.beginSection(id) }
+      try ListStateBuilder.step(at: start) { () throws(ListStateBuilder.Failure) in
+        try builder.beginSection(id)
+      }
       let itemCount = try s.count(minBytes: 3)
-      // Grow the tables once, not by doubling while 100k items arrive; but a claimed count
-      // reserves no more than that, since its items may never come (hostile checkpoints).
-      builder.reserve(items: min(itemCount, 1 << 17), idBytes: min(s.remaining, 1 << 22))
+      // Grow the tables once, not by doubling while 100k items arrive.
+      builder.reserve(items: min(itemCount, Self.maxReserved), idBytes: min(s.remaining, 1 << 22))
       for _ in 0..<itemCount {
         // A level is a depth, not an element count: the builder bounds it.
         let start = s.offset
         let level = try s.varint()
         let flags = try s.byte()
-        guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
+        guard flags <= ItemFlag.all else { throw s.fail("bad item flags \(flags)") }
         let n = try s.count()
         let id = UnsafeBufferPointer(
           start: s.base.baseAddress.map { ($0 + s.offset).assumingMemoryBound(to: UInt8.self) },
           count: n)
         s.offset += n
-        let title = flags & 4 != 0 ? try s.string() : nil
-        let fields = flags & 8 != 0 ? try EventDecoder.fields(&s) : nil
-        do {
+        let title = flags & ItemFlag.title != 0 ? try s.string() : nil
+        let fields = flags & ItemFlag.fields != 0 ? try s.fields() : nil
+        try ListStateBuilder.step(at: start) { () throws(ListStateBuilder.Failure) in
           try builder.appendItem(
             level: level > UInt64(Int.max) ? Int.max : Int(level), id: id,
-            expanded: flags & 1 != 0, selected: flags & 2 != 0, title: title, fields: fields)
-        } catch {
-          throw CodecError(error.description, offset: start)
+            expanded: flags & ItemFlag.expanded != 0, selected: flags & ItemFlag.selected != 0,
+            title: title, fields: fields)
         }
       }
     }
     guard s.isAtEnd else { throw s.fail("\(s.remaining) trailing bytes after the state") }
-    var built = ListState()
-    try build(at: s.offset) { () throws(ListStateBuilder.Failure) in built = try builder.finish() }
-    self = built
+    self = try builder.finish(at: s.offset)
   }
 
   /// Rebuilds a state from its canonical encoding.
@@ -117,5 +113,194 @@ extension ListState {
       Result { () throws(CodecError) in try ListState(encoded: raw) }
     }
     self = try result.get()
+  }
+}
+
+extension ListStateBuilder {
+  /// Runs a builder step; its failure is reported at `offset` (where the entry began).
+  fileprivate static func step(at offset: Int, _ body: () throws(Failure) -> Void)
+    throws(CodecError)
+  {
+    do {
+      try body()
+    } catch {
+      throw CodecError(error.description, offset: offset)
+    }
+  }
+
+  /// The state built, or the builder's failure reported at `offset`.
+  fileprivate mutating func finish(at offset: Int) throws(CodecError) -> ListState {
+    do {
+      return try finish()
+    } catch {
+      throw CodecError(error.description, offset: offset)
+    }
+  }
+}
+
+// MARK: - Format 2.0 checkpoints
+
+/// The compact state of a 2.0 checkpoint: identifiers as numbers into the segment's
+/// dictionary, items in pre-order column by column (levels, flags, entry numbers as deltas,
+/// strings), so that a state whose items were added in order costs almost nothing beyond
+/// its structure, and decoding is one pass over each column.
+extension ListState {
+  /// The state encoding version of 2.0 checkpoints (1 is `encoded()`).
+  package static let compactVersion: UInt8 = 2
+  /// Columns after the header: sections, levels, flags, entries, strings.
+  private static let compactColumns = 5
+
+  /// Encodes the state for a checkpoint of segment `segment` whose dictionary holds
+  /// `dictionaryCount` entries, numbered in `table`. Throws when an id has no entry below
+  /// `dictionaryCount`.
+  package func compactEncoded(
+    segment: UInt64, dictionaryCount: Int, table: IdTable
+  ) throws(CodecError) -> (bytes: [UInt8], flushPoints: [Int]) {
+    var sections = ByteSink()
+    var levels = ByteSink()
+    var flags = ByteSink()
+    var refs = ByteSink()
+    var strings = ByteSink()
+    let n = forest.itemIndex.count
+    levels.bytes.reserveCapacity(n)
+    flags.bytes.reserveCapacity(n)
+    refs.bytes.reserveCapacity(n * 2)
+    func check(_ e: Int?, _ id: @autoclosure () -> String) throws(CodecError) -> Int {
+      guard let e, e < dictionaryCount else {
+        throw CodecError("identifier \"\(id())\" has no dictionary entry", offset: 0)
+      }
+      return e
+    }
+    var previous = -1
+    var failure: CodecError?
+    for sec in forest.sectionOrder where failure == nil {
+      let id = forest.sections[Int(sec)].id
+      sections.count(try check(table.number(of: id), id))
+      sections.count(forest.itemCount(inSection: sec))
+      forest.walk(list: forest.sections[Int(sec)].roots, visibleOnly: false) { x, level in
+        guard failure == nil else { return }
+        let c = forest.content[Int(x)]
+        let e: Int
+        do throws(CodecError) {
+          e = try check(forest.withID(of: x) { table.number(ofBytes: $0) }, forest.id(of: x))
+        } catch {
+          failure = error
+          return
+        }
+        levels.count(level)
+        flags.byte(itemFlags(x))
+        refs.zigzag(Int64(e - previous - 1))
+        previous = e
+        if let title = c.title { strings.string(title) }
+        if let fields = c.fields { strings.fields(fields) }
+      }
+    }
+    if let failure { throw failure }
+    var out = ByteSink()
+    out.byte(Self.compactVersion)
+    out.varint(segment)
+    out.count(dictionaryCount)
+    out.byte(allowsMultipleSelection ? 1 : 0)
+    out.count(forest.sectionOrder.count)
+    let columns = [sections.bytes, levels.bytes, flags.bytes, refs.bytes, strings.bytes]
+    for c in columns { out.count(c.count) }
+    var points: [Int] = []
+    for c in columns {
+      points.append(out.bytes.count)
+      out.bytes.append(contentsOf: c)
+    }
+    return (out.bytes, points)
+  }
+
+  /// The segment and dictionary size a compact state was encoded against.
+  package static func compactHeader(_ bytes: UnsafeRawBufferPointer) throws(CodecError) -> (
+    segment: UInt64, dictionaryCount: Int
+  ) {
+    var s = ByteSource(bytes)
+    let version = try s.byte()
+    guard version == compactVersion else {
+      throw s.fail("unknown state encoding version \(version)")
+    }
+    let segment = try s.varint()
+    let count = try s.varint()
+    guard count <= UInt64(Int32.max) else { throw s.fail("dictionary size \(count)") }
+    return (segment, Int(count))
+  }
+
+  /// Rebuilds a state from its compact encoding, its identifiers taken from `dictionary`
+  /// (which must hold the segment's first `dictionaryCount` entries), through the same
+  /// builder as canonical states (levels, nesting limit, duplicates, selection rules).
+  package init(compact bytes: UnsafeRawBufferPointer, dictionary: inout IdDictionary)
+    throws(CodecError)
+  {
+    var s = ByteSource(bytes)
+    let version = try s.byte()
+    guard version == Self.compactVersion else {
+      throw s.fail("unknown state encoding version \(version)")
+    }
+    _ = try s.varint()
+    let entries = try s.varint()
+    guard entries <= UInt64(dictionary.count) else {
+      throw s.fail("state needs \(entries) dictionary entries, \(dictionary.count) known")
+    }
+    let limit = Int(entries)
+    let mode = try s.byte()
+    guard mode <= 1 else { throw s.fail("bad selection mode \(mode)") }
+    // Each section takes at least two bytes of its column: bounded before anything is kept.
+    let sectionCount = try s.count(minBytes: 2)
+    var columns = try ColumnSplit.split(&s, count: Self.compactColumns)
+    guard s.isAtEnd else { throw s.fail("\(s.remaining) bytes after the columns") }
+    func entry(_ v: Int64, _ c: ByteSource) throws(CodecError) -> Int {
+      guard v >= 0, v < Int64(limit) else { throw c.fail("entry \(v) of \(limit)") }
+      return Int(v)
+    }
+    // Sections first (entry, item count): every item has one byte in the flags column, so
+    // the total is bounded by that column before the tables grow for it.
+    var sections: [(entry: Int, count: Int, offset: Int)] = []
+    var total = 0
+    for _ in 0..<sectionCount {
+      let at = columns[0].origin + columns[0].offset
+      let e = try entry(Int64(truncatingIfNeeded: try columns[0].varint()), columns[0])
+      let count = try columns[0].varint()
+      guard count <= UInt64(columns[2].remaining - total) else {
+        throw columns[0].fail("section of \(count) items")
+      }
+      total += Int(count)
+      sections.append((e, Int(count), at))
+    }
+    guard columns[0].isAtEnd else {
+      throw columns[0].fail("\(columns[0].remaining) bytes left after the sections")
+    }
+    var builder = ListStateBuilder(allowsMultipleSelection: mode == 1)
+    builder.reserve(items: min(total, Self.maxReserved), idBytes: 0)
+    var previous: Int64 = -1
+    for section in sections {
+      let id = try dictionary.entry(section.entry)
+      try ListStateBuilder.step(at: section.offset) { () throws(ListStateBuilder.Failure) in
+        try builder.beginSection(id)
+      }
+      for _ in 0..<section.count {
+        let at = columns[3].origin + columns[3].offset
+        let level = try columns[1].varint()
+        let flags = try columns[2].byte()
+        guard flags <= ItemFlag.all else { throw columns[2].fail("bad item flags \(flags)") }
+        let e = previous &+ 1 &+ (try columns[3].zigzag())
+        previous = e
+        var id = try dictionary.entry(try entry(e, columns[3]))
+        let title = flags & ItemFlag.title != 0 ? try columns[4].string() : nil
+        let fields = flags & ItemFlag.fields != 0 ? try columns[4].fields() : nil
+        let added: Result<Void, ListStateBuilder.Failure> = id.withUTF8 { bytes in
+          Result { () throws(ListStateBuilder.Failure) in
+            try builder.appendItem(
+              level: level > UInt64(Int.max) ? Int.max : Int(level), id: bytes,
+              expanded: flags & ItemFlag.expanded != 0,
+              selected: flags & ItemFlag.selected != 0, title: title, fields: fields)
+          }
+        }
+        if case .failure(let failure) = added { throw CodecError(failure.description, offset: at) }
+      }
+    }
+    for c in columns where !c.isAtEnd { throw c.fail("\(c.remaining) bytes left after the items") }
+    self = try builder.finish(at: bytes.count)
   }
 }

@@ -42,6 +42,8 @@ enum StatsCommand: Command {
           w.field("frames", stats.frames)
           w.field("checkpoints", stats.checkpoints)
           w.field("checkpointBytes", stats.checkpointBytes)
+          w.field("format", stats.format)
+          w.field("indexBytes", stats.indexBytes)
           w.field("firstTime", stats.firstTime)
           w.field("lastTime", stats.lastTime)
           w.key("ops")
@@ -64,6 +66,11 @@ enum StatsCommand: Command {
       "faults",
       stats.faults == 0 ? "0" : style.red(Render.count(stats.faults)))
     row("bytes", "\(Render.count(stats.bytes)) (\(Render.decimal(perEvent, 1)) bytes/event)")
+    row("format", "\(stats.format).0")
+    row(
+      "index file",
+      stats.indexBytes.map { "\(Render.count($0)) bytes beside the log (a rebuildable cache)" }
+        ?? "none")
     row("frames", Render.count(stats.frames))
     let share = stats.bytes > 0 ? Double(stats.checkpointBytes) * 100 / Double(stats.bytes) : 0
     row(

@@ -1,5 +1,5 @@
-// libFuzzer entry for the ListTapeLog reader. Not part of the package: Tools/fuzz/run.sh
-// compiles it together with Sources/ListTapeLog/*.swift into one module.
+// libFuzzer entry for the ListTapeLog reader (the frame layer, both formats). Not part of
+// the package: Tools/fuzz/run.sh compiles it together with Sources/ListTapeLog/*.swift.
 
 /// Opens arbitrary bytes as a log and exercises every read path; any crash, hang or
 /// oversized allocation is a bug (a corrupt file is input, never a precondition failure).
@@ -18,6 +18,16 @@ func exercise(_ bytes: [UInt8]) -> CInt {
   _ = try? reader.forEachRecord { seq, record in total &+= Int(seq) &+ record.count }
   _ = try? reader.forEachRecord(from: reader.eventCount / 2, through: reader.eventCount) { _, r in
     total &+= r.count
+  }
+  _ = try? reader.forEachFrame(from: 1, checkpoints: true) { view in
+    total &+= view.payload.count
+    return true
+  }
+  _ = try? reader.forEachFrame(from: reader.eventCount / 2, through: reader.eventCount) { _ in
+    true
+  }
+  if let r = reader.restart(atOrBefore: reader.eventCount) {
+    _ = try? reader.withFrame(at: r.offset) { total &+= $0.payload.count }
   }
   _ = try? reader.checkpoint(atOrBefore: reader.eventCount)
   _ = try? reader.checkpoint(atOrBefore: 1)

@@ -1,0 +1,544 @@
+import ListTapeJSON
+
+/// Format 2.0's event frames: a frame's events stored column by column (docs/log-format.md).
+///
+/// Writing happens in two steps because the log writer decides where frames end: the
+/// recorder encodes each event as a *row* (`EventRowEncoder`: the event's parts as tokens,
+/// identifiers already resolved to dictionary entries), and when the writer cuts a frame,
+/// `FrameAssembler` turns its rows into columns, resolving what depends on the frame
+/// (times as deltas, the ring of recent identifiers, definitions front-coded). Reading is
+/// one step: `EventDecoder.decodeFrame` walks the columns.
+package enum FrameLayout {
+  /// Layout byte at the start of every 2.0 event frame payload.
+  static let version: UInt8 = 1
+  /// Identifiers referenced lately in the frame, addressed by one byte.
+  static let ringSize = 64
+  /// A `refs` byte: below `ringSize` a ring slot; these two otherwise.
+  static let refEntry: UInt8 = 64
+  static let refDefine: UInt8 = 65
+
+  // Columns, in payload order.
+  static let ops = 0
+  static let t0 = 1
+  static let t1 = 2
+  static let t2 = 3
+  static let refs = 4
+  static let age0 = 5
+  static let age1 = 6
+  static let age2 = 7
+  static let kinds = 8
+  static let uuids = 9
+  static let deftext = 10
+  static let misc = 11
+  static let strings = 12
+  static let columnCount = 13
+}
+
+// MARK: - Rows
+
+/// Tokens of a row (pending in the writer, never on disk).
+enum RowToken {
+  static let tag: UInt8 = 1
+  static let time: UInt8 = 2
+  static let varint: UInt8 = 3
+  static let byte: UInt8 = 4
+  static let ref: UInt8 = 5
+  static let define: UInt8 = 6
+  static let string: UInt8 = 7
+}
+
+/// Encodes events as rows for a format 2.0 log, numbering each new identifier in `table`.
+package struct EventRowEncoder: Sendable {
+  /// The dictionary as written so far: ids and their entry numbers.
+  package var table: IdTable
+
+  /// An encoder with an empty dictionary (a new log).
+  package init() { table = IdTable() }
+
+  /// An encoder continuing with `table` (an existing log's dictionary).
+  package init(table: IdTable) { self.table = table }
+
+  /// Appends the row of `event` to `bytes`; refuses what a decoder would refuse
+  /// (`CodecLimits`), leaving `bytes` and the dictionary unchanged.
+  package mutating func encode(_ event: Event, into bytes: inout [UInt8]) throws(CodecError) {
+    try EventWalk.check(event)
+    var sink = RowSink(table: IdTable(), out: ByteSink())
+    swap(&sink.table, &table)
+    swap(&sink.out.bytes, &bytes)
+    defer {
+      swap(&sink.table, &table)
+      swap(&sink.out.bytes, &bytes)
+    }
+    sink.out.count(sink.table.count)
+    try EventWalk.encode(event, &sink)
+  }
+}
+
+/// The row layout as an `EventSink`: a varint (entries defined before the row), then tokens.
+private struct RowSink: EventSink {
+  var table: IdTable
+  var out: ByteSink
+
+  mutating func tag(_ code: UInt8, timed: Bool) {
+    out.byte(RowToken.tag)
+    out.byte(timed ? code | 0x80 : code)
+  }
+
+  mutating func time(_ t: Int64, nested: Bool) {
+    out.byte(nested ? RowToken.varint : RowToken.time)
+    out.zigzag(t)
+  }
+
+  mutating func count(_ n: Int) {
+    out.byte(RowToken.varint)
+    out.count(n)
+  }
+
+  mutating func flag(_ b: UInt8) {
+    out.byte(RowToken.byte)
+    out.byte(b)
+  }
+
+  mutating func id(_ s: String) {
+    if let e = table.number(of: s) {
+      out.byte(RowToken.ref)
+      out.count(e)
+    } else {
+      out.byte(RowToken.define)
+      out.string(s)
+      table.add(s)
+    }
+  }
+
+  mutating func string(_ s: String) {
+    out.byte(RowToken.string)
+    out.string(s)
+  }
+}
+
+// MARK: - Assembling a frame
+
+/// Turns a frame's rows into its columnar payload. Keeps its column buffers between frames.
+package struct FrameAssembler: Sendable {
+  var columns: [[UInt8]] = Array(repeating: [], count: FrameLayout.columnCount)
+  var definitions = DefinitionWriter()
+  var ring: [Int32] = Array(repeating: -1, count: FrameLayout.ringSize)
+
+  package init() {}
+
+  /// Appends to `out` the payload of a frame holding `count` rows, each a LEB128 length and
+  /// its bytes, in `rows`; the frame belongs to the segment that started at event
+  /// `segment` (0: the log's start). `flushPoints` gets the payload offsets where columns
+  /// start, so the compressor can give each column its own Huffman tables.
+  package mutating func assemble(
+    rows: UnsafeRawBufferPointer, count: Int, segment: UInt64, into out: inout [UInt8],
+    flushPoints: inout [Int]
+  ) throws(CodecError) {
+    for i in columns.indices { columns[i].removeAll(keepingCapacity: true) }
+    definitions.removeAll()
+    for i in ring.indices { ring[i] = -1 }
+    var ringNext = 0
+    var defined = 0
+    var lastTime: Int64 = 0
+    var rowsSource = ByteSource(rows)
+    var dictBase = -1
+
+    func remember(_ e: Int32) {
+      ring[ringNext] = e
+      ringNext = (ringNext + 1) & (FrameLayout.ringSize - 1)
+    }
+
+    for _ in 0..<count {
+      let length = try rowsSource.count()
+      var row = ByteSource(
+        UnsafeRawBufferPointer(rebasing: rows[rowsSource.offset..<rowsSource.offset + length]))
+      rowsSource.offset += length
+      let before = Int(try row.varint())
+      if dictBase < 0 { dictBase = before }
+      guard before == dictBase + defined else {
+        throw row.fail("row expects \(before) entries, frame has \(dictBase + defined)")
+      }
+      while !row.isAtEnd {
+        let token = try row.byte()
+        switch token {
+        case RowToken.tag:
+          columns[FrameLayout.ops].append(try row.byte())
+        case RowToken.time:
+          let t = try row.zigzag()
+          let d = ByteSink.zigzagged(t &- lastTime)
+          lastTime = t
+          columns[FrameLayout.t0].append(UInt8(truncatingIfNeeded: d))
+          if d < 0xFF00 {
+            columns[FrameLayout.t1].append(UInt8(truncatingIfNeeded: d >> 8))
+          } else {
+            columns[FrameLayout.t1].append(0xFF)
+            ByteSink.appendVarint(d >> 8, to: &columns[FrameLayout.t2])
+          }
+        case RowToken.varint:
+          ByteSink.appendVarint(try row.varint(), to: &columns[FrameLayout.misc])
+        case RowToken.byte:
+          columns[FrameLayout.misc].append(try row.byte())
+        case RowToken.ref:
+          let e = Int32(truncatingIfNeeded: try row.varint())
+          let total = dictBase + defined
+          guard e >= 0, Int(e) < total else {
+            throw row.fail("reference to entry \(e) of \(total)")
+          }
+          if let slot = ring.firstIndex(of: e) {
+            columns[FrameLayout.refs].append(UInt8(slot))
+          } else {
+            columns[FrameLayout.refs].append(FrameLayout.refEntry)
+            let age = UInt64(total - 1 - Int(e))
+            columns[FrameLayout.age0].append(UInt8(truncatingIfNeeded: age))
+            columns[FrameLayout.age1].append(UInt8(truncatingIfNeeded: age >> 8))
+            ByteSink.appendVarint(age >> 16, to: &columns[FrameLayout.age2])
+            remember(e)
+          }
+        case RowToken.define:
+          let n = try row.count()
+          let text = UnsafeRawBufferPointer(rebasing: row.base[row.offset..<row.offset + n])
+          row.offset += n
+          columns[FrameLayout.refs].append(FrameLayout.refDefine)
+          definitions.write(text)
+          remember(Int32(truncatingIfNeeded: dictBase + defined))
+          defined += 1
+        case RowToken.string:
+          let n = try row.count()
+          ByteSink.appendVarint(UInt64(n), to: &columns[FrameLayout.strings])
+          columns[FrameLayout.strings].append(
+            contentsOf: UnsafeRawBufferPointer(rebasing: row.base[row.offset..<row.offset + n]))
+          row.offset += n
+        default:
+          throw row.fail("unknown row token \(token)")
+        }
+      }
+    }
+    guard rowsSource.isAtEnd else { throw rowsSource.fail("bytes after the last row") }
+    swap(&columns[FrameLayout.kinds], &definitions.kinds)
+    swap(&columns[FrameLayout.uuids], &definitions.uuids)
+    swap(&columns[FrameLayout.deftext], &definitions.text)
+    defer {
+      swap(&columns[FrameLayout.kinds], &definitions.kinds)
+      swap(&columns[FrameLayout.uuids], &definitions.uuids)
+      swap(&columns[FrameLayout.deftext], &definitions.text)
+    }
+    out.append(FrameLayout.version)
+    ByteSink.appendVarint(segment, to: &out)
+    ByteSink.appendVarint(UInt64(max(dictBase, 0)), to: &out)
+    for c in columns { ByteSink.appendVarint(UInt64(c.count), to: &out) }
+    for c in columns {
+      flushPoints.append(out.count)
+      out.append(contentsOf: c)
+    }
+  }
+}
+
+// MARK: - Definitions
+
+/// How new identifiers are written inside a frame or a dictionary restart: a kind byte
+/// each; a UUID's 16 bytes in their own column; other text front-coded against the previous
+/// text definition (bytes shared with it, then the rest).
+struct DefinitionWriter {
+  var kinds: [UInt8] = []
+  var uuids: [UInt8] = []
+  var text: [UInt8] = []
+  var previousText: [UInt8] = []
+
+  mutating func removeAll() {
+    kinds.removeAll(keepingCapacity: true)
+    uuids.removeAll(keepingCapacity: true)
+    text.removeAll(keepingCapacity: true)
+    previousText.removeAll(keepingCapacity: true)
+  }
+
+  mutating func write(_ id: UnsafeRawBufferPointer) {
+    let units = id.assumingMemoryBound(to: UInt8.self)
+    let (kind, hi, lo) = IdText.classify(units)
+    kinds.append(kind)
+    if kind != IdText.text {
+      withUnsafeBytes(of: hi.bigEndian) { uuids.append(contentsOf: $0) }
+      withUnsafeBytes(of: lo.bigEndian) { uuids.append(contentsOf: $0) }
+      return
+    }
+    var shared = 0
+    let limit = min(previousText.count, units.count)
+    while shared < limit && previousText[shared] == units[shared] { shared += 1 }
+    ByteSink.appendVarint(UInt64(shared), to: &text)
+    ByteSink.appendVarint(UInt64(units.count - shared), to: &text)
+    text.append(contentsOf: UnsafeRawBufferPointer(rebasing: id[shared...]))
+    previousText.removeAll(keepingCapacity: true)
+    previousText.append(contentsOf: units)
+  }
+}
+
+/// Reads what `DefinitionWriter` wrote, validating every definition.
+struct DefinitionReader {
+  var kinds: ByteSource
+  var uuids: ByteSource
+  var text: ByteSource
+  var previousText: [UInt8] = []
+
+  init(kinds: ByteSource, uuids: ByteSource, text: ByteSource) {
+    self.kinds = kinds
+    self.uuids = uuids
+    self.text = text
+  }
+
+  /// Definitions not yet read (one kind byte each).
+  var remaining: Int { kinds.remaining }
+
+  var leftover: CodecError? {
+    for c in [kinds, uuids, text] where !c.isAtEnd {
+      return c.fail("\(c.remaining) bytes left after the definitions")
+    }
+    return nil
+  }
+
+  mutating func read() throws(CodecError) -> String {
+    let kind = try kinds.byte()
+    switch kind {
+    case IdText.text:
+      let shared = try text.varint()
+      let rest = try text.varint()
+      guard shared <= UInt64(previousText.count) else {
+        throw text.fail("definition shares \(shared) bytes of \(previousText.count)")
+      }
+      guard rest <= UInt64(text.remaining) else {
+        throw text.fail("definition of \(rest) bytes exceeds the \(text.remaining) left")
+      }
+      let total = Int(shared) + Int(rest)
+      guard total > 0 else { throw text.fail("empty identifier") }
+      guard total <= CodecLimits.maxStringBytes else { throw text.fail("identifier too long") }
+      previousText.removeSubrange(Int(shared)...)
+      previousText.append(
+        contentsOf: UnsafeRawBufferPointer(
+          rebasing: text.base[text.offset..<text.offset + Int(rest)]))
+      text.offset += Int(rest)
+      let valid = previousText.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
+      guard valid else { throw text.fail("invalid UTF-8 in identifier") }
+      return String(decoding: previousText, as: UTF8.self)
+    case IdText.uuidUpper, IdText.uuidLower:
+      guard uuids.remaining >= 16 else { throw uuids.fail("truncated UUID definition") }
+      let hi = UInt64(
+        bigEndian: uuids.base.loadUnaligned(fromByteOffset: uuids.offset, as: UInt64.self))
+      let lo = UInt64(
+        bigEndian: uuids.base.loadUnaligned(fromByteOffset: uuids.offset + 8, as: UInt64.self))
+      uuids.offset += 16
+      return IdText.uuidString(hi, lo, lower: kind == IdText.uuidLower)
+    default:
+      throw kinds.fail("unknown identifier kind \(kind)")
+    }
+  }
+}
+
+/// A dictionary restart (format 2.0 DICT frame): every entry of the new dictionary.
+package enum DictionaryPayload {
+  static let version: UInt8 = 1
+
+  /// The payload listing `ids` as the entries of a new dictionary, and its flush points.
+  package static func encode(_ ids: [String]) -> (bytes: [UInt8], flushPoints: [Int]) {
+    var w = DefinitionWriter()
+    for id in ids {
+      var id = id
+      id.withUTF8 { w.write(UnsafeRawBufferPointer($0)) }
+    }
+    var out: [UInt8] = [version]
+    ByteSink.appendVarint(UInt64(ids.count), to: &out)
+    let columns = [w.kinds, w.uuids, w.text]
+    for c in columns { ByteSink.appendVarint(UInt64(c.count), to: &out) }
+    var points: [Int] = []
+    for c in columns {
+      points.append(out.count)
+      out.append(contentsOf: c)
+    }
+    return (out, points)
+  }
+
+  /// The entries of a restart payload, in order.
+  static func decode(_ p: UnsafeRawBufferPointer, into dictionary: inout IdDictionary)
+    throws(CodecError)
+  {
+    var head = ByteSource(p)
+    let v = try head.byte()
+    guard v == version else { throw head.fail("unknown dictionary layout \(v)") }
+    let n = try head.count()
+    let columns = try ColumnSplit.split(&head, count: 3)
+    guard head.isAtEnd else { throw head.fail("bytes after the dictionary") }
+    var r = DefinitionReader(kinds: columns[0], uuids: columns[1], text: columns[2])
+    guard n == r.remaining else { throw head.fail("\(n) entries in \(r.remaining) kinds") }
+    dictionary.removeAll()
+    for _ in 0..<n { dictionary.append(try r.read()) }
+    if let problem = r.leftover { throw problem }
+  }
+}
+
+/// Splits a payload into columns after its header: `count` lengths, then the columns.
+enum ColumnSplit {
+  static func split(_ head: inout ByteSource, count: Int) throws(CodecError) -> [ByteSource] {
+    var lengths: [Int] = []
+    for _ in 0..<count { lengths.append(try head.count()) }
+    var out: [ByteSource] = []
+    out.reserveCapacity(count)
+    for n in lengths {
+      guard n <= head.remaining else { throw head.fail("column of \(n) bytes exceeds the payload") }
+      out.append(
+        ByteSource(
+          UnsafeRawBufferPointer(rebasing: head.base[head.offset..<head.offset + n]),
+          origin: head.origin + head.offset))
+      head.offset += n
+    }
+    return out
+  }
+}
+
+// MARK: - Decoding a frame
+
+/// The columns of one 2.0 event frame as an `EventSource`.
+struct FrameSource: EventSource {
+  var ops: ByteSource
+  var t0: ByteSource
+  var t1: ByteSource
+  var t2: ByteSource
+  var refs: ByteSource
+  var age0: ByteSource
+  var age1: ByteSource
+  var age2: ByteSource
+  var definitions: DefinitionReader
+  var misc: ByteSource
+  var strings: ByteSource
+  var dictionary = IdDictionary()
+  var ring: [Int32] = []
+  var ringNext = 0
+  var lastTime: Int64 = 0
+  /// Set when an identifier read since the flag was cleared is a hole in the dictionary.
+  var touchedHole = false
+
+  init(_ columns: [ByteSource]) {
+    ops = columns[FrameLayout.ops]
+    t0 = columns[FrameLayout.t0]
+    t1 = columns[FrameLayout.t1]
+    t2 = columns[FrameLayout.t2]
+    refs = columns[FrameLayout.refs]
+    age0 = columns[FrameLayout.age0]
+    age1 = columns[FrameLayout.age1]
+    age2 = columns[FrameLayout.age2]
+    definitions = DefinitionReader(
+      kinds: columns[FrameLayout.kinds], uuids: columns[FrameLayout.uuids],
+      text: columns[FrameLayout.deftext])
+    misc = columns[FrameLayout.misc]
+    strings = columns[FrameLayout.strings]
+    ring.reserveCapacity(FrameLayout.ringSize)
+  }
+
+  mutating func tag() throws(CodecError) -> UInt8 { try ops.byte() }
+
+  mutating func time(nested: Bool) throws(CodecError) -> Int64 {
+    if nested { return try misc.zigzag() }
+    var d = UInt64(try t0.byte())
+    let b = try t1.byte()
+    if b < 0xFF {
+      d |= UInt64(b) << 8
+    } else {
+      let high = try t2.varint()
+      guard high < 1 << 56 else { throw t2.fail("time delta overflows 64 bits") }
+      d |= high << 8
+    }
+    let t = lastTime &+ Int64(bitPattern: (d >> 1) ^ (0 &- (d & 1)))
+    lastTime = t
+    return t
+  }
+
+  mutating func count(_ kind: CountKind) throws(CodecError) -> Int {
+    let v = try misc.varint()
+    let bound: Int
+    switch kind {
+    case .ids: bound = refs.remaining
+    case .nodes: bound = min(misc.remaining, refs.remaining)
+    case .fields: bound = strings.remaining / 2
+    case .events: bound = ops.remaining
+    }
+    guard v <= UInt64(min(bound, CodecLimits.maxCount)) else {
+      throw misc.fail("count \(v) exceeds what the frame holds")
+    }
+    return Int(v)
+  }
+
+  mutating func flag() throws(CodecError) -> UInt8 { try misc.byte() }
+
+  @inline(__always)
+  mutating func id() throws(CodecError) -> String {
+    let r = try refs.byte()
+    if r < FrameLayout.refEntry {
+      guard Int(r) < ring.count else {
+        throw refs.fail("reference to ring slot \(r) of \(ring.count)")
+      }
+      return try text(of: Int(ring[Int(r)]))
+    }
+    let e: Int
+    if r == FrameLayout.refEntry {
+      let high = try age2.varint()
+      guard high < 1 << 40 else { throw age2.fail("entry age overflows") }
+      let age = Int(try age0.byte()) | Int(try age1.byte()) << 8 | Int(high) << 16
+      guard age < dictionary.count else {
+        throw age0.fail("reference to entry \(age) back of \(dictionary.count)")
+      }
+      e = dictionary.count - 1 - age
+    } else if r == FrameLayout.refDefine {
+      e = dictionary.count
+      dictionary.append(try definition())
+    } else {
+      throw refs.fail("bad identifier reference \(r)")
+    }
+    if ring.count < FrameLayout.ringSize {
+      ring.append(Int32(e))
+    } else {
+      ring[ringNext] = Int32(e)
+    }
+    ringNext = (ringNext + 1) & (FrameLayout.ringSize - 1)
+    return try text(of: e)
+  }
+
+  @inline(__always)
+  private mutating func text(of e: Int) throws(CodecError) -> String {
+    if let s = try dictionary.entryOrHole(e) { return s }
+    touchedHole = true
+    return "?"
+  }
+
+  mutating func definition() throws(CodecError) -> String { try definitions.read() }
+
+  mutating func string() throws(CodecError) -> String {
+    let n = try strings.count()
+    guard n <= CodecLimits.maxStringBytes else { throw strings.fail("string too long") }
+    return try strings.text(n)
+  }
+
+  func fail(_ message: String) -> CodecError { ops.fail(message) }
+
+  /// Whether every column was read to its end.
+  var leftover: CodecError? {
+    for c in [ops, t0, t1, t2, refs, age0, age1, age2, misc, strings] where !c.isAtEnd {
+      return c.fail("\(c.remaining) bytes left in a column after the frame's events")
+    }
+    return definitions.leftover
+  }
+}
+
+/// A 2.0 event frame's header: its segment, the entries defined before it, its columns.
+struct FrameHeaderFields {
+  var segment: UInt64
+  var dictBase: Int
+  var columns: [ByteSource]
+
+  init(_ payload: UnsafeRawBufferPointer) throws(CodecError) {
+    var head = ByteSource(payload)
+    let v = try head.byte()
+    guard v == FrameLayout.version else { throw head.fail("unknown event frame layout \(v)") }
+    segment = try head.varint()
+    let base = try head.varint()
+    guard base <= UInt64(Int32.max) else { throw head.fail("dictionary base \(base) out of range") }
+    dictBase = Int(base)
+    columns = try ColumnSplit.split(&head, count: FrameLayout.columnCount)
+    guard head.isAtEnd else { throw head.fail("\(head.remaining) bytes after the columns") }
+  }
+}

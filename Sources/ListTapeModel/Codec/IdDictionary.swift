@@ -1,0 +1,273 @@
+import ListTapeJSON
+
+/// The identifiers a format 2.0 log has defined since its last dictionary restart, by
+/// entry number: each id's text is written once and referenced by number afterwards.
+///
+/// Entries are materialized as `String`s once and shared by every event that names them.
+/// A bulk-loaded prefix (from an index file) stays in its stored form until an entry is
+/// first used, so loading a dictionary is one copy whatever its size.
+package struct IdDictionary: Sendable {
+  /// Entry texts; "" for a bulk-loaded entry not yet materialized (ids are never empty).
+  var strings: [String] = []
+  /// Bulk-loaded entries in stored form (`IdText.store`), entry i ending at `storedEnds[i]`.
+  var stored: [UInt8] = []
+  var storedEnds: [UInt32] = []
+
+  /// An empty dictionary (a log's start, before any definition).
+  package init() {}
+
+  /// Entries defined so far.
+  package var count: Int { strings.count }
+
+  /// A dictionary of `ends.count` entries held in stored form, materialized on first use.
+  /// Throws when the ends do not cut `stored` into non-empty entries.
+  package init(stored: [UInt8], ends: [UInt32]) throws(CodecError) {
+    var previous: UInt32 = 0
+    for (i, end) in ends.enumerated() {
+      guard end > previous, Int(end) <= stored.count else {
+        throw CodecError("dictionary entry \(i) has a bad extent", offset: Int(previous))
+      }
+      previous = end
+    }
+    guard Int(previous) == stored.count else {
+      throw CodecError("dictionary has trailing bytes", offset: Int(previous))
+    }
+    self.stored = stored
+    self.storedEnds = ends
+    self.strings = [String](repeating: "", count: ends.count)
+  }
+
+  /// The text of entry `e` (which must be below `count`).
+  @inline(__always)
+  package mutating func entry(_ e: Int) throws(CodecError) -> String {
+    let s = strings[e]
+    if !s.isEmpty { return s }
+    guard let s = try materialize(e) else {
+      throw CodecError("dictionary entry \(e) was lost with the events that defined it", offset: 0)
+    }
+    return s
+  }
+
+  /// The text of entry `e`, or nil when it is a hole (`appendHoles`).
+  @inline(__always)
+  mutating func entryOrHole(_ e: Int) throws(CodecError) -> String? {
+    let s = strings[e]
+    if !s.isEmpty { return s }
+    return try materialize(e)
+  }
+
+  /// Pads the dictionary to `n` entries whose text is unknown: the definitions of events
+  /// lost before a frame of a salvaged log. Events naming them cannot be decoded.
+  mutating func appendHoles(upTo n: Int) {
+    while strings.count < n { strings.append("") }
+  }
+
+  private mutating func materialize(_ e: Int) throws(CodecError) -> String? {
+    guard e < storedEnds.count else { return nil }
+    let start = e == 0 ? 0 : Int(storedEnds[e - 1])
+    let end = Int(storedEnds[e])
+    let result: Result<String, CodecError> = stored.withUnsafeBytes { all in
+      Result { () throws(CodecError) in
+        try IdText.load(UnsafeRawBufferPointer(rebasing: all[start..<end]))
+      }
+    }
+    let s = try result.get()
+    strings[e] = s
+    return s
+  }
+
+  /// Adds the next entry.
+  @inline(__always)
+  package mutating func append(_ id: String) { strings.append(id) }
+
+  /// Drops entries from `n` on (a frame re-decoded from its start defines them again).
+  package mutating func truncate(to n: Int) {
+    guard n < strings.count else { return }
+    strings.removeSubrange(n...)
+    if n < storedEnds.count {
+      storedEnds.removeSubrange(n...)
+      stored.removeSubrange(Int(storedEnds.last ?? 0)...)
+    }
+  }
+
+  /// Empties the dictionary (a restart).
+  package mutating func removeAll() {
+    strings.removeAll(keepingCapacity: true)
+    stored.removeAll()
+    storedEnds.removeAll()
+  }
+
+  /// Entries `from..<count`, materialized.
+  package mutating func entries(from start: Int) throws(CodecError) -> [String] {
+    var out: [String] = []
+    out.reserveCapacity(max(0, count - start))
+    for e in max(start, 0)..<count { out.append(try entry(e)) }
+    return out
+  }
+
+  /// Appends the stored form of `id` (what an index file keeps for each entry) to `bytes`.
+  package static func appendStored(_ id: String, to bytes: inout [UInt8]) {
+    IdText.store(id, into: &bytes)
+  }
+
+  /// Every entry in stored form, with its end offsets (what an index file keeps).
+  package mutating func storedForm(upTo n: Int) throws(CodecError) -> (
+    bytes: [UInt8], ends: [UInt32]
+  ) {
+    var bytes: [UInt8] = []
+    var ends: [UInt32] = []
+    ends.reserveCapacity(n)
+    for e in 0..<min(n, count) {
+      IdText.store(try entry(e), into: &bytes)
+      ends.append(UInt32(truncatingIfNeeded: bytes.count))
+    }
+    return (bytes, ends)
+  }
+}
+
+/// Maps identifiers to their entry numbers while writing (the encoder's half of the
+/// dictionary): a writer or index builder assigns the next number to each new id.
+///
+/// Keyed by exact UTF-8 bytes in the model's own id table (`IdentifierIndex`: one probe,
+/// short keys inline), which a writer consults for every identifier it writes.
+package struct IdTable: Sendable {
+  var numbers = IdentifierIndex()
+  /// Entries defined so far.
+  package private(set) var count = 0
+
+  /// An empty table.
+  package init() {}
+
+  /// A table holding `dictionary`'s entries, numbered as there.
+  package init(_ dictionary: inout IdDictionary) throws(CodecError) {
+    numbers.reserveCapacity(dictionary.count)
+    for e in 0..<dictionary.count { add(try dictionary.entry(e)) }
+  }
+
+  /// The entry number of `id`, if defined.
+  @inline(__always)
+  package func number(of id: String) -> Int? { numbers[id].map { Int($0) } }
+
+  /// The entry number of the id whose UTF-8 bytes are `bytes`, if defined.
+  @inline(__always)
+  package func number(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    numbers.handle(numbers.key(bytes)).map { Int($0) }
+  }
+
+  /// Defines `id` as the next entry (or renumbers it, if a restart listed it twice);
+  /// returns its number.
+  @discardableResult
+  package mutating func add(_ id: String) -> Int {
+    numbers[id] = Int32(truncatingIfNeeded: count)
+    count += 1
+    return count - 1
+  }
+
+  /// Forgets every entry (a restart).
+  package mutating func removeAll() {
+    numbers = IdentifierIndex()
+    count = 0
+  }
+}
+
+/// How an identifier's text is stored: UUID strings in canonical form as 16 bytes and their
+/// case, anything else as its UTF-8 bytes.
+enum IdText {
+  static let text: UInt8 = 0
+  static let uuidUpper: UInt8 = 1
+  static let uuidLower: UInt8 = 2
+
+  /// The kind of `utf8` and, for a canonical UUID (8-4-4-4-12 hex digits, one case), its
+  /// 16 bytes.
+  static func classify(_ utf8: UnsafeBufferPointer<UInt8>) -> (UInt8, UInt64, UInt64) {
+    guard utf8.count == 36 else { return (text, 0, 0) }
+    var hi: UInt64 = 0
+    var lo: UInt64 = 0
+    var upper = false
+    var lower = false
+    var digits = 0
+    for i in 0..<36 {
+      let c = utf8[i]
+      if i == 8 || i == 13 || i == 18 || i == 23 {
+        guard c == 0x2D else { return (text, 0, 0) }
+        continue
+      }
+      let v: UInt8
+      switch c {
+      case 0x30...0x39: v = c - 0x30
+      case 0x41...0x46:
+        v = c - 0x41 + 10
+        upper = true
+      case 0x61...0x66:
+        v = c - 0x61 + 10
+        lower = true
+      default: return (text, 0, 0)
+      }
+      if digits < 16 { hi = hi << 4 | UInt64(v) } else { lo = lo << 4 | UInt64(v) }
+      digits += 1
+    }
+    // All digits: either case reads back the same; call it upper.
+    if upper && lower { return (text, 0, 0) }
+    return (lower ? uuidLower : uuidUpper, hi, lo)
+  }
+
+  /// The canonical text of a UUID held as two 64-bit halves (a byte's two digits at a time).
+  static func uuidString(_ hi: UInt64, _ lo: UInt64, lower: Bool) -> String {
+    let digits: StaticString = lower ? "0123456789abcdef" : "0123456789ABCDEF"
+    return String(unsafeUninitializedCapacity: 36) { out in
+      let table = digits.utf8Start
+      var at = 0
+      for i in 0..<16 {
+        if i == 4 || i == 6 || i == 8 || i == 10 {
+          out[at] = 0x2D
+          at &+= 1
+        }
+        let half = i < 8 ? hi : lo
+        let byte = Int(truncatingIfNeeded: half >> (56 &- 8 &* UInt64(i & 7))) & 0xFF
+        out[at] = table[byte >> 4]
+        out[at &+ 1] = table[byte & 0xF]
+        at &+= 2
+      }
+      return 36
+    }
+  }
+
+  /// Appends the stored form of `id`: a kind byte, then 16 bytes (UUID) or the UTF-8 bytes.
+  static func store(_ id: String, into bytes: inout [UInt8]) {
+    var id = id
+    id.withUTF8 { utf8 in
+      let (kind, hi, lo) = classify(utf8)
+      bytes.append(kind)
+      if kind == text {
+        bytes.append(contentsOf: utf8)
+      } else {
+        withUnsafeBytes(of: hi.bigEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: lo.bigEndian) { bytes.append(contentsOf: $0) }
+      }
+    }
+  }
+
+  /// Reads a stored form back, validating it.
+  static func load(_ p: UnsafeRawBufferPointer) throws(CodecError) -> String {
+    guard let kind = p.first else { throw CodecError("empty dictionary entry", offset: 0) }
+    let body = UnsafeRawBufferPointer(rebasing: p[1...])
+    switch kind {
+    case text:
+      guard !body.isEmpty else { throw CodecError("empty identifier", offset: 1) }
+      let units = body.assumingMemoryBound(to: UInt8.self)
+      guard UTF8Validation.isValid(units) else {
+        throw CodecError("invalid UTF-8 in identifier", offset: 1)
+      }
+      return String(decoding: units, as: UTF8.self)
+    case uuidUpper, uuidLower:
+      guard body.count == 16 else {
+        throw CodecError("UUID entry of \(body.count) bytes", offset: 1)
+      }
+      let hi = UInt64(bigEndian: body.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+      let lo = UInt64(bigEndian: body.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+      return uuidString(hi, lo, lower: kind == uuidLower)
+    default:
+      throw CodecError("unknown identifier kind \(kind)", offset: 0)
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import ListTapeLog
+import ListTapeModel
+
+/// What `Timeline.upgrade(to:)` wrote.
+package struct UpgradeReport: Sendable {
+  /// Events written (all of the log's).
+  package var events: Int
+  /// The format major version of the log read, and of the log written.
+  package var fromFormat: Int
+  package var toFormat: Int
+  /// File sizes before and after.
+  package var bytesBefore: Int
+  package var bytesAfter: Int
+}
+
+extension Timeline {
+  /// Writes this log's events, times included (and missing times left missing), as a new
+  /// log in the current format at `output`, which must not exist: the same events in the
+  /// same order, so every state and fault is the same. Frames come out full, so a log
+  /// recorded at a person's pace (a frame every few events) also gets smaller. The new
+  /// log is written beside `output` and renamed into place once synced.
+  ///
+  /// A log damaged in the middle, or salvaged with gaps, is refused: its events could not
+  /// keep their numbers. A torn tail is not damage here: the events before it are upgraded.
+  package func upgrade(to output: String, progress: ((Int, Int) -> Void)? = nil)
+    throws(StoreError) -> UpgradeReport
+  {
+    if FileManager.default.fileExists(atPath: output) { throw .outputExists(path: output) }
+    if let damage = reader.stop, damage.kind == .damaged {
+      throw .incompleteLog(path: path, damage: damage, lostEvents: 0)
+    }
+    if !reader.gaps.isEmpty {
+      let lost = reader.gaps.reduce(0) { $0 + Int($1.count) }
+      throw .incompleteLog(path: path, damage: nil, lostEvents: lost)
+    }
+    let temporary = "\(output).upgrade-\(getpid())"
+    try? FileManager.default.removeItem(atPath: temporary)
+    var options = Recorder.options(.interval(seconds: 1))
+    options.batchDelay = 1
+    let recorder = try Recorder.open(path: temporary, options: options)
+    var failure: StoreError?
+    var written = 0
+    let total = eventCount
+    var decoder = EventDecoder()
+    do throws(StoreError) {
+      try forEachDecoded(from: 1, through: total, decoder: &decoder) { seq, event in
+        do throws(StoreError) {
+          _ = try recorder.record(event, stampingTime: false)
+        } catch {
+          failure = error
+          return false
+        }
+        written = seq
+        if seq & 0xFFFF == 0 { progress?(seq, total) }
+        return true
+      }
+      if let failure { throw failure }
+      guard written == total, skippedAfterGaps == 0 else {
+        throw .incompleteLog(path: path, damage: nil, lostEvents: total - written)
+      }
+      try recorder.close()
+    } catch {
+      try? recorder.close()
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw error
+    }
+    guard rename(temporary, output) == 0 else {
+      let e = errno
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw .log(
+        LogError(
+          .io, path: output,
+          message: "cannot rename \(temporary) into place: \(String(cString: strerror(e)))",
+          errno: e))
+    }
+    progress?(total, total)
+    let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+    return UpgradeReport(
+      events: written, fromFormat: formatMajor, toFormat: recorder.formatMajor,
+      bytesBefore: fileBytes, bytesAfter: size)
+  }
+}

@@ -1,0 +1,417 @@
+import Foundation
+import ListTapeLog
+import ListTapeModel
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeInvestigate
+@testable import ListTapeStore
+
+/// A recorded 2.0 session: the log, its events, and the states of a direct fold.
+struct RecordedSession {
+  var path: String
+  var events: [Event] = []
+  /// The state after every `every`th event (index i: after i × every events).
+  var states: [ListState] = [ListState()]
+  var every: Int
+  var final = ListState()
+  var restarts = 0
+
+  /// Records `count` sample events over an outline of `items` ids shaped `shape`, with
+  /// small frames and a small restart slack so that dictionary restarts happen.
+  init(
+    _ count: Int, seed: UInt64, items: Int = 400, shape: IdShape = .uuid, every: Int = 250,
+    restartSlack: Int = 64, path: String = temporaryLogPath()
+  ) throws {
+    self.path = path
+    self.every = every
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 300
+    options.maxEventsBetweenCheckpoints = 3_000
+    let recorder = try Recorder.open(path: path, options: options)
+    recorder.restartSlack = restartSlack
+    var state = ListState()
+    var events: [Event] = []
+    var states: [ListState] = [ListState()]
+    try SampleSession.generate(
+      events: count, seed: seed, maxItems: items * 3 / 2,
+      opening: .outline(items: items, shape: shape)
+    ) { e in
+      _ = try recorder.record(e)
+      try? state.apply(e)
+      events.append(e)
+      if events.count % every == 0 { states.append(state) }
+    }
+    try recorder.close()
+    self.events = events
+    self.states = states
+    final = state
+    restarts = try LogReader(path: path).dictionaryFrameCount
+  }
+
+  func remove() {
+    try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+  }
+}
+
+@Suite struct Format2Tests {
+  /// Seeks (through the log's checkpoints, then through an index file), event reads,
+  /// replays and verify agree with a direct fold, across dictionary restarts.
+  @Test(arguments: [IdShape.short, .path, .uuid])
+  func seeksAndReadsEqualTheDirectFold(shape: IdShape) throws {
+    let s = try RecordedSession(6_000, seed: 21, shape: shape)
+    defer { s.remove() }
+    #expect(s.restarts > 0)
+    let timeline = try Timeline(path: s.path)
+    #expect(timeline.formatMajor == 2)
+    #expect(timeline.damage == nil)
+    for (i, expected) in s.states.enumerated().reversed() {
+      #expect(try timeline.state(at: i * s.every) == expected, "event \(i * s.every)")
+    }
+    #expect(timeline.indexBytes == nil)  // a short log needs no index
+    var read: [Event] = []
+    try timeline.forEachEvent { _, e in
+      read.append(e)
+      return true
+    }
+    #expect(read == s.events)
+    try timeline.forEachEvent(from: 4_321, through: 4_400) { n, e in
+      #expect(e == s.events[n - 1])
+      return true
+    }
+    #expect(try timeline.event(5_555) == s.events[5_554])
+    let (final, stopped) = try timeline.replay(through: .max) { _, _, _ in true }
+    #expect(stopped == s.events.count && final == s.final)
+    let report = timeline.verify()
+    #expect(report.intact, "\(String(describing: report.problem))")
+    #expect(report.checkpoints > 0)
+
+    // Through an index file with a seek point every 700 events.
+    let indexed = try Timeline(path: s.path)
+    indexed.indexSpacing = 700
+    for (i, expected) in s.states.enumerated() {
+      #expect(try indexed.state(at: i * s.every) == expected, "indexed, event \(i * s.every)")
+    }
+    #expect(indexed.indexStatus == .valid)
+    let index = try #require(LogIndex.open(forLog: s.path))
+    #expect(index.seekPoints.count >= 6_000 / 700 - 3)
+    #expect(try indexed.event(5_555) == s.events[5_554])
+    let reopened = try Timeline(path: s.path)
+    #expect(reopened.indexStatus == .valid)
+    for n in [1, 699, 700, 701, 2_345, 5_999, 6_000] {
+      #expect(try reopened.state(at: n) == direct(s.events, through: n), "reopened, event \(n)")
+    }
+  }
+
+  /// With a valid index, open does not scan the frames it covers: damage inside them is
+  /// found only when those frames are read (and reported with its offset then); without
+  /// the index the same open reports it at once.
+  @Test func aValidIndexStandsInForTheScan() throws {
+    let s = try RecordedSession(5_000, seed: 22)
+    defer { s.remove() }
+    let timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 500
+    try timeline.buildIndex()
+    // Flip a byte in the payload of the frame holding event 2,500.
+    var frame: UInt64 = 0
+    try LogReader(path: s.path).forEachFrame(from: 2_500, through: 2_500) { view in
+      frame = view.offset
+      return false
+    }
+    try flipByte(s.path, at: Int(frame) + 40)
+    let withIndex = try LogReader(path: s.path)
+    #expect(withIndex.indexStatus == .valid)
+    #expect(withIndex.stop == nil)
+    #expect(throws: LogError.self) {
+      try withIndex.forEachFrame(from: 2_000, through: 3_000) { _ in true }
+    }
+    let scanned = try LogReader(path: s.path, useIndex: false)
+    #expect(scanned.stop?.offset == frame)
+  }
+
+  /// An index that no longer describes the log is ignored and rebuilt: the log grew (the
+  /// index is extended), another log took its name, or the index file was damaged.
+  @Test func staleAndDamagedIndexesAreIgnoredAndRebuilt() throws {
+    let s = try RecordedSession(4_000, seed: 23)
+    defer { s.remove() }
+    var timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 400
+    #expect(try timeline.state(at: 3_999) == direct(s.events, through: 3_999))
+    _ = timeline.checkpointSeqs  // many seeks to come: the index is built
+    let first = try #require(LogIndex.open(forLog: s.path))
+    let covered = first.eventsCovered
+
+    // The log grows: the index is still valid for what it covers, then extended.
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 300
+    let recorder = try Recorder.open(path: s.path, options: options)
+    var events = s.events
+    try SampleSession.generate(events: 3_000, seed: 99, maxItems: 300) { e in
+      _ = try recorder.record(e)
+      events.append(e)
+    }
+    try recorder.close()
+    timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 400
+    #expect(timeline.indexStatus == .valid)
+    _ = timeline.checkpointSeqs
+    #expect(try timeline.state(at: 6_900) == direct(events, through: 6_900))
+    let extended = try #require(LogIndex.open(forLog: s.path))
+    #expect(extended.eventsCovered > covered)
+    #expect(extended.seekPoints.count > first.seekPoints.count)
+    #expect(
+      Array(extended.seekPoints.prefix(first.seekPoints.count)).map(\.seq)
+        == first.seekPoints.map(\.seq))
+
+    // Another log under the same name: stale, and rebuilt for the new log.
+    let other = try RecordedSession(3_000, seed: 24, path: s.path + "-other")
+    try FileManager.default.removeItem(atPath: s.path)
+    try FileManager.default.copyItem(atPath: other.path, toPath: s.path)
+    timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 400
+    guard case .stale = timeline.indexStatus else {
+      Issue.record("expected a stale index, got \(timeline.indexStatus)")
+      return
+    }
+    #expect(try timeline.state(at: 2_500) == direct(other.events, through: 2_500))
+    try timeline.buildIndex()
+    #expect(try Timeline(path: s.path).indexStatus == .valid)
+
+    // A damaged index file: ignored, rebuilt, answers unchanged.
+    let indexPath = LogIndex.path(forLog: s.path)
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: indexPath)))
+    bytes[bytes.count / 2] ^= 0x40
+    try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
+    timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 400
+    try timeline.buildIndex()
+    #expect(try timeline.state(at: 2_999) == direct(other.events, through: 2_999))
+    for n in [450, 1_234, 2_000] {
+      #expect(try timeline.state(at: n) == direct(other.events, through: n), "event \(n)")
+    }
+  }
+
+  /// A log copied without its index reads, seeks and bisects correctly, and a directory
+  /// where no index can be written changes nothing but speed.
+  @Test func aCopiedLogWithoutItsIndexAndAReadOnlyDirectory() throws {
+    let s = try RecordedSession(5_000, seed: 25)
+    defer { s.remove() }
+    let original = try Timeline(path: s.path)
+    original.indexSpacing = 500
+    try original.buildIndex()
+    let dir = (s.path as NSString).deletingLastPathComponent + "/copy"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let copy = dir + "/log.ltape"
+    try FileManager.default.copyItem(atPath: s.path, toPath: copy)
+    let copied = try Timeline(path: copy)
+    #expect(copied.indexStatus == .missing)
+    copied.indexSpacing = 500
+    let query = try Query("count(sections) >= 8")
+    let a = try Bisect.run(original, scanInterval: true) { _, st in
+      query.holds(in: st) ? .bad : .good
+    }
+    let b = try Bisect.run(copied, scanInterval: true) { _, st in query.holds(in: st) ? .bad : .good
+    }
+    #expect(a.first == b.first)
+    for n in [1, 777, 2_500, 4_999] {
+      #expect(try copied.state(at: n) == direct(s.events, through: n))
+    }
+    #expect(FileManager.default.fileExists(atPath: LogIndex.path(forLog: copy)))
+
+    // A read-only directory: no index, same answers.
+    let locked = (s.path as NSString).deletingLastPathComponent + "/locked"
+    try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: s.path, toPath: locked + "/log.ltape")
+    try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
+    defer {
+      try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked)
+    }
+    let readOnly = try Timeline(path: locked + "/log.ltape")
+    readOnly.indexSpacing = 500
+    for n in [1, 2_500, 4_999] {
+      #expect(try readOnly.state(at: n) == direct(s.events, through: n))
+    }
+  }
+
+  /// A recorder that reopens a 2.0 log (after a close, and after a torn tail) continues
+  /// its dictionary: everything reads back as one session.
+  @Test func reopeningContinuesTheDictionary() throws {
+    let s = try RecordedSession(3_000, seed: 26)
+    defer { s.remove() }
+    var events = s.events
+    for round in 0..<3 {
+      if round == 2 {
+        // A torn tail: half a frame at the end.
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: s.path))
+        try h.seekToEnd()
+        try h.write(contentsOf: Data([0xF1, 0x46, 0x52, 0x4D, 1, 1, 0, 0]))
+        try h.close()
+      }
+      let recorder = try Recorder.open(path: s.path, fsync: .never)
+      recorder.restartSlack = 64
+      #expect(recorder.formatMajor == 2)
+      #expect(recorder.state == direct(events, through: events.count))
+      try SampleSession.generate(events: 1_500, seed: UInt64(40 + round), maxItems: 600) { e in
+        _ = try recorder.record(e)
+        events.append(e)
+      }
+      try recorder.close()
+    }
+    let timeline = try Timeline(path: s.path)
+    var read: [Event] = []
+    try timeline.forEachEvent { _, e in
+      read.append(e)
+      return true
+    }
+    #expect(read == events)
+    #expect(try timeline.state(at: events.count) == direct(events, through: events.count))
+  }
+
+  /// A 1.0 log keeps being appended to in 1.0, and reads as one log.
+  @Test func appendingToA10LogContinuesIn10() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    var options = Recorder.options(.never)
+    options.formatMajor = 1
+    var events: [Event] = []
+    let first = try Recorder.open(path: path, options: options)
+    #expect(first.formatMajor == 1)
+    try SampleSession.generate(events: 2_000, seed: 27, maxItems: 300) { e in
+      _ = try first.record(e)
+      events.append(e)
+    }
+    try first.close()
+    let again = try Recorder.open(path: path, fsync: .never)
+    #expect(again.formatMajor == 1)
+    try SampleSession.generate(events: 1_000, seed: 28, maxItems: 300) { e in
+      _ = try again.record(e)
+      events.append(e)
+    }
+    try again.close()
+    let timeline = try Timeline(path: path)
+    #expect(timeline.formatMajor == 1)
+    var read: [Event] = []
+    try timeline.forEachEvent { _, e in
+      read.append(e)
+      return true
+    }
+    #expect(read == events)
+  }
+
+  /// Salvage of a damaged 2.0 log: the events after the lost frames that name no
+  /// identifier defined in them read back exactly; the others are skipped and counted.
+  @Test func salvagedLogsDecodeAcrossLostDefinitions() throws {
+    let s = try RecordedSession(6_000, seed: 29, restartSlack: 100_000)
+    defer { s.remove() }
+    var frame: UInt64 = 0
+    try LogReader(path: s.path).forEachFrame(from: 2_000, through: 2_000) { view in
+      frame = view.offset
+      return false
+    }
+    try flipByte(s.path, at: Int(frame) + 40)
+    let out = s.path + "-salvaged"
+    _ = try Timeline.salvage(s.path, to: out)
+    let salvaged = try Timeline(path: out)
+    #expect(!salvaged.gaps.isEmpty)
+    var read: [Int: Event] = [:]
+    try salvaged.forEachEvent { n, e in
+      read[n] = e
+      return true
+    }
+    for (n, e) in read { #expect(e == s.events[n - 1], "event \(n)") }
+    #expect(salvaged.skippedAfterGaps > 0)
+    // Most events after the gap still decode (1.0 lost everything up to a reset point).
+    let after = read.keys.filter { $0 > 2_400 }.count
+    #expect(after > (6_000 - 2_400) / 2)
+  }
+}
+
+@Suite struct Format2DivergeTests {
+  /// Records `events` with frames of `perFrame` events, replacing event `k` (1-based) by a
+  /// mark when given.
+  static func record(_ events: [Event], perFrame: Int, changing k: Int?, path: String) throws {
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = perFrame
+    let recorder = try Recorder.open(path: path, options: options)
+    for (i, e) in events.enumerated() {
+      _ = try recorder.record(i + 1 == k ? Event(.mark("changed"), time: e.time) : e)
+    }
+    try recorder.close()
+  }
+
+  /// Two 2.0 logs compare by frame fingerprints while their frames are equal, then by event;
+  /// frames cut differently, or a 1.0 log against its upgrade, compare by event.
+  @Test func theFirstDifferentEventIsFoundWhateverTheFraming() throws {
+    let path = temporaryLogPath()
+    let dir = (path as NSString).deletingLastPathComponent
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var events: [Event] = []
+    SampleSession.generate(events: 9_000, seed: 31, maxItems: 800) { events.append($0) }
+    try Self.record(events, perFrame: 500, changing: nil, path: dir + "/a.ltape")
+    try Self.record(events, perFrame: 500, changing: 6_789, path: dir + "/b.ltape")
+    try Self.record(events, perFrame: 333, changing: 6_789, path: dir + "/c.ltape")
+    try Self.record(events, perFrame: 333, changing: nil, path: dir + "/d.ltape")
+    let a = try Timeline(path: dir + "/a.ltape")
+    #expect(try a.firstDifferentFrame(try Timeline(path: dir + "/b.ltape"), through: 9_000) != nil)
+    #expect(
+      try a.firstDifferentEvent(try Timeline(path: dir + "/b.ltape"), through: 9_000) == 6_789)
+    #expect(
+      try a.firstDifferentEvent(try Timeline(path: dir + "/c.ltape"), through: 9_000) == 6_789)
+    #expect(try a.firstDifferentEvent(try Timeline(path: dir + "/d.ltape"), through: 9_000) == nil)
+    #expect(try a.firstDifferentFrame(try Timeline(path: dir + "/a.ltape"), through: 9_000) == nil)
+    let found = try Diverge.find(a, try Timeline(path: dir + "/b.ltape"))
+    #expect(found.firstDifferentRecord == 6_789)
+  }
+}
+
+@Suite struct Format2VerifyTests {
+  /// A 2.0 checkpoint whose state is not the fold of the events before it is reported by
+  /// verify with its event number, even when an index file has denser seek points.
+  @Test func verifyFindsA20CheckpointThatDisagreesWithTheFold() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let recorder = try Recorder.open(path: path, options: Recorder.options(.never))
+    try SampleSession.generate(events: 8_000, seed: 30, maxItems: 500) { e in
+      _ = try recorder.record(e)
+    }
+    var saved = recorder.state
+    let expanded = try #require(
+      saved.sectionIdentifiers.lazy.compactMap { saved.allItems(inSection: $0) }.joined()
+        .first { saved.isExpanded($0) })
+    try saved.collapse([expanded])
+    let table = try #require(recorder.rows?.table)
+    let (bytes, points) = try saved.compactEncoded(
+      segment: recorder.writer.segment, dictionaryCount: table.count, table: table)
+    try recorder.writer.appendCheckpoint(bytes, flushPoints: points)
+    try recorder.close()
+    let timeline = try Timeline(path: path)
+    timeline.indexSpacing = 1_000
+    try timeline.buildIndex()
+    let report = try Timeline(path: path).verify()
+    #expect(!report.intact)
+    guard case .checkpointDisagrees(event: 8_000) = report.problem else {
+      Issue.record(
+        "expected the checkpoint after event 8000 to disagree: \(String(describing: report.problem))"
+      )
+      return
+    }
+  }
+}
+
+/// The state after `n` of `events`, folded directly.
+func direct(_ events: [Event], through n: Int) -> ListState {
+  var s = ListState()
+  for e in events.prefix(n) { try? s.apply(e) }
+  return s
+}
+
+/// Flips one byte of a file.
+func flipByte(_ path: String, at offset: Int) throws {
+  var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+  bytes[offset] ^= 0x5A
+  try Data(bytes).write(to: URL(fileURLWithPath: path))
+}

@@ -1,0 +1,42 @@
+// libFuzzer entry for the event decoders (Tools/fuzz/run.sh compiles it with the model's
+// sources into one module). Input: a first byte choosing the decoder, then its bytes.
+
+/// Decodes arbitrary bytes as a 2.0 event frame (after a dictionary restart made of the
+/// input's tail) or as 1.0 records; any crash, hang or unbounded allocation is a bug.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  guard size > 2 else { return 0 }
+  let bytes = UnsafeRawBufferPointer(start: data + 2, count: size - 2)
+  let count = Int(data[1]) + 1
+  var decoder = EventDecoder()
+  var total = 0
+  switch data[0] % 4 {
+  case 0:
+    _ = try? decoder.decodeFrame(bytes, firstSeq: 1, count: count) { _, e in
+      total &+= e.op.utf8.count
+      return true
+    }
+  case 1:
+    // A dictionary restart, then the same bytes as a frame of that segment.
+    if (try? decoder.restart(bytes, seq: 1)) != nil {
+      _ = try? decoder.decodeFrame(bytes, firstSeq: 1, count: count) { _, _ in true }
+    }
+  case 2:
+    // Across lost definitions, as in a salvaged log; stopping early.
+    _ = try? decoder.decodeFrame(bytes, firstSeq: 1, count: count, acrossGaps: true) { seq, _ in
+      seq < count / 2
+    }
+    _ = try? decoder.skipFrame(bytes, firstSeq: 1, count: count)
+  default:
+    // 1.0 records: the input split into records of the length its second byte says.
+    var at = 0
+    var seq = 1
+    while at < bytes.count {
+      let n = min(bytes.count - at, count)
+      _ = try? decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[at..<at + n]), seq: seq)
+      at += n
+      seq += 1
+    }
+  }
+  return total == -1 ? 1 : 0
+}

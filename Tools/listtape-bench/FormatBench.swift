@@ -1,0 +1,378 @@
+import Foundation
+import ListTapeInvestigate
+import ListTapeJSON
+import ListTapeLog
+import ListTapeModel
+import ListTapeSamples
+import ListTapeStore
+
+/// Issue 15's figures: format 2.0 on the same sessions spelled with three id shapes
+/// (`SampleSession` over a 100k-item outline), and seeks on a 10M-event UUID log.
+enum FormatBench {
+  static func run(quick: Bool) {
+    do {
+      for shape in IdShape.allCases {
+        try shapeFigures(
+          shape, events: quick ? 200_000 : 1_000_000, outline: quick ? 20_000 : 100_000)
+      }
+      try largeFigures(
+        events: quick ? 1_000_000 : 10_000_000, outline: quick ? 20_000 : 100_000)
+    } catch {
+      print("format benchmark failed: \(error)")
+    }
+  }
+
+  static func met(_ ok: Bool) -> String { ok ? "met" : "NOT met" }
+
+  // MARK: Per shape: size, writing, recording, replay, index, upgrade
+
+  static func shapeFigures(_ shape: IdShape, events count: Int, outline: Int) throws {
+    print(
+      "## Format 2.0, \(shape.rawValue) ids: \(count.formatted()) events over a \(outline.formatted())-item outline\n"
+    )
+    let dir = ReplayBench.directory + "/format-\(shape.rawValue)-\(count)"
+    try? FileManager.default.removeItem(atPath: dir)
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var events: [Event] = []
+    events.reserveCapacity(count)
+    SampleSession.generate(
+      events: count, seed: 1, maxItems: outline * 11 / 10,
+      opening: .outline(items: outline, shape: shape)
+    ) { events.append($0) }
+
+    // The JSON Lines a user would otherwise keep, gzip -6 of them, and gzip -dc's time.
+    let jsonl = dir + "/session.jsonl"
+    var w = JSONWriter(reservingCapacity: count * 100)
+    for e in events {
+      e.encode(to: &w)
+      w.endLine()
+    }
+    _ = FileManager.default.createFile(atPath: jsonl, contents: Data(w.bytes))
+    let gzipBytes = try ReplayBench.gzipSize(jsonl)
+    try shell("gzip -6 -c '\(jsonl)' > '\(jsonl).gz'")
+    let gunzipTime = try Clock.best { try shell("gzip -dc '\(jsonl).gz' > /dev/null") }
+
+    // LogWriter alone, fed rows encoded beforehand (the frame assembly and deflate are in).
+    var rowsEncoder = EventRowEncoder()
+    var rows: [[UInt8]] = []
+    rows.reserveCapacity(count)
+    for e in events {
+      var row: [UInt8] = []
+      try rowsEncoder.encode(e, into: &row)
+      rows.append(row)
+    }
+    let writerPath = dir + "/writer.ltape"
+    let writeTime = try Clock.measure {
+      let writer = try LogWriter.open(
+        path: writerPath, options: Recorder.options(.interval(seconds: 1)),
+        frames: Recorder.frameEncoder())
+      for r in rows { try writer.append(r) }
+      try writer.close()
+    }
+    rows = []
+
+    // Recorder.record (encode, append, fold, restarts, checkpoints) through the Swift API.
+    let apiPath = dir + "/api.ltape"
+    let recordTime = try Clock.measure {
+      let recorder = try Recorder.open(path: apiPath)
+      for e in events { _ = try recorder.record(e) }
+      try recorder.close()
+    }
+
+    // JSON Lines → log in process, and the `listtape record` binary: the log users keep.
+    let logPath = dir + "/session.ltape"
+    let pipelineTime = try ReplayBench.recordJSONLines(jsonl, to: logPath)
+    let binaryTime = try ReplayBench.recordWithBinary(jsonl)
+    let logBytes = ReplayBench.fileSize(logPath)
+
+    // Replay (read, inflate, decode, fold), best of three, against gzip -dc.
+    let timeline = try Timeline(path: logPath)
+    var rows2 = 0
+    let replayTime = try Clock.best {
+      let (state, _) = try timeline.replay(through: .max) { _, _, _ in true }
+      rows2 = state.numberOfAllItems
+    }
+
+    // The index file: built once for a fresh copy, at what cost and size.
+    let indexTime = try Clock.measure {
+      let fresh = try Timeline(path: logPath)
+      try fresh.buildIndex()
+    }
+    let indexBytes = ReplayBench.fileSize(LogIndex.path(forLog: logPath))
+
+    // Upgrade: the same events in a 1.0 log, rewritten as 2.0.
+    let oldPath = dir + "/old.ltape"
+    var options1 = Recorder.options(.never)
+    options1.formatMajor = 1
+    let old = try Recorder.open(path: oldPath, options: options1)
+    for e in events { _ = try old.record(e) }
+    try old.close()
+    let oldBytes = ReplayBench.fileSize(oldPath)
+    let upgraded = dir + "/upgraded.ltape"
+    let upgradeTime = try Clock.measure { _ = try Timeline(path: oldPath).upgrade(to: upgraded) }
+
+    let ratio = Double(logBytes) / Double(gzipBytes)
+    let limit = shape == .short ? 0.65 : 0.5
+    print("| figure | value | required |")
+    print("|---|---:|---|")
+    print("| JSON Lines | \(w.bytes.count.formatted()) B | |")
+    print("| gzip -6 of the JSON Lines | \(gzipBytes.formatted()) B | |")
+    print(
+      "| 2.0 log (`listtape record`) | \(logBytes.formatted()) B (\(fmt(Double(logBytes) / Double(count))) B/event) "
+        + "| ≤ \(limit) × gzip: \(fmt(ratio)) × \(met(ratio <= limit)) |")
+    print(
+      "| index file beside it (a rebuildable cache) | \(indexBytes.formatted()) B "
+        + "(\(fmt(Double(indexBytes) / Double(logBytes))) × the log) | |")
+    print(
+      "| the same events in format 1.0 | \(oldBytes.formatted()) B (\(fmt(Double(oldBytes) / Double(gzipBytes))) × gzip) | |"
+    )
+    let writeRate = Double(count) / writeTime
+    print(
+      "| LogWriter.append of 2.0 rows, fsync interval | \(fmt0(writeRate)) events/s | "
+        + "≥ 1,000,000: \(met(writeRate >= 1e6)) |")
+    print(
+      "| Recorder.record (encode + append + fold) | \(fmt0(Double(count) / recordTime)) events/s | |"
+    )
+    let pipeRate = Double(count) / pipelineTime
+    print(
+      "| JSON Lines → log in process | \(fmt0(pipeRate)) lines/s | ≥ 300,000: \(met(pipeRate >= 300_000)) |"
+    )
+    if let binaryTime {
+      let r = Double(count) / binaryTime
+      print(
+        "| `listtape record` binary, file on stdin | \(fmt0(r)) lines/s | ≥ 300,000: \(met(r >= 300_000)) |"
+      )
+    }
+    let replayRate = Double(count) / replayTime
+    print(
+      "| full replay, best of 3 | \(fmt(replayTime)) s, \(fmt0(replayRate)) events/s | "
+        + "≥ 3,000,000: \(met(replayRate >= 3e6)) |")
+    let vsGunzip = replayTime / gunzipTime
+    print(
+      "| replay ÷ `gzip -dc` of the JSON Lines (\(fmt(gunzipTime)) s, best of 3) | \(fmt(vsGunzip)) × | "
+        + "≤ 1.0 ×: \(met(vsGunzip <= 1.0)) |")
+    let indexVsReplay = indexTime / replayTime
+    print(
+      "| index build for a fresh copy | \(fmt(indexTime)) s = \(fmt(indexVsReplay)) × replay | "
+        + "at replay speed (≤ 1.25 ×): \(met(indexVsReplay <= 1.25)) |")
+    print(
+      "| upgrade of the 1.0 log | \(fmt(upgradeTime)) s (\(fmt0(Double(count) / upgradeTime)) events/s) | |"
+    )
+    print("\n(final items: \(rows2.formatted()))\n")
+  }
+
+  // MARK: The 10M-event UUID log: open, seek, replay memory
+
+  static func largeFigures(events count: Int, outline: Int) throws {
+    print("## A \(count.formatted())-event UUID log over a \(outline.formatted())-item outline\n")
+    let path = ReplayBench.directory + "/format-large-\(count)-uuid.ltape"
+    let generate = try Clock.measure { try writeLarge(path, events: count, outline: outline) }
+    let logBytes = ReplayBench.fileSize(path)
+    print("(recorded in \(fmt(generate)) s, or cached; \(logBytes.formatted()) B)\n")
+
+    // A fresh copy rebuilds its index once; then open skips the scan of what it covers.
+    try? FileManager.default.removeItem(atPath: LogIndex.path(forLog: path))
+    let scanOpen = try Clock.measure { _ = try LogReader(path: path, useIndex: false) }
+    let replay = try Clock.measure {
+      _ = try Timeline(path: path).replay(through: .max) { _, _, _ in true }
+    }
+    let build = try Clock.measure { try Timeline(path: path).buildIndex() }
+    let indexBytes = ReplayBench.fileSize(LogIndex.path(forLog: path))
+    var indexedOpen = Double.infinity
+    for _ in 0..<5 {
+      indexedOpen = min(indexedOpen, try Clock.measure { _ = try LogReader(path: path) })
+    }
+    let timeline = try Timeline(path: path)
+    var rng = Rng(seed: 42)
+    var times: [Double] = []
+    var items = 0
+    for _ in 0..<41 {
+      let n = 1 + rng.below(timeline.eventCount)
+      times.append(
+        try Clock.measure { items = max(items, try timeline.state(at: n).numberOfAllItems) })
+    }
+    times.sort()
+    let median = times[times.count / 2] * 1000
+    let memory = try ReplayBench.childMemory(path)
+
+    print("| figure | value | required |")
+    print("|---|---:|---|")
+    print(
+      "| log | \(logBytes.formatted()) B (\(fmt(Double(logBytes) / Double(count))) B/event) | |")
+    print(
+      "| index file | \(indexBytes.formatted()) B (\(fmt(Double(indexBytes) / Double(logBytes))) × the log) | |"
+    )
+    print("| open, scanning every frame (no index) | \(fmt(scanOpen * 1000)) ms | |")
+    print(
+      "| open with a valid index (best of 5) | \(fmt(indexedOpen * 1000)) ms | no scan of the frames it covers |"
+    )
+    print("| full replay | \(fmt(replay)) s (\(fmt0(Double(count) / replay)) events/s) | |")
+    let ratio = build / replay
+    print(
+      "| index build for a fresh copy | \(fmt(build)) s = \(fmt(ratio)) × replay | "
+        + "at replay speed (≤ 1.25 ×): \(met(ratio <= 1.25)) |")
+    print(
+      "| state at a random event, median of 41 (up to \(items.formatted()) items) | \(fmt(median)) ms | "
+        + "≤ 20 ms: \(met(median <= 20)) |")
+    if let memory {
+      let limit = 2 * memory.state + 16 << 20
+      print(
+        "| replay peak memory above baseline | \(ReplayBench.mib(memory.replayPeak)) | ≤ 2 × state "
+          + "(\(ReplayBench.mib(memory.state))) + 16 MiB = \(ReplayBench.mib(limit)): "
+          + "\(met(memory.replayPeak <= limit)) |")
+    }
+    print("")
+  }
+
+  /// Records the large session once (kept in the bench's directory between runs).
+  static func writeLarge(_ path: String, events: Int, outline: Int) throws {
+    if let t = try? Timeline(path: path), t.eventCount == events, t.damage == nil,
+      t.formatMajor == 2
+    {
+      return
+    }
+    try? FileManager.default.removeItem(atPath: path)
+    try? FileManager.default.removeItem(atPath: LogIndex.path(forLog: path))
+    let recorder = try Recorder.open(path: path, fsync: .never)
+    try SampleSession.generate(
+      events: events, seed: 5, maxItems: outline * 11 / 10,
+      opening: .outline(items: outline, shape: .uuid)
+    ) { _ = try recorder.record($0) }
+    try recorder.close()
+  }
+
+  /// Runs a shell command, failing on a non-zero exit.
+  static func shell(_ command: String) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/bin/sh")
+    p.arguments = ["-c", command]
+    try p.run()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else {
+      throw ShellFailure(command: command, status: p.terminationStatus)
+    }
+  }
+}
+
+/// A shell command the bench ran exited with a non-zero status.
+struct ShellFailure: Error {
+  var command: String
+  var status: Int32
+}
+
+/// `listtape-bench __fuzz-seeds DIR`: the 2.0 seed inputs of Tools/fuzz (small files, kept
+/// in Tools/fuzz/corpus/<target>).
+enum FuzzSeeds {
+  static func write(_ dir: String) throws {
+    for target in [
+      "log-reader", "index-reader", "event-decoder", "checkpoint-decoder", "json-line",
+    ] {
+      try FileManager.default.createDirectory(
+        atPath: dir + "/" + target, withIntermediateDirectories: true)
+    }
+    func save(_ target: String, _ name: String, _ bytes: [UInt8]) {
+      _ = FileManager.default.createFile(atPath: "\(dir)/\(target)/\(name)", contents: Data(bytes))
+    }
+    // A small 2.0 log with dictionary restarts and checkpoints, and its index.
+    let scratch = NSTemporaryDirectory() + "listtape-fuzz-seeds-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let log = scratch + "/v2.ltape"
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 200
+    let recorder = try Recorder.open(path: log, options: options)
+    recorder.restartSlack = 16
+    var lines: [String] = []
+    try SampleSession.generate(
+      events: 1_500, seed: 3, maxItems: 60, opening: .outline(items: 40, shape: .uuid)
+    ) { e in
+      _ = try recorder.record(e)
+      if lines.count < 40 { lines.append(e.jsonLine) }
+    }
+    try recorder.close()
+    save(
+      "log-reader", "v2-restarts.ltape", try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
+    let timeline = try Timeline(path: log)
+    timeline.indexSpacing = 300
+    try timeline.buildIndex()
+    save(
+      "index-reader", "v2-restarts.ltape.idx",
+      try [UInt8](Data(contentsOf: URL(fileURLWithPath: LogIndex.path(forLog: log)))))
+    // Event frames and dictionary restarts, inflated, behind the target's two leading bytes.
+    var n = 0
+    try LogReader(path: log).forEachFrame(from: 1) { view in
+      n += 1
+      switch view.kind {
+      case .events:
+        save("event-decoder", "frame-\(n)", [0, UInt8(view.eventCount - 1)] + Array(view.payload))
+      case .dictionary: save("event-decoder", "restart-\(n)", [1, 0] + Array(view.payload))
+      case .checkpoint: break
+      }
+      return n < 12
+    }
+    // States whose ids are the target's dictionary (i0...i511), compact and canonical.
+    var state = ListState()
+    state.setAllowsMultipleSelection(true)
+    try state.appendSections(["i0", "i1"])
+    var next = 2
+    func node(_ depth: Int) -> OutlineNode {
+      let id = "i\(next)"
+      next += 1
+      var n = OutlineNode(id, title: next % 3 == 0 ? "Title \(next)" : nil)
+      if next % 5 == 0 { n.fields = ["badge": "\(next % 9)"] }
+      if depth < 3 && next < 400 { n.children = (0..<3).map { _ in node(depth + 1) } }
+      n.expanded = next % 2 == 0
+      return n
+    }
+    try state.appendItems((0..<6).map { _ in node(0) }, toSection: "i0")
+    try state.appendItems((0..<4).map { _ in node(1) }, toSection: "i1")
+    try? state.select(["i3", "i4"])
+    var table = IdTable()
+    for i in 0..<512 { table.add("i\(i)") }
+    let compact = try state.compactEncoded(
+      segment: 0, dictionaryCount: 512, table: table)
+    save("checkpoint-decoder", "compact", compact.bytes)
+    save("checkpoint-decoder", "canonical", state.encoded())
+    for (i, line) in lines.enumerated() { save("json-line", "line-\(i)", Array(line.utf8)) }
+  }
+}
+
+/// `listtape-bench __seek-parts LOG`: where a seek's time goes on a 2.0 log with an index
+/// (built first if missing): reading the dictionary, inflating the state, rebuilding it, and
+/// folding to the target; medians of 21 random events.
+enum SeekParts {
+  static func run(_ path: String) throws {
+    let timeline = try Timeline(path: path)
+    if timeline.indexBytes == nil { try timeline.buildIndex() }
+    let reopened = try Timeline(path: path)
+    let reader = try LogReader(path: path)
+    guard let index = reader.index else { return print("no index") }
+    var rng = Rng(seed: 9)
+    var parts: [[Double]] = [[], [], [], [], []]
+    for _ in 0..<21 {
+      let n = 1 + rng.below(reopened.eventCount)
+      guard let p = index.seekPoint(atOrBefore: UInt64(n)) else { continue }
+      var t = Clock.now()
+      let (stored, ends) = try index.dictionary(at: p)
+      var dictionary = try IdDictionary(stored: stored, ends: ends)
+      parts[0].append(Clock.now() - t)
+      t = Clock.now()
+      let blob = try index.state(at: p)
+      parts[1].append(Clock.now() - t)
+      t = Clock.now()
+      let state = try blob.withUnsafeBytes { try ListState(compact: $0, dictionary: &dictionary) }
+      parts[2].append(Clock.now() - t)
+      t = Clock.now()
+      _ = try reopened.state(at: n)
+      parts[3].append(Clock.now() - t)
+      parts[4].append(Double(n - Int(p.seq)))
+      precondition(state.numberOfAllItems >= 0)
+    }
+    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+    print(
+      "dictionary \(fmt(median(parts[0]) * 1000)) ms, state inflate \(fmt(median(parts[1]) * 1000)) ms, "
+        + "state rebuild \(fmt(median(parts[2]) * 1000)) ms, whole seek \(fmt(median(parts[3]) * 1000)) ms, "
+        + "events folded \(Int(median(parts[4]))) (medians of 21)")
+  }
+}
