@@ -174,6 +174,26 @@ package final class LogReader {
     return delivered
   }
 
+  /// The first event number after `seq` that an events frame holds, nil when none does:
+  /// reads frame headers only, so a loop over windows of event numbers jumps a lost gap of
+  /// any size instead of stepping through it.
+  /// - Complexity: O(frames from the nearest index mark to the answer).
+  package func firstRecordedEvent(after seq: UInt64) throws(LogError) -> UInt64? {
+    guard seq < scan.lastSeq else { return nil }
+    let marks = scan.marks
+    let lo = Self.countThrough(seq &+ 1, in: marks)
+    var offset = lo > 0 ? marks[lo - 1].offset : UInt64(header.headerLength)
+    while offset < scan.end {
+      let h = try frameHeader(at: offset, lastGood: seq)
+      if h.type == Format.typeEvents, h.eventCount > 0 {
+        let frameLast = h.firstSeq + UInt64(h.eventCount) - 1
+        if frameLast > seq { return max(h.firstSeq, seq + 1) }
+      }
+      offset += h.frameLength
+    }
+    return nil
+  }
+
   /// The latest checkpoint folding at most `seq` events, with its state bytes.
   ///
   /// Seek to N = decode this state, then `forEachRecord(from: cp.seq + 1, through: N)`.

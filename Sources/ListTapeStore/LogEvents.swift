@@ -53,8 +53,10 @@ enum LogEvents {
       let end = min(last, next + window - 1)
       var failure: StoreError?
       var stop = false
+      var delivered = false
       do {
         try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
+          delivered = true
           guard !stop else { return }
           do throws(StoreError) {
             let event = try Timeline.decode(&decoder, bytes, Int(seq), path: path)
@@ -73,6 +75,15 @@ enum LogEvents {
       if let failure { throw failure }
       if stop { return }
       next = end + 1
+      if !delivered, next <= last {
+        // A window inside a lost gap: jump to the next recorded event.
+        do {
+          guard let n = try reader.firstRecordedEvent(after: UInt64(end)) else { return }
+          next = Int(clamping: n)
+        } catch {
+          throw StoreError.log(error)
+        }
+      }
     }
   }
 

@@ -142,8 +142,10 @@ public final class Timeline {
       let end = min(last, next + Self.recordWindow - 1)
       var failure: StoreError?
       var stop = false
+      var delivered = false
       do {
         try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
+          delivered = true
           guard !stop else { return }
           do throws(StoreError) {
             if try !body(Int(seq), bytes) { stop = true }
@@ -160,6 +162,15 @@ public final class Timeline {
       if let failure { throw failure }
       if stop { return }
       next = end + 1
+      if !delivered, next <= last {
+        // A window inside a lost gap: jump to the next recorded event.
+        do {
+          guard let n = try reader.firstRecordedEvent(after: UInt64(end)) else { return }
+          next = Int(clamping: n)
+        } catch {
+          throw .log(error)
+        }
+      }
     }
   }
 

@@ -100,8 +100,6 @@ struct HostileTimeTests {
       return "section edits are O(sections): the section order is an array"
     case .megabyteIDs:
       return "a one-byte back-reference to a 1 MiB id costs a 1 MiB hash in the fold"
-    case .hugeGap:
-      return "reads step through event numbers 65,536 at a time, across the gap too"
     default: return nil
     }
   }
