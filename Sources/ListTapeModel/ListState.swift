@@ -23,7 +23,7 @@ extension ListState {
 
   public var numberOfSections: Int { forest.sectionOrder.count }
 
-  /// Position of a section, or nil when absent. - Complexity: O(sections).
+  /// Position of a section, or nil when absent. - Complexity: O(log sections).
   public func indexOfSection(_ id: String) -> Int? {
     forest.sectionIndex[id].flatMap { forest.sectionPosition($0) }
   }
@@ -77,10 +77,8 @@ extension ListState {
     return forest.items(inSection: s, visibleOnly: true).map { forest.id(of: $0) }
   }
 
-  /// Visible rows in the whole list. - Complexity: O(sections).
-  public var numberOfItems: Int {
-    forest.sectionOrder.reduce(0) { $0 + forest.visibleCount(inSection: $1) }
-  }
+  /// Visible rows in the whole list. - Complexity: O(1).
+  public var numberOfItems: Int { forest.visibleRows }
 
   /// Visible rows of a section, or nil when absent. - Complexity: O(1).
   public func numberOfItems(inSection id: String) -> Int? {
@@ -229,7 +227,7 @@ extension ListState {
 
   /// Where a visible item shows: its section's position and its row among the section's
   /// visible items (the data source's `indexPath(for:)`); nil when hidden or absent.
-  /// - Complexity: O(sections + depth × log siblings).
+  /// - Complexity: O(log sections + depth × log siblings).
   public func indexPath(for id: String) -> (section: Int, item: Int)? {
     guard let x = forest.itemIndex[id], let row = forest.row(of: x),
       let section = forest.sectionPosition(forest.section(of: x))
@@ -238,7 +236,7 @@ extension ListState {
   }
 
   /// The visible item at `indexPath` (the data source's `itemIdentifier(for:)`); nil when
-  /// out of range. - Complexity: O(depth × log siblings × fan-out).
+  /// out of range. - Complexity: O((log sections + depth × log siblings) × fan-out).
   public func itemIdentifier(at indexPath: (section: Int, item: Int)) -> String? {
     guard indexPath.section >= 0, indexPath.section < forest.sectionOrder.count,
       indexPath.item >= 0,
@@ -278,12 +276,11 @@ extension ListState {
 // MARK: - Selection
 
 extension ListState {
-  /// Selected items in display order. - Complexity: O(selected × (depth × log siblings)).
+  /// Selected items in display order.
+  /// - Complexity: O(selected × (log sections + depth × log siblings)).
   public var selectedItems: [String] {
-    let order = Dictionary(
-      uniqueKeysWithValues: forest.sectionOrder.enumerated().map { ($1, $0) })
-    return forest.selection.map { x in
-      (order[forest.section(of: x)] ?? 0, forest.row(of: x) ?? 0, forest.id(of: x))
+    forest.selection.map { x in
+      (forest.sectionPosition(forest.section(of: x)) ?? 0, forest.row(of: x) ?? 0, forest.id(of: x))
     }
     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
     .map { $0.2 }

@@ -10,7 +10,7 @@ public struct SectionSnapshot: Equatable, Sendable {
   public init() {
     forest = Forest()
     _ = forest.allocateSection("")
-    forest.sectionOrder = [0]
+    forest.sectionOrder.append(0)
   }
 
   /// An outline holding `nodes` as its root items. A fresh outline has no ids yet, so only

@@ -26,7 +26,7 @@ extension Forest {
     try validateNewSections(ids)
     for id in ids {
       guard let s = allocateSection(id) else { continue }
-      editSectionOrder { $0.append(s) }
+      sectionOrder.append(s)
     }
   }
 
@@ -34,11 +34,12 @@ extension Forest {
     try validateNewSections(ids)
     let a = try requireSection(anchor)
     guard let pos = sectionPosition(a) else { throw .missingSection(anchor) }
-    var handles: [Handle] = []
+    var at = after ? pos &+ 1 : pos
     for id in ids {
-      if let s = allocateSection(id) { handles.append(s) }
+      guard let s = allocateSection(id) else { continue }
+      sectionOrder.insert(s, at: at)
+      at &+= 1
     }
-    editSectionOrder { $0.insert(contentsOf: handles, at: after ? pos + 1 : pos) }
   }
 
   private func validateNewSections(_ ids: [String]) throws(ListFault) {
@@ -52,10 +53,9 @@ extension Forest {
   mutating func deleteSections(_ ids: [String]) {
     for id in ids {
       guard let s = sectionIndex[id] else { continue }
+      visibleRows &-= visibleCount(inSection: s)
       releaseAll(list: sections[Int(s)].roots)
-      editSectionOrder { order in
-        if let i = order.firstIndex(of: s) { order.remove(at: i) }
-      }
+      sectionOrder.remove(s)
       releaseSection(s)
     }
     compactIfNeeded()
@@ -65,11 +65,9 @@ extension Forest {
     let s = try requireSection(id)
     let a = try requireSection(anchor)
     guard s != a else { throw .moveNextToItself(id) }
-    editSectionOrder { order in
-      if let i = order.firstIndex(of: s) { order.remove(at: i) }
-      let pos = order.firstIndex(of: a) ?? order.count
-      order.insert(s, at: after ? pos + 1 : pos)
-    }
+    sectionOrder.remove(s)
+    let pos = sectionOrder.position(of: a) ?? sectionOrder.count
+    sectionOrder.insert(s, at: after ? pos &+ 1 : pos)
   }
 
   func requireSections(_ ids: [String]) throws(ListFault) {
@@ -143,6 +141,7 @@ extension Forest {
 
   mutating func deleteAllItems() {
     for s in sectionOrder {
+      visibleRows &-= visibleCount(inSection: s)
       releaseAll(list: sections[Int(s)].roots)
       setListRoot(parent: -1, section: s, -1)
     }
@@ -199,6 +198,7 @@ extension Forest {
     let s = try requireSection(section)
     let kept = selectedItems(inList: sections[Int(s)].roots)
     let xs = try build(nodes, base: 0, replacing: .section(s))
+    visibleRows &-= visibleCount(inSection: s)
     releaseAll(list: sections[Int(s)].roots)
     setListRoot(parent: -1, section: s, -1)
     insertList(xs, parent: -1, section: s, at: nil)
