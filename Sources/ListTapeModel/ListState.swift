@@ -57,7 +57,7 @@ extension ListState {
 
   /// No structural change; every section must exist.
   public func reloadSections(_ ids: [String]) throws(ListFault) {
-    try forest.requireSections(ids)
+    for id in ids where !containsSection(id) { throw .missingSection(id) }
   }
 }
 
@@ -154,10 +154,12 @@ extension ListState {
   }
 
   /// No structural change; every item must exist.
-  public func reloadItems(_ ids: [String]) throws(ListFault) { try forest.requireItems(ids) }
+  public func reloadItems(_ ids: [String]) throws(ListFault) {
+    for id in ids where !contains(id) { throw .missingItem(id) }
+  }
 
   /// No structural change; every item must exist.
-  public func reconfigureItems(_ ids: [String]) throws(ListFault) { try forest.requireItems(ids) }
+  public func reconfigureItems(_ ids: [String]) throws(ListFault) { try reloadItems(ids) }
 
   /// Replaces an item's title (when given) and merges `fields` key by key.
   public mutating func updateItem(_ id: String, title: String?, fields: [String: String]?)
@@ -323,7 +325,7 @@ extension ListState {
   public mutating func deselect(_ ids: [String]?) {
     if let ids {
       for id in ids {
-        if let x = forest.itemIndex[id] { forest.setSelected(x, false) }
+        if let x = forest.lookupItem(id) { forest.setSelected(x, false) }
       }
     } else {
       for x in forest.selection { forest.setSelected(x, false) }

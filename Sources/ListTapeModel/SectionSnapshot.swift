@@ -119,7 +119,7 @@ public struct SectionSnapshot: Equatable, Sendable {
   public func snapshot(of parent: String, includingParent: Bool = false) throws(ListFault)
     -> SectionSnapshot
   {
-    let x = try forest.requireItem(parent)
+    guard let x = forest.itemIndex[parent] else { throw .missingItem(parent) }
     let kids = forest.outline(list: forest.nodes[Int(x)].children)
     if includingParent {
       let n = forest.nodes[Int(x)]

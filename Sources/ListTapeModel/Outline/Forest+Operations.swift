@@ -5,18 +5,23 @@
 extension Forest {
   // MARK: Lookups that fault
 
-  func requireSection(_ id: String) throws(ListFault) -> Handle {
-    guard let s = sectionIndex[id] else { throw .missingSection(id) }
+  /// The fold's lookups: long ids referenced again cost O(1) (`IdentifierIndex.handle(remembering:)`).
+  mutating func lookupItem(_ id: String) -> Handle? { itemIndex.handle(remembering: id) }
+
+  mutating func lookupSection(_ id: String) -> Handle? { sectionIndex.handle(remembering: id) }
+
+  mutating func requireSection(_ id: String) throws(ListFault) -> Handle {
+    guard let s = lookupSection(id) else { throw .missingSection(id) }
     return s
   }
 
-  func requireItem(_ id: String) throws(ListFault) -> Handle {
-    guard let x = itemIndex[id] else { throw .missingItem(id) }
+  mutating func requireItem(_ id: String) throws(ListFault) -> Handle {
+    guard let x = lookupItem(id) else { throw .missingItem(id) }
     return x
   }
 
-  func requireAnchor(_ id: String) throws(ListFault) -> Handle {
-    guard let x = itemIndex[id] else { throw .missingAnchor(id) }
+  mutating func requireAnchor(_ id: String) throws(ListFault) -> Handle {
+    guard let x = lookupItem(id) else { throw .missingAnchor(id) }
     return x
   }
 
@@ -52,7 +57,7 @@ extension Forest {
 
   mutating func deleteSections(_ ids: [String]) {
     for id in ids {
-      guard let s = sectionIndex[id] else { continue }
+      guard let s = lookupSection(id) else { continue }
       visibleRows &-= visibleCount(inSection: s)
       releaseAll(list: sections[Int(s)].roots)
       sectionOrder.remove(s)
@@ -70,8 +75,8 @@ extension Forest {
     sectionOrder.insert(s, at: after ? pos &+ 1 : pos)
   }
 
-  func requireSections(_ ids: [String]) throws(ListFault) {
-    for id in ids where sectionIndex[id] == nil { throw .missingSection(id) }
+  mutating func requireSections(_ ids: [String]) throws(ListFault) {
+    for id in ids where lookupSection(id) == nil { throw .missingSection(id) }
   }
 
   // MARK: Items
@@ -82,7 +87,7 @@ extension Forest {
     _ nodes: [OutlineNode], section: String?, parent: String?
   ) throws(ListFault) {
     if let parent {
-      guard let p = itemIndex[parent] else { throw .missingParent(parent) }
+      guard let p = lookupItem(parent) else { throw .missingParent(parent) }
       if let section {
         let s = try requireSection(section)
         guard self.section(of: p) == s else {
@@ -132,7 +137,7 @@ extension Forest {
   /// Removes items with their descendants; absent ids are ignored.
   mutating func deleteItems(_ ids: [String]) {
     for id in ids {
-      guard let x = itemIndex[id] else { continue }
+      guard let x = lookupItem(id) else { continue }
       detach(x)
       releaseSubtree(x)
     }
@@ -181,7 +186,7 @@ extension Forest {
   /// Drops every descendant of `parent`, then attaches `nodes` as its children; ids that
   /// were dropped and come back keep their selection when visible.
   mutating func replaceChildren(of parent: String, with nodes: [OutlineNode]) throws(ListFault) {
-    guard let p = itemIndex[parent] else { throw .missingParent(parent) }
+    guard let p = lookupItem(parent) else { throw .missingParent(parent) }
     let kept = selectedItems(inList: self.nodes[Int(p)].children)
     let xs = try build(nodes, base: level(of: p) &+ 1, replacing: .children(of: p))
     releaseAll(list: self.nodes[Int(p)].children)
@@ -215,8 +220,8 @@ extension Forest {
     }
   }
 
-  func requireItems(_ ids: [String]) throws(ListFault) {
-    for id in ids where itemIndex[id] == nil { throw .missingItem(id) }
+  mutating func requireItems(_ ids: [String]) throws(ListFault) {
+    for id in ids where lookupItem(id) == nil { throw .missingItem(id) }
   }
 
   /// Replaces the title and merges `fields` key by key; never touches structure.
