@@ -189,7 +189,9 @@ struct IdentifierIndex {
   /// address and the kept one cannot change (a string's storage is only written in place
   /// while uniquely referenced); equal address and length therefore mean equal bytes. The
   /// answer is used only while `generation` is unchanged. Strings without contiguous UTF-8
-  /// storage take the hashed path. Allocates nothing.
+  /// storage take the hashed path. Allocates nothing. (Dropping repeats within one event
+  /// leaves a hash per event; hashing a bounded part of the id lets a log choose ids that
+  /// collide: docs/performance.md, "Hostile logs".)
   @inline(__always) mutating func handle(remembering id: String) -> Handle? {
     let n = id.utf8.count
     guard n >= Self.rememberedLength,
