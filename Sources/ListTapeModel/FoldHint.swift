@@ -16,7 +16,11 @@ package struct FoldHint: Sendable {
 
   /// The hint for `event`: nothing to prefetch for section, batch and mark events.
   package init(_ event: Event) {
-    func hash(_ id: String) -> UInt32 { IdentifierIndex.hash(of: id) }
+    // A long id is not hashed: that would cost its length per event, where the fold itself
+    // finds an id it has just seen by the identity of its string.
+    func hash(_ id: String) -> UInt32 {
+      id.utf8.count >= IdentifierIndex.rememberedLength ? 0 : IdentifierIndex.hash(of: id)
+    }
     switch event.operation {
     case .expand(let ids), .collapse(let ids), .select(let ids), .deselect(let ids?),
       .deleteItems(let ids), .reloadItems(let ids), .reconfigureItems(let ids):

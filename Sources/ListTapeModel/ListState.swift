@@ -23,7 +23,7 @@ extension ListState {
 
   public var numberOfSections: Int { forest.sectionOrder.count }
 
-  /// Position of a section, or nil when absent. - Complexity: O(sections).
+  /// Position of a section, or nil when absent. - Complexity: O(log sections).
   public func indexOfSection(_ id: String) -> Int? {
     forest.sectionIndex[id].flatMap { forest.sectionPosition($0) }
   }
@@ -57,7 +57,7 @@ extension ListState {
 
   /// No structural change; every section must exist.
   public func reloadSections(_ ids: [String]) throws(ListFault) {
-    try forest.requireSections(ids)
+    for id in ids where !containsSection(id) { throw .missingSection(id) }
   }
 }
 
@@ -77,10 +77,8 @@ extension ListState {
     return forest.items(inSection: s, visibleOnly: true).map { forest.id(of: $0) }
   }
 
-  /// Visible rows in the whole list. - Complexity: O(sections).
-  public var numberOfItems: Int {
-    forest.sectionOrder.reduce(0) { $0 + forest.visibleCount(inSection: $1) }
-  }
+  /// Visible rows in the whole list. - Complexity: O(1).
+  public var numberOfItems: Int { forest.visibleRows }
 
   /// Visible rows of a section, or nil when absent. - Complexity: O(1).
   public func numberOfItems(inSection id: String) -> Int? {
@@ -156,10 +154,12 @@ extension ListState {
   }
 
   /// No structural change; every item must exist.
-  public func reloadItems(_ ids: [String]) throws(ListFault) { try forest.requireItems(ids) }
+  public func reloadItems(_ ids: [String]) throws(ListFault) {
+    for id in ids where !contains(id) { throw .missingItem(id) }
+  }
 
   /// No structural change; every item must exist.
-  public func reconfigureItems(_ ids: [String]) throws(ListFault) { try forest.requireItems(ids) }
+  public func reconfigureItems(_ ids: [String]) throws(ListFault) { try reloadItems(ids) }
 
   /// Replaces an item's title (when given) and merges `fields` key by key.
   public mutating func updateItem(_ id: String, title: String?, fields: [String: String]?)
@@ -229,7 +229,7 @@ extension ListState {
 
   /// Where a visible item shows: its section's position and its row among the section's
   /// visible items (the data source's `indexPath(for:)`); nil when hidden or absent.
-  /// - Complexity: O(sections + depth × log siblings).
+  /// - Complexity: O(log sections + depth × log siblings).
   public func indexPath(for id: String) -> (section: Int, item: Int)? {
     guard let x = forest.itemIndex[id], let row = forest.row(of: x),
       let section = forest.sectionPosition(forest.section(of: x))
@@ -238,7 +238,7 @@ extension ListState {
   }
 
   /// The visible item at `indexPath` (the data source's `itemIdentifier(for:)`); nil when
-  /// out of range. - Complexity: O(depth × log siblings × fan-out).
+  /// out of range. - Complexity: O((log sections + depth × log siblings) × fan-out).
   public func itemIdentifier(at indexPath: (section: Int, item: Int)) -> String? {
     guard indexPath.section >= 0, indexPath.section < forest.sectionOrder.count,
       indexPath.item >= 0,
@@ -278,12 +278,11 @@ extension ListState {
 // MARK: - Selection
 
 extension ListState {
-  /// Selected items in display order. - Complexity: O(selected × (depth × log siblings)).
+  /// Selected items in display order.
+  /// - Complexity: O(selected × (log sections + depth × log siblings)).
   public var selectedItems: [String] {
-    let order = Dictionary(
-      uniqueKeysWithValues: forest.sectionOrder.enumerated().map { ($1, $0) })
-    return forest.selection.map { x in
-      (order[forest.section(of: x)] ?? 0, forest.row(of: x) ?? 0, forest.id(of: x))
+    forest.selection.map { x in
+      (forest.sectionPosition(forest.section(of: x)) ?? 0, forest.row(of: x) ?? 0, forest.id(of: x))
     }
     .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
     .map { $0.2 }
@@ -326,7 +325,7 @@ extension ListState {
   public mutating func deselect(_ ids: [String]?) {
     if let ids {
       for id in ids {
-        if let x = forest.itemIndex[id] { forest.setSelected(x, false) }
+        if let x = forest.lookupItem(id) { forest.setSelected(x, false) }
       }
     } else {
       for x in forest.selection { forest.setSelected(x, false) }

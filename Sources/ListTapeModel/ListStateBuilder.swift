@@ -100,6 +100,7 @@ package struct ListStateBuilder {
     for x in scratch.pending { state.forest.nodes[Int(x)].section = section }
     let root = scratch.pending.withUnsafeBufferPointer { state.forest.buildList($0) }
     state.forest.sections[Int(section)].roots = root
+    state.forest.visibleRows &+= Int(state.forest.visSum(root))
     scratch.reset()
   }
 

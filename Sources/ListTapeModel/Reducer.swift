@@ -60,7 +60,7 @@ extension ListState {
     case .deleteSections(let ids): deleteSections(ids)
     case .moveSection(let id, .before(let a)): try moveSection(id, beforeSection: a)
     case .moveSection(let id, .after(let a)): try moveSection(id, afterSection: a)
-    case .reloadSections(let ids): try reloadSections(ids)
+    case .reloadSections(let ids): try forest.requireSections(ids)
     case .appendItems(let items, let section, let parent):
       try forest.appendItems(items, section: section, parent: parent)
     case .insertItems(let items, .before(let a)): try insertItems(items, beforeItem: a)
@@ -71,8 +71,7 @@ extension ListState {
     case .moveItem(let id, .after(let a)): try moveItem(id, afterItem: a)
     case .replaceChildren(let parent, let items): try replaceChildren(of: parent, with: items)
     case .applySectionSnapshot(let section, let items): try applyItems(items, to: section)
-    case .reloadItems(let ids): try reloadItems(ids)
-    case .reconfigureItems(let ids): try reconfigureItems(ids)
+    case .reloadItems(let ids), .reconfigureItems(let ids): try forest.requireItems(ids)
     case .update(let item, let title, let fields):
       try updateItem(item, title: title, fields: fields)
     case .expand(let ids): try expand(ids)

@@ -10,7 +10,7 @@ public struct SectionSnapshot: Equatable, Sendable {
   public init() {
     forest = Forest()
     _ = forest.allocateSection("")
-    forest.sectionOrder = [0]
+    forest.sectionOrder.append(0)
   }
 
   /// An outline holding `nodes` as its root items. A fresh outline has no ids yet, so only
@@ -119,7 +119,7 @@ public struct SectionSnapshot: Equatable, Sendable {
   public func snapshot(of parent: String, includingParent: Bool = false) throws(ListFault)
     -> SectionSnapshot
   {
-    let x = try forest.requireItem(parent)
+    guard let x = forest.itemIndex[parent] else { throw .missingItem(parent) }
     let kids = forest.outline(list: forest.nodes[Int(x)].children)
     if includingParent {
       let n = forest.nodes[Int(x)]

@@ -22,7 +22,7 @@ struct Journal {
   var sectionIndex: [(StoredID, Handle?)] = []
   var itemArena: (count: Int, garbage: Int)
   var sectionArena: (count: Int, garbage: Int)
-  var sectionOrder: [Handle]?
+  var visibleRows: Int
   var selection: Set<Handle>
   /// Slots freed during the batch; recycled only once it commits.
   var pendingFreeNodes: [Handle] = []
@@ -112,11 +112,6 @@ extension Forest {
     }
   }
 
-  mutating func editSectionOrder(_ body: (inout [Handle]) -> Void) {
-    if inBatch, journal?.sectionOrder == nil { journal?.sectionOrder = sectionOrder }
-    body(&sectionOrder)
-  }
-
   // MARK: Batches
 
   /// Starts journalling so that `rollback()` can undo everything until `commit()`.
@@ -127,7 +122,8 @@ extension Forest {
     journal = Journal(
       nodeCount: nodes.count, sectionCount: sections.count, blockCount: blocks.count,
       itemArena: itemIndex.arenaMark, sectionArena: sectionIndex.arenaMark,
-      selection: selection)
+      visibleRows: visibleRows, selection: selection)
+    sectionOrder.begin()
   }
 
   /// Keeps every change since `begin()`.
@@ -136,6 +132,7 @@ extension Forest {
     journal = nil
     inBatch = false
     journaled = JournalMarks()
+    sectionOrder.commit()
     freeNodes.append(contentsOf: j.pendingFreeNodes)
     freeSections.append(contentsOf: j.pendingFreeSections)
     freeBlocks.append(contentsOf: j.pendingFreeBlocks)
@@ -157,7 +154,8 @@ extension Forest {
     for (k, v) in j.sectionIndex.reversed() { sectionIndex.restore(k, to: v) }
     itemIndex.rollBackArena(to: j.itemArena)
     sectionIndex.rollBackArena(to: j.sectionArena)
-    if let order = j.sectionOrder { sectionOrder = order }
+    sectionOrder.rollBack()
+    visibleRows = j.visibleRows
     nodes.removeSubrange(j.nodeCount...)
     content.removeSubrange(j.nodeCount...)
     sections.removeSubrange(j.sectionCount...)
@@ -319,7 +317,11 @@ extension Forest {
       let b = nodes[Int(c)].block
       if b >= 0 { addToBlocks(from: b, size: 0, d) }
       let p = nodes[Int(c)].parent
-      guard p >= 0 else { return }
+      guard p >= 0 else {
+        // A root item in its section's list: the section's rows change with it.
+        if b >= 0 { visibleRows &+= Int(d.vis) }
+        return
+      }
       if !nodes[Int(p)].expanded { d.vis = 0 }
       edit(p) {
         $0.vis &+= d.vis
@@ -653,6 +655,7 @@ extension Forest {
         $0.parent = p
         $0.section = p >= 0 ? -1 : s
       }
+      if p < 0 { visibleRows &+= Int(nodes[Int(x)].vis) }
     }
     let root = p >= 0 ? nodes[Int(p)].children : sections[Int(s)].roots
     let count = Int(size(root))
@@ -686,6 +689,7 @@ extension Forest {
       $0.parent = p
       $0.section = s
     }
+    if p < 0 { visibleRows &+= Int(nodes[Int(x)].vis) }
     let b = nodes[Int(a)].block
     insertEntry(x, in: b, at: entryIndex(of: a, in: b) + (after ? 1 : 0), parent: p, section: s)
     if p >= 0 {
@@ -698,6 +702,7 @@ extension Forest {
   mutating func detach(_ x: Handle) {
     let n = nodes[Int(x)]
     let b = n.block
+    if n.parent < 0 { visibleRows &-= Int(n.vis) }
     addToBlocks(from: b, size: -1, Totals(vis: -n.vis, cnt: -n.cnt, sel: -n.sel))
     removeEntry(
       at: entryIndex(of: x, in: b), of: b, parent: n.parent, section: n.section, removed: n.height)

@@ -5,18 +5,23 @@
 extension Forest {
   // MARK: Lookups that fault
 
-  func requireSection(_ id: String) throws(ListFault) -> Handle {
-    guard let s = sectionIndex[id] else { throw .missingSection(id) }
+  /// The fold's lookups: long ids referenced again cost O(1) (`IdentifierIndex.handle(remembering:)`).
+  mutating func lookupItem(_ id: String) -> Handle? { itemIndex.handle(remembering: id) }
+
+  mutating func lookupSection(_ id: String) -> Handle? { sectionIndex.handle(remembering: id) }
+
+  mutating func requireSection(_ id: String) throws(ListFault) -> Handle {
+    guard let s = lookupSection(id) else { throw .missingSection(id) }
     return s
   }
 
-  func requireItem(_ id: String) throws(ListFault) -> Handle {
-    guard let x = itemIndex[id] else { throw .missingItem(id) }
+  mutating func requireItem(_ id: String) throws(ListFault) -> Handle {
+    guard let x = lookupItem(id) else { throw .missingItem(id) }
     return x
   }
 
-  func requireAnchor(_ id: String) throws(ListFault) -> Handle {
-    guard let x = itemIndex[id] else { throw .missingAnchor(id) }
+  mutating func requireAnchor(_ id: String) throws(ListFault) -> Handle {
+    guard let x = lookupItem(id) else { throw .missingAnchor(id) }
     return x
   }
 
@@ -26,7 +31,7 @@ extension Forest {
     try validateNewSections(ids)
     for id in ids {
       guard let s = allocateSection(id) else { continue }
-      editSectionOrder { $0.append(s) }
+      sectionOrder.append(s)
     }
   }
 
@@ -34,11 +39,12 @@ extension Forest {
     try validateNewSections(ids)
     let a = try requireSection(anchor)
     guard let pos = sectionPosition(a) else { throw .missingSection(anchor) }
-    var handles: [Handle] = []
+    var at = after ? pos &+ 1 : pos
     for id in ids {
-      if let s = allocateSection(id) { handles.append(s) }
+      guard let s = allocateSection(id) else { continue }
+      sectionOrder.insert(s, at: at)
+      at &+= 1
     }
-    editSectionOrder { $0.insert(contentsOf: handles, at: after ? pos + 1 : pos) }
   }
 
   private func validateNewSections(_ ids: [String]) throws(ListFault) {
@@ -51,11 +57,10 @@ extension Forest {
 
   mutating func deleteSections(_ ids: [String]) {
     for id in ids {
-      guard let s = sectionIndex[id] else { continue }
+      guard let s = lookupSection(id) else { continue }
+      visibleRows &-= visibleCount(inSection: s)
       releaseAll(list: sections[Int(s)].roots)
-      editSectionOrder { order in
-        if let i = order.firstIndex(of: s) { order.remove(at: i) }
-      }
+      sectionOrder.remove(s)
       releaseSection(s)
     }
     compactIfNeeded()
@@ -65,15 +70,13 @@ extension Forest {
     let s = try requireSection(id)
     let a = try requireSection(anchor)
     guard s != a else { throw .moveNextToItself(id) }
-    editSectionOrder { order in
-      if let i = order.firstIndex(of: s) { order.remove(at: i) }
-      let pos = order.firstIndex(of: a) ?? order.count
-      order.insert(s, at: after ? pos + 1 : pos)
-    }
+    sectionOrder.remove(s)
+    let pos = sectionOrder.position(of: a) ?? sectionOrder.count
+    sectionOrder.insert(s, at: after ? pos &+ 1 : pos)
   }
 
-  func requireSections(_ ids: [String]) throws(ListFault) {
-    for id in ids where sectionIndex[id] == nil { throw .missingSection(id) }
+  mutating func requireSections(_ ids: [String]) throws(ListFault) {
+    for id in ids where lookupSection(id) == nil { throw .missingSection(id) }
   }
 
   // MARK: Items
@@ -84,7 +87,7 @@ extension Forest {
     _ nodes: [OutlineNode], section: String?, parent: String?
   ) throws(ListFault) {
     if let parent {
-      guard let p = itemIndex[parent] else { throw .missingParent(parent) }
+      guard let p = lookupItem(parent) else { throw .missingParent(parent) }
       if let section {
         let s = try requireSection(section)
         guard self.section(of: p) == s else {
@@ -134,7 +137,7 @@ extension Forest {
   /// Removes items with their descendants; absent ids are ignored.
   mutating func deleteItems(_ ids: [String]) {
     for id in ids {
-      guard let x = itemIndex[id] else { continue }
+      guard let x = lookupItem(id) else { continue }
       detach(x)
       releaseSubtree(x)
     }
@@ -143,6 +146,7 @@ extension Forest {
 
   mutating func deleteAllItems() {
     for s in sectionOrder {
+      visibleRows &-= visibleCount(inSection: s)
       releaseAll(list: sections[Int(s)].roots)
       setListRoot(parent: -1, section: s, -1)
     }
@@ -182,7 +186,7 @@ extension Forest {
   /// Drops every descendant of `parent`, then attaches `nodes` as its children; ids that
   /// were dropped and come back keep their selection when visible.
   mutating func replaceChildren(of parent: String, with nodes: [OutlineNode]) throws(ListFault) {
-    guard let p = itemIndex[parent] else { throw .missingParent(parent) }
+    guard let p = lookupItem(parent) else { throw .missingParent(parent) }
     let kept = selectedItems(inList: self.nodes[Int(p)].children)
     let xs = try build(nodes, base: level(of: p) &+ 1, replacing: .children(of: p))
     releaseAll(list: self.nodes[Int(p)].children)
@@ -199,6 +203,7 @@ extension Forest {
     let s = try requireSection(section)
     let kept = selectedItems(inList: sections[Int(s)].roots)
     let xs = try build(nodes, base: 0, replacing: .section(s))
+    visibleRows &-= visibleCount(inSection: s)
     releaseAll(list: sections[Int(s)].roots)
     setListRoot(parent: -1, section: s, -1)
     insertList(xs, parent: -1, section: s, at: nil)
@@ -215,8 +220,8 @@ extension Forest {
     }
   }
 
-  func requireItems(_ ids: [String]) throws(ListFault) {
-    for id in ids where itemIndex[id] == nil { throw .missingItem(id) }
+  mutating func requireItems(_ ids: [String]) throws(ListFault) {
+    for id in ids where lookupItem(id) == nil { throw .missingItem(id) }
   }
 
   /// Replaces the title and merges `fields` key by key; never touches structure.

@@ -102,7 +102,10 @@ struct Forest {
   var sections: [SectionSlot] = []
   var freeSections: [Handle] = []
   /// Live sections in display order.
-  var sectionOrder: [Handle] = []
+  var sectionOrder = SectionOrder()
+  /// Visible rows over all sections, kept up to date wherever a section's root list changes
+  /// so that counting them never walks the sections.
+  var visibleRows = 0
   var itemIndex = IdentifierIndex()
   var sectionIndex = IdentifierIndex()
   /// Handles of selected items (order is not meaningful; output sorts by display order).
@@ -276,8 +279,8 @@ struct Forest {
   /// Number of items in a section. - Complexity: O(1).
   func itemCount(inSection s: Handle) -> Int { Int(cntSum(sections[Int(s)].roots)) }
 
-  /// Position of a live section in display order. - Complexity: O(sections).
-  func sectionPosition(_ s: Handle) -> Int? { sectionOrder.firstIndex(of: s) }
+  /// Position of a live section in display order. - Complexity: O(log sections).
+  func sectionPosition(_ s: Handle) -> Int? { sectionOrder.position(of: s) }
 
   /// The `k`-th element of a sibling list. - Complexity: O(log siblings × fan-out).
   func element(at k: Int, in root: Handle) -> Handle? {
@@ -377,6 +380,8 @@ struct Forest {
     list root: Handle, level: Int = 0, visibleOnly: Bool,
     _ body: (Handle, Int) throws -> Void
   ) rethrows {
+    // An empty list (most sections of a list with many) allocates nothing.
+    guard root >= 0 else { return }
     // Explicit stack of sibling cursors so deep outlines never overflow the call stack.
     var frames: [(items: [Handle], next: Int, level: Int)] = [(list(root), 0, level)]
     while !frames.isEmpty {

@@ -126,6 +126,13 @@ struct IdentifierIndex {
   private(set) var arena: [UInt8] = []
   /// Arena bytes of removed ids.
   private(set) var garbage = 0
+  /// Long ids looked up lately, by the identity of their strings (`handle(remembering:)`).
+  private var recent = RecentIDs()
+  /// Counts changes of what an id maps to, so that a remembered answer from before one is
+  /// never used.
+  private(set) var generation: UInt64 = 0
+  /// Lookups that `handle(remembering:)` answered without hashing (for tests).
+  private(set) var rememberedAnswers = 0
 
   /// Slots in the table (a power of two, or 0).
   var slotCount: Int { slots.count }
@@ -162,7 +169,9 @@ struct IdentifierIndex {
         if let h = newValue {
           switch insert(k, h) {
           case .inserted: break
-          case .present(let slot, _, _): slots[slot].handle = h
+          case .present(let slot, _, _):
+            slots[slot].handle = h
+            generation &+= 1
           }
         } else if let slot = find(k) {
           removeSlot(slot)
@@ -170,6 +179,36 @@ struct IdentifierIndex {
       }
     }
   }
+
+  /// The handle of `id`, or nil, like the subscript; long ids (`rememberedLength` bytes or
+  /// more) are remembered by the identity of their `String`, so that the fold's repeated
+  /// references to one string (the event decoder hands out the same instance for every
+  /// back-reference) cost O(1) instead of a hash and a comparison of all their bytes.
+  ///
+  /// Exact: the entry keeps its string alive, so no other storage can sit at the same
+  /// address and the kept one cannot change (a string's storage is only written in place
+  /// while uniquely referenced); equal address and length therefore mean equal bytes. The
+  /// answer is used only while `generation` is unchanged. Strings without contiguous UTF-8
+  /// storage take the hashed path. Allocates nothing. (Dropping repeats within one event
+  /// leaves a hash per event; hashing a bounded part of the id lets a log choose ids that
+  /// collide: docs/performance.md, "Hostile logs".)
+  @inline(__always) mutating func handle(remembering id: String) -> Handle? {
+    let n = id.utf8.count
+    guard n >= Self.rememberedLength,
+      let address = id.utf8.withContiguousStorageIfAvailable({ UInt(bitPattern: $0.baseAddress) })
+    else { return self[id] }
+    if let h = recent.handle(address: address, count: n, generation: generation) {
+      rememberedAnswers &+= 1
+      return h < 0 ? nil : h
+    }
+    let h = self[id]
+    recent.remember(id, address: address, count: n, handle: h ?? -1, generation: generation)
+    return h
+  }
+
+  /// Ids at least this long are remembered by identity: below it, hashing and comparing the
+  /// bytes (a few words) costs about what keeping the string costs (a retain and release).
+  static let rememberedLength = 256
 
   /// The handle of the id whose bytes `k` holds, or nil.
   @inline(__always) func handle(_ k: ProbeKey) -> Handle? {
@@ -234,11 +273,15 @@ struct IdentifierIndex {
     }
     slots.withUnsafeMutableBufferPointer { $0[found] = Slot(id: id, hash: k.hash, handle: h) }
     count &+= 1
+    generation &+= 1
     return .inserted(id)
   }
 
   /// Points the entry in `slot` (as `insert` reported it) at another handle.
-  mutating func setHandle(inSlot slot: Int, _ h: Handle) { slots[slot].handle = h }
+  mutating func setHandle(inSlot slot: Int, _ h: Handle) {
+    slots[slot].handle = h
+    generation &+= 1
+  }
 
   /// Removes `id` if it maps to `h` (an id re-registered by another item stays); returns
   /// whether it did.
@@ -258,6 +301,7 @@ struct IdentifierIndex {
       let k = key(bytes)
       return (k.hash, find(k))
     }
+    generation &+= 1
     if let i = found {
       if let h { slots[i].handle = h } else { removeSlot(i) }
     } else if let h {
@@ -269,6 +313,7 @@ struct IdentifierIndex {
   }
 
   private mutating func removeSlot(_ found: Int) {
+    generation &+= 1
     let id = slots[found].id
     if !id.isInline { garbage &+= id.count }
     let mask = slots.count &- 1
@@ -477,5 +522,48 @@ struct IdentifierIndex {
       i &+= 1
     }
     return true
+  }
+}
+
+/// The last few long ids an `IdentifierIndex` looked up, each with the string (kept alive),
+/// its storage address and length, its answer (-1: absent) and the index's generation then.
+/// Four entries in place: no allocation, and enough for the ids one event names.
+struct RecentIDs {
+  struct Entry {
+    var id = ""
+    var address: UInt = 0
+    var count = 0
+    var handle: Handle = -1
+    /// Never a generation an index has had, so an unused entry never answers.
+    var generation = UInt64.max
+  }
+
+  var e0 = Entry()
+  var e1 = Entry()
+  var e2 = Entry()
+  var e3 = Entry()
+  /// The entry the next new id replaces (round robin).
+  var next = 0
+
+  /// The remembered handle (-1: absent) of the string at `address` with `count` bytes, if it
+  /// was looked up at `generation`.
+  @inline(__always) func handle(address: UInt, count: Int, generation: UInt64) -> Handle? {
+    func answer(_ e: Entry) -> Handle? {
+      e.address == address && e.count == count && e.generation == generation ? e.handle : nil
+    }
+    return answer(e0) ?? answer(e1) ?? answer(e2) ?? answer(e3)
+  }
+
+  mutating func remember(
+    _ id: String, address: UInt, count: Int, handle: Handle, generation: UInt64
+  ) {
+    let e = Entry(id: id, address: address, count: count, handle: handle, generation: generation)
+    switch next {
+    case 0: e0 = e
+    case 1: e1 = e
+    case 2: e2 = e
+    default: e3 = e
+    }
+    next = (next &+ 1) & 3
   }
 }

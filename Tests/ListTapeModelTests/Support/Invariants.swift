@@ -30,7 +30,14 @@ private struct InvariantChecker {
       fail("sectionIndex has \(f.sectionIndex.count) ids, sectionOrder \(f.sectionOrder.count)")
     }
     var sectionsSeen = Set<Handle>()
-    for s in f.sectionOrder {
+    let rows = f.sectionOrder.reduce(0) { $0 + f.visibleCount(inSection: $1) }
+    if rows != f.visibleRows { fail("visibleRows is \(f.visibleRows), the sections show \(rows)") }
+    for (k, s) in f.sectionOrder.enumerated() {
+      if f.sectionOrder.position(of: s) != k {
+        fail(
+          "section slot \(s) is at \(k), not \(String(describing: f.sectionOrder.position(of: s)))")
+      }
+      if f.sectionOrder[k] != s { fail("sectionOrder[\(k)] is not \(s)") }
       if !sectionsSeen.insert(s).inserted { fail("section slot \(s) listed twice") }
       let slot = f.sections[Int(s)]
       if !slot.live { fail("section \(slot.id) in order but not live") }
