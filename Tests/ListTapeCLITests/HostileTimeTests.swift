@@ -94,16 +94,8 @@ struct HostileTimeTests {
 
   /// Why a log still exceeds its caps, when the fix lies in code another change owns (see
   /// docs/performance.md, "Hostile logs"); nil when it must pass.
-  static func knownIssue(_ log: HostileLog) -> String? {
-    switch log {
-    case .millionSections:
-      // Every other command passes its caps (html runs last).
-      return "html checkpoints every 64 events whatever the section count (HTMLReport)"
-    case .megabyteIDs:
-      return "html writes 256 MiB of JSON per expand and checks the page size every 1,024 events"
-    default: return nil
-    }
-  }
+  /// None today: every hostile log must pass.
+  static func knownIssue(_ log: HostileLog) -> String? { nil }
 
   @Test(arguments: HostileLog.allCases)
   func everyCommandIsBounded(_ log: HostileLog) throws {

@@ -10,7 +10,7 @@ import ListTapeStore
 /// (checkpoints, in the state codec) every K events so the page folds at most K events to
 /// show any state.
 ///
-/// K grows with the list (`max(64, items / 2)`, or fixed by `checkpointEvery`), so the
+/// K grows with the list (`max(64, (items + sections) / 2)`, or fixed by `checkpointEvery`), so the
 /// checkpoints cost about as many bytes as the events, whatever the list's size.
 struct HTMLReport {
   /// The largest window of events a page may embed by default.
@@ -68,6 +68,13 @@ struct HTMLReport {
     do {
       try timeline.foldEach(&state, &decoder, from: from, through: through) {
         n, event, fault, state in
+        // An event may name a long id many times over (a log's back-references are a byte
+        // each): refuse before writing its JSON, not after.
+        let idBytes = event.operation.itemIDs.reduce(0) { $0 + $1.utf8.count }
+        if size() + idBytes > Self.maxBytes {
+          failure = .tooLarge(bytes: size() + idBytes, atEvent: n)
+          return false
+        }
         event.encode(to: &events)
         events.endLine()
         var text = Render.describe(event.operation)
@@ -86,17 +93,17 @@ struct HTMLReport {
           faults.string("\(event.op): \(fault)")
           faults.endArray()
         }
-        let every = checkpointEvery ?? max(64, state.numberOfAllItems / 2)
+        // Sections count too: a checkpoint holds every section's id.
+        let every =
+          checkpointEvery ?? max(64, (state.numberOfAllItems + state.numberOfSections) / 2)
         if n - lastCheckpoint >= every {
           Self.checkpoint(state, at: n, to: &checkpoints)
           lastCheckpoint = n
         }
-        if n & 0x3FF == 0 {
-          progress(n - from + 1, through - from + 1)
-          if size() > Self.maxBytes {
-            failure = .tooLarge(bytes: size(), atEvent: n)
-            return false
-          }
+        if n & 0x3FF == 0 { progress(n - from + 1, through - from + 1) }
+        if size() > Self.maxBytes {
+          failure = .tooLarge(bytes: size(), atEvent: n)
+          return false
         }
         return true
       }
