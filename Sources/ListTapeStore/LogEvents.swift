@@ -19,8 +19,8 @@ package struct FrameEnd {
 /// on the caller's thread or the pipeline's.
 enum LogEvents {
   /// Records per `forEachRecord` call for 1.0 logs: once `body` stops, at most the rest of
-  /// one window is inflated.
-  static let window = 65_536
+  /// one window is inflated, and a window's records stay a few MiB.
+  static let window = Timeline.recordWindow
 
   /// Calls `body` with events `from...through` (within the readable prefix) decoded with
   /// `decoder`, until it returns false. `decoder` must stand right after event `from - 1`
@@ -48,6 +48,19 @@ enum LogEvents {
     _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int,
     _ last: Int, _ skipped: (Int) -> Void, _ body: (Int, Event) throws(StoreError) -> Bool
   ) throws(StoreError) {
+    try rawRecords(reader, first, last, skipped) { (seq, bytes) throws(StoreError) in
+      try body(seq, try Timeline.decode(&decoder, bytes, seq, path: path))
+    }
+  }
+
+  /// Calls `body` with the raw records of a 1.0 log `first...last`, a window of event
+  /// numbers at a time, until it returns false; a record whose `body` throws `.afterGap` is
+  /// counted through `skipped`. A window that holds nothing (inside a lost gap) jumps to the
+  /// next recorded event, so a gap of any size costs one lookup.
+  static func rawRecords(
+    _ reader: LogReader, _ first: Int, _ last: Int, _ skipped: (Int) -> Void,
+    _ body: (Int, UnsafeRawBufferPointer) throws(StoreError) -> Bool
+  ) throws(StoreError) {
     var next = first
     while next <= last {
       let end = min(last, next + window - 1)
@@ -59,8 +72,7 @@ enum LogEvents {
           delivered = true
           guard !stop else { return }
           do throws(StoreError) {
-            let event = try Timeline.decode(&decoder, bytes, Int(seq), path: path)
-            if try !body(Int(seq), event) { stop = true }
+            if try !body(Int(seq), bytes) { stop = true }
           } catch .afterGap {
             skipped(1)
           } catch {
@@ -76,7 +88,6 @@ enum LogEvents {
       if stop { return }
       next = end + 1
       if !delivered, next <= last {
-        // A window inside a lost gap: jump to the next recorded event.
         do {
           guard let n = try reader.firstRecordedEvent(after: UInt64(end)) else { return }
           next = Int(clamping: n)

@@ -136,42 +136,8 @@ public final class Timeline {
   package func scan(
     from: Int, through: Int, _ body: (Int, UnsafeRawBufferPointer) throws(StoreError) -> Bool
   ) throws(StoreError) {
-    let last = min(through, eventCount)
-    var next = max(from, 1)
-    while next <= last {
-      let end = min(last, next + Self.recordWindow - 1)
-      var failure: StoreError?
-      var stop = false
-      var delivered = false
-      do {
-        try reader.forEachRecord(from: UInt64(next), through: UInt64(end)) { seq, bytes in
-          delivered = true
-          guard !stop else { return }
-          do throws(StoreError) {
-            if try !body(Int(seq), bytes) { stop = true }
-          } catch .afterGap {
-            skippedAfterGaps += 1
-          } catch {
-            failure = error
-            stop = true
-          }
-        }
-      } catch {
-        throw .log(error)
-      }
-      if let failure { throw failure }
-      if stop { return }
-      next = end + 1
-      if !delivered, next <= last {
-        // A window inside a lost gap: jump to the next recorded event.
-        do {
-          guard let n = try reader.firstRecordedEvent(after: UInt64(end)) else { return }
-          next = Int(clamping: n)
-        } catch {
-          throw .log(error)
-        }
-      }
-    }
+    try LogEvents.rawRecords(
+      reader, max(from, 1), min(through, eventCount), { skippedAfterGaps += $0 }, body)
   }
 
   /// Records per `LogReader.forEachRecord` call in scans and in the pipeline's producer: a
