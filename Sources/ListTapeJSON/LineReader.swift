@@ -81,6 +81,13 @@ package struct LineReader {
     }
   }
 
+  /// The next line if one is already buffered (no read, so no wait), else nil; `next()`
+  /// then reads on.
+  package mutating func nextBuffered() -> Line? {
+    if let line = splitter.next() { return line }
+    return atEndOfInput ? splitter.finish() : nil
+  }
+
   /// The buffered bytes, so tests can check that long lines stay bounded.
   var bufferSize: Int { splitter.bufferSize + chunk.count }
 

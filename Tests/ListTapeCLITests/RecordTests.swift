@@ -126,6 +126,36 @@ import Glibc
     #expect(show.out.contains(#""id":"item499""#))
   }
 
+  /// Lines are parsed a batch ahead on a second thread, but none waits for a full batch:
+  /// what a front end wrote is in the log while standard input is still open.
+  @Test func linesReachTheLogWhileStandardInputStaysOpen() throws {
+    let dir = try TempDir()
+    let path = dir.path("log.ltape")
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = ["record", path, "--fsync", "always"]
+    process.environment = CLI.baseEnvironment
+    let input = Pipe()
+    process.standardInput = input
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var lines = #"{"op":"appendSections","sections":["main"]}"# + "\n"
+    for i in 0..<3 { lines += #"{"op":"appendItems","items":["item\#(i)"]}"# + "\n" }
+    input.fileHandleForWriting.write(Data(lines.utf8))
+    var seen = ""
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+      seen = try CLI.run(["show", path, "--json"]).out
+      if seen.contains(#""id":"item2""#) { break }
+      usleep(100_000)
+    }
+    #expect(seen.contains(#""id":"item2""#), "\(seen)")
+    #expect(process.isRunning)
+    try input.fileHandleForWriting.close()
+    #expect(waitForExit(process, seconds: 20))
+    #expect(process.terminationStatus == 0)
+  }
+
   @Test func aSecondRecorderOnTheSameLogIsRefused() throws {
     let dir = try TempDir()
     let path = dir.path("log.ltape")

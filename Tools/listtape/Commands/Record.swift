@@ -1,3 +1,4 @@
+import Dispatch
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeLog
@@ -100,6 +101,11 @@ enum RecordCommand: Command {
   }
 
   /// Records standard input to its end (or to SIGINT/SIGTERM); returns what stopped it early.
+  ///
+  /// Lines are read and recorded on this thread (where the signals land, see
+  /// `Interruption`) and parsed on a second one, a batch ahead: parsing JSON is a third of
+  /// the work. Before a read that may wait for input, every line read so far is recorded,
+  /// so a person's or an app's events reach the log as they come.
   private static func readStandardInput(into lines: inout LineRecorder) -> CLIError? {
     Interruption.install()
     defer { Interruption.uninstall() }
@@ -107,7 +113,43 @@ enum RecordCommand: Command {
       Diagnostics.line("listtape: reading events from standard input (end with Ctrl-D)")
     }
     var reader = LineReader(fileDescriptor: 0)
+    let parser = DispatchQueue(label: "listtape.record.parse")
+    var pending: [ParseBatch] = []
+    var batch: [LineReader.Line] = []
+    batch.reserveCapacity(ParseBatch.size)
+    func submit() {
+      guard !batch.isEmpty else { return }
+      let job = ParseBatch(batch)
+      batch.removeAll(keepingCapacity: true)
+      parser.async { job.parse() }
+      pending.append(job)
+    }
+    /// Records the oldest batches until at most `keep` are in flight.
+    func record(keeping keep: Int) -> CLIError? {
+      while pending.count > keep {
+        let job = pending.removeFirst()
+        job.done.wait()
+        for (number, decoded) in job.decoded {
+          do {
+            try lines.take(decoded, at: "line \(number)")
+          } catch {
+            return CLIError(error)
+          }
+        }
+      }
+      return nil
+    }
     while true {
+      while let line = reader.nextBuffered() {
+        batch.append(line)
+        if batch.count == ParseBatch.size {
+          submit()
+          if let failure = record(keeping: 1) { return failure }
+        }
+      }
+      // The next read may wait: record everything read so far first.
+      submit()
+      if let failure = record(keeping: 0) { return failure }
       let line: LineReader.Line?
       do {
         line = try reader.next()
@@ -115,12 +157,28 @@ enum RecordCommand: Command {
         return .failure("reading standard input: \(error)", code: ExitCode.io)
       }
       guard let line else { return nil }
-      do {
-        try lines.take(line, at: "line \(line.number)")
-      } catch {
-        return CLIError(error)
-      }
+      batch.append(line)
     }
+  }
+}
+
+/// Lines parsed into events on the parsing queue; `done` is signalled when `decoded` is
+/// complete, and only then read by the recording thread.
+private final class ParseBatch: @unchecked Sendable {
+  /// Lines per batch: big enough to amortize the hand-over, small enough to stay a few
+  /// hundred KiB.
+  static let size = 1_024
+
+  let lines: [LineReader.Line]
+  var decoded: [(number: Int, decoded: LineRecorder.Decoded)] = []
+  let done = DispatchSemaphore(value: 0)
+
+  init(_ lines: [LineReader.Line]) { self.lines = lines }
+
+  func parse() {
+    decoded.reserveCapacity(lines.count)
+    for line in lines { decoded.append((line.number, LineRecorder.decode(line))) }
+    done.signal()
   }
 }
 
@@ -141,31 +199,53 @@ struct LineRecorder {
     before = recorder.eventCount
   }
 
+  /// What a line holds, decided without the log (so on any thread).
+  enum Decoded: Sendable {
+    case blank
+    /// Not recorded, for this reason.
+    case rejected(String)
+    case event(Event)
+  }
+
+  static func decode(_ line: LineReader.Line) -> Decoded {
+    switch line {
+    case .tooLong(_, let length):
+      return .rejected("line too long (\(length) bytes)")
+    case .text(_, let bytes):
+      if isBlank(bytes) { return .blank }
+      let decoded = bytes.withUnsafeBytes { raw in
+        Result { () throws(MalformedEvent) in try Event(jsonLine: raw) }
+      }
+      switch decoded {
+      case .failure(let error): return .rejected("\(error)")
+      case .success(let event): return .event(event)
+      }
+    }
+  }
+
   /// Records one line unless it is blank or malformed; `place` names it in messages, and
   /// `origin` (the client) is added to fault warnings. Throws only when the log fails.
   mutating func take(_ line: LineReader.Line, at place: String, origin: String? = nil)
     throws(StoreError)
   {
-    switch line {
-    case .tooLong(_, let length):
-      reject("line too long (\(length) bytes)", at: place)
-    case .text(_, let bytes):
-      if Self.isBlank(bytes) { return }
-      let decoded = bytes.withUnsafeBytes { raw in
-        Result { () throws(MalformedEvent) in try Event(jsonLine: raw) }
+    try take(Self.decode(line), at: place, origin: origin)
+  }
+
+  /// Records a decoded line, as `take(_:at:origin:)` does.
+  mutating func take(_ decoded: Decoded, at place: String, origin: String? = nil)
+    throws(StoreError)
+  {
+    switch decoded {
+    case .blank: return
+    case .rejected(let reason): reject(reason, at: place)
+    case .event(let event):
+      if let fault = try recorder.record(event) {
+        faults += 1
+        var warning = "listtape: warning: " + faultLine(before + recorded + 1, event.op, fault)
+        if let origin { warning += " (\(origin))" }
+        Diagnostics.line(warning)
       }
-      switch decoded {
-      case .failure(let error):
-        reject("\(error)", at: place)
-      case .success(let event):
-        if let fault = try recorder.record(event) {
-          faults += 1
-          var warning = "listtape: warning: " + faultLine(before + recorded + 1, event.op, fault)
-          if let origin { warning += " (\(origin))" }
-          Diagnostics.line(warning)
-        }
-        recorded += 1
-      }
+      recorded += 1
     }
   }
 
