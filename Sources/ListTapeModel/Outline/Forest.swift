@@ -327,7 +327,7 @@ struct Forest {
   }
 
   /// Calls `body` on each item of a sibling list in order.
-  func forEachInList(_ root: Handle, _ body: (Handle) throws -> Void) rethrows {
+  func forEachInList<E: Error>(_ root: Handle, _ body: (Handle) throws(E) -> Void) throws(E) {
     guard root >= 0 else { return }
     let top = blocks[Int(root)]
     if top.leaf {
@@ -376,10 +376,10 @@ struct Forest {
 
   /// Calls `body(handle, level)` on every item under `root` in depth-first pre-order,
   /// skipping the children of collapsed items when `visibleOnly`.
-  func walk(
+  func walk<E: Error>(
     list root: Handle, level: Int = 0, visibleOnly: Bool,
-    _ body: (Handle, Int) throws -> Void
-  ) rethrows {
+    _ body: (Handle, Int) throws(E) -> Void
+  ) throws(E) {
     // An empty list (most sections of a list with many) allocates nothing.
     guard root >= 0 else { return }
     // Explicit stack of sibling cursors so deep outlines never overflow the call stack.

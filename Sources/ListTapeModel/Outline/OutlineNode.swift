@@ -57,7 +57,7 @@ public struct OutlineNode: Sendable {
   package var isBare: Bool { title == nil && fields == nil && !expanded && box == nil }
 
   /// Calls `body` on this node and every node below it, pre-order.
-  package func forEachID(_ body: (String) throws -> Void) rethrows {
+  package func forEachID<E: Error>(_ body: (String) throws(E) -> Void) throws(E) {
     var stack: [OutlineNode] = [self]
     while let n = stack.popLast() {
       try body(n.id)
