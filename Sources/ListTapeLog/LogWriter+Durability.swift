@@ -61,12 +61,15 @@ extension FrameScan {
   /// may cut it as it cuts a torn tail: the valid prefix holds a sync point (the log was
   /// written by a writer that marks them) and no frame after the damage is one. A power
   /// loss only garbles bytes written since the last sync, and every frame written after a
-  /// sync that covered the damaged bytes would carry the flag.
+  /// sync that covered the damaged bytes would carry the flag. When the damage is a 2.0
+  /// log's first frame there is no prefix to ask, but every 2.0 writer marks sync points:
+  /// the header counts as one (nothing was synced after it, as an interval log's first
+  /// seconds leave it).
   /// - Complexity: O(frames before the damage) header reads, plus a resync over the rest.
   func isPowerLossShape(_ stop: LogDamage, headerLength: UInt64) throws(LogError) -> Bool {
-    var sawSyncPoint = false
+    var sawSyncPoint = major >= 2 && stop.offset == headerLength
     var offset = headerLength
-    while offset < stop.offset {
+    while !sawSyncPoint && offset < stop.offset {
       guard case .ok(let h) = try check(at: offset, payload: false) else { return false }
       if h.flags & Format.flagSyncPoint != 0 {
         sawSyncPoint = true

@@ -118,6 +118,42 @@ struct SyncPointTests {
     #expect(try readBytes(saved) == Array(bytes[frames[1].offset...]))
   }
 
+  /// Every 2.0 writer marks sync points, so a torn first frame (nothing synced after the
+  /// header, as a power loss leaves it under the interval policy) is cut; a 1.0 log may come
+  /// from a writer that did not mark them, so there it is refused.
+  @Test("a torn first frame is cut in a 2.0 log and refused in a 1.0 log", arguments: [1, 2])
+  func tornFirstFrame(_ major: Int) throws {
+    let dir = TempDir()
+    let path = dir.file("first.log")
+    var o = options(.interval(seconds: 3600))
+    o.formatMajor = UInt16(major)
+    let w = try LogWriter.open(path: path, options: o)
+    for i in 0..<3 {
+      try w.append([UInt8(i), 1, 2, 3, 4, 5])
+      try w.flush()
+    }
+    try w.close()
+    let frames = try frameFlags(path)
+    var bytes = try readBytes(path)
+    for i in frames[0].offset..<(frames[0].offset + 24) { bytes[i] = 0 }
+    try writeBytes(bytes, to: path)
+    #expect(try LogReader(path: path).stop?.kind == .damaged)
+    if major == 1 {
+      #expect { try LogWriter.open(path: path, options: options(.never)) } throws: { error in
+        (error as? LogError)?.kind == .damaged
+      }
+      #expect(try readBytes(path) == bytes)
+    } else {
+      let again = try LogWriter.open(path: path, options: options(.never))
+      let recovery = try #require(again.recovery)
+      #expect(recovery.offset == UInt64(frames[0].offset))
+      #expect(again.eventCount == 0)
+      try again.close()
+      let saved = try #require(recovery.savedTo)
+      #expect(try readBytes(saved) == Array(bytes[frames[0].offset...]))
+    }
+  }
+
   @Test("damage before a sync point is refused: it was durable once")
   func damageBeforeASyncPointIsRefused() throws {
     let dir = TempDir()
