@@ -62,7 +62,9 @@ let package = Package(
     ),
     // The JSON and log tests take only SplitMix64 from the model.
     .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON", "ListTapeModel"]),
-    .testTarget(name: "ListTapeModelTests", dependencies: ["ListTapeModel", "ListTapeJSON"]),
+    .testTarget(
+      name: "ListTapeModelTests",
+      dependencies: ["ListTapeModel", "ListTapeJSON", "ListTapeSamples"]),
     .testTarget(
       name: "ListTapeLogTests", dependencies: ["ListTapeLog", "ListTapeModel", "listtape-torture"]),
     .testTarget(

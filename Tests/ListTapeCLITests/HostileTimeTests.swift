@@ -92,25 +92,16 @@ struct HostileTimeTests {
     ]
   }
 
-  /// Why a log still exceeds its caps, when the fix lies in code another change owns (see
-  /// docs/performance.md, "Hostile logs"); nil when it must pass.
-  /// None today: every hostile log must pass.
-  static func knownIssue(_ log: HostileLog) -> String? { nil }
-
   @Test(arguments: HostileLog.allCases)
   func everyCommandIsBounded(_ log: HostileLog) throws {
     let dir = try TempDir()
     let path = dir.path("\(log.rawValue).ltape")
     let raw = try log.write(to: path, scale: Self.scale)
     let file = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    var (seconds, kib) = Self.caps(raw: max(raw, file))
-    let known = Self.knownIssue(log)
-    // A log waiting for a fix elsewhere gets the fixed allowance only (each of them then
-    // takes a few seconds), so that it does not hold the suite for minutes.
-    if known != nil { seconds = Self.caps(raw: 0).seconds }
+    let (seconds, kib) = Self.caps(raw: max(raw, file))
     // Processor time is the cap; the wall clock only stops a run that a busy machine (other
     // builds, the suite's parallel tests) slowed down past all reason.
-    let wall = known == nil ? 3 * seconds : seconds
+    let wall = 3 * seconds
     for (name, args, codes) in Self.commands(path, dir) {
       try? FileManager.default.removeItem(atPath: dir.path("salvaged.ltape"))
       try? FileManager.default.removeItem(atPath: dir.path("page.html"))
@@ -119,14 +110,6 @@ struct HostileTimeTests {
         "hostile \(log.rawValue): \(name): \(String(format: "%.2f", cost.seconds)) s, "
           + "\(cost.peakKiB >> 10) MiB (file \(file) B, raw \(raw) B; caps "
           + "\(String(format: "%.0f", seconds)) s, \(kib >> 10) MiB), exit \(cost.code)")
-      let within = codes.contains(cost.code) && cost.seconds <= seconds && cost.peakKiB <= kib
-      if let known, !within {
-        // One command shows it; the others fold the same events the same way.
-        withKnownIssue(Comment(rawValue: known)) {
-          Issue.record("\(log.rawValue): \(name): \(cost.seconds) s, exit \(cost.code)")
-        }
-        return
-      }
       #expect(
         codes.contains(cost.code), "\(log.rawValue): \(name) exited \(cost.code): \(cost.err)")
       #expect(cost.seconds <= seconds, "\(log.rawValue): \(name) took \(cost.seconds) s")
@@ -140,9 +123,6 @@ struct HostileTimeTests {
       #expect(cost.code == 0, "\(log.rawValue): scrub crashed; its screen was:\n\(cost.err)")
       #expect(cost.seconds <= wall, "\(log.rawValue): scrub's first frame took \(cost.seconds) s")
       #expect(cost.peakKiB <= kib, "\(log.rawValue): scrub peaked at \(cost.peakKiB) KiB")
-    }
-    if let known {
-      withKnownIssue(Comment(rawValue: known)) {}
     }
   }
 

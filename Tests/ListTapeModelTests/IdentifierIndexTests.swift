@@ -1,3 +1,4 @@
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeModel
@@ -58,7 +59,7 @@ import Testing
     #expect(_isPOD(Node.self))
     var s = ListState()
     try s.appendSections(["S"])
-    let uuids = (0..<1_000).map { IdShapes.uuid($0) }
+    let uuids = (0..<1_000).map { IdShape.uuid.name("i", $0) }
     try s.appendItems(uuids.map { OutlineNode($0) } + ["short-15-bytes!"], toSection: "S")
     #expect(s.forest.itemIndex.arena.count == 36 * 1_000)
     #expect(s.forest.content.allSatisfy { $0.id.isInline == ($0.id.count <= 15) })
@@ -78,7 +79,7 @@ import Testing
       if live.count < 500 || rng.chance(50) {
         let ids = (0..<(1 + rng.int(20))).map { _ -> String in
           next += 1
-          return IdShapes.uuid(next)
+          return IdShape.uuid.name("i", next)
         }
         if rng.chance(10) {
           // A batch that adds and then faults: its arena bytes go with it.
@@ -120,20 +121,5 @@ import Testing
     #expect(index.capacity >= 100_000)
     for i in 0..<1_000 { #expect(index["id\(i)"] == Handle(i)) }
     #expect(index["id1000"] == nil)
-  }
-}
-
-/// UUID-shaped ids (36 bytes), deterministic.
-enum IdShapes {
-  static func uuid(_ n: Int) -> String {
-    var rng = SplitMix64(seed: UInt64(n))
-    let a = rng.next()
-    let b = rng.next()
-    func hex(_ v: UInt64, _ digits: Int) -> String {
-      let s = String(v, radix: 16, uppercase: true)
-      return String(repeating: "0", count: max(0, digits - s.count)) + s.suffix(digits)
-    }
-    return "\(hex(a >> 32, 8))-\(hex(a >> 16 & 0xFFFF, 4))-4\(hex(a & 0xFFF, 3))-"
-      + "\(hex(8 | (b >> 60 & 3), 1))\(hex(b >> 48 & 0xFFF, 3))-\(hex(b & 0xFFFF_FFFF_FFFF, 12))"
   }
 }

@@ -148,6 +148,17 @@ public enum ListOperation: Equatable, Hashable, Sendable {
     return out
   }
 
+  /// UTF-8 bytes of the identifiers `itemIDs` lists, counted without collecting them (what
+  /// the event's JSON must at least hold).
+  package var itemIDBytes: Int {
+    var bytes = 0
+    forEachOperation { op in
+      op.forEachItemID { bytes += $0.utf8.count }
+      return true
+    }
+    return bytes
+  }
+
   /// Calls `body` with each item identifier this operation names itself (not those inside a
   /// batch): inserted nodes in pre-order, then the parent or anchor, as `itemIDs` lists them.
   private func forEachItemID(_ body: (String) -> Void) {

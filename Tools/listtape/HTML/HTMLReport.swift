@@ -70,7 +70,7 @@ struct HTMLReport {
         n, event, fault, state in
         // An event may name a long id many times over (a log's back-references are a byte
         // each): refuse before writing its JSON, not after.
-        let idBytes = event.operation.itemIDs.reduce(0) { $0 + $1.utf8.count }
+        let idBytes = event.operation.itemIDBytes
         if size() + idBytes > Self.maxBytes {
           failure = .tooLarge(bytes: size() + idBytes, atEvent: n)
           return false
