@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeJSON
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeModel
