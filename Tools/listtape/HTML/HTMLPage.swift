@@ -1,8 +1,9 @@
 import Foundation
 
 /// The viewer page: static markup, inline CSS, the data blocks (the report's JSON, the
-/// events as JSON Lines, the reducer as base64 WebAssembly) and one inline script that folds
-/// with that reducer and draws everything with `textContent` (never HTML built from data).
+/// events as JSON Lines, the reducer and differ as base64 WebAssembly) and one inline script
+/// that folds and diffs with that module and draws everything with `textContent` (never
+/// HTML built from data).
 /// A strict Content-Security-Policy allows only that script (by its SHA-256), compiling the
 /// embedded module, and inline styles, so the page can make no request at all.
 enum HTMLPage {
