@@ -6,9 +6,9 @@ import PackageDescription
 // asked only on Linux (the manifest is evaluated on the host: a Mac never asks it).
 #if os(Linux)
 let zlib = Target.systemLibrary(
-  name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])])
+  name: "CListTapeZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])])
 #else
-let zlib = Target.systemLibrary(name: "CZlib")
+let zlib = Target.systemLibrary(name: "CListTapeZlib")
 #endif
 
 let package = Package(
@@ -26,9 +26,13 @@ let package = Package(
     .target(name: "CListTapeHints"),
     .target(name: "ListTapeJSON"),
     .target(name: "ListTapeModel", dependencies: ["ListTapeJSON", "CListTapeHints"]),
-    .target(name: "ListTapeLog", dependencies: ["CZlib"]),
-    // Deterministic sessions for the bench, the tests and `listtape generate`; no product.
+    .target(name: "ListTapeLog", dependencies: ["CListTapeZlib"]),
+    // Deterministic sessions and the seeded generator (SplitMix64) for the bench, the tests
+    // and `listtape generate`; no product.
     .target(name: "ListTapeSamples", dependencies: ["ListTapeModel"]),
+    // What the command-line tools set for their own process (allocator tuning); no product,
+    // so nothing an app links changes the process.
+    .target(name: "ListTapeToolSupport"),
     // What an app links to record: the store, its differ, the recorder and timeline reading.
     .target(name: "ListTapeStore", dependencies: ["ListTapeModel", "ListTapeLog"]),
     // The investigation tools: bisect, find, diff, diverge, history, cut, export, verify.
@@ -38,7 +42,7 @@ let package = Package(
       name: "listtape",
       dependencies: [
         "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
-        "ListTapeSamples",
+        "ListTapeSamples", "ListTapeToolSupport",
       ],
       path: "Tools/listtape"
     ),
@@ -46,7 +50,7 @@ let package = Package(
       name: "listtape-bench",
       dependencies: [
         "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
-        "ListTapeSamples",
+        "ListTapeSamples", "ListTapeToolSupport",
       ],
       path: "Tools/listtape-bench"
     ),
@@ -57,16 +61,17 @@ let package = Package(
     ),
     .executableTarget(
       name: "listtape-app-sim",
-      dependencies: ["ListTapeStore", "ListTapeModel"],
+      dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeSamples"],
       path: "Tools/listtape-app-sim"
     ),
-    // The JSON and log tests take only SplitMix64 from the model.
-    .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON", "ListTapeModel"]),
+    // The JSON and log tests take only SplitMix64 from the samples.
+    .testTarget(name: "ListTapeJSONTests", dependencies: ["ListTapeJSON", "ListTapeSamples"]),
     .testTarget(
       name: "ListTapeModelTests",
       dependencies: ["ListTapeModel", "ListTapeJSON", "ListTapeSamples"]),
     .testTarget(
-      name: "ListTapeLogTests", dependencies: ["ListTapeLog", "ListTapeModel", "listtape-torture"]),
+      name: "ListTapeLogTests",
+      dependencies: ["ListTapeLog", "ListTapeSamples", "listtape-torture"]),
     .testTarget(
       name: "ListTapeStoreTests",
       dependencies: [
@@ -80,7 +85,7 @@ let package = Package(
     ),
     .testTarget(
       name: "ListTapeCLITests",
-      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog"]
+      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog", "ListTapeSamples"]
     ),
   ],
   swiftLanguageModes: [.v6]

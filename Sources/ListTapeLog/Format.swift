@@ -1,4 +1,4 @@
-import CZlib
+import CListTapeZlib
 
 /// Byte-level constants of formats 1.0 and 2.0; docs/log-format.md is the prose version.
 enum Format {

@@ -1,4 +1,4 @@
-import CZlib
+import CListTapeZlib
 
 /// A `z_stream` at a fixed heap address, set up by `initialize` (deflateInit2 or
 /// inflateInit2); nil, with nothing left allocated, when that fails.

@@ -37,6 +37,6 @@ package enum Reordering {
       keep.insert(i)
       i = previous[i]
     }
-    return new.enumerated().filter { !keep.contains($0.offset) }.map(\.element)
+    return new.enumerated().filter { !keep.contains($0.offset) }.map { $0.element }
   }
 }

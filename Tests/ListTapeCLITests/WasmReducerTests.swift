@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeSamples
 import Testing
 
 /// Runs a program with arguments and standard input, through files, killing it after

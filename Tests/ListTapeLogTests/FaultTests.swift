@@ -1,5 +1,5 @@
 import Foundation
-import ListTapeModel
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeLog

@@ -1,5 +1,5 @@
 import Foundation
-import ListTapeModel
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeLog
@@ -96,7 +96,8 @@ struct RoundTripTests {
     let w = try LogWriter.open(path: path, options: options)
     var rng = SplitMix64(seed: 4)
     let big = (0..<3_000_000).map { i in UInt8(truncatingIfNeeded: i % 251 == 0 ? rng.next() : 7) }
-    let record = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    // Int spelt out: left to itself, the type checker picks Int128 here (macOS 15).
+    let record = (0..<200_000).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 31) }
     try w.append([1])
     try w.append(record)
     try w.appendCheckpoint(big)

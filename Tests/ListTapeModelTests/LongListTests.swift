@@ -1,3 +1,4 @@
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeModel

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeLog

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeSamples
 
 @testable import ListTapeStore
 

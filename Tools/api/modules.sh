@@ -7,7 +7,7 @@ build_modules() {
   bin=$(swift build "${flags[@]}" --show-bin-path)
   triple=$(basename "$(dirname "$bin")")
   clang_maps=(
-    -Xcc -fmodule-map-file="$PWD/Sources/CZlib/module.modulemap"
+    -Xcc -fmodule-map-file="$PWD/Sources/CListTapeZlib/module.modulemap"
     -Xcc -fmodule-map-file="$bin/CListTapeHints.build/module.modulemap"
   )
 }

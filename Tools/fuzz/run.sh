@@ -17,7 +17,7 @@ mkdir -p "$out/modules"
 sanitize=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name ListTapeFuzz)
 
 log_target() { # name, target file
-  swiftc "${sanitize[@]}" -module-name ListTapeLog -I Sources/CZlib -lz \
+  swiftc "${sanitize[@]}" -module-name ListTapeLog -I Sources/CListTapeZlib -lz \
     Sources/ListTapeLog/*.swift "Tools/fuzz/$2" -o "$out/$1"
 }
 

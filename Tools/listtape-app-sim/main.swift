@@ -1,6 +1,7 @@
-// listtape-app-sim: an app that records through ListStore until it is killed (crash tests).
 import Foundation
 import ListTapeModel
+// listtape-app-sim: an app that records through ListStore until it is killed (crash tests).
+import ListTapeSamples
 import ListTapeStore
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeModel
+import ListTapeSamples
 import ListTapeStore
 
 /// Issue 2's figures: the fold's cost must not grow with the list, and the outline queries

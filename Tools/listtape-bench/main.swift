@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeStore
+import ListTapeToolSupport
 
 /// listtape-bench: the figures the issues name, measured. Pass `--quick` for a smoke run,
 /// and names (model, log, replay, store, shapes) to run only some groups.

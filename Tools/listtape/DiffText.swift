@@ -1,61 +1,105 @@
 import ListTapeInvestigate
-import ListTapeJSON
 
-/// A `StateDiff` for people and for scripts: `diff`, `diverge` and the scrubber's diff pane.
+/// One line of a diff as `listtape diff` words it, with what it says: the command line
+/// colours by it, the HTML viewer styles by it.
+struct DiffLine: Equatable {
+  enum Kind: Int {
+    /// `+ …`: a section or an item that is new.
+    case inserted
+    /// `- …`: a section or an item that is gone.
+    case deleted
+    /// `~ … moved`, a title, fields, the selection or its mode.
+    case changed
+    /// `▾ … expanded`, `▸ … collapsed`.
+    case disclosure
+    /// `[section]` before its rows.
+    case section
+    /// An unchanged item shown for context.
+    case unchanged
+    /// `… N unchanged items`.
+    case folded
+    /// The count of changes at the end.
+    case summary
+  }
+
+  var kind: Kind
+  var text: String
+}
+
+/// A `StateDiff` in words: `diff`, `diverge`, `what-if`, the scrubber's diff pane and the
+/// HTML viewer's. The viewer's WebAssembly module compiles this file as it is (with
+/// Counting.swift and the differ's own sources: Tools/wasm/build.sh), so the page states
+/// each change in the words of `listtape diff`.
 enum DiffText {
-  /// One line per change in the new state's display order, coloured by what it says; runs
-  /// of more than `context` unchanged items are folded into one line.
-  static func lines(_ diff: StateDiff, context: Int, style: Style) -> [String] {
-    var out: [String] = []
-    for s in diff.sectionsInserted { out.append(style.green("+ section \(s)")) }
-    for s in diff.sectionsDeleted { out.append(style.red("- section \(s)")) }
-    for s in diff.sectionsMoved { out.append(style.yellow("~ section \(s) moved")) }
-    for (id, p) in diff.deleted { out.append(style.red("- \(id) (was \(place(p)))")) }
+  /// One line per change in the new state's display order; runs of more than `context`
+  /// unchanged items are folded into one line.
+  static func lines(_ diff: StateDiff, context: Int) -> [DiffLine] {
+    var out: [DiffLine] = []
+    func add(_ kind: DiffLine.Kind, _ text: String) { out.append(DiffLine(kind: kind, text: text)) }
+    for s in diff.sectionsInserted { add(.inserted, "+ section \(s)") }
+    for s in diff.sectionsDeleted { add(.deleted, "- section \(s)") }
+    for s in diff.sectionsMoved { add(.changed, "~ section \(s) moved") }
+    for (id, p) in diff.deleted { add(.deleted, "- \(id) (was \(place(p)))") }
     var section: String?
     for row in diff.foldingUnchanged(longerThan: context).rows {
       if row.section != section {
         section = row.section
-        out.append(style.bold(style.blue("[\(row.section)]")))
+        add(.section, "[\(row.section)]")
       }
       let indent = String(repeating: "  ", count: row.level)
       if row.unchangedRun > 0 {
         let n = row.unchangedRun
-        out.append(style.dim("  … \(n) unchanged item\(n == 1 ? "" : "s")"))
+        add(.folded, "  … \(n) unchanged item\(n == 1 ? "" : "s")")
         continue
       }
       if row.changes.isEmpty {
-        out.append("  \(indent)\(row.id)")
+        add(.unchanged, "  \(indent)\(row.id)")
         continue
       }
       for change in row.changes {
         switch change {
-        case .inserted(let at):
-          out.append(style.green("+ \(indent)\(row.id) (\(place(at)))"))
+        case .inserted(let at): add(.inserted, "+ \(indent)\(row.id) (\(place(at)))")
         case .moved(let from, let to):
-          out.append(style.yellow("~ \(indent)\(row.id) moved: \(place(from)) → \(place(to))"))
-        case .expanded: out.append(style.cyan("▾ \(indent)\(row.id) expanded"))
-        case .collapsed: out.append(style.cyan("▸ \(indent)\(row.id) collapsed"))
+          add(.changed, "~ \(indent)\(row.id) moved: \(place(from)) → \(place(to))")
+        case .expanded: add(.disclosure, "▾ \(indent)\(row.id) expanded")
+        case .collapsed: add(.disclosure, "▸ \(indent)\(row.id) collapsed")
         case .title(let from, let to):
-          out.append(style.yellow("  \(indent)title \(row.id): \(quote(from)) → \(quote(to))"))
+          add(.changed, "  \(indent)title \(row.id): \(quote(from)) → \(quote(to))")
         case .fields(let from, let to):
-          out.append(
-            style.yellow("  \(indent)fields \(row.id): \(fields(from)) → \(fields(to))"))
+          add(.changed, "  \(indent)fields \(row.id): \(fields(from)) → \(fields(to))")
         }
       }
     }
     if diff.selectionModeChanged {
-      out.append(
-        style.yellow(
-          "selection mode \(mode(diff.multipleSelectionBefore)) → "
-            + mode(diff.multipleSelectionAfter)))
+      add(
+        .changed,
+        "selection mode \(mode(diff.multipleSelectionBefore)) → "
+          + mode(diff.multipleSelectionAfter))
     }
     if diff.selectionChanged {
-      out.append(
-        style.yellow(
-          "selection {\(diff.selectionBefore.joined(separator: ", "))} → "
-            + "{\(diff.selectionAfter.joined(separator: ", "))}"))
+      add(
+        .changed,
+        "selection {\(diff.selectionBefore.joined(separator: ", "))} → "
+          + "{\(diff.selectionAfter.joined(separator: ", "))}")
     }
     return out
+  }
+
+  /// What `listtape diff` prints after its header: the lines, then the count of changes;
+  /// only `no differences (…)` when the states match.
+  static func text(_ diff: StateDiff, context: Int) -> [DiffLine] {
+    (diff.isEmpty ? [] : lines(diff, context: context)) + [summary(diff)]
+  }
+
+  /// The last line: how many changes, or `no differences` when the states match.
+  static func summary(_ diff: StateDiff) -> DiffLine {
+    let unchanged = Counting.plural(diff.unchanged, "item")
+    guard !diff.isEmpty else {
+      return DiffLine(kind: .summary, text: "no differences (\(unchanged) unchanged)")
+    }
+    return DiffLine(
+      kind: .summary,
+      text: "\(Counting.plural(diff.changeCount, "change")), \(unchanged) unchanged")
   }
 
   /// `under parent, after sibling` or `at the top of section, first`.
@@ -64,122 +108,12 @@ enum DiffText {
       + (p.after.map { "after \($0)" } ?? "first")
   }
 
-  private static func mode(_ multiple: Bool) -> String { multiple ? "multiple" : "single" }
+  static func mode(_ multiple: Bool) -> String { multiple ? "multiple" : "single" }
 
   private static func quote(_ s: String?) -> String { s.map { "\"\($0)\"" } ?? "none" }
 
   private static func fields(_ f: [String: String]?) -> String {
     guard let f else { return "none" }
     return "{" + f.keys.sorted().map { "\($0): \"\(f[$0] ?? "")\"" }.joined(separator: ", ") + "}"
-  }
-
-  /// The diff's lines then a count; `no differences` when the states match.
-  static func print(_ diff: StateDiff, context: Int, style: Style, into out: Output) {
-    guard !diff.isEmpty else {
-      out.line(style.dim("no differences (\(Render.plural(diff.unchanged, "item")) unchanged)"))
-      return
-    }
-    for line in lines(diff, context: context, style: style) { out.line(line) }
-    out.line(
-      style.dim(
-        "\(Render.plural(diff.changeCount, "change")), "
-          + "\(Render.plural(diff.unchanged, "item")) unchanged"))
-  }
-
-  /// The diff as one JSON object for tools.
-  static func write(_ diff: StateDiff, to w: inout JSONWriter) {
-    func place(_ p: ItemPlace) {
-      w.beginObject()
-      w.field("section", p.section)
-      w.field("parent", p.parent)
-      w.field("after", p.after)
-      w.endObject()
-    }
-    func strings(_ key: String, _ list: [String]) {
-      w.key(key)
-      w.beginArray()
-      for s in list { w.string(s) }
-      w.endArray()
-    }
-    /// `{"id": id, key: {"from": …, "to": …}}` for a change with two sides.
-    func change(_ id: String, _ key: String, _ sides: (inout JSONWriter) -> Void) {
-      w.beginObject()
-      w.field("id", id)
-      w.key(key)
-      w.beginObject()
-      sides(&w)
-      w.endObject()
-      w.endObject()
-    }
-    w.beginObject()
-    w.key("sections")
-    w.beginObject()
-    strings("inserted", diff.sectionsInserted)
-    strings("deleted", diff.sectionsDeleted)
-    strings("moved", diff.sectionsMoved)
-    w.endObject()
-    for (key, placeKey, list) in [
-      ("inserted", "at", diff.inserted), ("deleted", "was", diff.deleted),
-    ] {
-      w.key(key)
-      w.beginArray()
-      for (id, p) in list {
-        w.beginObject()
-        w.field("id", id)
-        w.key(placeKey)
-        place(p)
-        w.endObject()
-      }
-      w.endArray()
-    }
-    w.key("moved")
-    w.beginArray()
-    for (id, from, to) in diff.moved {
-      w.beginObject()
-      w.field("id", id)
-      w.key("from")
-      place(from)
-      w.key("to")
-      place(to)
-      w.endObject()
-    }
-    w.endArray()
-    strings("expanded", diff.expanded)
-    strings("collapsed", diff.collapsed)
-    w.key("selection")
-    if diff.selectionChanged {
-      w.beginObject()
-      strings("from", diff.selectionBefore)
-      strings("to", diff.selectionAfter)
-      w.endObject()
-    } else {
-      w.null()
-    }
-    w.key("selectionMode")
-    if diff.selectionModeChanged {
-      w.beginObject()
-      w.field("from", mode(diff.multipleSelectionBefore))
-      w.field("to", mode(diff.multipleSelectionAfter))
-      w.endObject()
-    } else {
-      w.null()
-    }
-    w.key("content")
-    w.beginArray()
-    for (id, from, to) in diff.titles {
-      change(id, "title") { w in
-        w.field("from", from)
-        w.field("to", to)
-      }
-    }
-    for (id, from, to) in diff.fields {
-      change(id, "fields") { w in
-        w.field("from", from)
-        w.field("to", to)
-      }
-    }
-    w.endArray()
-    w.field("unchanged", diff.unchanged)
-    w.endObject()
   }
 }

@@ -47,19 +47,11 @@ enum Render {
   }
 
   /// `1,234,567` for large counts, so figures read at a glance.
-  static func count(_ n: Int) -> String {
-    let digits = Array(String(n.magnitude))
-    var out = ""
-    for (i, d) in digits.enumerated() {
-      if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-      out.append(d)
-    }
-    return (n < 0 ? "-" : "") + out
-  }
+  static func count(_ n: Int) -> String { Counting.count(n) }
 
   /// `1 event`, `2 events`.
   static func plural(_ n: Int, _ word: String, _ plural: String? = nil) -> String {
-    "\(count(n)) \(n == 1 ? word : plural ?? word + "s")"
+    Counting.plural(n, word, plural)
   }
 
   // MARK: - State

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeStore
+import ListTapeToolSupport
 
 #if canImport(Glibc)
 import Glibc

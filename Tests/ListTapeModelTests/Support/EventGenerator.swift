@@ -1,3 +1,5 @@
+import ListTapeSamples
+
 @testable import ListTapeModel
 
 /// Random event sequences against the current state (read from the reference): mostly

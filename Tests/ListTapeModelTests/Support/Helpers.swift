@@ -1,4 +1,5 @@
 import ListTapeJSON
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeModel

@@ -1,12 +1,9 @@
 import Foundation
 
-/// The viewer page: static markup, inline CSS and one inline script that reads the data
-/// block and draws everything with `textContent` (never HTML built from data). A strict
-/// Content-Security-Policy allows only that script (by its SHA-256) and inline styles, so
-/// the page can make no request at all.
 /// The viewer page: static markup, inline CSS, the data blocks (the report's JSON, the
-/// events as JSON Lines, the reducer as base64 WebAssembly) and one inline script that folds
-/// with that reducer and draws everything with `textContent` (never HTML built from data).
+/// events as JSON Lines, the reducer and differ as base64 WebAssembly) and one inline script
+/// that folds and diffs with that module and draws everything with `textContent` (never
+/// HTML built from data).
 /// A strict Content-Security-Policy allows only that script (by its SHA-256), compiling the
 /// embedded module, and inline styles, so the page can make no request at all.
 enum HTMLPage {
@@ -122,6 +119,7 @@ enum HTMLPage {
     .title { color: var(--acc); margin-left: .8em; } .fields { color: var(--dim); margin-left: .8em; }
     .check { color: var(--add); margin-left: .5em; }
     .d-add { color: var(--add); } .d-del { color: var(--del); } .d-mod { color: var(--mark); }
+    .d-sec { color: var(--acc); font-weight: 600; }
     .d-line { white-space: pre-wrap; }
     .ev { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; cursor: pointer;
       padding: 0 4px; border-radius: 4px; }
@@ -132,9 +130,10 @@ enum HTMLPage {
     footer { margin-top: 16px; font-size: 12px; }
     """
 
-  /// The viewer. Plain ES2017, no libraries. States come from the model itself, compiled to
-  /// WebAssembly (Tools/wasm): it loads the checkpoint at or before an event and folds the
-  /// events in between; the script only draws, diffs rows and navigates.
+  /// The viewer. Plain ES2017, no libraries. States and diffs come from the model and the
+  /// differ themselves, compiled to WebAssembly (Tools/wasm): the module loads the
+  /// checkpoint at or before an event, folds the events in between and words each event's
+  /// diff as `listtape diff` does; the script only draws and navigates.
   static let script = #"""
     (function () {
     'use strict';
@@ -225,80 +224,13 @@ enum HTMLPage {
       return { rows: out, multi: d[0] };
     }
 
-    // ---- Diff by identity between two row lists. ----
-    function placeText(r) {
-      return r.parent === null ? 'at the top of ' + r.section : 'under ' + r.parent;
-    }
-    function fieldsText(m) {
-      if (!m) return '';
-      return Object.keys(m).sort().map(function (k) { return k + '=' + m[k]; }).join(', ');
-    }
-    function notInLIS(seq) {
-      var tails = [], idx = [], prev = new Array(seq.length);
-      seq.forEach(function (v, i) {
-        var lo = 0, hi = tails.length;
-        while (lo < hi) { var mid = (lo + hi) >> 1; if (tails[mid] < v) lo = mid + 1; else hi = mid; }
-        prev[i] = lo > 0 ? idx[lo - 1] : -1;
-        tails[lo] = v; idx[lo] = i;
-      });
-      var keep = new Set();
-      for (var i = idx.length ? idx[idx.length - 1] : -1; i >= 0; i = prev[i]) keep.add(i);
-      return seq.map(function (_, i) { return !keep.has(i); });
-    }
-    function diff(a, b) {
-      var out = [], A = new Map(), B = new Map(), secA = [], secB = [];
-      a.forEach(function (r) { if (r.header) secA.push(r.section); else A.set(r.id, r); });
-      b.forEach(function (r) { if (r.header) secB.push(r.section); else B.set(r.id, r); });
-      secB.forEach(function (s) { if (secA.indexOf(s) < 0) out.push(['d-add', '+ section ' + s]); });
-      secA.forEach(function (s) { if (secB.indexOf(s) < 0) out.push(['d-del', '- section ' + s]); });
-      var keptA = secA.filter(function (s) { return secB.indexOf(s) >= 0; });
-      var keptB = secB.filter(function (s) { return secA.indexOf(s) >= 0; });
-      notInLIS(keptB.map(function (s) { return keptA.indexOf(s); })).forEach(function (m, i) {
-        if (m) out.push(['d-mod', '~ section ' + keptB[i] + ' moved']);
-      });
-      a.forEach(function (r) {
-        if (!r.header && !B.has(r.id)) out.push(['d-del', '- ' + r.id + ' (was ' + placeText(r) + ')']);
-      });
-      // Items that stay under the same parent, by parent, in each order.
-      var groupsA = new Map(), groupsB = new Map(), moved = new Set();
-      function add(groups, r) {
-        var g = groups.get(r.group);
-        if (g) g.push(r.id); else groups.set(r.group, [r.id]);
-      }
-      a.forEach(function (r) {
-        var o = !r.header && B.get(r.id);
-        if (o && o.group === r.group) add(groupsA, r);
-      });
-      b.forEach(function (r) {
-        var o = !r.header && A.get(r.id);
-        if (o && o.group !== r.group) moved.add(r.id);
-        if (o && o.group === r.group) add(groupsB, r);
-      });
-      groupsB.forEach(function (ids, k) {
-        var old = new Map();
-        groupsA.get(k).forEach(function (id, i) { old.set(id, i); });
-        notInLIS(ids.map(function (id) { return old.get(id); })).forEach(function (m, i) { if (m) moved.add(ids[i]); });
-      });
-      var unchanged = 0;
-      b.forEach(function (r) {
-        if (r.header) return;
-        var pad = '  '.repeat(r.level), o = A.get(r.id);
-        if (!o) { out.push(['d-add', '+ ' + pad + r.id + ' (' + placeText(r) + ')']); return; }
-        var changed = false;
-        if (moved.has(r.id)) { changed = true; out.push(['d-mod', '~ ' + pad + r.id + ' moved: ' + placeText(o) + ' → ' + placeText(r)]); }
-        if (o.expanded !== r.expanded) { changed = true; out.push(['d-mod', (r.expanded ? '▾ ' : '▸ ') + pad + r.id + (r.expanded ? ' expanded' : ' collapsed')]); }
-        if (o.title !== r.title) { changed = true; out.push(['d-mod', '  ' + pad + 'title ' + r.id + ': ' + JSON.stringify(o.title) + ' → ' + JSON.stringify(r.title)]); }
-        if ((o.fields || r.fields) && fieldsText(o.fields) !== fieldsText(r.fields)) { changed = true; out.push(['d-mod', '  ' + pad + 'fields ' + r.id + ': {' + fieldsText(o.fields) + '} → {' + fieldsText(r.fields) + '}']); }
-        if (!changed) unchanged++;
-      });
-      var sa = a.filter(function (r) { return r.selected; }).map(function (r) { return r.id; });
-      var sb = b.filter(function (r) { return r.selected; }).map(function (r) { return r.id; });
-      if (sa.slice().sort().join('\u0000') !== sb.slice().sort().join('\u0000')) {
-        out.push(['d-mod', 'selection {' + sa.join(', ') + '} → {' + sb.join(', ') + '}']);
-      }
-      if (out.length) out.push(['dim', '  ' + unchanged + ' unchanged item' + (unchanged === 1 ? '' : 's')]);
-      return out;
-    }
+    // ---- The diff from the previous event: the module's, in the words of `listtape diff`. ----
+    // Its lines are [kind, text]; the kinds are DiffLine.Kind's raw values.
+    var DIFF_CLASSES = ['d-add', 'd-del', 'd-mod', 'd-mod', 'd-sec', '', 'dim', 'dim'];
+    /** Folds event curN + 1 and returns its outcome (0 applied, 1 fault: the message in
+     *  result()); diffLines() then says what it changed. */
+    function stepDiffing() { curN++; return W.lt_apply_diff(curN - FROM); }
+    function diffLines() { W.lt_diff(2); return JSON.parse(result()); }
 
     // ---- Rendering ----
     var position = FIRST, playing = null, MAX_ROWS = 5000;
@@ -328,7 +260,7 @@ enum HTMLPage {
         row.appendChild(el('span', 'tri', r.hasChildren ? (r.expanded ? '▾' : '▸') : ''));
         row.appendChild(el('span', 'id', r.id));
         if (r.title !== null && r.title !== r.id) row.appendChild(el('span', 'title', '"' + r.title + '"'));
-        if (r.fields && Object.keys(r.fields).length) row.appendChild(el('span', 'fields', '[' + fieldsText(r.fields) + ']'));
+        if (r.fields) row.appendChild(el('span', 'fields', '[' + r.fields + ']'));
         if (r.selected) row.appendChild(el('span', 'check', '✓'));
         if (!r.visible) row.appendChild(el('span', 'dim', '  (hidden)'));
         frag.appendChild(row);
@@ -359,19 +291,16 @@ enum HTMLPage {
       box.replaceChildren(frag);
     }
 
-    var drawn = null;
     function render() {
-      var n = position, before = null, fault = '';
+      var n = position, lines = null, fault = '';
       if (n >= FROM) {
         seek(n - 1);
-        // Stepping forward, the rows drawn last are the ones before.
-        before = drawn && drawn.n === n - 1 ? drawn.rows : state().rows;
-        if (step() === 1) fault = result();
+        if (stepDiffing() === 1) fault = result();
+        lines = diffLines();
       } else {
         seek(n);
       }
       var st = state(), now = st.rows;
-      drawn = { n: n, rows: now };
       $('slider').value = String(n);
       $('num').value = String(n);
       var head = $('eventhead');
@@ -390,12 +319,8 @@ enum HTMLPage {
       renderList(now, st.multi);
       var d = $('diff');
       d.replaceChildren();
-      if (!before) d.appendChild(el('div', 'dim', '(no earlier event in this file)'));
-      else {
-        var lines = diff(before, now);
-        if (!lines.length) d.appendChild(el('div', 'dim', '(no change)'));
-        lines.forEach(function (l) { d.appendChild(el('div', 'd-line ' + l[0], l[1])); });
-      }
+      if (!lines) d.appendChild(el('div', 'dim', '(no earlier event in this file)'));
+      else lines.forEach(function (l) { d.appendChild(el('div', 'd-line ' + DIFF_CLASSES[l[0]], l[1])); });
       renderEvents();
       var here = $('here');
       here.style.left = pct(n) + '%';
@@ -460,6 +385,20 @@ enum HTMLPage {
         : 'check: ok, ' + lines.length + ' events, ' + (c - 1) + ' checkpoints';
     }
 
+    // A check for tests (#diffs in the address): every event's diff from the one before, as
+    // the page draws it: `@ N`, then its lines, for each event of the window.
+    function diffCheck() {
+      var out = [];
+      load(cps[0]);
+      for (var n = FROM; n <= TO; n++) {
+        stepDiffing();
+        out.push('@ ' + n);
+        diffLines().forEach(function (l) { out.push(l[1]); });
+      }
+      $('check').textContent = out.join('\n');
+      $('selftest').textContent = 'diffs: ' + (TO - FROM + 1) + ' events';
+    }
+
     $('name').textContent = D.name + ' · events ' + FROM + '…' + TO + ' of ' + D.total;
     document.title = 'ListTape · ' + D.name;
     $('summary').textContent = (TO - FROM + 1) + ' events · ' + D.marks.length + ' mark' + (D.marks.length === 1 ? '' : 's') + ' · ' + D.faults.length + ' fault' + (D.faults.length === 1 ? '' : 's');
@@ -494,13 +433,14 @@ enum HTMLPage {
       var m = /event=(\d+)/.exec(location.hash);
       return m ? Number(m[1]) : TO;
     }
-    var wantsCheck = /check/.test(location.hash);
+    var wantsCheck = /check/.test(location.hash), wantsDiffs = /diffs/.test(location.hash);
     position = clamp(fromHash());
     render();
     // Navigation start to the first state drawn, for docs/performance.md.
     document.body.dataset.firstRender = performance.now().toFixed(0);
     window.addEventListener('hashchange', function () { var n = clamp(fromHash()); if (n !== position) go(n); });
     if (wantsCheck) check();
+    if (wantsDiffs) diffCheck();
     var loads = performance.getEntriesByType('resource').length;
     $('netcheck').textContent = 'resources loaded: ' + loads;
     })();

@@ -1,10 +1,13 @@
+import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
 
-/// The HTML viewer's reducer: `ListState.apply`, the same code every native command folds
-/// with, compiled to WebAssembly with Embedded Swift. The page hands over its window of
-/// events once (JSON Lines), loads checkpoints (the state codec's bytes), folds events by
-/// number and reads states back as rows to draw or as the protocol's state JSON.
+/// The HTML viewer's reducer and differ: `ListState.apply`, the same code every native
+/// command folds with, and `Differ` with `DiffText`, the code and words of `listtape diff`,
+/// compiled to WebAssembly with Embedded Swift. The page hands over its window of events
+/// once (JSON Lines), loads checkpoints (the state codec's bytes), folds events by number
+/// and reads states back as rows to draw or as the protocol's state JSON, and each event's
+/// diff as `listtape diff` words it.
 ///
 /// Calls pass pointers and lengths into linear memory; text comes back in one result buffer
 /// (`lt_result`, `lt_result_length`) that the next call replaces.
@@ -14,6 +17,9 @@ struct Viewer {
   var events = UnsafeMutableRawBufferPointer(start: nil, count: 0)
   var starts: [Int] = []
   var result = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+  /// The state before the last event folded with `diffing`, and what that event touched.
+  var before: ListState?
+  var touched = TouchedItems()
 
   /// The outcome of folding one event, as the page and the checks read it.
   enum Outcome: Int32 {
@@ -64,13 +70,21 @@ struct Viewer {
   }
 
   /// Decodes and folds one JSON line; the result holds the fault or why it is malformed.
-  mutating func apply(json: UnsafeRawBufferPointer) -> Outcome {
+  /// With `diffing`, the state before it and what it touches are kept for `diff(context:)`.
+  mutating func apply(json: UnsafeRawBufferPointer, diffing: Bool = false) -> Outcome {
+    before = nil
     let event: Event
     do throws(MalformedEvent) {
       event = try Event(jsonLine: json)
     } catch {
       setResult(error.message)
       return .malformed
+    }
+    if diffing {
+      // As `listtape diff` compares two close points: only where the events touched.
+      before = state
+      touched = TouchedItems(limit: max(1_024, state.numberOfAllItems / 4))
+      touched.note(event, before: state)
     }
     do throws(ListFault) {
       try state.apply(event)
@@ -85,7 +99,7 @@ struct Viewer {
   /// What the page draws, smaller than the state JSON: `[multipleSelection, [[section,
   /// [[level, id, flags, title?, fields?], …]], …]]`, every item in pre-order; flags: 1
   /// expanded, 2 selected, 4 visible, 8 has children; a title (or null) only when there is a
-  /// title or fields.
+  /// title or fields; fields as `show` lists them (`key=value, …`, keys sorted).
   mutating func rows() {
     var w = JSONWriter(reservingCapacity: 4096)
     w.beginArray()
@@ -102,16 +116,11 @@ struct Viewer {
         w.int(
           (row.expanded ? 1 : 0) | (row.isSelected ? 2 : 0) | (row.isVisible ? 4 : 0)
             | (row.hasChildren ? 8 : 0))
-        if row.title != nil || row.fields != nil {
+        if row.title != nil || !(row.fields?.isEmpty ?? true) {
           if let title = row.title { w.string(title) } else { w.null() }
         }
-        if let fields = row.fields {
-          w.beginObject()
-          for key in fields.keys.sorted() {
-            w.key(key)
-            w.string(fields[key] ?? "")
-          }
-          w.endObject()
+        if let fields = row.fields, !fields.isEmpty {
+          w.string(fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }.joined(separator: ", "))
         }
         w.endArray()
       }
@@ -120,6 +129,27 @@ struct Viewer {
     }
     w.endArray()
     w.endArray()
+    setResult(w.bytes)
+  }
+
+  /// The diff from the state before the last event folded with `diffing` to the state now,
+  /// as `listtape diff` prints it after its header: `[[kind, text], …]` (`DiffLine.Kind`
+  /// raw values); `[]` when no event was folded with `diffing` since.
+  mutating func diff(context: Int) {
+    var w = JSONWriter(reservingCapacity: 1024)
+    w.beginArray()
+    if let before {
+      let diff = Differ.diff(before, state, touched: touched, context: context)
+      for line in DiffText.text(diff, context: context) {
+        w.beginArray()
+        w.int(line.kind.rawValue)
+        w.string(line.text)
+        w.endArray()
+      }
+    }
+    w.endArray()
+    before = nil
+    touched = TouchedItems()
     setResult(w.bytes)
   }
 
@@ -200,6 +230,23 @@ func ltLoad(_ pointer: UnsafeRawPointer, _ count: Int32) -> Int32 {
 func ltApply(_ index: Int32) -> Int32 {
   guard let line = viewer.line(Int(index)) else { return Viewer.Outcome.outOfRange.rawValue }
   return viewer.apply(json: line).rawValue
+}
+
+/// Folds event line `index` as `lt_apply` does, keeping what `lt_diff` needs to say what it
+/// changed.
+@_expose(wasm, "lt_apply_diff")
+@_cdecl("lt_apply_diff")
+func ltApplyDiff(_ index: Int32) -> Int32 {
+  guard let line = viewer.line(Int(index)) else { return Viewer.Outcome.outOfRange.rawValue }
+  return viewer.apply(json: line, diffing: true).rawValue
+}
+
+/// Puts what the last `lt_apply_diff` changed in the result, in the words of `listtape diff`
+/// with `--context context` (`Viewer.diff`).
+@_expose(wasm, "lt_diff")
+@_cdecl("lt_diff")
+func ltDiff(_ context: Int32) {
+  viewer.diff(context: Int(context))
 }
 
 /// Folds the JSON event at `pointer`, as `lt_apply`.

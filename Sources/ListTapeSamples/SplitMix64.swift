@@ -1,5 +1,6 @@
 /// SplitMix64: a tiny, fast generator, identical everywhere; sample sessions, benches and
-/// tests draw their seeded randomness from it (it lives here, the lowest module they share).
+/// tests draw their seeded randomness from it. It lives with the samples, not in the model:
+/// no library an app links needs a generator.
 package struct SplitMix64: RandomNumberGenerator, Sendable {
   package var state: UInt64
 

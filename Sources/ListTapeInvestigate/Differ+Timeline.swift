@@ -1,0 +1,36 @@
+import ListTapeModel
+import ListTapeStore
+
+// The diff of two points of a log, apart from the state differ (Diff.swift,
+// IncrementalDiff.swift, TouchedItems.swift), which needs only the model: the HTML viewer's
+// WebAssembly module compiles those files as they are (Tools/wasm/build.sh).
+extension Differ {
+  /// The diff between the states after events `from` and `to` of one log (either may come
+  /// first). Close points are one seek and a fold of the events between them, compared
+  /// only where those events touched; far ones are two seeks and a whole comparison.
+  /// The result is `diff(state(from), state(to)).foldingUnchanged(longerThan: context)`.
+  /// - Complexity: a seek, then O(events between × log n) when close; O(n) when far.
+  public static func diff(_ timeline: Timeline, from: Int, to: Int, context: Int = 2)
+    throws(StoreError) -> StateDiff
+  {
+    let lo = min(from, to)
+    let hi = max(from, to)
+    var (a, decoder) = try timeline.seek(to: lo)
+    // Folding forward beats a second seek while it costs less than decoding a checkpoint
+    // (about 30k events' worth) and folding from it.
+    guard hi - lo <= 30_000 + hi - timeline.checkpointSeq(atOrBefore: hi) else {
+      let b = try timeline.state(at: hi)
+      return (from <= to ? diff(a, b) : diff(b, a)).foldingUnchanged(longerThan: context)
+    }
+    var b = a
+    var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
+    try timeline.scanEvents(from: lo + 1, through: hi, decoder: &decoder) { _, event in
+      touched.note(event, before: b)
+      try? b.apply(event)
+      return true
+    }
+    return from <= to
+      ? diff(a, b, touched: touched, context: context)
+      : diff(b, a, touched: touched, context: context)
+  }
+}
