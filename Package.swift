@@ -34,11 +34,17 @@ let package = Package(
     // The investigation tools: bisect, find, diff, diverge, history, cut, export, verify.
     .target(
       name: "ListTapeInvestigate", dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog"]),
+    // Fleet export (issue 24): a Parquet writer of our own (package API only), and the
+    // events and sessions tables of many logs written with it.
+    .target(name: "ListTapeParquet", dependencies: ["CZlib"]),
+    .target(
+      name: "ListTapeFleet",
+      dependencies: ["ListTapeParquet", "ListTapeInvestigate", "ListTapeStore", "ListTapeModel"]),
     .executableTarget(
       name: "listtape",
       dependencies: [
         "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
-        "ListTapeSamples",
+        "ListTapeSamples", "ListTapeFleet", "ListTapeParquet",
       ],
       path: "Tools/listtape"
     ),
