@@ -52,7 +52,7 @@ let package = Package(
       name: "listtape-bench",
       dependencies: [
         "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
-        "ListTapeSamples",
+        "ListTapeSamples", "ListTapeFleet",
       ],
       path: "Tools/listtape-bench"
     ),
@@ -84,6 +84,7 @@ let package = Package(
       name: "ListTapeInvestigateTests",
       dependencies: ["ListTapeInvestigate", "ListTapeStore", "ListTapeModel", "ListTapeSamples"]
     ),
+    .testTarget(name: "ListTapeParquetTests", dependencies: ["ListTapeParquet", "ListTapeModel"]),
     .testTarget(
       name: "ListTapeCLITests",
       dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog"]

@@ -6,18 +6,15 @@ struct ColumnBuffer {
   var defs: [UInt8] = []
   /// Repetition level per entry (list columns).
   var reps: [UInt8] = []
-  /// Non-null values of INT64 and timestamp columns.
+  /// Non-null values of INT64, timestamp and INT32 columns.
   var int64s: [Int64] = []
   /// Non-null values of BOOLEAN columns.
   var bools: [Bool] = []
-  /// Non-null values of INT32 and string columns, as entries of `ints` or `strings`.
+  /// Non-null values of string columns, as entries of `strings`.
   var indices: [UInt32] = []
   var strings = ByteDictionary()
-  var ints = IntDictionary()
   /// Whether the row being filled has a list element yet.
   var rowHasElement = false
-  /// Whether the row being filled has its value (required and optional columns).
-  var rowFilled = false
 
   init(_ column: ParquetColumn) { self.column = column }
 
@@ -29,9 +26,9 @@ struct ColumnBuffer {
   /// Non-null values.
   var values: Int {
     switch column.type {
-    case .int64, .timestampMillis: return int64s.count
+    case .int64, .timestampMillis, .int32: return int64s.count
     case .bool: return bools.count
-    case .int32, .string: return indices.count
+    case .string: return indices.count
     }
   }
 
@@ -47,11 +44,7 @@ struct ColumnBuffer {
 
   /// What the chunk's dictionary takes plain-encoded.
   var dictionaryBytes: Int {
-    switch column.type {
-    case .string: return strings.plainBytes
-    case .int32: return 4 * ints.count
-    default: return 0
-    }
+    column.type == .string ? strings.plainBytes : 0
   }
 
   /// Empties the buffer for the next row group, keeping its storage.
@@ -62,6 +55,5 @@ struct ColumnBuffer {
     bools.removeAll(keepingCapacity: true)
     indices.removeAll(keepingCapacity: true)
     strings.removeAll()
-    ints.removeAll()
   }
 }

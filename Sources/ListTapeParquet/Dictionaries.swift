@@ -11,12 +11,12 @@ struct ByteDictionary {
   /// Every entry's bytes, one after another.
   private(set) var arena: [UInt8] = []
   /// Entry `i` is `arena[starts[i]..<starts[i + 1]]`.
-  private(set) var starts: [Int] = [0]
-  private var hashes: [UInt64] = []
-  /// Slot → entry number, -1 for an empty slot.
-  private var slots = [Int32](repeating: -1, count: 64)
+  private(set) var starts: [Int32] = [0]
+  /// Each slot holds the upper 32 bits of an entry's hash and its number plus one (0: an
+  /// empty slot), so a probe reads one word and compares bytes only when the tags agree.
+  private var slots = [UInt64](repeating: 0, count: 64)
   /// The last entry looked up, for runs of the same value (a log's path, a repeated op).
-  private var last: Int32 = -1
+  private var last = -1
 
   var count: Int { starts.count - 1 }
 
@@ -25,24 +25,27 @@ struct ByteDictionary {
 
   /// The entry number of `bytes`, added when new.
   mutating func index(of bytes: UnsafeRawBufferPointer) -> UInt32 {
-    if last >= 0 && equals(Int(last), bytes) { return UInt32(last) }
+    if last >= 0 && equals(last, bytes) { return UInt32(last) }
     let h = Self.hash(bytes)
+    let tag = h >> 32
     let mask = slots.count - 1
     var s = Int(truncatingIfNeeded: h) & mask
     while true {
-      let e = slots[s]
-      if e < 0 { break }
-      if hashes[Int(e)] == h && equals(Int(e), bytes) {
-        last = e
-        return UInt32(e)
+      let slot = slots[s]
+      if slot == 0 { break }
+      if slot >> 32 == tag {
+        let e = Int(slot & 0xFFFF_FFFF) - 1
+        if equals(e, bytes) {
+          last = e
+          return UInt32(e)
+        }
       }
       s = (s + 1) & mask
     }
-    let e = Int32(count)
-    slots[s] = e
-    hashes.append(h)
+    let e = count
+    slots[s] = tag << 32 | UInt64(e + 1)
     arena.append(contentsOf: bytes)
-    starts.append(arena.count)
+    starts.append(Int32(arena.count))
     last = e
     if count * 2 > slots.count { grow() }
     return UInt32(e)
@@ -51,29 +54,28 @@ struct ByteDictionary {
   /// Calls `body` with entry `i`'s bytes.
   func withEntry<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     arena.withUnsafeBufferPointer { a in
-      body(UnsafeBufferPointer(rebasing: a[starts[i]..<starts[i + 1]]))
+      body(UnsafeBufferPointer(rebasing: a[Int(starts[i])..<Int(starts[i + 1])]))
     }
   }
 
-  func length(_ i: Int) -> Int { starts[i + 1] - starts[i] }
+  func length(_ i: Int) -> Int { Int(starts[i + 1] - starts[i]) }
 
   /// Empties the dictionary for the next column chunk, keeping its storage.
   mutating func removeAll() {
     arena.removeAll(keepingCapacity: true)
     starts.removeAll(keepingCapacity: true)
     starts.append(0)
-    hashes.removeAll(keepingCapacity: true)
     if slots.count > 64 * 1024 {
-      slots = [Int32](repeating: -1, count: 64)
+      slots = [UInt64](repeating: 0, count: 64)
     } else {
-      for i in slots.indices { slots[i] = -1 }
+      for i in slots.indices { slots[i] = 0 }
     }
     last = -1
   }
 
   private func equals(_ e: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
-    let start = starts[e]
-    let n = starts[e + 1] - start
+    let start = Int(starts[e])
+    let n = Int(starts[e + 1]) - start
     guard n == bytes.count else { return false }
     if n == 0 { return true }
     return arena.withUnsafeBytes { a in
@@ -83,91 +85,38 @@ struct ByteDictionary {
   }
 
   private mutating func grow() {
-    var bigger = [Int32](repeating: -1, count: slots.count * 2)
+    var bigger = [UInt64](repeating: 0, count: slots.count * 2)
     let mask = bigger.count - 1
-    for (e, h) in hashes.enumerated() {
+    for e in 0..<count {
+      let h = withEntry(e) { Self.hash(UnsafeRawBufferPointer($0)) }
       var s = Int(truncatingIfNeeded: h) & mask
-      while bigger[s] >= 0 { s = (s + 1) & mask }
-      bigger[s] = Int32(e)
+      while bigger[s] != 0 { s = (s + 1) & mask }
+      bigger[s] = (h >> 32) << 32 | UInt64(e + 1)
     }
     slots = bigger
   }
 
-  /// 64-bit FNV-1a, 8 bytes at a time, then a finalizer so the low bits (the slot) mix.
+  /// A multiply-xorshift hash, 8 bytes at a time (the tail read as one word), so an id
+  /// of up to 8 bytes costs one multiply; the finalizer mixes the low bits (the slot).
   static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    var i = 0
     let n = bytes.count
+    var h: UInt64 = 0x9e37_79b9_7f4a_7c15 ^ UInt64(n)
+    var i = 0
     while i + 8 <= n {
-      h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0x1000_0000_01b3
-      h ^= h >> 29
+      h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xff51_afd7_ed55_8ccd
+      h ^= h >> 32
       i += 8
     }
-    while i < n {
-      h = (h ^ UInt64(bytes[i])) &* 0x1000_0000_01b3
-      i += 1
+    if i < n, let base = bytes.baseAddress {
+      var tail: UInt64 = 0
+      withUnsafeMutableBytes(of: &tail) {
+        $0.baseAddress?.copyMemory(from: base + i, byteCount: n - i)
+      }
+      h = (h ^ tail) &* 0xff51_afd7_ed55_8ccd
     }
     h ^= h >> 33
-    h = h &* 0xff51_afd7_ed55_8ccd
+    h = h &* 0xc4ce_b9fe_1a85_ec53
     h ^= h >> 33
     return h
-  }
-}
-
-/// The distinct integers of one column chunk, numbered in order of first appearance.
-struct IntDictionary {
-  private(set) var keys: [Int64] = []
-  private var slots = [Int32](repeating: -1, count: 64)
-  private var last: Int32 = -1
-
-  var count: Int { keys.count }
-
-  /// The entry number of `value`, added when new.
-  mutating func index(of value: Int64) -> UInt32 {
-    if last >= 0 && keys[Int(last)] == value { return UInt32(last) }
-    let mask = slots.count - 1
-    var s = Self.slot(value) & mask
-    while true {
-      let e = slots[s]
-      if e < 0 { break }
-      if keys[Int(e)] == value {
-        last = e
-        return UInt32(e)
-      }
-      s = (s + 1) & mask
-    }
-    let e = Int32(keys.count)
-    slots[s] = e
-    keys.append(value)
-    last = e
-    if keys.count * 2 > slots.count { grow() }
-    return UInt32(e)
-  }
-
-  mutating func removeAll() {
-    keys.removeAll(keepingCapacity: true)
-    if slots.count > 64 * 1024 {
-      slots = [Int32](repeating: -1, count: 64)
-    } else {
-      for i in slots.indices { slots[i] = -1 }
-    }
-    last = -1
-  }
-
-  private static func slot(_ value: Int64) -> Int {
-    var h = UInt64(bitPattern: value) &* 0x9e37_79b9_7f4a_7c15
-    h ^= h >> 32
-    return Int(truncatingIfNeeded: h)
-  }
-
-  private mutating func grow() {
-    var bigger = [Int32](repeating: -1, count: slots.count * 2)
-    let mask = bigger.count - 1
-    for (e, k) in keys.enumerated() {
-      var s = Self.slot(k) & mask
-      while bigger[s] >= 0 { s = (s + 1) & mask }
-      bigger[s] = Int32(e)
-    }
-    slots = bigger
   }
 }

@@ -12,7 +12,7 @@ package struct ParquetOptions: Sendable {
   /// A column chunk whose dictionary would take more than this is written plain.
   package var dictionaryBytes = 1 << 20
   /// zlib's level for the GZIP pages (1 fastest ... 9 smallest).
-  package var compressionLevel: Int32 = 6
+  package var compressionLevel: Int32 = 1
   /// The footer's `created_by`.
   package var createdBy = "listtape"
   /// The footer's key-value metadata.

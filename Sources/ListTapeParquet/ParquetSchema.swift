@@ -14,11 +14,11 @@ package struct ParquetColumn: Sendable {
 
   /// What a column's values are, physically and logically.
   package enum ValueType: Sendable {
-    /// INT64, plain-encoded.
+    /// INT64, DELTA_BINARY_PACKED.
     case int64
-    /// INT64 annotated as a UTC timestamp in milliseconds, plain-encoded.
+    /// INT64 annotated as a UTC timestamp in milliseconds, DELTA_BINARY_PACKED.
     case timestampMillis
-    /// INT32, dictionary-encoded while the chunk's dictionary stays small, plain otherwise.
+    /// INT32, DELTA_BINARY_PACKED (counts that change by little from row to row).
     case int32
     /// BYTE_ARRAY annotated as UTF-8, dictionary-encoded while the chunk's dictionary stays
     /// small, plain otherwise.
@@ -75,6 +75,7 @@ enum ParquetEnum {
   enum Encoding: Int32 {
     case plain = 0
     case rle = 3
+    case deltaBinaryPacked = 5
     case rleDictionary = 8
   }
 
@@ -99,8 +100,8 @@ extension ParquetColumn.ValueType {
   /// Whether values go through a dictionary while the column chunk is written.
   var usesDictionary: Bool {
     switch self {
-    case .int32, .string: return true
-    case .int64, .timestampMillis, .bool: return false
+    case .string: return true
+    case .int64, .timestampMillis, .int32, .bool: return false
     }
   }
 }

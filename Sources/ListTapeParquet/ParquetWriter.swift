@@ -14,14 +14,18 @@ package final class ParquetWriter {
   package let path: String
   package let columns: [ParquetColumn]
   private let options: ParquetOptions
-  private var buffers: [ColumnBuffer]
+  /// One buffer per column, behind a pointer: the per-value appends then need no
+  /// exclusivity check of a class property.
+  private let buffers: UnsafeMutablePointer<ColumnBuffer>
   private var fd: Int32
   private var offset: Int64 = 0
   private let compressor: GzipCompressor
   /// Rows in the row group being filled, and their value bytes (as plain-encoded).
   private var groupRows = 0
-  private var groupBytes = 0
+  private let groupBytes = UnsafeMutablePointer<Int>.allocate(capacity: 1)
   private var rowGroups: [RowGroupMeta] = []
+  /// The list columns, which `endRow` closes.
+  private let listColumns: [Int]
   private var totalRows: Int64 = 0
 
   /// Creates the file at `path`, which must not exist.
@@ -38,11 +42,19 @@ package final class ParquetWriter {
     self.options = options
     self.compressor = compressor
     self.fd = fd
-    buffers = columns.map(ColumnBuffer.init)
+    listColumns = columns.indices.filter { columns[$0].repetition == .list }
+    buffers = .allocate(capacity: columns.count)
+    buffers.initialize(from: columns.map(ColumnBuffer.init), count: columns.count)
+    groupBytes.initialize(to: 0)
     try write(Self.magic)
   }
 
-  deinit { if fd >= 0 { _ = sysClose(fd) } }
+  deinit {
+    if fd >= 0 { _ = sysClose(fd) }
+    buffers.deinitialize(count: columns.count)
+    buffers.deallocate()
+    groupBytes.deallocate()
+  }
 
   /// Rows appended so far.
   package var rows: Int64 { totalRows + Int64(groupRows) }
@@ -53,22 +65,21 @@ package final class ParquetWriter {
   package func append(_ c: Int, int64 value: Int64) {
     buffers[c].int64s.append(value)
     defined(c)
-    groupBytes += 8
+    groupBytes.pointee += 8
   }
 
   /// Column `c`'s value in this row: an INT32.
   package func append(_ c: Int, int32 value: Int32) {
-    let i = buffers[c].ints.index(of: Int64(value))
-    buffers[c].indices.append(i)
+    buffers[c].int64s.append(Int64(value))
     defined(c)
-    groupBytes += 4
+    groupBytes.pointee += 4
   }
 
   /// Column `c`'s value in this row: a boolean.
   package func append(_ c: Int, bool value: Bool) {
     buffers[c].bools.append(value)
     defined(c)
-    groupBytes += 1
+    groupBytes.pointee += 1
   }
 
   /// Column `c`'s value in this row (or, for a list column, its next element): a string.
@@ -81,8 +92,8 @@ package final class ParquetWriter {
   package func append(_ c: Int, utf8 bytes: UnsafeRawBufferPointer) {
     let i = buffers[c].strings.index(of: bytes)
     buffers[c].indices.append(i)
-    groupBytes += 4 + bytes.count
-    if columns[c].repetition == .list {
+    groupBytes.pointee += 4 + bytes.count
+    if buffers[c].column.repetition == .list {
       buffers[c].reps.append(buffers[c].rowHasElement ? 1 : 0)
       buffers[c].defs.append(1)
       buffers[c].rowHasElement = true
@@ -93,34 +104,26 @@ package final class ParquetWriter {
 
   /// Column `c` is null in this row (an optional column).
   package func appendNull(_ c: Int) {
-    precondition(columns[c].repetition == .optional, "\(columns[c].name) is not optional")
+    precondition(buffers[c].column.repetition == .optional, "\(columns[c].name) is not optional")
     buffers[c].defs.append(0)
-    buffers[c].rowFilled = true
   }
 
   @inline(__always) private func defined(_ c: Int) {
-    if columns[c].repetition == .optional { buffers[c].defs.append(1) }
-    buffers[c].rowFilled = true
+    if buffers[c].column.repetition == .optional { buffers[c].defs.append(1) }
   }
 
   /// Ends the row: a list column without elements holds an empty list; a row group that
   /// is full is written.
   package func endRow() throws(ParquetError) {
-    for c in buffers.indices {
-      if columns[c].repetition == .list {
-        if !buffers[c].rowHasElement {
-          buffers[c].reps.append(0)
-          buffers[c].defs.append(0)
-        }
-        buffers[c].rowHasElement = false
-      } else {
-        // A missing value is the caller's bug, not bad input: it would shift every row.
-        precondition(buffers[c].rowFilled, "no value for column \(columns[c].name)")
-        buffers[c].rowFilled = false
+    for c in listColumns {
+      if !buffers[c].rowHasElement {
+        buffers[c].reps.append(0)
+        buffers[c].defs.append(0)
       }
+      buffers[c].rowHasElement = false
     }
     groupRows += 1
-    if groupRows >= options.rowGroupRows || groupBytes >= options.rowGroupBytes {
+    if groupRows >= options.rowGroupRows || groupBytes.pointee >= options.rowGroupBytes {
       try flushRowGroup()
     }
   }
@@ -147,7 +150,12 @@ package final class ParquetWriter {
   private func flushRowGroup() throws(ParquetError) {
     let start = offset
     var chunks: [ChunkMeta] = []
-    for c in buffers.indices {
+    for c in 0..<columns.count {
+      // A row without a value in some column would shift every row after it: the
+      // caller's bug, not bad input.
+      precondition(
+        columns[c].repetition == .list || buffers[c].entries == groupRows,
+        "column \(columns[c].name) has \(buffers[c].entries) values for \(groupRows) rows")
       chunks.append(try writeChunk(&buffers[c], rows: groupRows))
       buffers[c].removeAll()
     }
@@ -158,7 +166,7 @@ package final class ParquetWriter {
         compressed: chunks.reduce(0) { $0 + $1.compressed }))
     totalRows += Int64(groupRows)
     groupRows = 0
-    groupBytes = 0
+    groupBytes.pointee = 0
   }
 
   /// Writes one column chunk: a dictionary page when the dictionary is small enough, then
@@ -171,17 +179,12 @@ package final class ParquetWriter {
     if dictionary {
       var page: [UInt8] = []
       page.reserveCapacity(b.dictionaryBytes)
-      switch column.type {
-      case .string:
-        for i in 0..<b.strings.count {
-          Self.appendLength(b.strings.length(i), to: &page)
-          b.strings.withEntry(i) { page.append(contentsOf: $0) }
-        }
-      default:
-        for k in b.ints.keys { Self.appendLE(Int32(truncatingIfNeeded: k), to: &page) }
+      for i in 0..<b.strings.count {
+        Self.appendLength(b.strings.length(i), to: &page)
+        b.strings.withEntry(i) { page.append(contentsOf: $0) }
       }
       meta.dictionaryOffset = offset
-      let count = column.type == .string ? b.strings.count : b.ints.count
+      let count = b.strings.count
       try writePage(page, .dictionaryPage, meta: &meta) { h in
         h.beginStruct(7)  // dictionary_page_header
         h.field(1, i32: Int32(count))
@@ -199,7 +202,7 @@ package final class ParquetWriter {
     var value = 0
     let width =
       dictionary
-      ? RLEHybrid.bitWidth(max(0, (column.type == .string ? b.strings.count : b.ints.count) - 1))
+      ? RLEHybrid.bitWidth(max(0, b.strings.count - 1))
       : 0
     while entry < entries {
       // Whole rows until the page is full.
@@ -232,7 +235,7 @@ package final class ParquetWriter {
       }
       if meta.dataOffset == nil { meta.dataOffset = offset }
       let count = entry - firstEntry
-      let encoding: ParquetEnum.Encoding = dictionary ? .rleDictionary : .plain
+      let encoding = valueEncoding(column, dictionary: dictionary)
       try writePage(page, .dataPage, meta: &meta) { h in
         h.beginStruct(5)  // data_page_header
         h.field(1, i32: Int32(count))
@@ -245,9 +248,10 @@ package final class ParquetWriter {
     if meta.dataOffset == nil {
       // A chunk of no rows still has one (empty) data page, as readers expect.
       meta.dataOffset = offset
-      let encoding: ParquetEnum.Encoding = dictionary ? .rleDictionary : .plain
+      let encoding = valueEncoding(column, dictionary: dictionary)
       var page: [UInt8] = []
       if dictionary { page.append(UInt8(max(width, 1))) }
+      if encoding == .deltaBinaryPacked { DeltaBinaryPacked.encode([], into: &page) }
       try writePage(page, .dataPage, meta: &meta) { h in
         h.beginStruct(5)
         h.field(1, i32: 0)
@@ -258,6 +262,15 @@ package final class ParquetWriter {
       }
     }
     return meta
+  }
+
+  /// How a chunk's data pages hold their values.
+  private func valueEncoding(_ column: ParquetColumn, dictionary: Bool) -> ParquetEnum.Encoding {
+    if dictionary { return .rleDictionary }
+    switch column.type {
+    case .int64, .timestampMillis, .int32: return .deltaBinaryPacked
+    case .string, .bool: return .plain
+    }
   }
 
   /// A level sequence with its 4-byte length, as data pages v1 hold them.
@@ -275,12 +288,8 @@ package final class ParquetWriter {
 
   private func plainValues(_ b: ColumnBuffer, _ range: Range<Int>, into page: inout [UInt8]) {
     switch b.column.type {
-    case .int64, .timestampMillis:
-      for v in b.int64s[range] { Self.appendLE(v, to: &page) }
-    case .int32:
-      for i in b.indices[range] {
-        Self.appendLE(Int32(truncatingIfNeeded: b.ints.keys[Int(i)]), to: &page)
-      }
+    case .int64, .timestampMillis, .int32:
+      DeltaBinaryPacked.encode(b.int64s[range], into: &page)
     case .string:
       for i in b.indices[range] {
         Self.appendLength(b.strings.length(Int(i)), to: &page)
@@ -312,7 +321,7 @@ package final class ParquetWriter {
         meta.minMax = (Self.le(lo), Self.le(hi))
       }
     case .int32:
-      if let lo = b.ints.keys.min(), let hi = b.ints.keys.max() {
+      if let lo = b.int64s.min(), let hi = b.int64s.max() {
         meta.minMax = (
           Self.le(Int32(truncatingIfNeeded: lo)), Self.le(Int32(truncatingIfNeeded: hi))
         )
@@ -449,7 +458,10 @@ package final class ParquetWriter {
     w.beginStruct(3)
     w.field(1, i32: chunk.column.type.physical.rawValue)
     let encodings: [ParquetEnum.Encoding] =
-      chunk.dictionary ? [.plain, .rle, .rleDictionary] : [.plain, .rle]
+      chunk.dictionary
+      ? [.plain, .rle, .rleDictionary]
+      : chunk.column.type.physical == .int64 || chunk.column.type == .int32
+        ? [.rle, .deltaBinaryPacked] : [.plain, .rle]
     w.beginList(2, of: .i32, count: encodings.count)
     for e in encodings { w.element(i32: e.rawValue) }
     let path = chunk.column.path

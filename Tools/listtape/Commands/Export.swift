@@ -17,7 +17,7 @@ enum ExportCommand: Command {
 
   static let spec = CommandSpec<Arguments>(
     name: "export",
-    abstract: "Print Swift source that rebuilds a state, or write logs as Parquet tables.",
+    abstract: "Print Swift source for a state, or write logs as Parquet tables.",
     discussion: """
       --swift prints a function that applies the state to a \
       UICollectionViewDiffableDataSource<String, String> with Apple's API: an \
