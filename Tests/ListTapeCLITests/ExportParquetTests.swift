@@ -222,8 +222,8 @@ enum Python {
         "5 mark - - - [] - before 1 6 5 1 1",
         "6 deleteItems - - - [phone] - - 1 5 4 1 1",
         "7 appendItems - Devices - [keyboard] - - 1 6 4 1 1",
-        "8 moveItem - - keyboard [mic] - - 1 6 4 0 1",
-        "9 expand - - - [Devices] - - 1 6 7 0 1",
+        "8 moveItem - - keyboard [mic] - - 1 6 3 0 1",  // mic hidden under Devices
+        "9 expand - - - [Devices] - - 1 6 6 0 1",
         "10 collapse - - - [Communication] - - 1 6 6 0 1",
         "11 update - - - [Weather] - - 1 6 6 0 1",
         "12 select - - - [keyboard] - - 1 6 6 1 1",
@@ -354,29 +354,37 @@ enum Python {
     #expect(FileManager.default.fileExists(atPath: out + "/sessions.parquet"))
   }
 
-  @Test func aDamagedLogExportsItsReadablePart() throws {
+  /// A bad frame in the middle, and a torn tail: the events before the damage are
+  /// exported, the damage is named on standard error and in the sessions row, exit 2.
+  @Test(arguments: ["middle", "tail"])
+  func aDamagedLogExportsItsReadablePart(_ where: String) throws {
     let dir = try TempDir()
-    let generated = try CLI.run(["generate", "--events", "5000", "--seed", "3"])
+    let generated = try CLI.run(["generate", "--events", "20000", "--seed", "3"])
     let log = dir.path("big.ltape")
     #expect(try CLI.run(["record", log], input: Data(generated.out.utf8)).code == 0)
     var bytes = try Data(contentsOf: URL(fileURLWithPath: log))
-    bytes[bytes.count / 3] ^= 0x5A
+    if `where` == "middle" {
+      bytes[bytes.count / 2] ^= 0x5A
+    } else {
+      bytes.removeLast(7)
+    }
     try bytes.write(to: URL(fileURLWithPath: log))
     let stats = try CLI.run(["stats", log, "--json"])
     #expect(stats.code == 2)
     let readable = try #require(try Python.json(stats.out)["events"] as? Int)
-    #expect(readable > 0 && readable < 5000)
+    #expect(readable > 0 && readable < 20_000)
     let out = dir.path("out")
     let r = try CLI.run(["export", log, "--parquet", "-o", out, "--json"])
     #expect(r.code == 2)
-    #expect(r.err.hasPrefix("listtape: warning: damaged frame at byte "), "\(r.err)")
+    let warning = `where` == "middle" ? "damaged frame at byte " : "torn tail at byte "
+    #expect(r.err.hasPrefix("listtape: warning: \(warning)"), "\(r.err)")
     let summary = try Python.json(r.out)
     #expect(summary["events"] as? Int == readable)
     #expect(summary["damaged"] as? [String] == [log])
     if pythonHas("pyarrow") {
       let session = try #require(try Python.pyarrow(out, "s.to_pylist()[0]") as? [String: Any])
       #expect(session["damaged"] as? Bool == true)
-      #expect((session["damage"] as? String)?.hasPrefix("damaged frame at byte ") == true)
+      #expect((session["damage"] as? String)?.hasPrefix(warning) == true)
       #expect(session["events"] as? Int == readable)
       #expect(try Python.pyarrow(out, "t.num_rows") as? Int == readable)
     }
