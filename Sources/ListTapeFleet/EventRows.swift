@@ -35,15 +35,22 @@ struct EventRows {
     var parent: String?
     var anchor: String?
     var label: String?
+    // Whether the event, when it applies, may change the deepest level: items came or went.
+    var structural = true
     switch event.operation {
-    case .appendSections(let ids), .deleteSections(let ids), .reloadSections(let ids):
+    case .deleteSections(let ids):
       strings(ids)
+    case .appendSections(let ids), .reloadSections(let ids):
+      strings(ids)
+      structural = false
     case .insertSections(let ids, let a):
       strings(ids)
       anchor = a.id
+      structural = false
     case .moveSection(let id, let a):
       section = id
       anchor = a.id
+      structural = false
     case .appendItems(let nodes, let sec, let par):
       section = sec
       parent = par
@@ -51,11 +58,15 @@ struct EventRows {
     case .insertItems(let nodes, let a):
       self.nodes(nodes)
       anchor = a.id
-    case .deleteItems(let ids), .reloadItems(let ids), .reconfigureItems(let ids),
-      .expand(let ids), .collapse(let ids), .select(let ids):
+    case .deleteItems(let ids):
       strings(ids)
+    case .reloadItems(let ids), .reconfigureItems(let ids), .expand(let ids), .collapse(let ids),
+      .select(let ids):
+      strings(ids)
+      structural = false
     case .deselect(let ids):
       if let ids { strings(ids) }
+      structural = false
     case .moveItem(let id, let a):
       w.append(C.ids, string: id)
       anchor = a.id
@@ -67,11 +78,15 @@ struct EventRows {
       self.nodes(nodes)
     case .update(let item, _, _):
       w.append(C.ids, string: item)
-    case .deleteAllItems, .configure:
+      structural = false
+    case .deleteAllItems:
       break
+    case .configure:
+      structural = false
     case .mark(let text):
       label = text
       s.marks += 1
+      structural = false
     case .batch(let inner):
       batch(inner, label: &label)
     }
@@ -89,7 +104,7 @@ struct EventRows {
       w.appendNull(C.reason)
     }
     optional(C.label, label)
-    if fault == nil && Self.changesStructure(event.operation) { depth = state.deepestLevel }
+    if fault == nil && structural { depth = state.deepestLevel }
     s.events = seq
     s.sections = state.numberOfSections
     s.items = state.numberOfAllItems
@@ -155,18 +170,6 @@ struct EventRows {
       case .moveSection, .deleteAllItems, .configure:
         break
       }
-    }
-  }
-
-  /// Whether an event that applies may change the deepest level.
-  private static func changesStructure(_ op: ListOperation) -> Bool {
-    switch op {
-    case .appendItems, .insertItems, .deleteItems, .deleteAllItems, .moveItem,
-      .replaceChildren, .applySectionSnapshot, .deleteSections, .batch:
-      return true
-    case .appendSections, .insertSections, .moveSection, .reloadSections, .reloadItems,
-      .reconfigureItems, .update, .expand, .collapse, .select, .deselect, .configure, .mark:
-      return false
     }
   }
 

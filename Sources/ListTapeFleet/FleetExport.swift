@@ -123,7 +123,7 @@ package final class FleetExport {
     w.append(next(), bool: s.damaged)
     let damage = s.damage.map { "\($0)" } ?? s.undecodable.map(describe)
     if let damage { w.append(next(), string: damage) } else { w.appendNull(next()) }
-    w.append(next(), int64: Int64(s.lostEvents))
+    w.append(next(), int64: Int64(s.lostEvents + s.skippedEvents))
     w.append(next(), int32: Int32(clamping: s.sections))
     w.append(next(), int32: Int32(clamping: s.items))
     w.append(next(), int32: Int32(clamping: s.visible))

@@ -390,6 +390,34 @@ enum Python {
     }
   }
 
+  /// A salvaged log reads whole with lost ranges: exported with a warning, exit 0 (as
+  /// `stats` does), and the numbers it lost counted in `lost_events`.
+  @Test(.enabled(if: pythonHas("pyarrow"), "pyarrow is not installed (pip install pyarrow)"))
+  func aSalvagedLogCountsWhatItLost() throws {
+    let dir = try TempDir()
+    let generated = try CLI.run(["generate", "--events", "20000", "--seed", "3"])
+    let log = dir.path("big.ltape")
+    #expect(try CLI.run(["record", log], input: Data(generated.out.utf8)).code == 0)
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: log))
+    bytes[bytes.count / 2] ^= 0x5A
+    try bytes.write(to: URL(fileURLWithPath: log))
+    let salvaged = dir.path("salvaged.ltape")
+    #expect(try CLI.run(["salvage", log, "-o", salvaged]).code == 0)
+    let stats = try CLI.run(["stats", salvaged, "--json"])
+    let events = try #require(try Python.json(stats.out)["events"] as? Int)
+    let out = dir.path("out")
+    let r = try CLI.run(["export", salvaged, "--parquet", "-o", out])
+    #expect(r.code == stats.code)
+    #expect(r.err.contains("listtape: warning: salvaged log: events "), "\(r.err)")
+    let session = try #require(try Python.pyarrow(out, "s.to_pylist()[0]") as? [String: Any])
+    let lost = try #require(session["lost_events"] as? Int)
+    let rows = try #require(try Python.pyarrow(out, "t.num_rows") as? Int)
+    #expect(lost > 0)
+    #expect(session["events"] as? Int == events)
+    #expect(rows + lost == events)
+    #expect(session["damaged"] as? Bool == false)
+  }
+
   @Test(arguments: [
     (["--swift", "a.ltape", "b.ltape"], "'--swift' takes one log"),
     (["--parquet", "a.ltape"], "Missing '-o, --output <out>'"),
