@@ -11,7 +11,7 @@ struct ByteDictionary {
   /// Every entry's bytes, one after another.
   private(set) var arena: [UInt8] = []
   /// Entry `i` is `arena[starts[i]..<starts[i + 1]]`.
-  private(set) var starts: [Int32] = [0]
+  private(set) var starts: [Int] = [0]
   /// Each slot holds the upper 32 bits of an entry's hash and its number plus one (0: an
   /// empty slot), so a probe reads one word and compares bytes only when the tags agree.
   private var slots = [UInt64](repeating: 0, count: 64)
@@ -45,7 +45,7 @@ struct ByteDictionary {
     let e = count
     slots[s] = tag << 32 | UInt64(e + 1)
     arena.append(contentsOf: bytes)
-    starts.append(Int32(arena.count))
+    starts.append(arena.count)
     last = e
     if count * 2 > slots.count { grow() }
     return UInt32(e)
@@ -54,11 +54,11 @@ struct ByteDictionary {
   /// Calls `body` with entry `i`'s bytes.
   func withEntry<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     arena.withUnsafeBufferPointer { a in
-      body(UnsafeBufferPointer(rebasing: a[Int(starts[i])..<Int(starts[i + 1])]))
+      body(UnsafeBufferPointer(rebasing: a[starts[i]..<starts[i + 1]]))
     }
   }
 
-  func length(_ i: Int) -> Int { Int(starts[i + 1] - starts[i]) }
+  func length(_ i: Int) -> Int { starts[i + 1] - starts[i] }
 
   /// Empties the dictionary for the next column chunk, keeping its storage.
   mutating func removeAll() {
@@ -74,8 +74,8 @@ struct ByteDictionary {
   }
 
   private func equals(_ e: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
-    let start = Int(starts[e])
-    let n = Int(starts[e + 1]) - start
+    let start = starts[e]
+    let n = starts[e + 1] - start
     guard n == bytes.count else { return false }
     if n == 0 { return true }
     return arena.withUnsafeBytes { a in

@@ -282,7 +282,7 @@ package final class ParquetWriter {
     levels.withUnsafeBufferPointer { all in
       RLEHybrid.encode(UnsafeBufferPointer(rebasing: all[range]), width: width, into: &page)
     }
-    let n = UInt32(page.count - at - 4)
+    let n = UInt32(truncatingIfNeeded: page.count - at - 4)
     for k in 0..<4 { page[at + k] = UInt8(truncatingIfNeeded: n >> (8 * UInt32(k))) }
   }
 
@@ -338,6 +338,11 @@ package final class ParquetWriter {
     header body: (inout ThriftCompactWriter) -> Void
   ) throws(ParquetError) {
     let path = self.path
+    // Parquet's sizes are 32-bit: only one row naming billions of ids could get there.
+    guard page.count <= Int(Int32.max) / 2 else {
+      throw ParquetError(
+        path: path, what: "a page of \(page.count) bytes is past Parquet's size limit")
+    }
     let written: Result<(Int, Int), ParquetError>? = compressor.compress(page) { compressed in
       var h = ThriftCompactWriter()
       h.field(1, i32: type.rawValue)
