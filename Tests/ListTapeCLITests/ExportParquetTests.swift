@@ -174,12 +174,39 @@ enum Python {
     try agrees("chdb", rowGroups: false)
   }
 
-  @Test(
-    .enabled(
-      if: pythonHas("pyspark") && toolAvailable("java"),
-      "pyspark or java is missing (pip install pyspark; Java 17)"))
-  func sparkCountsWhatStatsAndFindCount() throws {
-    try agrees("spark", rowGroups: false)
+  /// docs/fleet.md's first query ("sessions whose first fault is a hidden-item selection")
+  /// answers what `find --faults` says of each log.
+  @Test(.enabled(if: pythonHas("duckdb"), "duckdb is not installed (pip install duckdb)"))
+  func theDocumentedDuckDBQueryAgreesWithFind() throws {
+    let (logs, out) = try Self.fleet.get()
+    let doc = try String(
+      contentsOf: CLI.packageRoot.appendingPathComponent("docs/fleet.md"), encoding: .utf8)
+    let start = try #require(doc.range(of: "```sql\n"))
+    let end = try #require(doc.range(of: "```", range: start.upperBound..<doc.endIndex))
+    let sql = doc[start.upperBound..<end.lowerBound].replacingOccurrences(
+      of: "'tables/events.parquet'", with: "'\(out)/events.parquet'")
+    #expect(sql.contains("having arg_min(fault, event) = 'hiddenItem'"))
+    let r = try Python.run([
+      "-c", "import duckdb, json, sys; print(json.dumps(duckdb.sql(sys.argv[1]).fetchall()))",
+      sql,
+    ])
+    #expect(r.code == 0, "\(r.err)")
+    let rows = try #require(
+      try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[Any]])
+    let answered = Set(rows.map { "\($0[0]) \($0[1])" })
+    var expected: Set<String> = []
+    for path in Self.logPaths(logs) {
+      let find = try CLI.run(["find", path, "--faults", "--json"])
+      guard let line = find.out.split(separator: "\n").first else { continue }
+      let first = try Python.json(String(line))
+      if (first["reason"] as? String)?.hasSuffix("is not visible (an ancestor is collapsed)")
+        == true
+      {
+        expected.insert("\(path) \(first["event"] ?? "")")
+      }
+    }
+    #expect(!expected.isEmpty)
+    #expect(answered == expected)
   }
 
   /// Each column of the handmade session's rows, by event.
@@ -434,6 +461,17 @@ enum Python {
     #expect(r.err.hasPrefix("Error: "), "\(r.err)")
     #expect(r.err.contains(message), "\(r.err)")
   }
+}
+
+/// PySpark's tests, one at a time: each starts a JVM that takes a core for a minute.
+@Suite(.serialized) struct ExportSparkTests {
+  @Test(
+    .enabled(
+      if: pythonHas("pyspark") && toolAvailable("java"),
+      "pyspark or java is missing (pip install pyspark; Java 17)"))
+  func sparkCountsWhatStatsAndFindCount() throws {
+    try ExportParquetTests().agrees("spark", rowGroups: false)
+  }
 
   // MARK: The Spark job
 
@@ -443,7 +481,7 @@ enum Python {
       if: pythonHas("pyspark") && toolAvailable("java"),
       "pyspark or java is missing (pip install pyspark; Java 17)"))
   func sparkJobFindsWhatFindFinds() throws {
-    let (logs, _) = try Self.fleet.get()
+    let (logs, _) = try ExportParquetTests.fleet.get()
     let dir = try TempDir()
     let junk = dir.path("junk.ltape")
     try Data("not a log\n".utf8).write(to: URL(fileURLWithPath: junk))
@@ -463,7 +501,7 @@ enum Python {
     }
     #expect(expected.count >= 4)
     let job = try Python.run([
-      Python.fleet.appendingPathComponent("find_job.py").path, "--master", "local[2]",
+      Python.fleet.appendingPathComponent("find_job.py").path, "--master", "local[1]",
       "--listtape", CLI.binary.path, "--where", expression, "--partitions", "5", logs, junk,
     ])
     #expect(job.code == 0, "\(job.err.suffix(3000))")

@@ -116,7 +116,7 @@ def with_chdb(d):
 
 def with_spark(d):
     from pyspark.sql import SparkSession
-    spark = (SparkSession.builder.master("local[2]").appName("listtape-count")
+    spark = (SparkSession.builder.master("local[1]").appName("listtape-count")
              .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
