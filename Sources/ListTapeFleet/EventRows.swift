@@ -6,14 +6,19 @@ import ListTapeParquet
 /// counts for its `sessions` row.
 struct EventRows {
   typealias C = FleetTables.Event
-  let writer: ParquetWriter
+  let writer: ParquetRows
   let log: String
+  /// Takes the rows when they fill a row group (encodes and appends them).
+  let flush: (ParquetRows) throws(ParquetError) -> Void
   /// The deepest level after the last event: it changes only when items come or go.
   private var depth: Int?
 
-  init(writer: ParquetWriter, log: String) {
-    self.writer = writer
+  init(
+    rows: ParquetRows, log: String, flush: @escaping (ParquetRows) throws(ParquetError) -> Void
+  ) {
+    self.writer = rows
     self.log = log
+    self.flush = flush
   }
 
   mutating func add(
@@ -116,7 +121,8 @@ struct EventRows {
     w.append(C.visible, int32: Int32(clamping: s.visible))
     w.append(C.selected, int32: Int32(clamping: s.selected))
     if let depth { w.append(C.depth, int32: Int32(depth)) } else { w.appendNull(C.depth) }
-    try w.endRow()
+    w.endRow()
+    if w.isFull { try flush(w) }
   }
 
   private func optional(_ c: Int, _ value: String?) {

@@ -1,3 +1,4 @@
+import Foundation
 import ListTapeInvestigate
 import ListTapeLog
 import ListTapeModel
@@ -62,7 +63,7 @@ package final class FleetExport {
   }
 
   /// Event rows written so far.
-  package var eventRows: Int64 { events.rows }
+  package var eventRows: Int64 { events.rowCount }
 
   /// Folds `timeline` and writes a row per readable event and its `sessions` row, under
   /// the name `log`. A log that stops early (damage, an event that does not decode) is
@@ -70,19 +71,80 @@ package final class FleetExport {
   package func add(
     _ timeline: Timeline, as log: String, progress: ((Int, Int) -> Void)? = nil
   ) throws(ParquetError) -> SessionSummary {
+    let events = self.events
+    let summary = try Self.fold(timeline, as: log, into: events.rows, progress: progress) {
+      rows throws(ParquetError) in try events.append(try rows.encode())
+    }
+    try writeSession(summary)
+    return summary
+  }
+
+  /// Exports the logs at `paths`, `workers` at a time, each folded on a worker's own
+  /// thread into row groups of its own; the groups and the sessions rows go into the files
+  /// as they are done, so rows of different logs come in no particular order (a log's own
+  /// rows stay in event order). `open` opens a log (or says why not); `report` gets each
+  /// log's summary or failure, one at a time, in the order they finish. Memory holds a
+  /// state and a row group per worker.
+  package func add(
+    _ paths: [String], workers: Int,
+    open: @escaping (String) throws(StoreError) -> Timeline,
+    report: @escaping (Int, Result<SessionSummary, StoreError>) -> Void
+  ) throws(ParquetError) {
+    let shared = Workers(export: self, paths: paths, open: open, report: report)
+    DispatchQueue.concurrentPerform(iterations: max(1, min(workers, paths.count))) { _ in
+      shared.work()
+    }
+    if let failure = shared.failure { throw failure }
+  }
+
+  /// One worker: logs one after another into rows of its own, until none is left.
+  fileprivate func work(_ shared: Workers) throws(ParquetError) {
+    let events = self.events
+    let rows = try events.makeRows()
+    while let i = shared.next() {
+      let opened: Result<Timeline, StoreError>
+      do throws(StoreError) {
+        opened = .success(try shared.open(shared.paths[i]))
+      } catch {
+        opened = .failure(error)
+      }
+      guard case .success(let timeline) = opened else {
+        if case .failure(let error) = opened { shared.locked { shared.report(i, .failure(error)) } }
+        continue
+      }
+      let summary = try Self.fold(timeline, as: shared.paths[i], into: rows, progress: nil) {
+        rows throws(ParquetError) in
+        let group = try rows.encode()
+        try shared.locked { () throws(ParquetError) in try events.append(group) }
+      }
+      try shared.locked { () throws(ParquetError) in
+        try writeSession(summary)
+        shared.report(i, .success(summary))
+      }
+    }
+    let last = try rows.encode()
+    try shared.locked { () throws(ParquetError) in try events.append(last) }
+  }
+
+  /// Folds one log into `rows`, handing them to `flush` whenever they fill a row group.
+  private static func fold(
+    _ timeline: Timeline, as log: String, into rows: ParquetRows,
+    progress: ((Int, Int) -> Void)?,
+    flush: @escaping (ParquetRows) throws(ParquetError) -> Void
+  ) throws(ParquetError) -> SessionSummary {
     var summary = SessionSummary(log: log)
     summary.bytes = timeline.fileBytes
     summary.format = timeline.formatMajor
     summary.damage = timeline.damage
     summary.lostEvents = timeline.gaps.reduce(0) { $0 + Int($1.count) }
     let skippedBefore = timeline.skippedAfterGaps
-    var rows = EventRows(writer: events, log: log)
+    var eventRows = EventRows(rows: rows, log: log, flush: flush)
     var failure: ParquetError?
     do throws(StoreError) {
       _ = try timeline.forEachState(through: timeline.eventCount, progress: progress) {
         seq, event, fault, state in
         do throws(ParquetError) {
-          try rows.add(seq, event, fault, state, into: &summary)
+          try eventRows.add(seq, event, fault, state, into: &summary)
           return true
         } catch {
           failure = error
@@ -94,7 +156,6 @@ package final class FleetExport {
     }
     if let failure { throw failure }
     summary.skippedEvents = timeline.skippedAfterGaps - skippedBefore
-    try writeSession(summary)
     return summary
   }
 
@@ -134,5 +195,51 @@ package final class FleetExport {
 
   private func optional(_ w: ParquetWriter, _ c: Int, _ v: Int64?) {
     if let v { w.append(c, int64: v) } else { w.appendNull(c) }
+  }
+}
+
+/// The shared state of `FleetExport.add(_:workers:open:report:)`'s workers: what they
+/// export, the next log, the lock every file append and report takes, and the first
+/// failure (which stops them). Its fields are only used under its lock, or never change.
+private final class Workers: @unchecked Sendable {
+  let export: FleetExport
+  let paths: [String]
+  let open: (String) throws(StoreError) -> Timeline
+  let report: (Int, Result<SessionSummary, StoreError>) -> Void
+  private let lock = NSLock()
+  private var taken = 0
+  private(set) var failure: ParquetError?
+
+  init(
+    export: FleetExport, paths: [String], open: @escaping (String) throws(StoreError) -> Timeline,
+    report: @escaping (Int, Result<SessionSummary, StoreError>) -> Void
+  ) {
+    self.export = export
+    self.paths = paths
+    self.open = open
+    self.report = report
+  }
+
+  func work() {
+    do throws(ParquetError) {
+      try export.work(self)
+    } catch {
+      locked { if failure == nil { failure = error } }
+    }
+  }
+
+  /// The next log to export; nil when none is left or a worker failed.
+  func next() -> Int? {
+    locked {
+      guard taken < paths.count, failure == nil else { return nil }
+      taken += 1
+      return taken - 1
+    }
+  }
+
+  func locked<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    lock.lock()
+    defer { lock.unlock() }
+    return try body()
   }
 }

@@ -27,7 +27,7 @@ import Testing
       for k in 0..<(i % 3) { w.append(2, string: "e\(k)") }
       try w.endRow()
     }
-    #expect(w.rows == 10)
+    #expect(w.rowCount == 10)
     try w.close()
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     #expect(Array(bytes.prefix(4)) == Array("PAR1".utf8))

@@ -39,42 +39,56 @@ enum ExportParquet {
       } catch {
         throw CLIError.failure("\(error)", code: ExitCode.cannotCreate)
       }
-      let many = files.count > 1
-      let logsProgress = LogsProgress("exporting", total: files.count)
-      for path in files {
-        let timeline: Timeline
-        do {
-          timeline = try Timeline(path: path)
-        } catch {
-          // One log named alone that cannot be read: its error, and nothing written.
-          guard many else { throw CLIError(error) }
-          problems += 1
-          logsProgress.finish()
-          skipped.append((path, Failures.message(error)))
-          Diagnostics.line("listtape: warning: skipped \(path): \(Failures.message(error))")
-          logsProgress.step()
-          continue
-        }
-        logsProgress.finish()
+      if let path = files.first, files.count == 1 {
+        // One log named alone that cannot be read: its error, and nothing written.
+        let timeline = try openTimeline(path)
         warnIfDamaged(timeline)
-        let progress = Progress("exporting", events: many ? 0 : timeline.eventCount)
-        let summary: SessionSummary
+        let progress = Progress("exporting", events: timeline.eventCount)
         do {
-          summary = try export.add(timeline, as: path, progress: progress.update)
+          exported.append(try export.add(timeline, as: path, progress: progress.update))
         } catch {
           throw CLIError.failure("\(error)", code: ExitCode.io)
         }
         progress.finish()
+      } else {
+        // Several: one log per core, each warned about as it is opened and reported as it
+        // is done (the order of the paths, as far as the workers keep it).
+        let notes = Notes()
+        let logsProgress = LogsProgress("exporting", total: files.count)
+        do {
+          try export.add(
+            files, workers: ProcessInfo.processInfo.activeProcessorCount,
+            open: { path throws(StoreError) in
+              let timeline = try Timeline(path: path)
+              notes.set(path, Failures.warnings(timeline))
+              return timeline
+            },
+            report: { i, result in
+              logsProgress.finish()
+              switch result {
+              case .failure(let error):
+                skipped.append((files[i], Failures.message(error)))
+                Diagnostics.line(
+                  "listtape: warning: skipped \(files[i]): \(Failures.message(error))")
+              case .success(let summary):
+                for note in notes.take(files[i]) { Diagnostics.line("listtape: warning: \(note)") }
+                exported.append(summary)
+              }
+              logsProgress.step()
+            })
+        } catch {
+          throw CLIError.failure("\(error)", code: ExitCode.io)
+        }
+        problems += skipped.count - missing.count
+      }
+      for summary in exported {
         if let error = summary.undecodable {
           Diagnostics.line(
-            "listtape: warning: exported events 1...\(summary.events) only: "
+            "listtape: warning: exported events 1...\(summary.events) of \(summary.log) only: "
               + Failures.message(error))
         }
         if summary.damaged { problems += 1 }
-        exported.append(summary)
-        logsProgress.step()
       }
-      logsProgress.finish()
       guard !exported.isEmpty else {
         throw CLIError.failure(
           "no log could be read; nothing written to \(output)", code: ExitCode.damaged)
@@ -91,6 +105,24 @@ enum ExportParquet {
     }
     report(exported, skipped: skipped, output: output, json: arguments.json, io)
     return problems > 0 ? ExitCode.damaged : ExitCode.success
+  }
+
+  /// The warnings of each log as the workers open them, until its report prints them.
+  final class Notes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var notes: [String: [String]] = [:]
+
+    func set(_ path: String, _ list: [String]) {
+      lock.lock()
+      defer { lock.unlock() }
+      notes[path] = list
+    }
+
+    func take(_ path: String) -> [String] {
+      lock.lock()
+      defer { lock.unlock() }
+      return notes.removeValue(forKey: path) ?? []
+    }
   }
 
   /// Refuses an existing OUT (73) unless `force` and it is a directory; returns whether
