@@ -41,6 +41,23 @@ enum FleetBench {
     return (dir, Int(export.eventRows), wall, InvestigateBench.cpuSeconds() - cpu)
   }
 
+  /// `export` of many logs, `workers` at a time, as the command line does it.
+  static func exportParallel(_ logs: [String], workers: Int) throws -> (
+    dir: String, rows: Int, wall: Double, cpu: Double
+  ) {
+    let dir = NSTemporaryDirectory() + "listtape-bench-export-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let cpu = InvestigateBench.cpuSeconds()
+    let start = Clock.now()
+    let export = try FleetExport(directory: dir)
+    try export.add(
+      logs, workers: workers, open: { path throws(StoreError) in try Timeline(path: path) },
+      report: { _, _ in })
+    try export.close()
+    let wall = Clock.now() - start
+    return (dir, Int(export.eventRows), wall, InvestigateBench.cpuSeconds() - cpu)
+  }
+
   static func size(_ path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue
       ?? 0
@@ -119,9 +136,16 @@ enum FleetBench {
           format: "%.2f bytes/event vs the logs' %.2f", Double(parquet) / Double(run.rows),
           Double(logBytes) / Double(run.rows)),
       "≥ 1M events/s per core", Double(run.rows) / run.cpu >= 1_000_000)
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    let parallel = try exportParallel(files, workers: cores)
+    try? FileManager.default.removeItem(atPath: parallel.dir)
+    row(
+      "the same on \(cores) cores (one log per core)",
+      "\(fmt(parallel.wall)) s = \(fmt(parallel.wall / run.wall)) × one core "
+        + "(\(fmt0(Double(parallel.rows) / parallel.cpu)) per CPU-second)",
+      "reported", nil)
     let query = try Query("count(sections) == 6")
     var found: [String: Int] = [:]
-    let cores = ProcessInfo.processInfo.activeProcessorCount
     let find = Clock.best(of: 2) {
       found = [:]
       _ = ManyLogs.find(query, in: files) { result in
