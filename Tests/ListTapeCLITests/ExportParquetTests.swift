@@ -355,6 +355,16 @@ enum Python {
     #expect(r.err.lines.filter { !$0.isEmpty }.count == 1)
     #expect(!FileManager.default.fileExists(atPath: out))
     #expect(try leftovers(in: dir).isEmpty)
+    // Several logs, none readable: each named, then the error; nothing written either.
+    let other = dir.path("other.ltape")
+    try Data("nor is this\n".utf8).write(to: URL(fileURLWithPath: other))
+    let none = try CLI.run(["export", junk, other, "--parquet", "-o", out])
+    #expect(none.code == 2)
+    #expect(none.err.contains("listtape: warning: skipped \(other): "))
+    #expect(
+      none.err.hasSuffix("listtape: error: no log could be read; nothing written to \(out)\n"))
+    #expect(!FileManager.default.fileExists(atPath: out))
+    #expect(try leftovers(in: dir).isEmpty)
     let missing = try CLI.run(["export", dir.path("absent.ltape"), "--parquet", "-o", out])
     #expect(missing.code == 66)
     #expect(missing.err.contains("absent.ltape"))
