@@ -38,11 +38,17 @@ let package = Package(
     // The investigation tools: bisect, find, diff, diverge, history, cut, export, verify.
     .target(
       name: "ListTapeInvestigate", dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog"]),
+    // Fleet export (issue 24): a Parquet writer of our own (package API only), and the
+    // events and sessions tables of many logs written with it.
+    .target(name: "ListTapeParquet", dependencies: ["CListTapeZlib"]),
+    .target(
+      name: "ListTapeFleet",
+      dependencies: ["ListTapeParquet", "ListTapeInvestigate", "ListTapeStore", "ListTapeModel"]),
     .executableTarget(
       name: "listtape",
       dependencies: [
         "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
-        "ListTapeSamples", "ListTapeToolSupport",
+        "ListTapeSamples", "ListTapeToolSupport", "ListTapeFleet", "ListTapeParquet",
       ],
       path: "Tools/listtape"
     ),
@@ -50,7 +56,7 @@ let package = Package(
       name: "listtape-bench",
       dependencies: [
         "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
-        "ListTapeSamples", "ListTapeToolSupport",
+        "ListTapeSamples", "ListTapeToolSupport", "ListTapeFleet",
       ],
       path: "Tools/listtape-bench"
     ),
@@ -83,6 +89,7 @@ let package = Package(
       name: "ListTapeInvestigateTests",
       dependencies: ["ListTapeInvestigate", "ListTapeStore", "ListTapeModel", "ListTapeSamples"]
     ),
+    .testTarget(name: "ListTapeParquetTests", dependencies: ["ListTapeParquet", "ListTapeModel"]),
     .testTarget(
       name: "ListTapeCLITests",
       dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog", "ListTapeSamples"]

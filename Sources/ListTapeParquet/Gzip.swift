@@ -1,0 +1,49 @@
+import CListTapeZlib
+
+/// A zlib deflate stream producing gzip members (Parquet's GZIP codec), reset page after
+/// page. The `z_stream` lives at a fixed heap address: zlib keeps a back-pointer to it.
+final class GzipCompressor {
+  private let stream: UnsafeMutablePointer<z_stream>
+  /// Output space, grown to the largest bound seen.
+  private var buffer: [UInt8] = []
+
+  /// nil when zlib cannot set up a stream (out of memory).
+  init?(level: Int32) {
+    let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+    s.initialize(to: z_stream())
+    // windowBits 15 + 16: a gzip header and trailer instead of zlib's.
+    guard listtape_deflateInit2(s, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK
+    else {
+      s.deinitialize(count: 1)
+      s.deallocate()
+      return nil
+    }
+    stream = s
+  }
+
+  deinit {
+    deflateEnd(stream)
+    stream.deinitialize(count: 1)
+    stream.deallocate()
+  }
+
+  /// Compresses `src` as one gzip member and calls `body` with the compressed bytes (valid
+  /// only during the call); nil when zlib fails.
+  func compress<R>(_ src: [UInt8], _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+    deflateReset(stream)
+    let bound = Int(deflateBound(stream, uLong(src.count))) + 32
+    if buffer.count < bound { buffer = [UInt8](repeating: 0, count: bound) }
+    let produced: Int? = src.withUnsafeBufferPointer { input in
+      buffer.withUnsafeMutableBufferPointer { output in
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+        stream.pointee.avail_in = uInt(input.count)
+        stream.pointee.next_out = output.baseAddress
+        stream.pointee.avail_out = uInt(output.count)
+        guard deflate(stream, Z_FINISH) == Z_STREAM_END else { return nil }
+        return Int(stream.pointee.total_out)
+      }
+    }
+    guard let produced else { return nil }
+    return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
+  }
+}
