@@ -89,7 +89,8 @@ let package = Package(
       name: "ListTapeInvestigateTests",
       dependencies: ["ListTapeInvestigate", "ListTapeStore", "ListTapeModel", "ListTapeSamples"]
     ),
-    .testTarget(name: "ListTapeParquetTests", dependencies: ["ListTapeParquet", "ListTapeModel"]),
+    .testTarget(
+      name: "ListTapeParquetTests", dependencies: ["ListTapeParquet", "ListTapeModel", "ListTapeSamples"]),
     .testTarget(
       name: "ListTapeCLITests",
       dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog", "ListTapeSamples"]

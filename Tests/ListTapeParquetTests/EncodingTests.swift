@@ -1,4 +1,4 @@
-import ListTapeModel
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeParquet
