@@ -90,7 +90,8 @@ let package = Package(
       dependencies: ["ListTapeInvestigate", "ListTapeStore", "ListTapeModel", "ListTapeSamples"]
     ),
     .testTarget(
-      name: "ListTapeParquetTests", dependencies: ["ListTapeParquet", "ListTapeModel", "ListTapeSamples"]),
+      name: "ListTapeParquetTests",
+      dependencies: ["ListTapeParquet", "ListTapeModel", "ListTapeSamples"]),
     .testTarget(
       name: "ListTapeCLITests",
       dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog", "ListTapeSamples"]
