@@ -7,6 +7,8 @@ enum ExportCommand: Command {
     var log = ""
     var at: Point?
     var swift = false
+    var output: String?
+    var force = false
   }
 
   static let spec = CommandSpec<Arguments>(
@@ -17,24 +19,29 @@ enum ExportCommand: Command {
       UICollectionViewDiffableDataSource<String, String> with Apple's API: an \
       NSDiffableDataSourceSnapshot for the sections, one NSDiffableDataSourceSectionSnapshot \
       per section (appends, then expansion), and the items to select. Paste it into a unit \
-      or UI test that reproduces the bug. --swift is required (the only format so far).
+      or UI test that reproduces the bug. --swift is required (the only format so far). \
+      With -o the source goes to a file (or a pipe or device) instead of standard output.
       """,
     arguments: [.log(\.log)],
     options: [
       .at(\.at),
-      .flag(\.swift, "swift", help: "Print Swift source (UIKit's diffable data source)."),
+      .flag(
+        \.swift, "swift", help: "Print Swift source (UIKit's diffable data source).",
+        required: true),
+      .output(\.output, value: "file", help: "Write the source here ('-': standard output)."),
+      .force(\.force),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
-    guard arguments.swift else {
-      throw usageError("Missing '--swift': the format to export (the only one)")
-    }
+    let output = try OutputFile.open(
+      arguments.output ?? "-", force: arguments.force, content: .text, for: self)
     let path = arguments.log
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
     let n = try resolve(arguments.at, in: timeline, for: self)
     let state = try replaying { () throws(StoreError) in try timeline.state(at: n) }
-    io.out.write(SwiftExport.source(state, event: n, log: path))
+    try output.write(Array(SwiftExport.source(state, event: n, log: path).utf8))
+    try output.commit()
     return ExitCode.success
   }
 }

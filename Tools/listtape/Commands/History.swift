@@ -7,7 +7,7 @@ import ListTapeStore
 enum HistoryCommand: Command {
   struct Arguments: ParsableArguments {
     var log = ""
-    var item: String?
+    var item = ""
     var json = false
   }
 
@@ -26,14 +26,12 @@ enum HistoryCommand: Command {
       """,
     arguments: [.log(\.log)],
     options: [
-      .option(\.item, "item", value: "id", help: "The item's identifier."),
+      .required(\.item, "item", value: "id", help: "The item's identifier."),
       .flag(\.json, "json", help: "Print JSON Lines: one object per event."),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
-    guard let id = arguments.item else {
-      throw usageError("Missing '--item <id>': the item to follow")
-    }
+    let id = arguments.item
     let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
     let json = arguments.json

@@ -154,10 +154,18 @@ final class ScrubViewer {
       guard !text.isEmpty else { return true }
       switch current.kind {
       case .jump:
-        do {
-          go(try timeline.resolve(text))
+        do throws(CLIError) {
+          let point: Point
+          do throws(InvalidValue) {
+            point = try Point.parse(text)
+          } catch {
+            throw CLIError.usage(error.message(text, "go to"), command: nil)
+          }
+          go(try resolve(point, in: timeline, for: ScrubCommand.self, option: "go to"))
         } catch {
-          message = style.red(Failures.message(error))
+          switch error {
+          case .usage(let text, _), .failure(let text, _): message = style.red(text)
+          }
         }
       case .search:
         lastSearch = text
