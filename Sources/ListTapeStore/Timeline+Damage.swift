@@ -122,4 +122,42 @@ extension Timeline {
     if let s = start, end >= s + 1 { stretches.append((s, (s + 1)...end)) }
     return stretches
   }
+
+  /// Folds the exact stretches of events 1...n, each from its own start, and calls `body`
+  /// after each of their events with its number, the event, its fault and the state; states
+  /// that are not the recorded ones are never shown to `body`. `body` returns false to
+  /// stop. Returns the state at `n` when it is exact (nil when it is not, or when `body`
+  /// stopped) and the last event folded.
+  package func forEachExactState(
+    through n: Int, progress: ((Int, Int) -> Void)? = nil,
+    _ body: (Int, Event, ListFault?, ListState) -> Bool
+  ) throws(StoreError) -> (state: ListState?, stoppedAt: Int) {
+    var last = 0
+    var final: ListState?
+    for (start, events) in exactStretches where start <= n {
+      var state = ListState()
+      var decoder = EventDecoder()
+      if start > 0 {
+        guard let loaded = try logCheckpoint(atOrBefore: start), loaded.seq == start else {
+          throw .log(LogError(.damaged, path: path, message: "no checkpoint after event \(start)"))
+        }
+        (state, decoder) = (loaded.state, loaded.decoder)
+      }
+      let upper = min(events.upperBound, n)
+      var stopped = false
+      if events.lowerBound <= upper {
+        try foldEach(&state, &decoder, from: events.lowerBound, through: upper, progress: progress)
+        {
+          seq, event, fault, s in
+          last = seq
+          stopped = !body(seq, event, fault, s)
+          return !stopped
+        }
+      }
+      if stopped { return (nil, last) }
+      last = max(last, upper)
+      if upper == n { final = state }
+    }
+    return (final, last)
+  }
 }

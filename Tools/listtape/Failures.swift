@@ -29,10 +29,11 @@ enum Failures {
       return "cannot write the checkpoint after event \(n): \(reason.message) (\(path))"
     case .incompleteLog(let path, let damage, let lost):
       if let damage {
-        return "cannot upgrade a damaged log (salvage it first): \(damage) (\(path))"
+        return "cannot upgrade a damaged log: \(damage) (\(path)); 'listtape salvage' writes "
+          + "a log of every readable event, which upgrade takes"
       }
-      return "cannot upgrade a log that lost \(lost) events in a salvage: their numbers would "
-        + "change (\(path))"
+      return "cannot upgrade a log that lost \(Render.plural(lost, "event")) in a salvage: their "
+        + "numbers would change (\(path))"
     case .afterGap(let n, let from, let path):
       return "event \(n) follows lost events and cannot be decoded before event \(from) (\(path))"
     case .eventOutOfRange(let n, let lowest, let last, let path):

@@ -68,7 +68,7 @@ enum BisectCommand: Command {
     } else {
       report.text(result)
     }
-    if timeline.readStoppedShort { return ExitCode.damaged }
+    if timeline.readIncompletely { return ExitCode.damaged }
     return result.first == nil ? ExitCode.notFound : ExitCode.success
   }
 

@@ -95,7 +95,7 @@ enum DivergeCommand: Command {
       }
       out.line(line)
     }
-    if a.readStoppedShort || b.readStoppedShort { return ExitCode.damaged }
+    if a.readIncompletely || b.readIncompletely { return ExitCode.damaged }
     return found.event == nil ? ExitCode.notFound : ExitCode.success
   }
 }

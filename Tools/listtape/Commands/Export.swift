@@ -39,9 +39,13 @@ enum ExportCommand: Command {
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
     let n = try resolve(arguments.at, in: timeline, for: self)
-    let state = try replaying { () throws(StoreError) in try timeline.state(at: n) }
+    let (state, exactness) = try replaying { () throws(StoreError) in
+      try timeline.exactState(at: n)
+    }
+    let inexact = Failures.inexactState(exactness, event: n, timeline)
+    if let inexact { Diagnostics.line("listtape: warning: \(inexact)") }
     try output.write(Array(SwiftExport.source(state, event: n, log: path).utf8))
     try output.commit()
-    return ExitCode.success
+    return timeline.readStoppedShort || inexact != nil ? ExitCode.damaged : ExitCode.success
   }
 }

@@ -52,7 +52,7 @@ enum FindCommand: Command {
     } else {
       found = try listFaults(in: timeline, json: arguments.json, io)
     }
-    if timeline.readStoppedShort { return ExitCode.damaged }
+    if timeline.readIncompletely { return ExitCode.damaged }
     return found > 0 ? ExitCode.success : ExitCode.notFound
   }
 

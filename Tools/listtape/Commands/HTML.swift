@@ -58,6 +58,9 @@ enum HTMLCommand: Command {
     }
     let through = try resolve(arguments.to, in: timeline, for: self, option: "--to")
     guard count > 0 else {
+      if timeline.readStoppedShort {
+        throw .failure("no event of \(path) is readable: nothing to view", code: ExitCode.damaged)
+      }
       throw .failure("\(path) holds no events: nothing to view", code: ExitCode.notFound)
     }
     guard from <= through else {
@@ -97,6 +100,6 @@ enum HTMLCommand: Command {
     Diagnostics.line(
       "listtape: wrote \(output.name) (\(Render.plural(window, "event")), "
         + "\(Render.decimal(Double(page.count) / 1_048_576, 1)) MB)")
-    return ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 }

@@ -73,7 +73,7 @@ enum HistoryCommand: Command {
             ? "no event touched \(id) in \(Render.plural(total, "event"))"
             : "\(Render.plural(count, "event")) touched \(id) in \(Render.plural(total, "event"))"))
     }
-    if timeline.readStoppedShort { return ExitCode.damaged }
+    if timeline.readIncompletely { return ExitCode.damaged }
     return count > 0 ? ExitCode.success : ExitCode.notFound
   }
 

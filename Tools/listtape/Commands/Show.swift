@@ -107,6 +107,12 @@ extension Timeline {
   /// corrupt tail. Every command that reads such a log does what it can with the readable
   /// part, warns, and exits 2 (protocol section 4: 2 damaged log), as `verify` reports it.
   var readStoppedShort: Bool { damage != nil }
+
+  /// Whether a scan of this log misses events: it stops short, or events were lost in a
+  /// salvage. Commands that scan (events, stats, find, bisect, history, html, …) warn and
+  /// exit 2 then; commands that show one state exit 2 only when it is not the recorded one
+  /// (docs/cli.md, "Damaged logs").
+  var readIncompletely: Bool { damage != nil || !gaps.isEmpty }
 }
 
 /// Reports reading that stopped early (a torn tail or damage), and lost events, on

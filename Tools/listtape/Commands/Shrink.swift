@@ -119,7 +119,7 @@ enum ShrinkCommand: Command {
           "\(Render.plural(result.tests, "test")), \(Render.plural(result.folded, "event")) "
             + "folded, \(Render.decimal(seconds, 1)) s"))
     }
-    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 }
 

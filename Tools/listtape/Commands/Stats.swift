@@ -54,7 +54,7 @@ enum StatsCommand: Command {
           }
           w.endObject()
         })
-      return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+      return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
     }
     let style = io.style
     func row(_ label: String, _ value: String) {
@@ -96,7 +96,7 @@ enum StatsCommand: Command {
             + "  " + style.dim(Render.decimal(share, 1).leftPadding(5) + "%"))
       }
     }
-    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 }
 

@@ -82,7 +82,7 @@ enum WhatIfCommand: Command {
     } else {
       render(report, path: path, style: io.style, context: arguments.context, into: io.out)
     }
-    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 
   /// `120-130, 500`.
