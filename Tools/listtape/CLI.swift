@@ -97,8 +97,21 @@ func openTimeline(_ path: String) throws(CLIError) -> Timeline {
     }
     return timeline
   } catch {
+    if case .log(let e) = error, e.kind == .notALog, looksLikeJSONLines(path) {
+      throw .failure(
+        "\(path) holds JSON Lines, not a log; record it first: listtape record NEW.ltape < "
+          + path, code: ExitCode.damaged)
+    }
     throw CLIError(error)
   }
+}
+
+/// Whether the file at `path` starts (after blanks) with `{`, as JSON Lines do.
+private func looksLikeJSONLines(_ path: String) -> Bool {
+  guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+  defer { try? handle.close() }
+  let head = (try? handle.read(upToCount: 256)) ?? Data()
+  return head.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
 }
 
 /// Runs `body`, turning a library error into the CLI's.

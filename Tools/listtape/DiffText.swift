@@ -10,12 +10,22 @@ enum DiffText {
     for s in diff.sectionsInserted { out.append(style.green("+ section \(s)")) }
     for s in diff.sectionsDeleted { out.append(style.red("- section \(s)")) }
     for s in diff.sectionsMoved { out.append(style.yellow("~ section \(s) moved")) }
-    for (id, p) in diff.deleted { out.append(style.red("- \(id) (was \(place(p)))")) }
+    // Deleted rows go under their section's header, before its remaining rows.
+    var deleted: [String: [String]] = [:]
+    var deletedOrder: [String] = []
+    for (id, p) in diff.deleted {
+      if deleted[p.section] == nil { deletedOrder.append(p.section) }
+      deleted[p.section, default: []].append(style.red("- \(id) (was \(place(p)))"))
+    }
+    func header(_ section: String) {
+      out.append(style.bold(style.blue("[\(section)]")))
+      out += deleted.removeValue(forKey: section) ?? []
+    }
     var section: String?
     for row in diff.foldingUnchanged(longerThan: context).rows {
       if row.section != section {
         section = row.section
-        out.append(style.bold(style.blue("[\(row.section)]")))
+        header(row.section)
       }
       let indent = String(repeating: "  ", count: row.level)
       if row.unchangedRun > 0 {
@@ -43,6 +53,7 @@ enum DiffText {
         }
       }
     }
+    for s in deletedOrder where deleted[s] != nil { header(s) }
     if diff.selectionModeChanged {
       out.append(
         style.yellow(

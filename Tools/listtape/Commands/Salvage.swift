@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeInvestigate
+import ListTapeLog
 import ListTapeStore
 
 /// `listtape salvage LOG -o OUT`: a new log keeping every readable frame of a damaged one.
@@ -39,7 +40,23 @@ enum SalvageCommand: Command {
       try replaying { () throws(StoreError) in try Timeline.salvage(path, to: file) }
     }
     try output.commit()
-    Diagnostics.line("listtape: salvaged \(path) into \(output.name): \(summary)")
+    Diagnostics.line("listtape: salvaged \(path) into \(output.name): \(describe(summary))")
     return ExitCode.success
+  }
+
+  /// `kept 28,855 events in 32 frames; lost 1,145 events in 1 gap; …`, in the tool's words.
+  static func describe(_ r: SalvageReport) -> String {
+    let lost = Int(r.gaps.reduce(UInt64(0)) { $0 + $1.count })
+    var text =
+      "kept \(Render.plural(Int(r.eventsKept), "event")) in \(Render.plural(r.framesKept, "frame")); "
+      + "lost \(Render.plural(lost, "event")) in \(Render.plural(r.gaps.count, "gap")); skipped "
+      + "\(Render.plural(r.damagedRanges.count, "damaged range")) and "
+      + "\(Render.plural(r.framesDropped, "stray frame"))"
+    if let at = r.gaveUpAt {
+      text +=
+        "; gave up at byte \(at): too many frame headers there whose payloads do not check out "
+        + "(a crafted file?), the rest is counted as damaged"
+    }
+    return text
   }
 }
