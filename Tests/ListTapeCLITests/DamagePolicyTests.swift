@@ -103,8 +103,8 @@ import Testing
     // Faults of the fold across the gap are not the app's: only the exact stretches count.
     let original = try CLI.run(["replay", Self.golden.path, "--json"])
     let salvagedJSON = try CLI.run(["replay", log, "--json"])
-    #expect(original.out.contains(#""faultCount":281"#))
-    #expect(!salvagedJSON.out.contains(#""faultCount":281"#))
+    #expect(original.out.contains(#""faults":281"#))
+    #expect(!salvagedJSON.out.contains(#""faults":281"#))
     #expect(salvagedJSON.out.contains(#""exact":true"#))
   }
 

@@ -93,7 +93,7 @@ enum PlantedBug {
     #expect(r.code == 0, "\(r.err)")
     let summary = try #require(
       try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
-    #expect(summary["events"] as? [Int] == [301, 1502])
+    #expect(summary["keptEvents"] as? [Int] == [301, 1502])
     #expect(summary["kept"] as? Int == 2)
     #expect(summary["original"] as? Int == 3_003)
     #expect((summary["tests"] as? Int ?? 0) > 2)

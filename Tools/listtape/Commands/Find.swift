@@ -77,8 +77,7 @@ enum FindCommand: Command {
               w.field("event", change.event)
               w.field("from", change.from)
               w.field("to", change.to)
-              w.key("op")
-              event.encode(to: &w)
+              w.recorded(event)
             })
         } else {
           out.line(

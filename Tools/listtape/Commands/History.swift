@@ -46,11 +46,9 @@ enum HistoryCommand: Command {
           out.bytes(
             JSONWriter.line { w in
               w.field("event", entry.event)
+              w.recorded(entry.op)
               w.field("named", entry.named)
-              w.key("fault")
-              if let fault = entry.fault { w.string(fault.description) } else { w.null() }
-              w.key("op")
-              entry.op.encode(to: &w)
+              w.field("reason", entry.fault?.description)
               w.key("before")
               write(entry.before, to: &w)
               w.key("after")

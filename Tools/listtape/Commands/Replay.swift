@@ -71,15 +71,16 @@ enum ReplayCommand: Command {
         JSONWriter.line { w in
           w.field("events", total)
           w.field("through", end)
-          w.field("faultCount", faults.count)
-          w.key("faults")
+          w.field("faults", faults.count)
+          w.key("faultsFound")
           w.beginArray()
           for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
           w.endArray()
-          w.field("sections", state.numberOfSections)
-          w.field("items", state.numberOfAllItems)
-          w.field("visible", state.numberOfItems)
-          w.field("selected", state.selectedItems.count)
+          // Counts: `sections` and `selected` are the state JSON's lists (docs/json.md).
+          w.field("sectionCount", state.numberOfSections)
+          w.field("itemCount", state.numberOfAllItems)
+          w.field("visibleCount", state.numberOfItems)
+          w.field("selectedCount", state.selectedItems.count)
           w.field("stoppedAtFault", stopped)
           w.field("damaged", timeline.readStoppedShort)
           w.field("exact", result.state != nil || stopped)

@@ -97,7 +97,7 @@ enum ShrinkCommand: Command {
           w.field("output", output)
           w.field("original", result.original)
           w.field("kept", result.kept.count)
-          w.key("events")
+          w.key("keptEvents")
           w.beginArray()
           for n in result.kept { w.int(n) }
           w.endArray()

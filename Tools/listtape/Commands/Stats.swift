@@ -34,7 +34,7 @@ enum StatsCommand: Command {
     if arguments.json {
       out.bytes(
         JSONWriter.line { w in
-          w.field("path", path)
+          w.field("log", path)
           w.field("events", stats.events)
           w.field("faults", stats.faults)
           w.field("bytes", stats.bytes)

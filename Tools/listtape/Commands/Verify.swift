@@ -37,7 +37,7 @@ enum VerifyCommand: Command {
     if arguments.json {
       out.bytes(
         JSONWriter.line { w in
-          w.field("path", path)
+          w.field("log", path)
           w.field("intact", intact)
           w.field("events", report.events)
           w.field("frames", report.frames)

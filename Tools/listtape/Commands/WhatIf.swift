@@ -141,8 +141,7 @@ enum WhatIfCommand: Command {
         w.field("removed", r.removedCount)
         w.field("start", r.start)
         w.field("firstDifference", r.firstDifference)
-        w.key("event")
-        if let op = r.firstDifferenceOp { op.encode(to: &w) } else { w.null() }
+        w.recorded(r.firstDifferenceOp)
         faults("faultsAppeared", r.appeared)
         // Faults of events both histories hold, then those of the removed events.
         faults("faultsVanished", r.vanished.filter { !$0.removed })
