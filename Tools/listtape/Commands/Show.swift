@@ -41,7 +41,7 @@ enum ShowCommand: Command {
     let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
     let n = try resolve(arguments.at, in: timeline, for: self)
-    let shown = try stateAndFault(at: n, in: timeline)
+    let shown = try replaying { () throws(StoreError) in try timeline.stateAndFault(at: n) }
     let inexact = Failures.inexactState(shown.exactness, event: n, timeline)
     if let inexact { Diagnostics.line("listtape: warning: \(inexact)") }
     if arguments.json {
@@ -68,37 +68,38 @@ enum ShowCommand: Command {
     return timeline.readStoppedShort || inexact != nil ? ExitCode.damaged : ExitCode.success
   }
 
+}
+
+extension Timeline {
   /// The state at `n`, event `n` (nil at 0, or when it was lost) and its fault, and
-  /// whether the state is the recorded one.
-  static func stateAndFault(at n: Int, in timeline: Timeline) throws(CLIError) -> (
+  /// whether the state is the recorded one: what `show` and `scrub` display.
+  func stateAndFault(at n: Int) throws(StoreError) -> (
     state: ListState, event: Event?, fault: ListFault?, exactness: StateExactness
   ) {
-    try replaying { () throws(StoreError) in
-      guard n > 0 else { return (ListState(), nil, nil, .exact(restoredFrom: nil)) }
-      let exactness = timeline.exactness(at: n)
-      let event: Event?
-      do throws(StoreError) {
-        event = try timeline.event(n)
-      } catch {
-        guard case .inexact = exactness else { throw error }
-        event = nil  // lost, or undecodable after lost events: the warning says so
-      }
-      var (state, _) = try timeline.exactState(at: n - 1)
-      var fault: ListFault?
-      if let event {
-        do throws(ListFault) {
-          try state.apply(event)
-        } catch {
-          fault = error
-        }
-      }
-      if case .exact(let point?) = exactness, point == n {
-        state = try timeline.restoredState(from: n, through: n)
-      } else if event == nil {
-        state = try timeline.exactState(at: n).state
-      }
-      return (state, event, fault, exactness)
+    guard n > 0 else { return (ListState(), nil, nil, .exact(restoredFrom: nil)) }
+    let exactness = exactness(at: n)
+    let event: Event?
+    do throws(StoreError) {
+      event = try self.event(n)
+    } catch {
+      guard case .inexact = exactness else { throw error }
+      event = nil  // lost, or undecodable after lost events: the warning says so
     }
+    var (state, _) = try exactState(at: n - 1)
+    var fault: ListFault?
+    if let event {
+      do throws(ListFault) {
+        try state.apply(event)
+      } catch {
+        fault = error
+      }
+    }
+    if case .exact(let point?) = exactness, point == n {
+      state = try restoredState(from: n, through: n)
+    } else if event == nil {
+      state = try exactState(at: n).state
+    }
+    return (state, event, fault, exactness)
   }
 }
 

@@ -13,6 +13,8 @@ final class ScrubViewer {
     var fault: String?
     var previous: ListState?
     var state: ListState
+    /// False for a state that is not the recorded one (after events lost in a salvage).
+    var exact = true
     var diff: [String]?
     /// The list as text, built on first draw (a large list costs one pass per move, not
     /// one per redraw).
@@ -76,6 +78,15 @@ final class ScrubViewer {
 
   private func load(_ n: Int) throws(StoreError) -> Frame {
     guard n > 0 else { return Frame(position: 0, state: ListState()) }
+    if !timeline.gaps.isEmpty {
+      // A salvaged log: each state from the point that restores it, or labelled as not the
+      // recorded one (docs/cli.md, "Damaged logs"); never a decoding error.
+      let previous = try timeline.exactState(at: n - 1).state
+      let shown = try timeline.stateAndFault(at: n)
+      return Frame(
+        position: n, event: shown.event, fault: shown.fault?.description, previous: previous,
+        state: shown.state, exact: shown.exactness.isExact)
+    }
     try cursor.move(to: n - 1)
     let previous = cursor.state
     let event = try timeline.event(n)
@@ -287,7 +298,10 @@ final class ScrubViewer {
   }
 
   private func top(width: Int) -> [String] {
-    var lines = [Render.header(event: frame.position, of: total, event: frame.event, style: style)]
+    var lines = [
+      Render.header(
+        event: frame.position, of: total, event: frame.event, style: style, exact: frame.exact)
+    ]
     if let event = frame.event {
       let detail = Render.describe(event.operation)
       lines.append("  " + style.cyan(event.op) + (detail.isEmpty ? "" : "  " + detail))
