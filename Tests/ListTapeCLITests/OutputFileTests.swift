@@ -206,6 +206,33 @@ import Glibc
     try Self.expectOutput(writer, at: copy.path("copy"))
   }
 
+  /// Under `script`, which gives the tool a terminal: `/dev/tty` is written to when the
+  /// output is text, and a log is refused (64) rather than sprayed over the screen.
+  @Test(arguments: writers)
+  func aTerminalGetsTextButNeverALog(_ writer: Writer) throws {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+    let quoted = ([CLI.binary.path] + writer.arguments + ["-o", "/dev/tty"])
+      .map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    process.arguments = ["-qfec", quoted + "; echo EXIT=$?", "/dev/null"]
+    process.environment = CLI.baseEnvironment
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let screen = String(
+      decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    if writer.isLog {
+      #expect(screen.contains("EXIT=64"), "\(screen.suffix(300))")
+      #expect(screen.contains("A log is binary and is not written to a terminal"))
+    } else {
+      #expect(screen.contains("EXIT=0"), "\(screen.suffix(300))")
+      #expect(screen.contains(writer.marker))
+    }
+  }
+
   @Test func aFailureLeavesNothingBehind() throws {
     let dir = try TempDir()
     // The predicate never holds at the end: shrink exits 1 after its work, writing nothing.
@@ -232,6 +259,9 @@ import Glibc
     #expect(result.code == 73)
     #expect(result.err.contains("is a directory"), "\(result.err)")
     #expect(try Self.entries(dir).isEmpty)
+    let nowhere = try CLI.run(["html", Self.symbols, "-o", dir.path("no/such/page.html")])
+    #expect(nowhere.code == 73)
+    #expect(nowhere.err.contains("is not a directory"), "\(nowhere.err)")
   }
 }
 

@@ -73,6 +73,13 @@ final class OutputFile {
     case .descriptor(let n):
       return try stream(path, fd: n, closes: false, content: content, for: command)
     case .missing(let target):
+      let directory = (target as NSString).deletingLastPathComponent
+      var info = stat()
+      guard stat(directory.isEmpty ? "." : directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR
+      else {
+        throw .failure(
+          "cannot create \(path): \(directory) is not a directory", code: ExitCode.cannotCreate)
+      }
       return OutputFile(
         path: path, destination: .file(target: target, replacing: false, mode: nil),
         content: content)

@@ -325,12 +325,13 @@ final class ScrubViewer {
   private func bar(width: Int) -> String {
     let f = scan.snapshot
     guard total > 0, width > 0 else { return style.dim(String(repeating: "─", count: width)) }
-    let here = frame.position == 0 ? 0 : min(width - 1, (frame.position - 1) * width / total)
+    let here =
+      frame.position == 0 ? 0 : min(width - 1, scaled(frame.position - 1, width, total))
     var out = ""
     for cell in 0..<width {
       // Events this cell covers, then the buckets they fall in.
-      let first = cell * total / width + 1
-      let last = max(first, (cell + 1) * total / width)
+      let first = scaled(cell, total, width) + 1
+      let last = max(first, scaled(cell + 1, total, width))
       let buckets = scan.bucket(first)...scan.bucket(last)
       let faults = buckets.contains { f.faultBuckets[$0] > 0 }
       let marks = buckets.contains { f.markBuckets[$0] > 0 }
