@@ -54,9 +54,11 @@ public struct LogStats: Sendable {
   public var checkpoints: Int
   /// Bytes of checkpoint frames (their payloads).
   public var checkpointBytes: Int
-  /// The first event's time, in Unix milliseconds (nil when no event has one).
+  /// The earliest time an event carries, in Unix milliseconds (nil when none has one). Not
+  /// always the first event's: a front end may send old times after events the recorder
+  /// stamped with its clock.
   public var firstTime: Int64?
-  /// The last event's time, in Unix milliseconds (nil when no event has one).
+  /// The latest time an event carries, in Unix milliseconds (nil when none has one).
   public var lastTime: Int64?
   /// Mark events.
   public var marks: Int
@@ -100,6 +102,9 @@ extension Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     var last = 0
+    // After events lost in a salvage the fold is not the recorded state: a self-contained
+    // checkpoint after the gap is adopted, not compared (Timeline+Damage.swift).
+    var exactSince = 0
     do throws(StoreError) {
       for stop in stops {
         try foldEach(&state, &decoder, from: last + 1, through: stop, progress: overall) {
@@ -110,6 +115,11 @@ extension Timeline {
         guard stop < limit || limitIsCheckpoint,
           let cp = try logCheckpoint(atOrBefore: stop), cp.seq == stop
         else { continue }
+        if lostRanges.contains(where: { $0.lowerBound > exactSince && $0.lowerBound <= stop }) {
+          guard case .exact(let point?) = exactness(at: stop), point == stop else { continue }
+          (state, decoder, exactSince) = (cp.state, cp.decoder, stop)
+          continue
+        }
         guard cp.state == state, cp.lastTime.map({ $0 == decoder.lastTime }) ?? true else {
           report.problem = .checkpointDisagrees(event: stop)
           report.offset = nil
@@ -139,8 +149,8 @@ extension Timeline {
     try foldEach(&state, &decoder, from: 1, through: total, progress: progress) { _, e, fault, _ in
       counts[e.op, default: 0] += 1
       if let t = e.time {
-        if first == nil { first = t }
-        last = t
+        first = min(first ?? t, t)
+        last = max(last ?? t, t)
       }
       if case .mark = e.operation { marks += 1 }
       if let fault {

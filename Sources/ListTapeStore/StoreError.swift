@@ -32,12 +32,6 @@ public enum StoreError: Error, Sendable {
   case afterGap(event: Int, decodableFrom: Int, path: String)
   /// An event number outside `lowest...last` (0 for states, 1 for events).
   case eventOutOfRange(Int, lowest: Int, last: Int, path: String)
-  /// `mark:LABEL` names no mark in the log.
-  case noSuchMark(label: String, path: String)
-  /// The text after `time:` is not an ISO 8601 date-time.
-  case notATime(String)
-  /// A point that is neither `N`, `mark:LABEL` nor `time:ISO8601`.
-  case notAPoint(String)
   /// A new log would be written where a file already exists.
   case outputExists(path: String)
   /// A log path that cannot be used: empty, or relative while the working directory is `/`

@@ -407,58 +407,6 @@ public final class Timeline {
       return onFault(seq, event, fault)
     }
   }
-
-  // MARK: Points in time
-
-  /// Resolves `N`, `mark:LABEL` (the first event whose mark, or a mark inside whose batch,
-  /// has that label) or `time:ISO8601` (the last event at or before that time; 0 if none).
-  public func resolve(_ point: String) throws(StoreError) -> Int {
-    if point.hasPrefix("mark:") {
-      let label = String(point.dropFirst(5))
-      var found: Int?
-      try forEachEvent { n, e in
-        if e.operation.markLabels.contains(label) {
-          found = n
-          return false
-        }
-        return true
-      }
-      guard let found else { throw .noSuchMark(label: label, path: path) }
-      return found
-    }
-    if point.hasPrefix("time:") {
-      let text = String(point.dropFirst(5))
-      guard let ms = Self.parseTime(text) else { throw .notATime(text) }
-      var found = 0
-      try forEachEvent { n, e in
-        if let t = e.time, t > ms { return false }
-        found = n
-        return true
-      }
-      return found
-    }
-    guard let n = Int(point), n >= 0 else { throw .notAPoint(point) }
-    guard n <= eventCount else {
-      throw .eventOutOfRange(n, lowest: 0, last: eventCount, path: path)
-    }
-    return n
-  }
-
-  /// Milliseconds since the epoch for an ISO 8601 date-time (fractional seconds and zone
-  /// offsets accepted; UTC when no zone is given).
-  static func parseTime(_ text: String) -> Int64? {
-    let withZone =
-      text.hasSuffix("Z") || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
-    let full = withZone ? text : text + "Z"
-    for options: ISO8601DateFormatter.Options in [
-      [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
-    ] {
-      let f = ISO8601DateFormatter()
-      f.formatOptions = options
-      if let d = f.date(from: full) { return Int64((d.timeIntervalSince1970 * 1000).rounded()) }
-    }
-    return nil
-  }
 }
 
 extension Timeline {

@@ -21,13 +21,13 @@ extension Timeline {
   /// recorded at a person's pace (a frame every few events) also gets smaller. The new
   /// log is written beside `output` and renamed into place once synced.
   ///
-  /// A log damaged in the middle, or salvaged with gaps, is refused: its events could not
-  /// keep their numbers. A torn tail is not damage here: the events before it are upgraded.
+  /// A damaged log (a torn tail included: the events after it would vanish without a word)
+  /// or one salvaged with gaps is refused; salvage or cut it first.
   package func upgrade(to output: String, progress: ((Int, Int) -> Void)? = nil)
     throws(StoreError) -> UpgradeReport
   {
     if FileManager.default.fileExists(atPath: output) { throw .outputExists(path: output) }
-    if let damage = reader.stop, damage.kind == .damaged {
+    if let damage = self.damage {
       throw .incompleteLog(path: path, damage: damage, lostEvents: 0)
     }
     if !reader.gaps.isEmpty {

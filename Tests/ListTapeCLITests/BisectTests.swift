@@ -38,12 +38,13 @@ import Testing
     let boundary = try #require(result["boundary"] as? [String: Any])
     #expect(boundary["before"] as? String == "good")
     #expect(boundary["at"] as? String == "bad")
-    let event = try #require(result["event"] as? [String: Any])
+    #expect(result["op"] as? String == "appendSections")
+    let event = try #require(result["recorded"] as? [String: Any])
     #expect(event["op"] as? String == "appendSections")
     let state = try #require(result["state"] as? [String: Any])
     #expect(state["event"] as? Int == Planted.event)
     for probe in objects.dropLast() {
-      #expect(probe["probe"] is Int)
+      #expect(probe["event"] is Int)
       #expect(["good", "bad", "skip"].contains(probe["verdict"] as? String ?? ""))
     }
   }

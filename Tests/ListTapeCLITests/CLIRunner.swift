@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeLog
 import ListTapeModel
 
 #if canImport(Glibc)
@@ -107,6 +108,17 @@ func waitForExit(_ process: Process, seconds: Double = 60) -> Bool {
   }
   process.waitUntilExit()
   return true
+}
+
+/// Waits until the log at `path` reads back at least `count` events (a live recorder's
+/// complete prefix); false after `seconds`.
+func waitForEvents(_ path: String, atLeast count: Int, seconds: Double = 30) -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline {
+    if let reader = try? LogReader(path: path), Int(reader.eventCount) >= count { return true }
+    usleep(10_000)
+  }
+  return false
 }
 
 struct RecordFailed: Error {

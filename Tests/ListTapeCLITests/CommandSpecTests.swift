@@ -91,6 +91,9 @@ import Testing
     #expect(
       error(["a", "--flag=1"])
         == .usage("The flag '--flag' does not take a value", command: "sample"))
-    #expect(error(["a", "--cuont", "2"]) == .usage("Unknown option '--cuont'", command: "sample"))
+    #expect(
+      error(["a", "--cuont", "2"])
+        == .usage("Unknown option '--cuont'. Did you mean '--count'?", command: "sample"))
+    #expect(error(["a", "--bogus"]) == .usage("Unknown option '--bogus'", command: "sample"))
   }
 }

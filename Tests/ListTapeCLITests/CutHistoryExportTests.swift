@@ -30,7 +30,7 @@ import Testing
     #expect(try CLI.run(["cut", path, "--to", "3", "--output", out]).code == 0)
     let again = try CLI.run(["cut", path, "--to", "3", "-o", out])
     #expect(again.code == 73)
-    #expect(again.err.hasPrefix("listtape: error: \(out) already exists; cut writes a new log"))
+    #expect(again.err.hasPrefix("listtape: error: \(out) already exists; pass --force"))
     // An empty cut is a valid, empty log.
     let empty = dir.path("empty.ltape")
     #expect(try CLI.run(["cut", path, "--to", "0", "-o", empty]).code == 0)
@@ -40,8 +40,12 @@ import Testing
   @Test func usageErrors() throws {
     let dir = try TempDir()
     let path = try Handmade.record(in: dir)
-    #expect(try CLI.run(["cut", path, "-o", dir.path("x")]).err.hasPrefix("Error: Missing '--to"))
-    #expect(try CLI.run(["cut", path, "--to", "3"]).err.hasPrefix("Error: Missing '-o, --output"))
+    #expect(
+      try CLI.run(["cut", path, "-o", dir.path("x")]).err
+        .hasPrefix("Error: Missing expected argument '--to <point>'"))
+    #expect(
+      try CLI.run(["cut", path, "--to", "3"]).err
+        .hasPrefix("Error: Missing expected argument '--output <out>'"))
     #expect(try CLI.run(["cut", path, "--to", "99", "-o", dir.path("x")]).code == 64)
     #expect(!FileManager.default.fileExists(atPath: dir.path("x")))
   }
@@ -114,6 +118,6 @@ import Testing
     #expect(r.out.contains(#"return ["keyboard"]"#))
     let missing = try CLI.run(["export", path])
     #expect(missing.code == 64)
-    #expect(missing.err.hasPrefix("Error: Missing '--swift'"))
+    #expect(missing.err.hasPrefix("Error: Missing expected argument '--swift'"))
   }
 }

@@ -12,8 +12,8 @@ import Testing
       r.out == """
         --- \(path) at event 5
         +++ \(path) at event 12
-        - phone (was under Communication, after mic)
         [main]
+        - phone (was under Communication, after mic)
         ▸ Communication collapsed
         ▾ Devices expanded
             mouse

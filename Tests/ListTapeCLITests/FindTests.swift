@@ -27,7 +27,7 @@ import Testing
     #expect(objects[1]["event"] as? Int == Planted.event)
     #expect(objects[1]["from"] as? Int == 5)
     #expect(objects[1]["to"] as? Int == 6)
-    #expect((objects[1]["op"] as? [String: Any])?["op"] as? String == "appendSections")
+    #expect(objects[1]["op"] as? String == "appendSections")
     #expect(objects[2]["changes"] as? Int == 2)
     #expect(objects[2]["initial"] as? Int == 0)
     #expect(objects[2]["events"] as? Int == 20_001)

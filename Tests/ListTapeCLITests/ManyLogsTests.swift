@@ -159,7 +159,7 @@ import Testing
     #expect(reasons.values.reduce(0, +) == faults)
     #expect(
       reasons.keys.allSatisfy { ["duplicateItem", "hiddenItem", "missingItem"].contains($0) })
-    let damaged = try #require(totals["damaged"] as? [[String: Any]])
+    let damaged = try #require(totals["problemLogs"] as? [[String: Any]])
     #expect(
       damaged.compactMap { $0["log"] as? String }.sorted() == [
         dir.path("users/junk.ltape"), dir.path("users/torn.ltape"),

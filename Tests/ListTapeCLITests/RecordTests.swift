@@ -112,8 +112,9 @@ import Glibc
     var lines = #"{"op":"appendSections","sections":["main"]}"# + "\n"
     for i in 0..<500 { lines += #"{"op":"appendItems","items":["item\#(i)"]}"# + "\n" }
     input.fileHandleForWriting.write(Data(lines.utf8))
-    // The writer stays open: only the signal can end the recording. Give it time to read.
-    usleep(1_000_000)
+    // The writer stays open: only the signal can end the recording. Wait until every line
+    // is in the log (a fixed sleep lost the race on a loaded machine).
+    #expect(waitForEvents(path, atLeast: 501))
     kill(process.processIdentifier, signal)
     #expect(waitForExit(process, seconds: 20))
     try? input.fileHandleForWriting.close()
@@ -169,7 +170,8 @@ import Glibc
     try process.run()
     input.fileHandleForWriting.write(
       Data(#"{"op":"appendSections","sections":["a"]}"#.utf8 + [0x0A]))
-    usleep(500_000)
+    // The first recorder holds the log (and its lock) once its event is in it.
+    #expect(waitForEvents(path, atLeast: 1))
     let second = try CLI.run(["record", path], input: Data())
     try input.fileHandleForWriting.close()
     #expect(waitForExit(process, seconds: 20))

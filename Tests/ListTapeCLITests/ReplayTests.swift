@@ -54,8 +54,8 @@ import Testing
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
     #expect(object["events"] as? Int == 75)
-    #expect(object["faultCount"] as? Int == 1)
-    let faults = try #require(object["faults"] as? [[String: Any]])
+    #expect(object["faults"] as? Int == 1)
+    let faults = try #require(object["faultsFound"] as? [[String: Any]])
     #expect(faults.first?["event"] as? Int == 71)
     #expect(faults.first?["op"] as? String == "reconfigureItems")
   }

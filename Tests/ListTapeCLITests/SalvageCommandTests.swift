@@ -56,7 +56,7 @@ import Testing
     let out = dir.path("salvaged.ltape")
     let r = try CLI.run(["salvage", forged, "-o", out])
     #expect(r.code == 0, "\(r.err)")
-    #expect(r.err.contains("kept 30000 events"), "\(r.err)")
+    #expect(r.err.contains("kept 30,000 events"), "\(r.err)")
     #expect(r.err.contains("gave up at byte"), "\(r.err)")
     let verify = try CLI.run(["verify", out])
     #expect(verify.code == 0, "\(verify.out)")

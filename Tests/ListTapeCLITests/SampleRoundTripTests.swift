@@ -58,11 +58,16 @@ import Testing
   }
 }
 
-/// The committed sample logs hold exactly their JSON Lines sources.
+/// The committed sample logs hold exactly their JSON Lines sources: the 2.0 ones in
+/// Logs/samples and the 1.0 ones kept as golden logs.
 @Suite struct CommittedSampleTests {
-  @Test(arguments: CLI.sampleNames)
-  func committedLogMatchesItsSource(_ name: String) throws {
-    let log = CLI.samples.appendingPathComponent(name + ".ltape").path
+  @Test(arguments: CLI.sampleNames, [2, 1])
+  func committedLogMatchesItsSource(_ name: String, _ format: Int) throws {
+    let directory =
+      format == 2 ? CLI.samples : CLI.packageRoot.appendingPathComponent("Logs/golden/samples-v1")
+    let log = directory.appendingPathComponent(name + ".ltape").path
+    let header = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log)).prefix(10))
+    #expect(Int(header[8]) == format, "\(log) is not format \(format).x")
     #expect(try CLI.run(["verify", log]).code == 0)
     let (events, states) = try CLI.foldedStates(CLI.sample(name))
     let dump = try CLI.run(["events", log, "--json"])

@@ -73,12 +73,23 @@ import Testing
     let path = try CLI.record(CLI.sample("languages"), in: dir)
     let past = try CLI.run(["show", path, "--at", "9999"])
     #expect(past.code == 64)
-    #expect(past.err.hasPrefix("Error: --at 9999 is out of range"))
+    #expect(past.err.hasPrefix("Error: --at 9999 is out of range: \(path) has 52 events (0...52)"))
     #expect(try CLI.run(["show", path, "--at", "-1"]).code == 64)
     #expect(try CLI.run(["show", path, "--at", "twelve"]).code == 64)
     #expect(try CLI.run(["show", path, "--at", "time:yesterday"]).code == 64)
     let noMark = try CLI.run(["show", path, "--at", "mark:no such mark"])
     #expect(noMark.code == 64)
-    #expect(noMark.err.hasPrefix("Error: no mark"))
+    #expect(
+      noMark.err.hasPrefix(
+        "Error: --at mark:no such mark: no mark \"no such mark\" in \(path); its marks: \"loaded\", "
+          + "\"more languages\", \"bug: Swift added twice\", \"end\""))
+    let huge = try CLI.run(["show", path, "--at", "99999999999999999999"])
+    #expect(huge.code == 64)
+    #expect(
+      huge.err.hasPrefix(
+        "Error: The value '99999999999999999999' for '--at <point>' is out of range"))
+    let pretty = try CLI.run(["show", path, "--pretty"])
+    #expect(pretty.code == 64)
+    #expect(pretty.err.hasPrefix("Error: '--pretty' indents the JSON: use it with '--json'"))
   }
 }

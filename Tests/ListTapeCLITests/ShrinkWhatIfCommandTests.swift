@@ -93,7 +93,7 @@ enum PlantedBug {
     #expect(r.code == 0, "\(r.err)")
     let summary = try #require(
       try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
-    #expect(summary["events"] as? [Int] == [301, 1502])
+    #expect(summary["keptEvents"] as? [Int] == [301, 1502])
     #expect(summary["kept"] as? Int == 2)
     #expect(summary["original"] as? Int == 3_003)
     #expect((summary["tests"] as? Int ?? 0) > 2)
@@ -124,8 +124,10 @@ enum PlantedBug {
       ["shrink", "a.ltape", "--where", "true", "--run", "x", "-o", "b"],
       "Error: '--where <expr>' and '--run <cmd>' cannot be used together"
     ),
-    (["shrink", "a.ltape", "--where", "true"], "Error: Missing '-o, --output <out>'"),
-    (["what-if", "a.ltape"], "Error: Missing '--without <range>'"),
+    (
+      ["shrink", "a.ltape", "--where", "true"], "Error: Missing expected argument '--output <out>'"
+    ),
+    (["what-if", "a.ltape"], "Error: Missing expected argument '--without <range>'"),
     (
       ["what-if", "a.ltape", "--without", "5-2"],
       "Error: The value '5-2' is invalid for '--without <range>'"
@@ -149,8 +151,8 @@ enum PlantedBug {
     }
     #expect(
       WhatIfCommand.spec.info.usage
-        == "listtape what-if <log> [--without <range> ...] [--at <point>] [--output <out>] "
-        + "[--context <n>] [--json]")
+        == "listtape what-if <log> --without <range> ... [--at <point>] [--output <out>] "
+        + "[--force] [--context <n>] [--json]")
   }
 
   @Test func theHandmadeSessionWithoutTheMove() throws {

@@ -159,7 +159,9 @@ final class Stall: @unchecked Sendable {
     #expect(recorded[6].op == "applySectionSnapshot")
   }
 
-  /// The writer is stalled for the whole burst: every call still returns at once.
+  /// The writer is stalled for the whole burst: every call still returns. A call that
+  /// waited for the disk would never return (the stall is released only after the loop), so
+  /// finishing the loop is the proof; no wall-clock bound that a loaded machine could miss.
   @Test func callerNeverWaitsForTheDisk() throws {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -167,17 +169,9 @@ final class Stall: @unchecked Sendable {
     stall.hold()
     let store = try ListStore(path: path, options: options(stall: stall))
     store.appendSections(["main"])
-    var latencies: [UInt64] = []
-    for i in 0..<3_000 {
-      let start = DispatchTime.now().uptimeNanoseconds
-      store.appendItems(["i\(i)"], toSection: "main")
-      latencies.append(DispatchTime.now().uptimeNanoseconds - start)
-    }
-    latencies.sort()
-    let p99 = latencies[latencies.count * 99 / 100]
+    for i in 0..<3_000 { store.appendItems(["i\(i)"], toSection: "main") }
     // Nothing was written while stalled; the calls did not wait for it.
     #expect(store.bufferedEvents >= 3_000)
-    #expect(p99 < 5_000_000, "p99 \(p99) ns")
     stall.release()
     try store.close()
     #expect(try Timeline(path: path).eventCount == 3_001)

@@ -25,15 +25,23 @@ struct InvalidValue: Error {
   var expected: String?
   /// For values with a grammar: `The expression for '--where <expr>' is malformed: …`.
   var malformed: (what: String, detail: String)?
+  /// For numbers too large for any use: `The value '9999…' for '--at <point>' is out of
+  /// range: …`.
+  var outOfRange: String?
 
   init(expected: String? = nil) { self.expected = expected }
 
   init(malformed what: String, _ detail: String) { malformed = (what, detail) }
 
+  init(outOfRange why: String) { outOfRange = why }
+
   /// The usage error's message for `word` given to the option or argument `label`.
   func message(_ word: String, _ label: String) -> String {
     if let malformed {
       return "The \(malformed.what) for '\(label)' is malformed: \(malformed.detail)"
+    }
+    if let outOfRange {
+      return "The value '\(word)' for '\(label)' is out of range: \(outOfRange)"
     }
     var message = "The value '\(word)' is invalid for '\(label)'"
     if let expected { message += "; expected \(expected)" }
@@ -63,16 +71,28 @@ extension String: ArgumentValue {
 
 extension Int: ArgumentValue {
   static func parse(_ word: String) throws(InvalidValue) -> Int {
-    guard let n = Int(word) else { throw InvalidValue(expected: "an integer") }
+    guard let n = Int(word) else {
+      if isDigits(word) { throw InvalidValue(outOfRange: "the largest is \(Int.max)") }
+      throw InvalidValue(expected: "an integer")
+    }
     return n
   }
 }
 
 extension UInt64: ArgumentValue {
   static func parse(_ word: String) throws(InvalidValue) -> UInt64 {
-    guard let n = UInt64(word) else { throw InvalidValue(expected: "an unsigned integer") }
+    guard let n = UInt64(word) else {
+      if isDigits(word) { throw InvalidValue(outOfRange: "the largest is \(UInt64.max)") }
+      throw InvalidValue(expected: "an unsigned integer")
+    }
     return n
   }
+}
+
+/// Whether `word` is a number too long for an integer type rather than not a number.
+func isDigits(_ word: String) -> Bool {
+  let digits = word.hasPrefix("-") ? word.dropFirst() : Substring(word)
+  return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
 }
 
 // MARK: - Declarations
@@ -92,6 +112,8 @@ struct OptionInfo {
   var hidden = false
   /// Whether the option may be given more than once (each value is kept).
   var repeats = false
+  /// Whether the command line must give it (checked by the parser; usage shows it bare).
+  var required = false
 
   /// `--at <point>` or `--json`.
   var synopsis: String {
@@ -130,16 +152,34 @@ struct OptionSpec<Arguments> {
   /// Stores one occurrence's value (`nil` for a flag) into the arguments.
   let store: @Sendable (inout Arguments, String?) throws(InvalidValue) -> Void
 
-  /// `--name`: sets a `Bool` property.
+  /// `--name`: sets a `Bool` property. A `required` flag is one a command insists on
+  /// being spelt out (export's `--swift`, the only format so far).
   static func flag(
     _ property: WritableKeyPath<Arguments, Bool> & Sendable, _ name: String,
     short: Character? = nil,
-    help: String, hidden: Bool = false
+    help: String, hidden: Bool = false, required: Bool = false
   ) -> Self {
     Self(
-      info: OptionInfo(name: name, short: short, help: help, hidden: hidden), property: property
+      info: OptionInfo(
+        name: name, short: short, help: help, hidden: hidden, required: required),
+      property: property
     ) { a, _ in
       a[keyPath: property] = true
+    }
+  }
+
+  /// `--name <value>` that every command line must give: the parser refuses a line without
+  /// it, so the property's initial value is never read.
+  static func required<Value: ArgumentValue>(
+    _ property: WritableKeyPath<Arguments, Value> & Sendable, _ name: String,
+    short: Character? = nil,
+    value: String, help: String, isFile: Bool = false
+  ) -> Self {
+    let info = OptionInfo(
+      name: name, short: short, value: value, help: help, choices: Value.choices,
+      isFile: isFile, required: true)
+    return Self(info: info, property: property) { a, word throws(InvalidValue) in
+      a[keyPath: property] = try Value.parse(word ?? "")
     }
   }
 
@@ -200,15 +240,16 @@ struct OptionSpec<Arguments> {
     }
   }
 
-  /// `--name <value>`, given any number of times: every value, in order.
+  /// `--name <value>`, given any number of times (at least once when `required`): every
+  /// value, in order.
   static func repeating<Value: ArgumentValue>(
     _ property: WritableKeyPath<Arguments, [Value]> & Sendable, _ name: String,
     short: Character? = nil,
-    value: String, help: String, isFile: Bool = false
+    value: String, help: String, isFile: Bool = false, required: Bool = false
   ) -> Self {
     let info = OptionInfo(
       name: name, short: short, value: value, help: help, choices: Value.choices,
-      isFile: isFile, repeats: true)
+      isFile: isFile, repeats: true, required: required)
     return Self(info: info, property: property) { a, word throws(InvalidValue) in
       a[keyPath: property].append(try Value.parse(word ?? ""))
     }
@@ -218,6 +259,9 @@ struct OptionSpec<Arguments> {
     -> Int
   {
     guard let n = Int(word), valid.contains(n) else {
+      if isDigits(word) && Int(word) == nil {
+        throw InvalidValue(outOfRange: "the largest is \(valid.upperBound)")
+      }
       if valid.upperBound == Int.max {
         throw InvalidValue(expected: "an integer ≥ \(valid.lowerBound)")
       }
@@ -298,7 +342,8 @@ struct CommandInfo {
     var parts = ["listtape", name]
     parts += arguments.map(\.synopsis)
     for o in options where !o.hidden {
-      parts.append(o.repeats ? "[\(o.synopsis) ...]" : "[\(o.synopsis)]")
+      let word = o.repeats ? "\(o.synopsis) ..." : o.synopsis
+      parts.append(o.required ? word : "[\(word)]")
     }
     return parts.joined(separator: " ")
   }
@@ -344,6 +389,7 @@ struct ParsedCommandLine<Arguments: ParsableArguments> {
     wantsHelp = helpWords.contains { $0 == "--help" || $0 == "-h" }
     if wantsHelp { return }
     var positionals: [String] = []
+    var seen = Set<Int>()
     var i = 0
     var onlyPositionals = false
     while i < words.count {
@@ -375,9 +421,12 @@ struct ParsedCommandLine<Arguments: ParsableArguments> {
         if word.first == "-", word.dropFirst().allSatisfy(\.isNumber), !word.dropFirst().isEmpty {
           throw usage("Unexpected argument '\(word)'")
         }
-        throw usage("Unknown option '\(word)'")
+        let names = info.allOptions.filter { !$0.hidden }.map { "--" + $0.name }
+        let guess = word.hasPrefix("--") ? String(word.prefix { $0 != "=" }) : word
+        throw usage("Unknown option '\(word)'" + didYouMean(String(guess), names))
       }
       let option = info.allOptions[index]
+      seen.insert(index)
       var value: String?
       if option.value == nil {
         if inline != nil { throw usage("The flag '--\(option.name)' does not take a value") }
@@ -413,6 +462,11 @@ struct ParsedCommandLine<Arguments: ParsableArguments> {
     if positionals.count < required {
       throw usage("Missing expected argument '<\(declared[positionals.count].info.name)>'")
     }
+    if let missing = spec.options.indices.first(where: {
+      spec.options[$0].info.required && !seen.contains($0)
+    }) {
+      throw usage("Missing expected argument '\(spec.options[missing].info.synopsis)'")
+    }
     for (k, argument) in declared.enumerated() where k < positionals.count {
       let words =
         argument.info.variadic ? Array(positionals[k...]) : [positionals[k]]
@@ -423,4 +477,36 @@ struct ParsedCommandLine<Arguments: ParsableArguments> {
       }
     }
   }
+}
+
+// MARK: - Suggestions
+
+/// `. Did you mean '--json'?` when one candidate is a small edit away from `word`, else "".
+func didYouMean(_ word: String, _ candidates: [String]) -> String {
+  let limit = max(1, min(2, word.count / 3))
+  let scored = candidates.map { (name: $0, distance: editDistance(word, $0)) }
+    .filter { $0.distance <= limit }
+  guard let best = scored.min(by: { $0.distance < $1.distance }) else { return "" }
+  return ". Did you mean '\(best.name)'?"
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of
+/// neighbours each count one.
+func editDistance(_ a: String, _ b: String) -> Int {
+  let a = Array(a)
+  let b = Array(b)
+  if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+  var d = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+  for i in 0...a.count { d[i][0] = i }
+  for j in 0...b.count { d[0][j] = j }
+  for i in 1...a.count {
+    for j in 1...b.count {
+      let cost = a[i - 1] == b[j - 1] ? 0 : 1
+      d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+        d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+      }
+    }
+  }
+  return d[a.count][b.count]
 }

@@ -26,6 +26,19 @@ enum CLI {
 
   /// Runs a command line (without the program name) and returns the exit code.
   static func main(_ args: [String], environment: [String: String]) -> Int32 {
+    var args = args
+    // `listtape --color never show LOG`: the option every command takes, given before the
+    // command, goes to the command.
+    var leading: [String] = []
+    while let word = args.first, word == "--color" || word.hasPrefix("--color=") {
+      args.removeFirst()
+      leading.append(word)
+      if word == "--color", let value = args.first {
+        args.removeFirst()
+        leading.append(value)
+      }
+    }
+    if !leading.isEmpty && !args.isEmpty { args.insert(contentsOf: leading, at: 1) }
     guard let first = args.first else {
       Diagnostics.write(Help.root(version: version))
       return ExitCode.usage
@@ -41,8 +54,11 @@ enum CLI {
       break
     }
     guard let command = command(named: first) else {
+      let names = commands.compactMap { c -> String? in c.info.hidden ? nil : c.info.name }
       let message =
-        first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
+        first.hasPrefix("-")
+        ? "Unknown option '\(first)'" + didYouMean(first, ["--version", "--help", "--color"])
+        : "Unknown subcommand '\(first)'" + didYouMean(first, names)
       Diagnostics.write(Help.usageError(message, command: nil))
       return ExitCode.usage
     }
@@ -81,8 +97,21 @@ func openTimeline(_ path: String) throws(CLIError) -> Timeline {
     }
     return timeline
   } catch {
+    if case .log(let e) = error, e.kind == .notALog, looksLikeJSONLines(path) {
+      throw .failure(
+        "\(path) holds JSON Lines, not a log; record it first: listtape record NEW.ltape < "
+          + path, code: ExitCode.damaged)
+    }
     throw CLIError(error)
   }
+}
+
+/// Whether the file at `path` starts (after blanks) with `{`, as JSON Lines do.
+private func looksLikeJSONLines(_ path: String) -> Bool {
+  guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+  defer { try? handle.close() }
+  let head = (try? handle.read(upToCount: 256)) ?? Data()
+  return head.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
 }
 
 /// Runs `body`, turning a library error into the CLI's.

@@ -1,3 +1,4 @@
+import Foundation
 import ListTapeInvestigate
 
 /// A subcommand of the tool: its declaration and what it does.
@@ -77,16 +78,58 @@ enum ExitCode {
 
 // MARK: - What several commands take
 
-/// An event named on the command line: `N`, `mark:LABEL` or `time:ISO8601`, resolved
-/// against a log once it is open (`resolve(_:in:option:)`).
-struct Point: ArgumentValue {
-  var text: String
+/// An event named on the command line, parsed with the command line (a malformed one is a
+/// usage error before any log is read) and resolved against a log once it is open
+/// (`resolve(_:in:for:option:)`).
+enum Point: ArgumentValue, Equatable {
+  /// `N`: the state after event N (0 is the empty list).
+  case event(Int)
+  /// `mark:LABEL`: the first event whose mark, or a mark nested in whose batch, has LABEL.
+  case mark(String)
+  /// `time:ISO8601`: the last event at or before that time (milliseconds since the epoch).
+  case time(Int64)
 
   static func parse(_ word: String) throws(InvalidValue) -> Point {
-    guard Int(word) != nil || word.hasPrefix("mark:") || word.hasPrefix("time:") else {
-      throw InvalidValue(expected: "N, mark:LABEL or time:ISO8601")
+    if word.hasPrefix("mark:") { return .mark(String(word.dropFirst(5))) }
+    if word.hasPrefix("time:") {
+      guard let ms = parseTime(String(word.dropFirst(5))) else {
+        throw InvalidValue(
+          expected: "an ISO 8601 time after 'time:', like time:2026-11-29T12:00:00Z")
+      }
+      return .time(ms)
     }
-    return Point(text: word)
+    if let n = Int(word) {
+      guard n >= 0 else { throw InvalidValue(expected: "an event number ≥ 0") }
+      return .event(n)
+    }
+    if !word.isEmpty, word.allSatisfy(\.isASCII), word.allSatisfy(\.isNumber) {
+      throw InvalidValue(outOfRange: "no log holds that many events")
+    }
+    throw InvalidValue(expected: "N, mark:LABEL or time:ISO8601")
+  }
+
+  var helpText: String {
+    switch self {
+    case .event(let n): return "\(n)"
+    case .mark(let label): return "mark:\(label)"
+    case .time(let ms): return "time:\(Render.time(ms))"
+    }
+  }
+
+  /// Milliseconds since the epoch for an ISO 8601 date-time (fractional seconds and zone
+  /// offsets accepted; UTC when no zone is given).
+  static func parseTime(_ text: String) -> Int64? {
+    let withZone =
+      text.hasSuffix("Z") || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
+    let full = withZone ? text : text + "Z"
+    for options: ISO8601DateFormatter.Options in [
+      [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+    ] {
+      let f = ISO8601DateFormatter()
+      f.formatOptions = options
+      if let d = f.date(from: full) { return Int64((d.timeIntervalSince1970 * 1000).rounded()) }
+    }
+    return nil
   }
 }
 
@@ -141,12 +184,26 @@ extension OptionSpec where Arguments: ParsableArguments {
       valid: 0...Int.max)
   }
 
-  /// `-o, --output <out>`: a new file to write.
+  /// `-o, --output <out>`: the file to write (`-`, a pipe or a device too, as
+  /// `OutputFile` decides), required unless `optional`.
+  static func output(
+    _ property: WritableKeyPath<Arguments, String> & Sendable, value: String, help: String
+  ) -> Self {
+    .required(property, "output", short: "o", value: value, help: help, isFile: true)
+  }
+
+  /// `-o, --output <out>` when writing a file is optional.
   static func output(
     _ property: WritableKeyPath<Arguments, String?> & Sendable, value: String, help: String
-  )
-    -> Self
-  {
+  ) -> Self {
     .option(property, "output", short: "o", value: value, help: help, isFile: true)
+  }
+
+  /// `--force`: replace an existing output file.
+  static func force(_ property: WritableKeyPath<Arguments, Bool> & Sendable) -> Self {
+    .flag(
+      property, "force",
+      help: "Replace the output file if it exists (its new content is written beside it and "
+        + "renamed over it; a symlink's target is replaced, the link stays).")
   }
 }

@@ -39,12 +39,27 @@ enum DiffText {
     for s in diff.sectionsInserted { add(.inserted, "+ section \(s)") }
     for s in diff.sectionsDeleted { add(.deleted, "- section \(s)") }
     for s in diff.sectionsMoved { add(.changed, "~ section \(s) moved") }
-    for (id, p) in diff.deleted { add(.deleted, "- \(id) (was \(place(p)))") }
+    // Deleted rows go under their section's header, before its remaining rows.
+    var deleted: [(section: String, lines: [DiffLine])] = []
+    for (id, p) in diff.deleted {
+      let line = DiffLine(kind: .deleted, text: "- \(id) (was \(place(p)))")
+      if let i = deleted.firstIndex(where: { $0.section == p.section }) {
+        deleted[i].lines.append(line)
+      } else {
+        deleted.append((p.section, [line]))
+      }
+    }
+    func header(_ section: String) {
+      add(.section, "[\(section)]")
+      if let i = deleted.firstIndex(where: { $0.section == section }) {
+        out += deleted.remove(at: i).lines
+      }
+    }
     var section: String?
     for row in diff.foldingUnchanged(longerThan: context).rows {
       if row.section != section {
         section = row.section
-        add(.section, "[\(row.section)]")
+        header(row.section)
       }
       let indent = String(repeating: "  ", count: row.level)
       if row.unchangedRun > 0 {
@@ -70,6 +85,7 @@ enum DiffText {
         }
       }
     }
+    while let rest = deleted.first { header(rest.section) }
     if diff.selectionModeChanged {
       add(
         .changed,

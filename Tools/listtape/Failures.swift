@@ -29,20 +29,15 @@ enum Failures {
       return "cannot write the checkpoint after event \(n): \(reason.message) (\(path))"
     case .incompleteLog(let path, let damage, let lost):
       if let damage {
-        return "cannot upgrade a damaged log (salvage it first): \(damage) (\(path))"
+        return "cannot upgrade a damaged log: \(damage) (\(path)); 'listtape salvage' writes "
+          + "a log of every readable event, which upgrade takes"
       }
-      return "cannot upgrade a log that lost \(lost) events in a salvage: their numbers would "
-        + "change (\(path))"
+      return "cannot upgrade a log that lost \(Render.plural(lost, "event")) in a salvage: their "
+        + "numbers would change (\(path))"
     case .afterGap(let n, let from, let path):
       return "event \(n) follows lost events and cannot be decoded before event \(from) (\(path))"
     case .eventOutOfRange(let n, let lowest, let last, let path):
       return "event \(n) is out of range \(lowest)...\(last) (\(path))"
-    case .noSuchMark(let label, let path):
-      return "no mark \"\(label)\" in \(path)"
-    case .notATime(let text):
-      return "\"\(text)\" is not an ISO 8601 time (like 2026-11-29T12:00:00Z)"
-    case .notAPoint(let text):
-      return "\"\(text)\" is not an event number, mark:LABEL or time:ISO8601"
     case .outputExists(let path):
       return "\(path) already exists; write a new log elsewhere (remove it or choose another name)"
     case .unusablePath(let path, let directory):
@@ -69,8 +64,7 @@ enum Failures {
       return ExitCode.damaged
     case .unrecordableEvent: return ExitCode.malformed
     case .unrecordableCheckpoint: return ExitCode.io
-    case .eventOutOfRange, .notATime, .notAPoint: return ExitCode.usage
-    case .noSuchMark: return ExitCode.notFound
+    case .eventOutOfRange: return ExitCode.usage
     case .outputExists: return ExitCode.cannotCreate
     case .unusablePath, .nothingToResume: return ExitCode.usage
     }
@@ -100,18 +94,53 @@ enum Failures {
     }
   }
 
-  /// The warnings for a log whose reading stops early or that lost events to a salvage.
+  /// The warnings for a log whose reading stops early or that lost events to a salvage
+  /// (docs/cli.md, "Damaged logs"): where reading stops, and for each gap which states are
+  /// not the recorded ones.
   static func warnings(_ timeline: Timeline) -> [String] {
     var out: [String] = []
-    if let damage = timeline.damage { out.append("\(damage) (\(timeline.path))") }
-    let gaps = timeline.gaps
-    if !gaps.isEmpty {
-      let ranges = gaps.prefix(5).map { "\($0.firstEvent)...\($0.firstEvent + $0.count - 1)" }
+    if let damage = timeline.damage {
       out.append(
-        "salvaged log: events \(ranges.joined(separator: ", "))\(gaps.count > 5 ? ", …" : "") "
-          + "were lost; states after a gap are exact only from the next checkpoint on "
-          + "(\(timeline.path))")
+        "\(damage) (\(timeline.path)); only events 1...\(timeline.eventCount) are read")
+    }
+    let lost = timeline.lostRanges
+    for (i, gap) in lost.prefix(5).enumerated() {
+      var line = "salvaged log: \(events(gap)) lost; "
+      let end = i + 1 < lost.count ? lost[i + 1].lowerBound - 1 : timeline.eventCount
+      if case .inexact(_, let exactFrom) = timeline.exactness(at: gap.upperBound), let exactFrom {
+        line +=
+          "states at events \(gap.lowerBound)...\(exactFrom - 1) are not the recorded ones "
+          + "(exact again from event \(exactFrom), a checkpoint)"
+      } else {
+        line +=
+          "states at events \(gap.lowerBound)...\(end) are not the recorded ones (no checkpoint "
+          + "after the gap restores them)"
+      }
+      out.append(line + " (\(timeline.path))")
+    }
+    if lost.count > 5 {
+      out.append("salvaged log: \(lost.count - 5) more gaps (\(timeline.path))")
     }
     return out
+  }
+
+  /// `event 9` or `events 8,969...10,113`.
+  static func events(_ range: ClosedRange<Int>) -> String {
+    range.count == 1
+      ? "event \(range.lowerBound)" : "events \(range.lowerBound)...\(range.upperBound)"
+  }
+
+  /// Says plainly that the state at `n` is not the recorded one, or nil when it is.
+  static func inexactState(_ exactness: StateExactness, event n: Int, _ timeline: Timeline)
+    -> String?
+  {
+    guard case .inexact(let lost, let exactFrom) = exactness else { return nil }
+    let next = exactFrom.map { "; states are exact again from event \($0)" } ?? ""
+    let why =
+      lost.contains(n)
+      ? "event \(n) was lost in a salvage (with \(events(lost)))"
+      : "\(events(lost)) were lost in a salvage and no checkpoint between them and event \(n) "
+        + "restores it"
+    return "the state at event \(n) is not the recorded one: \(why)\(next) (\(timeline.path))"
   }
 }

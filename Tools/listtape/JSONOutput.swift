@@ -1,4 +1,5 @@
 import ListTapeJSON
+import ListTapeModel
 
 /// Shorthands for the objects `--json` prints: one `"key": value` pair per call.
 extension JSONWriter {
@@ -10,6 +11,15 @@ extension JSONWriter {
     w.endObject()
     w.endLine()
     return w.bytes
+  }
+
+  /// An event the way every command's JSON gives it (docs/json.md): `"op"`, its op's
+  /// name, then `"recorded"`, the whole event as `events --json` prints it; both `null`
+  /// when there is none.
+  mutating func recorded(_ event: Event?) {
+    field("op", event?.op)
+    key("recorded")
+    if let event { event.encode(to: &self) } else { null() }
   }
 
   /// An integer, or `null` when there is none.

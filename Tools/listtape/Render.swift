@@ -56,16 +56,24 @@ enum Render {
 
   // MARK: - State
 
-  /// The header line of `show`: where in the log the state is.
-  static func header(event n: Int, of total: Int, event: Event?, style: Style) -> String {
+  /// The header line of `show`: where in the log the state is, event N's fault, and
+  /// whether the state is not the recorded one.
+  static func header(
+    event n: Int, of total: Int, event: Event?, style: Style, fault: ListFault? = nil,
+    exact: Bool = true
+  ) -> String {
     var line = style.bold("event \(n)") + " of \(total)"
     if let event {
       line += "  " + style.cyan(event.op)
       if let t = event.time { line += "  " + time(t) }
       if case .mark(let label) = event.operation { line += "  " + style.yellow("“\(label)”") }
+    } else if n > 0 {
+      line += "  " + style.dim("(lost in a salvage, or unreadable after lost events)")
     } else {
       line += "  " + style.dim("(the empty list before the first event)")
     }
+    if let fault { line += "  " + style.red("fault: \(fault)") }
+    if !exact { line += "  " + style.yellow("(not the recorded state)") }
     return line
   }
 

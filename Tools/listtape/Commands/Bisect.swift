@@ -68,7 +68,7 @@ enum BisectCommand: Command {
     } else {
       report.text(result)
     }
-    if timeline.readStoppedShort { return ExitCode.damaged }
+    if timeline.readIncompletely { return ExitCode.damaged }
     return result.first == nil ? ExitCode.notFound : ExitCode.success
   }
 
@@ -100,7 +100,7 @@ enum BisectCommand: Command {
       }
       io.out.bytes(
         JSONWriter.line { w in
-          w.field("probe", p.event)
+          w.field("event", p.event)
           w.field("verdict", p.verdict.rawValue)
           w.field("purpose", Self.purpose(p.purpose))
         })
@@ -161,8 +161,7 @@ enum BisectCommand: Command {
           w.field("probes", result.probes.count)
           w.field("seeks", result.seeks)
           w.field("folded", result.folded)
-          w.key("event")
-          if let event = result.eventAtFirst { event.encode(to: &w) } else { w.null() }
+          w.recorded(result.eventAtFirst)
           w.key("state")
           if let state = result.stateAtFirst, let n = result.first {
             state.writeJSON(event: n, to: &w)

@@ -6,8 +6,9 @@ import ListTapeStore
 enum CutCommand: Command {
   struct Arguments: ParsableArguments {
     var log = ""
-    var to: Point?
-    var output: String?
+    var to = Point.event(0)
+    var output = ""
+    var force = false
   }
 
   static let spec = CommandSpec<Arguments>(
@@ -16,40 +17,34 @@ enum CutCommand: Command {
     discussion: """
       Copies events 1...N, times included, into a new log, so a session can be branched from \
       a past state and recorded onward with `listtape record OUT`. The output must not \
-      exist. A damaged log can be cut up to its last readable event, which salvages it.
+      exist (unless --force); '-' writes the log to standard output. A damaged log can be cut \
+      up to its last readable event.
 
       Exit status: 0 written, 73 the output already exists, 2 damaged log.
       """,
     arguments: [.log(\.log)],
     options: [
-      .option(
+      .required(
         \.to, "to", value: "point",
         help: "The last event to keep: N, mark:LABEL or time:ISO8601 (0 gives an empty log)."),
-      .output(\.output, value: "out", help: "The new log to write."),
+      .output(\.output, value: "out", help: "The new log to write ('-': standard output)."),
+      .force(\.force),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
-    guard let point = arguments.to else {
-      throw usageError("Missing '--to <point>': the last event to keep")
-    }
-    guard let output = arguments.output else {
-      throw usageError("Missing '-o, --output <out>': the new log to write")
-    }
+    let output = try OutputFile.open(
+      arguments.output, force: arguments.force, content: .log, for: self)
     let path = arguments.log
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
-    let n = try resolve(point, in: timeline, for: self, option: "--to")
-    if FileManager.default.fileExists(atPath: output) {
-      throw .failure(
-        "\(output) already exists; cut writes a new log (remove it or choose another name)",
-        code: ExitCode.cannotCreate)
+    let n = try resolve(arguments.to, in: timeline, for: self, option: "--to")
+    let written = try output.writeFile { (file) throws(CLIError) in
+      try replaying { () throws(StoreError) in try timeline.cut(through: n, to: file) }
     }
-    let written = try replaying { () throws(StoreError) in
-      try timeline.cut(through: n, to: output)
-    }
+    try output.commit()
     Diagnostics.line(
       "listtape: wrote \(Render.plural(written, "event")) (1...\(n) of "
-        + "\(Render.count(timeline.eventCount))) from \(path) to \(output)")
+        + "\(Render.count(timeline.eventCount))) from \(path) to \(output.name)")
     return ExitCode.success
   }
 }

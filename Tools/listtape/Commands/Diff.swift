@@ -80,8 +80,24 @@ enum DiffCommand: Command {
         (path, timeline, try resolve(arguments.to, in: timeline, for: self, option: "--to")),
       ]
     }
+    // After events lost in a salvage, each state comes from the point that restores it (or
+    // is said plainly not to be the recorded one).
+    var inexact = false
+    for side in sides where !side.timeline.gaps.isEmpty {
+      if let note = Failures.inexactState(
+        side.timeline.exactness(at: side.event), event: side.event, side.timeline)
+      {
+        Diagnostics.line("listtape: warning: \(note)")
+        inexact = true
+      }
+    }
     // Two points of one log: one seek, then only what the events between them touched.
     let diff = try replaying { () throws(StoreError) in
+      if sides.contains(where: { !$0.timeline.gaps.isEmpty }) {
+        return Differ.diff(
+          try sides[0].timeline.exactState(at: sides[0].event).state,
+          try sides[1].timeline.exactState(at: sides[1].event).state)
+      }
       if sides[0].timeline === sides[1].timeline {
         return try Differ.diff(
           sides[0].timeline, from: sides[0].event, to: sides[1].event,
@@ -112,7 +128,9 @@ enum DiffCommand: Command {
       io.out.line(style.bold("+++ \(sides[1].path) at event \(sides[1].event)"))
       DiffText.print(diff, context: arguments.context, style: style, into: io.out)
     }
-    if sides.contains(where: { $0.timeline.readStoppedShort }) { return ExitCode.damaged }
+    if inexact || sides.contains(where: { $0.timeline.readStoppedShort }) {
+      return ExitCode.damaged
+    }
     return ExitCode.success
   }
 }

@@ -60,8 +60,7 @@ enum DivergeCommand: Command {
             w.beginObject()
             w.field("log", path)
             w.field("events", timeline.eventCount)
-            w.key("op")
-            if let event { event.encode(to: &w) } else { w.null() }
+            w.recorded(event)
             w.endObject()
           }
           w.field("firstDifferentRecord", found.firstDifferentRecord)
@@ -95,7 +94,7 @@ enum DivergeCommand: Command {
       }
       out.line(line)
     }
-    if a.readStoppedShort || b.readStoppedShort { return ExitCode.damaged }
+    if a.readIncompletely || b.readIncompletely { return ExitCode.damaged }
     return found.event == nil ? ExitCode.notFound : ExitCode.success
   }
 }

@@ -98,6 +98,6 @@ enum EventsCommand: Command {
       throw CLIError(error)
     }
     out.bytes(buffer)
-    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 }

@@ -23,7 +23,8 @@ enum ExportCommand: Command {
       UICollectionViewDiffableDataSource<String, String> with Apple's API: an \
       NSDiffableDataSourceSnapshot for the sections, one NSDiffableDataSourceSectionSnapshot \
       per section (appends, then expansion), and the items to select. Paste it into a unit \
-      or UI test that reproduces the bug. It takes one log.
+      or UI test that reproduces the bug. It takes one log; with -o the source goes to a file \
+      (or a pipe or device) instead of standard output.
 
       --parquet -o OUT writes the logs (files, or directories of .ltape files) as two \
       tables in a new directory OUT: events.parquet, one row per event (the log, event \
@@ -42,8 +43,12 @@ enum ExportCommand: Command {
       .at(\.at),
       .flag(\.swift, "swift", help: "Print Swift source (UIKit's diffable data source)."),
       .flag(\.parquet, "parquet", help: "Write Parquet tables into the directory -o names."),
-      .output(\.output, value: "out", help: "The directory to create (--parquet)."),
-      .flag(\.force, "force", help: "Replace the tables in an existing directory (--parquet)."),
+      .output(
+        \.output, value: "out",
+        help: "--parquet: the directory to create; --swift: a file ('-': standard output)."),
+      .flag(
+        \.force, "force",
+        help: "Replace an existing file (--swift) or the tables in a directory (--parquet)."),
       .option(
         \.rowGroupRows, "row-group-rows", value: "n",
         help: "Events per row group of events.parquet (--parquet).", defaultText: "131072",
@@ -62,19 +67,24 @@ enum ExportCommand: Command {
     case (true, false):
       break
     }
-    guard arguments.output == nil, !arguments.force, arguments.rowGroupRows == nil,
-      !arguments.json
-    else {
-      throw usageError("'-o', '--force', '--row-group-rows' and '--json' go with '--parquet'")
+    guard arguments.rowGroupRows == nil, !arguments.json else {
+      throw usageError("'--row-group-rows' and '--json' go with '--parquet'")
     }
     guard arguments.logs.count == 1, let path = arguments.logs.first else {
       throw usageError("'--swift' takes one log")
     }
+    let output = try OutputFile.open(
+      arguments.output ?? "-", force: arguments.force, content: .text, for: self)
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
     let n = try resolve(arguments.at, in: timeline, for: self)
-    let state = try replaying { () throws(StoreError) in try timeline.state(at: n) }
-    io.out.write(SwiftExport.source(state, event: n, log: path))
-    return ExitCode.success
+    let (state, exactness) = try replaying { () throws(StoreError) in
+      try timeline.exactState(at: n)
+    }
+    let inexact = Failures.inexactState(exactness, event: n, timeline)
+    if let inexact { Diagnostics.line("listtape: warning: \(inexact)") }
+    try output.write(Array(SwiftExport.source(state, event: n, log: path).utf8))
+    try output.commit()
+    return timeline.readStoppedShort || inexact != nil ? ExitCode.damaged : ExitCode.success
   }
 }

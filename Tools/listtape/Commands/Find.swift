@@ -52,7 +52,7 @@ enum FindCommand: Command {
     } else {
       found = try listFaults(in: timeline, json: arguments.json, io)
     }
-    if timeline.readStoppedShort { return ExitCode.damaged }
+    if timeline.readIncompletely { return ExitCode.damaged }
     return found > 0 ? ExitCode.success : ExitCode.notFound
   }
 
@@ -77,8 +77,7 @@ enum FindCommand: Command {
               w.field("event", change.event)
               w.field("from", change.from)
               w.field("to", change.to)
-              w.key("op")
-              event.encode(to: &w)
+              w.recorded(event)
             })
         } else {
           out.line(

@@ -12,6 +12,8 @@ enum GenerateCommand: Command {
     var outline: Int?
     var shape: IdShape?
     var maxItems = 100_000
+    var output: String?
+    var force = false
   }
 
   static let spec = CommandSpec<Arguments>(
@@ -19,7 +21,8 @@ enum GenerateCommand: Command {
     abstract: "Write a deterministic large session as JSON Lines to standard output.",
     discussion: """
       The same --events and --seed always give the same lines. Pipe it into record: \
-      listtape generate --events 1000000 | listtape record big.ltape
+      listtape generate --events 1000000 | listtape record big.ltape. -o writes them to a \
+      file instead (an existing one only with --force).
       """,
     options: [
       .option(\.events, "events", value: "n", help: "How many events.", valid: 1...Int.max),
@@ -35,6 +38,8 @@ enum GenerateCommand: Command {
       .option(
         \.maxItems, "max-items", value: "n", help: "How large the list may grow.",
         valid: 50...100_000_000),
+      .output(\.output, value: "file", help: "Write the lines here ('-': standard output)."),
+      .force(\.force),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
@@ -43,20 +48,29 @@ enum GenerateCommand: Command {
     }
     let opening: SampleSession.Opening =
       arguments.outline.map { .outline(items: $0, shape: arguments.shape ?? .short) } ?? .seedApps
+    let output = try OutputFile.open(
+      arguments.output ?? "-", force: arguments.force, content: .text, for: self)
     var w = JSONWriter(reservingCapacity: 1 << 17)
-    let out = io.out
+    var failure: CLIError?
     SampleSession.generate(
       events: arguments.events, seed: arguments.seed, maxItems: arguments.maxItems,
       opening: opening
     ) { event in
+      guard failure == nil else { return }
       event.encode(to: &w)
       w.endLine()
       if w.bytes.count >= 1 << 16 {
-        out.bytes(w.bytes)
+        do throws(CLIError) {
+          try output.write(w.bytes)
+        } catch {
+          failure = error
+        }
         w.reset()
       }
     }
-    out.bytes(w.bytes)
+    if let failure { throw failure }
+    try output.write(w.bytes)
+    try output.commit()
     return ExitCode.success
   }
 }

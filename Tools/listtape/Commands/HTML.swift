@@ -6,7 +6,8 @@ import ListTapeStore
 enum HTMLCommand: Command {
   struct Arguments: ParsableArguments {
     var log = ""
-    var output: String?
+    var output = ""
+    var force = false
     var from: Point?
     var to: Point?
     var maxEvents = HTMLReport.defaultMaxEvents
@@ -22,11 +23,13 @@ enum HTMLCommand: Command {
       timeline. It makes no network request (a Content-Security-Policy forbids them) and \
       shows every id, title and label as text. #event=N in its address selects event N. \
       A page embeds at most --max-events events (default 200,000) and 50 MB: pick a window \
-      with --from/--to, or cut the log first.
+      with --from/--to, or cut the log first. -o - writes the page to standard output; an \
+      existing file is refused unless --force.
       """,
     arguments: [.log(\.log)],
     options: [
-      .output(\.output, value: "file", help: "The HTML file to write."),
+      .output(\.output, value: "file", help: "The HTML file to write ('-': standard output)."),
+      .force(\.force),
       .option(
         \.from, "from", value: "point", help: "The first event to embed (N, mark:LABEL, time:…).",
         defaultText: "1"),
@@ -42,9 +45,8 @@ enum HTMLCommand: Command {
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
     let path = arguments.log
-    guard let output = arguments.output else {
-      throw usageError("Missing expected option '--output <file>'")
-    }
+    let output = try OutputFile.open(
+      arguments.output, force: arguments.force, content: .text, for: self)
     let maxEvents = arguments.maxEvents
     let every = arguments.checkpointEvery
     let timeline = try openTimeline(path)
@@ -56,6 +58,9 @@ enum HTMLCommand: Command {
     }
     let through = try resolve(arguments.to, in: timeline, for: self, option: "--to")
     guard count > 0 else {
+      if timeline.readStoppedShort {
+        throw .failure("no event of \(path) is readable: nothing to view", code: ExitCode.damaged)
+      }
       throw .failure("\(path) holds no events: nothing to view", code: ExitCode.notFound)
     }
     guard from <= through else {
@@ -90,12 +95,11 @@ enum HTMLCommand: Command {
     }
     progress.finish()
     let page = HTMLPage.render(parts)
-    guard FileManager.default.createFile(atPath: output, contents: Data(page)) else {
-      throw .failure("cannot write \(output)", code: ExitCode.cannotOpen)
-    }
+    try output.write(page)
+    try output.commit()
     Diagnostics.line(
-      "listtape: wrote \(output) (\(Render.plural(window, "event")), "
+      "listtape: wrote \(output.name) (\(Render.plural(window, "event")), "
         + "\(Render.decimal(Double(page.count) / 1_048_576, 1)) MB)")
-    return ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 }

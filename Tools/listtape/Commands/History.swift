@@ -7,7 +7,7 @@ import ListTapeStore
 enum HistoryCommand: Command {
   struct Arguments: ParsableArguments {
     var log = ""
-    var item: String?
+    var item = ""
     var json = false
   }
 
@@ -26,14 +26,12 @@ enum HistoryCommand: Command {
       """,
     arguments: [.log(\.log)],
     options: [
-      .option(\.item, "item", value: "id", help: "The item's identifier."),
+      .required(\.item, "item", value: "id", help: "The item's identifier."),
       .flag(\.json, "json", help: "Print JSON Lines: one object per event."),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
-    guard let id = arguments.item else {
-      throw usageError("Missing '--item <id>': the item to follow")
-    }
+    let id = arguments.item
     let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
     let json = arguments.json
@@ -48,11 +46,9 @@ enum HistoryCommand: Command {
           out.bytes(
             JSONWriter.line { w in
               w.field("event", entry.event)
+              w.recorded(entry.op)
               w.field("named", entry.named)
-              w.key("fault")
-              if let fault = entry.fault { w.string(fault.description) } else { w.null() }
-              w.key("op")
-              entry.op.encode(to: &w)
+              w.field("reason", entry.fault?.description)
               w.key("before")
               write(entry.before, to: &w)
               w.key("after")
@@ -75,7 +71,7 @@ enum HistoryCommand: Command {
             ? "no event touched \(id) in \(Render.plural(total, "event"))"
             : "\(Render.plural(count, "event")) touched \(id) in \(Render.plural(total, "event"))"))
     }
-    if timeline.readStoppedShort { return ExitCode.damaged }
+    if timeline.readIncompletely { return ExitCode.damaged }
     return count > 0 ? ExitCode.success : ExitCode.notFound
   }
 

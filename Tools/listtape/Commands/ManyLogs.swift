@@ -78,9 +78,8 @@ enum FindManyCommand {
               JSONWriter.line { w in
                 w.field("log", m.path)
                 w.field("event", m.event)
-                w.key("op")
-                if let op = m.op { op.encode(to: &w) } else { w.null() }
-                if let damage { w.field("damaged", damage) }
+                w.recorded(m.op)
+                if let damage { w.field("problem", damage) }
               })
           }
         } else if let event = m.event {
@@ -119,7 +118,7 @@ enum FindManyCommand {
     out.bytes(
       JSONWriter.line { w in
         w.field("log", problem.path)
-        w.field("error", Failures.message(problem))
+        w.field("problem", Failures.message(problem))
       })
   }
 }
@@ -155,7 +154,8 @@ enum StatsManyCommand {
           w.field("bytes", totals.bytes)
           w.field("firstTime", totals.firstTime)
           w.field("lastTime", totals.lastTime)
-          w.key("damaged")
+          w.field("problems", totals.problems.count)
+          w.key("problemLogs")
           w.beginArray()
           for problem in totals.problems {
             w.beginObject()

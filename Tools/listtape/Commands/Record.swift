@@ -20,6 +20,8 @@ enum RecordCommand: Command {
     var fsync = Durability.interval
     var listen: String?
     var once = false
+    var quiet = false
+    var maxWarnings = 20
   }
 
   static let spec = CommandSpec<Arguments>(
@@ -55,6 +57,14 @@ enum RecordCommand: Command {
       .flag(
         \.once, "once",
         help: "With --listen: record the first client only, and stop when it disconnects."),
+      .flag(
+        \.quiet, "quiet", short: "q",
+        help: "Print only the summary: no line per malformed line or fault."),
+      .option(
+        \.maxWarnings, "max-warnings", value: "n",
+        help: "Print at most this many fault warnings and as many malformed-line messages; the "
+          + "summary says how many more there were.",
+        valid: 0...Int.max),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
@@ -77,7 +87,8 @@ enum RecordCommand: Command {
     if let recovery = recorder.recovery {
       Diagnostics.line("listtape: warning: \(recovery) (\(recorder.path))")
     }
-    var lines = LineRecorder(recorder: recorder)
+    var lines = LineRecorder(
+      recorder: recorder, maxMessages: arguments.quiet ? 0 : arguments.maxWarnings)
     var clients: Int? = nil
     var failure: CLIError? = nil
     if let listener {
@@ -193,9 +204,13 @@ struct LineRecorder {
   var faults = 0
   /// Set when a signal ended the recording.
   var interrupted = false
+  /// How many fault warnings, and how many malformed-line messages, are printed; the
+  /// summary counts the rest.
+  let maxMessages: Int
 
-  init(recorder: Recorder) {
+  init(recorder: Recorder, maxMessages: Int = .max) {
     self.recorder = recorder
+    self.maxMessages = maxMessages
     before = recorder.eventCount
   }
 
@@ -211,8 +226,13 @@ struct LineRecorder {
     switch line {
     case .tooLong(_, let length):
       return .rejected("line too long (\(length) bytes)")
-    case .text(_, let bytes):
+    case .text(let number, let bytes):
       if isBlank(bytes) { return .blank }
+      if number == 1 && bytes.starts(with: [0x89, 0x55, 0x4C, 0x4F, 0x47]) {
+        return .rejected(
+          "this is a ListTape log, not JSON Lines; to copy its events: "
+            + "listtape events LOG --json | listtape record NEW.ltape")
+      }
       let decoded = bytes.withUnsafeBytes { raw in
         Result { () throws(MalformedEvent) in try Event(jsonLine: raw) }
       }
@@ -241,6 +261,10 @@ struct LineRecorder {
     case .event(let event):
       if let fault = try recorder.record(event) {
         faults += 1
+        guard faults <= maxMessages else {
+          recorded += 1
+          return
+        }
         var warning = "listtape: warning: " + faultLine(before + recorded + 1, event.op, fault)
         if let origin { warning += " (\(origin))" }
         Diagnostics.line(warning)
@@ -252,6 +276,7 @@ struct LineRecorder {
   /// Counts a line that was not recorded and says why.
   mutating func reject(_ reason: String, at place: String) {
     malformed += 1
+    guard malformed <= maxMessages else { return }
     Diagnostics.line("listtape: \(place): \(reason)")
   }
 
@@ -263,7 +288,20 @@ struct LineRecorder {
       "(\(Render.plural(malformed, "malformed line")), \(Render.plural(faults, "fault"))"
     summary += "; \(Render.plural(before + recorded, "event")) in the log"
     if interrupted || Interruption.requested { summary += "; interrupted" }
-    return summary + ")"
+    summary += ")"
+    var unshown: [String] = []
+    if faults > maxMessages {
+      unshown.append(Render.plural(faults - maxMessages, "fault warning"))
+    }
+    if malformed > maxMessages {
+      unshown.append(Render.plural(malformed - maxMessages, "malformed-line message"))
+    }
+    if !unshown.isEmpty {
+      summary +=
+        "; \(unshown.joined(separator: " and ")) not shown "
+        + (maxMessages == 0 ? "(--quiet)" : "(over --max-warnings \(maxMessages))")
+    }
+    return summary
   }
 
   static func isBlank(_ bytes: ArraySlice<UInt8>) -> Bool {

@@ -43,8 +43,12 @@ enum ReplayCommand: Command {
     let progress = Progress("replaying", events: through)
     let clock = ContinuousClock()
     let start = clock.now
+    // States that are not the recorded ones (after events lost in a salvage) are not
+    // folded: their faults would be the gap's, not the app's.
     let result = try replaying { () throws(StoreError) in
-      try timeline.replay(through: through, progress: progress.update) { n, event, fault in
+      try timeline.forEachExactState(through: through, progress: progress.update) {
+        n, event, fault, _ in
+        guard let fault else { return true }
         faults.append((n, event.op, fault.description))
         if !json {
           progress.finish()
@@ -57,44 +61,79 @@ enum ReplayCommand: Command {
     let elapsed = clock.now - start
     let seconds =
       Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    let state = result.state
+    let state = result.state ?? ListState()
     let stopped = strict && !faults.isEmpty
+    // Where the fold ended: the last event folded when --strict stopped it, else --to.
+    let end = stopped ? result.stoppedAt : through
+    let skipped = skippedStretches(timeline, through: end)
     if json {
       out.bytes(
         JSONWriter.line { w in
           w.field("events", total)
-          w.field("through", result.stoppedAt)
-          w.field("faultCount", faults.count)
-          w.key("faults")
+          w.field("through", end)
+          w.field("faults", faults.count)
+          w.key("faultsFound")
           w.beginArray()
           for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
           w.endArray()
-          w.field("sections", state.numberOfSections)
-          w.field("items", state.numberOfAllItems)
-          w.field("visible", state.numberOfItems)
-          w.field("selected", state.selectedItems.count)
+          // Counts: `sections` and `selected` are the state JSON's lists (docs/json.md).
+          w.field("sectionCount", state.numberOfSections)
+          w.field("itemCount", state.numberOfAllItems)
+          w.field("visibleCount", state.numberOfItems)
+          w.field("selectedCount", state.selectedItems.count)
           w.field("stoppedAtFault", stopped)
           w.field("damaged", timeline.readStoppedShort)
+          w.field("exact", result.state != nil || stopped)
+          w.key("notReplayed")
+          w.beginArray()
+          for range in skipped {
+            w.beginArray()
+            w.int(range.lowerBound)
+            w.int(range.upperBound)
+            w.endArray()
+          }
+          w.endArray()
           w.field("seconds", seconds)
         })
     } else {
-      var line = "replayed \(Render.plural(result.stoppedAt, "event"))"
-      if result.stoppedAt < total { line += " of \(Render.count(total))" }
+      var line = "replayed \(Render.plural(end, "event"))"
+      if end < total { line += " of \(Render.count(total))" }
       line += ": "
       line +=
         faults.isEmpty
         ? style.green("no faults") : style.red(Render.plural(faults.count, "fault"))
       if stopped { line += " (stopped at the first, --strict)" }
-      line += "; \(Render.plural(state.numberOfSections, "section")), "
-      line += "\(Render.plural(state.numberOfAllItems, "item")) "
-      line += "(\(Render.count(state.numberOfItems)) visible, "
-      line += "\(Render.count(state.selectedItems.count)) selected)"
+      if result.state != nil || stopped {
+        line += "; \(Render.plural(state.numberOfSections, "section")), "
+        line += "\(Render.plural(state.numberOfAllItems, "item")) "
+        line += "(\(Render.count(state.numberOfItems)) visible, "
+        line += "\(Render.count(state.selectedItems.count)) selected)"
+      } else {
+        line += "; the state at event \(end) is not the recorded one"
+      }
+      if !skipped.isEmpty {
+        line +=
+          "; not replayed (states after lost events): "
+          + skipped.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
+      }
       line +=
         " in \(seconds < 1 ? Render.decimal(seconds * 1000, 1) + " ms" : Render.decimal(seconds, 2) + " s")"
       out.line(line)
     }
-    if timeline.readStoppedShort { return ExitCode.damaged }
+    if timeline.readStoppedShort || !skipped.isEmpty { return ExitCode.damaged }
     return faults.isEmpty ? ExitCode.success : ExitCode.faults
+  }
+
+  /// The events up to `n` whose states are not the recorded ones, so not replayed.
+  static func skippedStretches(_ timeline: Timeline, through n: Int) -> [ClosedRange<Int>] {
+    var covered = 1
+    var out: [ClosedRange<Int>] = []
+    for (start, events) in timeline.exactStretches {
+      if start + 1 > covered && covered <= n { out.append(covered...min(start, n)) }
+      covered = max(covered, events.upperBound + 1)
+    }
+    if covered <= n { out.append(covered...n) }
+    return out
   }
 }
 

@@ -19,8 +19,12 @@ enum ShowCommand: Command {
       By default prints the list for a person: a header with the event number, its op and \
       time; then each section with its rows indented by level, ▸ on collapsed and ▾ on \
       expanded items that have children, ✓ on selected rows and titles in quotes. Hidden \
-      rows (under a collapsed ancestor) are left out unless --all is given. With --json, \
-      prints the state JSON of the protocol (section 3) on one line; add --pretty to indent it.
+      rows (under a collapsed ancestor) are left out unless --all is given. When event N \
+      faulted, the header says why. With --json, prints the state JSON of the protocol \
+      (section 3) on one line; add --pretty to indent it.
+
+      Exit status: 0; 2 damaged log, or a state that is not the recorded one (after events \
+      lost in a salvage, docs/cli.md).
       """,
     arguments: [.log(\.log)],
     options: [
@@ -31,21 +35,71 @@ enum ShowCommand: Command {
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
+    if arguments.pretty && !arguments.json {
+      throw usageError("'--pretty' indents the JSON: use it with '--json'")
+    }
     let timeline = try openTimeline(arguments.log)
     warnIfDamaged(timeline)
     let n = try resolve(arguments.at, in: timeline, for: self)
-    let state = try replaying { () throws(StoreError) in try timeline.state(at: n) }
+    let shown = try replaying { () throws(StoreError) in try timeline.stateAndFault(at: n) }
+    let inexact = Failures.inexactState(shown.exactness, event: n, timeline)
+    if let inexact { Diagnostics.line("listtape: warning: \(inexact)") }
     if arguments.json {
       var w = JSONWriter(pretty: arguments.pretty)
-      state.writeJSON(event: n, to: &w)
-      w.endLine()
-      io.out.bytes(w.bytes)
+      shown.state.writeJSON(event: n, to: &w)
+      var bytes = w.bytes
+      if inexact != nil {
+        // One key after the protocol's, so scripts can tell a state that is not the
+        // recorded one (docs/json.md).
+        while let last = bytes.last, last == UInt8(ascii: "}") || last == 0x0A {
+          bytes.removeLast()
+        }
+        bytes += Array((arguments.pretty ? ",\n  \"exact\": false\n}" : ",\"exact\":false}").utf8)
+      }
+      bytes.append(0x0A)
+      io.out.bytes(bytes)
     } else {
-      let event = n > 0 ? try replaying { () throws(StoreError) in try timeline.event(n) } : nil
-      io.out.line(Render.header(event: n, of: timeline.eventCount, event: event, style: io.style))
-      Render.state(state, all: arguments.all, style: io.style, into: io.out)
+      io.out.line(
+        Render.header(
+          event: n, of: timeline.eventCount, event: shown.event, style: io.style,
+          fault: shown.fault, exact: inexact == nil))
+      Render.state(shown.state, all: arguments.all, style: io.style, into: io.out)
     }
-    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+    return timeline.readStoppedShort || inexact != nil ? ExitCode.damaged : ExitCode.success
+  }
+
+}
+
+extension Timeline {
+  /// The state at `n`, event `n` (nil at 0, or when it was lost) and its fault, and
+  /// whether the state is the recorded one: what `show` and `scrub` display.
+  func stateAndFault(at n: Int) throws(StoreError) -> (
+    state: ListState, event: Event?, fault: ListFault?, exactness: StateExactness
+  ) {
+    guard n > 0 else { return (ListState(), nil, nil, .exact(restoredFrom: nil)) }
+    let exactness = exactness(at: n)
+    let event: Event?
+    do throws(StoreError) {
+      event = try self.event(n)
+    } catch {
+      guard case .inexact = exactness else { throw error }
+      event = nil  // lost, or undecodable after lost events: the warning says so
+    }
+    var (state, _) = try exactState(at: n - 1)
+    var fault: ListFault?
+    if let event {
+      do throws(ListFault) {
+        try state.apply(event)
+      } catch {
+        fault = error
+      }
+    }
+    if case .exact(let point?) = exactness, point == n {
+      state = try restoredState(from: n, through: n)
+    } else if event == nil {
+      state = try exactState(at: n).state
+    }
+    return (state, event, fault, exactness)
   }
 }
 
@@ -54,38 +108,16 @@ extension Timeline {
   /// corrupt tail. Every command that reads such a log does what it can with the readable
   /// part, warns, and exits 2 (protocol section 4: 2 damaged log), as `verify` reports it.
   var readStoppedShort: Bool { damage != nil }
+
+  /// Whether a scan of this log misses events: it stops short, or events were lost in a
+  /// salvage. Commands that scan (events, stats, find, bisect, history, html, …) warn and
+  /// exit 2 then; commands that show one state exit 2 only when it is not the recorded one
+  /// (docs/cli.md, "Damaged logs").
+  var readIncompletely: Bool { damage != nil || !gaps.isEmpty }
 }
 
 /// Reports reading that stopped early (a torn tail or damage), and lost events, on
 /// standard error.
 func warnIfDamaged(_ timeline: Timeline) {
   for note in Failures.warnings(timeline) { Diagnostics.line("listtape: warning: \(note)") }
-}
-
-/// The event number `point` names in `timeline`; the last event when nil. A point outside
-/// the log, or a mark it lacks, is a usage error of `command`'s `option`.
-func resolve<C: Command>(
-  _ point: Point?, in timeline: Timeline, for command: C.Type, option: String = "--at"
-) throws(CLIError) -> Int {
-  let count = timeline.eventCount
-  guard let point else { return count }
-  if let n = Int(point.text) {
-    guard n >= 0 && n <= count else {
-      throw command.usageError(
-        "\(option) \(point.text) is out of range: the log has \(Render.plural(count, "event")) "
-          + "(0...\(count))")
-    }
-    return n
-  }
-  do {
-    return try timeline.resolve(point.text)
-  } catch {
-    switch error {
-    // An unknown mark is a bad value for the option, like a number past the end: protocol
-    // section 4 keeps exit 1 (not found) for bisect and find.
-    case .noSuchMark, .notATime, .notAPoint, .eventOutOfRange:
-      throw command.usageError(Failures.message(error))
-    default: throw CLIError(error)
-    }
-  }
 }

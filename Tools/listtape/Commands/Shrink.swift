@@ -11,7 +11,8 @@ enum ShrinkCommand: Command {
     var log = ""
     var query: Query?
     var command: String?
-    var output: String?
+    var output = ""
+    var force = false
     var json = false
   }
 
@@ -27,6 +28,9 @@ enum ShrinkCommand: Command {
       0 and 125 that it does not; 128 or more, or a signal, aborts (exit 74). Prints how many \
       events were kept and which; progress goes to standard error on a terminal.
 
+      OUT may be a file, a pipe or a device but not '-' (standard output carries the report); \
+      an existing OUT is refused unless --force.
+
       Exit status: 0 written; 1 LOG's own final state does not satisfy the predicate; 73 OUT \
       already exists; 64 a malformed expression; 74 the check aborted; 2 damaged log.
       """,
@@ -38,20 +42,18 @@ enum ShrinkCommand: Command {
         help: "A shell command that judges the state JSON on its standard input (exit 1...127 "
           + "but 125: the predicate holds)."),
       .output(\.output, value: "out", help: "The new log to write."),
+      .force(\.force),
       .flag(\.json, "json", help: "Print a summary as one JSON object."),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
     try requirePredicate(arguments.query, arguments.command)
-    guard let output = arguments.output else {
-      throw usageError("Missing '-o, --output <out>': the new log to write")
-    }
+    let outputFile = try OutputFile.open(
+      arguments.output, force: arguments.force, content: .logBesideReport, for: self)
+    let output = arguments.output
     let path = arguments.log
     let timeline = try openTimeline(path)
     warnIfDamaged(timeline)
-    if FileManager.default.fileExists(atPath: output) {
-      throw CLIError(StoreError.outputExists(path: output))
-    }
     let progress = ShrinkProgressLine()
     let start = DispatchTime.now().uptimeNanoseconds
     let found: ShrinkResult?
@@ -81,7 +83,10 @@ enum ShrinkCommand: Command {
         "the state after the last event \(timeline.eventCount) does not satisfy the predicate "
           + "(\(path))", code: ExitCode.notFound)
     }
-    try replaying { () throws(StoreError) in try Shrink.write(result, to: output) }
+    try outputFile.writeFile { (file) throws(CLIError) in
+      try replaying { () throws(StoreError) in try Shrink.write(result, to: file) }
+    }
+    try outputFile.commit()
     progress.finish()
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     let out = io.out
@@ -92,7 +97,7 @@ enum ShrinkCommand: Command {
           w.field("output", output)
           w.field("original", result.original)
           w.field("kept", result.kept.count)
-          w.key("events")
+          w.key("keptEvents")
           w.beginArray()
           for n in result.kept { w.int(n) }
           w.endArray()
@@ -114,7 +119,7 @@ enum ShrinkCommand: Command {
           "\(Render.plural(result.tests, "test")), \(Render.plural(result.folded, "event")) "
             + "folded, \(Render.decimal(seconds, 1)) s"))
     }
-    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 }
 

@@ -34,7 +34,7 @@ enum StatsCommand: Command {
     if arguments.json {
       out.bytes(
         JSONWriter.line { w in
-          w.field("path", path)
+          w.field("log", path)
           w.field("events", stats.events)
           w.field("faults", stats.faults)
           w.field("bytes", stats.bytes)
@@ -54,7 +54,7 @@ enum StatsCommand: Command {
           }
           w.endObject()
         })
-      return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+      return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
     }
     let style = io.style
     func row(_ label: String, _ value: String) {
@@ -96,7 +96,7 @@ enum StatsCommand: Command {
             + "  " + style.dim(Render.decimal(share, 1).leftPadding(5) + "%"))
       }
     }
-    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 }
 

@@ -15,7 +15,9 @@ enum VerifyCommand: Command {
     discussion: """
       Reads every frame and checkpoint and checks their checksums and sequence. Exit status: \
       0 when the log is intact, 2 when it is damaged; the report then gives the byte offset \
-      of the damage and the first event that cannot be read.
+      of the damage and the first event that cannot be read. A salvaged log that lost events \
+      is not intact either (exit 2): the report lists the gaps and which states are not the \
+      recorded ones.
       """,
     arguments: [.log(\.log)],
     options: [.flag(\.json, "json", help: "Print the report as a JSON object.")])
@@ -28,11 +30,15 @@ enum VerifyCommand: Command {
     progress.finish()
     let out = io.out
     let style = io.style
+    // A salvaged log reads back whole but lost events: not intact (docs/cli.md, "Damaged
+    // logs").
+    let lost = timeline.lostRanges
+    let intact = report.intact && lost.isEmpty
     if arguments.json {
       out.bytes(
         JSONWriter.line { w in
-          w.field("path", path)
-          w.field("intact", report.intact)
+          w.field("log", path)
+          w.field("intact", intact)
           w.field("events", report.events)
           w.field("frames", report.frames)
           w.field("checkpoints", report.checkpoints)
@@ -42,13 +48,29 @@ enum VerifyCommand: Command {
           // `event` is the first event the damage makes unreadable; `lastIntactEvent` the one before.
           w.field("event", report.lastIntactEvent.map { $0 + 1 })
           w.field("lastIntactEvent", report.lastIntactEvent)
+          w.key("lost")
+          w.beginArray()
+          for range in lost {
+            w.beginArray()
+            w.int(range.lowerBound)
+            w.int(range.upperBound)
+            w.endArray()
+          }
+          w.endArray()
         })
     } else {
       let contents =
         "\(Render.plural(report.events, "event")) in \(Render.plural(report.frames, "frame")), "
         + "\(Render.plural(report.checkpoints, "checkpoint")), "
         + "\(Render.plural(report.bytes, "byte"))"
-      if report.intact {
+      if report.intact && !lost.isEmpty {
+        let count = lost.reduce(0) { $0 + $1.count }
+        out.line(
+          "\(path): \(style.red("salvaged")): \(Render.plural(count, "event")) lost in "
+            + Render.plural(lost.count, "gap"))
+        for note in Failures.warnings(timeline) { out.line("  " + note) }
+        out.line("  checked: \(contents)")
+      } else if report.intact {
         out.line("\(path): \(style.green("intact")): \(contents)")
       } else {
         // The library reports the last event that reads back intact; people want the first
@@ -67,6 +89,6 @@ enum VerifyCommand: Command {
         out.line("  checked: \(contents)")
       }
     }
-    return report.intact ? ExitCode.success : ExitCode.damaged
+    return intact ? ExitCode.success : ExitCode.damaged
   }
 }

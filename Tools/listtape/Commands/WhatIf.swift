@@ -11,6 +11,7 @@ enum WhatIfCommand: Command {
     var without: [EventRange] = []
     var at: Point?
     var output: String?
+    var force = false
     var context = 2
     var json = false
   }
@@ -25,7 +26,8 @@ enum WhatIfCommand: Command {
       faults that appear or vanish because of the removal, and the diff from the real state \
       to the counterfactual one at --at (default: the last event). -o also writes the \
       counterfactual log, with a mark saying what was left out where the first removed \
-      event was.
+      event was (a file, a pipe or a device, not '-': standard output carries the report; an \
+      existing file is refused unless --force).
 
       Exit status: 0; 73 the output already exists; 2 damaged log.
       """,
@@ -33,20 +35,22 @@ enum WhatIfCommand: Command {
     options: [
       .repeating(
         \.without, "without", value: "range",
-        help: "Events to leave out: N or N-M, inclusive; may be given several times."),
+        help: "Events to leave out: N or N-M, inclusive; may be given several times.",
+        required: true),
       .option(
         \.at, "at", value: "point",
         help: "Where to compare the two histories: N, mark:LABEL or time:ISO8601.",
         defaultText: "the last event"),
       .output(\.output, value: "out", help: "Also write the counterfactual log."),
+      .force(\.force),
       .context(\.context),
       .flag(\.json, "json", help: "Print the report as one JSON object."),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
     let ranges = arguments.without.map(\.range)
-    guard !ranges.isEmpty else {
-      throw usageError("Missing '--without <range>': the events to leave out")
+    let outputFile = try arguments.output.map { (path) throws(CLIError) in
+      try OutputFile.open(path, force: arguments.force, content: .logBesideReport, for: self)
     }
     let path = arguments.log
     let timeline = try openTimeline(path)
@@ -58,27 +62,27 @@ enum WhatIfCommand: Command {
           + "\(Render.plural(count, "event")) (1...\(count))")
     }
     let point = try resolve(arguments.at, in: timeline, for: self)
-    if let output = arguments.output, FileManager.default.fileExists(atPath: output) {
-      throw CLIError(StoreError.outputExists(path: output))
-    }
     let report = try replaying { () throws(StoreError) in
       try WhatIf.run(timeline, without: ranges, at: point, context: arguments.context)
     }
-    if let output = arguments.output {
+    if let outputFile {
       let without = describe(report.without)
-      let written = try replaying { () throws(StoreError) in
-        try WhatIf.write(timeline, without: ranges, mark: "what-if: without \(without)", to: output)
+      let written = try outputFile.writeFile { (file) throws(CLIError) in
+        try replaying { () throws(StoreError) in
+          try WhatIf.write(timeline, without: ranges, mark: "what-if: without \(without)", to: file)
+        }
       }
+      try outputFile.commit()
       Diagnostics.line(
         "listtape: wrote \(Render.plural(written, "event")) (without \(without), with a mark) "
-          + "to \(output)")
+          + "to \(outputFile.name)")
     }
     if arguments.json {
       writeJSON(report, path: path, output: arguments.output, into: io.out)
     } else {
       render(report, path: path, style: io.style, context: arguments.context, into: io.out)
     }
-    return timeline.readStoppedShort ? ExitCode.damaged : ExitCode.success
+    return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 
   /// `120-130, 500`.
@@ -137,8 +141,7 @@ enum WhatIfCommand: Command {
         w.field("removed", r.removedCount)
         w.field("start", r.start)
         w.field("firstDifference", r.firstDifference)
-        w.key("event")
-        if let op = r.firstDifferenceOp { op.encode(to: &w) } else { w.null() }
+        w.recorded(r.firstDifferenceOp)
         faults("faultsAppeared", r.appeared)
         // Faults of events both histories hold, then those of the removed events.
         faults("faultsVanished", r.vanished.filter { !$0.removed })

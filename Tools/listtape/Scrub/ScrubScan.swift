@@ -49,7 +49,7 @@ final class ScrubScan: @unchecked Sendable {
 
   /// The bucket of event `n` (1...total).
   func bucket(_ n: Int) -> Int {
-    total > 0 ? min(Self.buckets - 1, (n - 1) * Self.buckets / total) : 0
+    total > 0 ? min(Self.buckets - 1, scaled(n - 1, Self.buckets, total)) : 0
   }
 
   /// Starts the fold of `path` on its own thread, with its own reader.
@@ -116,4 +116,14 @@ final class ScrubScan: @unchecked Sendable {
       lock.unlock()
     }
   }
+}
+
+/// `a * b / c` for non-negative values without overflow: a salvaged log's event numbers can
+/// pass 2^62 (a gap frame claims that many lost events), and a product of two of them does
+/// not fit in an `Int`.
+func scaled(_ a: Int, _ b: Int, _ c: Int) -> Int {
+  guard c > 0 else { return 0 }
+  let product = a.multipliedFullWidth(by: b)
+  guard product.high < c else { return .max }
+  return c.dividingFullWidth(product).quotient
 }

@@ -13,6 +13,8 @@ final class ScrubViewer {
     var fault: String?
     var previous: ListState?
     var state: ListState
+    /// False for a state that is not the recorded one (after events lost in a salvage).
+    var exact = true
     var diff: [String]?
     /// The list as text, built on first draw (a large list costs one pass per move, not
     /// one per redraw).
@@ -76,6 +78,15 @@ final class ScrubViewer {
 
   private func load(_ n: Int) throws(StoreError) -> Frame {
     guard n > 0 else { return Frame(position: 0, state: ListState()) }
+    if !timeline.gaps.isEmpty {
+      // A salvaged log: each state from the point that restores it, or labelled as not the
+      // recorded one (docs/cli.md, "Damaged logs"); never a decoding error.
+      let previous = try timeline.exactState(at: n - 1).state
+      let shown = try timeline.stateAndFault(at: n)
+      return Frame(
+        position: n, event: shown.event, fault: shown.fault?.description, previous: previous,
+        state: shown.state, exact: shown.exactness.isExact)
+    }
     try cursor.move(to: n - 1)
     let previous = cursor.state
     let event = try timeline.event(n)
@@ -154,10 +165,18 @@ final class ScrubViewer {
       guard !text.isEmpty else { return true }
       switch current.kind {
       case .jump:
-        do {
-          go(try timeline.resolve(text))
+        do throws(CLIError) {
+          let point: Point
+          do throws(InvalidValue) {
+            point = try Point.parse(text)
+          } catch {
+            throw CLIError.usage(error.message(text, "go to"), command: nil)
+          }
+          go(try resolve(point, in: timeline, for: ScrubCommand.self, option: "go to"))
         } catch {
-          message = style.red(Failures.message(error))
+          switch error {
+          case .usage(let text, _), .failure(let text, _): message = style.red(text)
+          }
         }
       case .search:
         lastSearch = text
@@ -279,7 +298,10 @@ final class ScrubViewer {
   }
 
   private func top(width: Int) -> [String] {
-    var lines = [Render.header(event: frame.position, of: total, event: frame.event, style: style)]
+    var lines = [
+      Render.header(
+        event: frame.position, of: total, event: frame.event, style: style, exact: frame.exact)
+    ]
     if let event = frame.event {
       let detail = Render.describe(event.operation)
       lines.append("  " + style.cyan(event.op) + (detail.isEmpty ? "" : "  " + detail))
@@ -303,12 +325,13 @@ final class ScrubViewer {
   private func bar(width: Int) -> String {
     let f = scan.snapshot
     guard total > 0, width > 0 else { return style.dim(String(repeating: "─", count: width)) }
-    let here = frame.position == 0 ? 0 : min(width - 1, (frame.position - 1) * width / total)
+    let here =
+      frame.position == 0 ? 0 : min(width - 1, scaled(frame.position - 1, width, total))
     var out = ""
     for cell in 0..<width {
       // Events this cell covers, then the buckets they fall in.
-      let first = cell * total / width + 1
-      let last = max(first, (cell + 1) * total / width)
+      let first = scaled(cell, total, width) + 1
+      let last = max(first, scaled(cell + 1, total, width))
       let buckets = scan.bucket(first)...scan.bucket(last)
       let faults = buckets.contains { f.faultBuckets[$0] > 0 }
       let marks = buckets.contains { f.markBuckets[$0] > 0 }
