@@ -194,7 +194,7 @@ extension StateDiff: Equatable {
 /// parent changed, plus the fewest siblings that must move to reach the new order).
 public enum Differ {
   /// What changed from `a` to `b`, every row listed. - Complexity: O(n log n) for n items.
-  public static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
+  package static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
     var d = StateDiff()
     compareSections(a, b, into: &d)
 

@@ -77,10 +77,10 @@ public struct Query: Sendable, CustomStringConvertible {
   }
 
   /// Evaluates the expression on a state.
-  public func evaluate(_ state: ListState) -> QueryValue { Self.eval(root, state) }
+  package func evaluate(_ state: ListState) -> QueryValue { Self.eval(root, state) }
 
   /// Evaluates a boolean expression (false for any non-boolean result).
-  public func holds(in state: ListState) -> Bool { evaluate(state) == .bool(true) }
+  package func holds(in state: ListState) -> Bool { evaluate(state) == .bool(true) }
 
   static func eval(_ node: Node, _ s: ListState) -> QueryValue {
     switch node {

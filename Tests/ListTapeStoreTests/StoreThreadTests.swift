@@ -5,17 +5,17 @@ import Testing
 
 @testable import ListTapeStore
 
-/// `ListStore` driven from many threads at once while its writer flushes: sends, snapshot
+/// `StoreCore` driven from many threads at once while its writer flushes: sends, snapshot
 /// applies, reads, syncs and counters interleaved, with a buffer small enough to drop and
 /// resync. Run under ThreadSanitizer by Tools/sanitize.sh; here it checks the outcome.
 @Suite struct StoreThreadTests {
   @Test func manyThreadsSendReadAndSyncWhileTheWriterFlushes() throws {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    var options = ListStore.Options()
+    var options = StoreOptions()
     options.fsync = .never
     options.bufferCapacity = 64
-    let store = try ListStore(path: path, options: options)
+    let store = try StoreCore(path: path, options: options)
     let threads = 6
     store.appendSections((0..<threads).map { "s\($0)" })
     store.setAllowsMultipleSelection(true)

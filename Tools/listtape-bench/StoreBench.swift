@@ -18,7 +18,7 @@ enum StoreBench {
     }
     print("store benchmark: \(count) sample-session events, list up to \(maxItems) items")
     reducerOnly(events)
-    burst(events, capacity: ListStore.Options().bufferCapacity, label: "burst, default buffer")
+    burst(events, capacity: StoreOptions().bufferCapacity, label: "burst, default buffer")
     burst(events, capacity: count + 1, label: "burst, unbounded buffer")
     paced(events.prefix(quick ? 2_000 : 10_000), perSecond: 2_000)
     snapshots(items: 1_000, rounds: quick ? 100 : 500)
@@ -47,9 +47,9 @@ enum StoreBench {
     defer { _ = unlink(path) }
     _ = unlink(path)
     do {
-      var options = ListStore.Options()
+      var options = StoreOptions()
       options.bufferCapacity = capacity
-      let store = try ListStore(path: path, options: options)
+      let store = try StoreCore(path: path, options: options)
       var latencies = [UInt64](repeating: 0, count: events.count)
       let start = DispatchTime.now().uptimeNanoseconds
       for (i, e) in events.enumerated() {
@@ -85,7 +85,7 @@ enum StoreBench {
     defer { _ = unlink(path) }
     _ = unlink(path)
     do {
-      let store = try ListStore(path: path)
+      let store = try StoreCore(path: path)
       var latencies: [UInt64] = []
       let gap = UInt64(1_000_000_000 / perSecond)
       var next = DispatchTime.now().uptimeNanoseconds
@@ -115,16 +115,17 @@ enum StoreBench {
     defer { _ = unlink(path) }
     _ = unlink(path)
     do {
-      var options = ListStore.Options()
+      var options = StoreOptions()
       options.fsync = .never
-      let store = try ListStore(path: path, options: options)
-      store.appendSections(["main"])
+      let store = try StoreCore(path: path, options: options)
+      store.send(.appendSections(["main"]))
       let groups = max(items / 20, 1)
-      store.appendItems(
-        (0..<groups).map { g in
-          OutlineNode(
-            "g\(g)", expanded: true, children: (0..<19).map { OutlineNode("g\(g).\($0)") })
-        }, toSection: "main")
+      store.send(
+        .appendItems(
+          (0..<groups).map { g in
+            OutlineNode(
+              "g\(g)", expanded: true, children: (0..<19).map { OutlineNode("g\(g).\($0)") })
+          }, section: "main", parent: nil))
       var latencies: [UInt64] = []
       var events = 0
       for r in 0..<rounds {

@@ -52,6 +52,8 @@ enum Failures {
           + "pass an absolute path"
     case .nothingToResume(let path):
       return "nothing to resume: the log has not failed (\(path))"
+    case .undecodableIdentifier(let id, let path):
+      return "\(path) names \"\(id)\", which the store's identifier type cannot read"
     }
   }
 
@@ -73,6 +75,7 @@ enum Failures {
     case .noSuchMark: return ExitCode.notFound
     case .outputExists: return ExitCode.cannotCreate
     case .unusablePath, .nothingToResume: return ExitCode.usage
+    case .undecodableIdentifier: return ExitCode.malformed
     }
   }
 
