@@ -24,7 +24,9 @@ public enum ItemChange: Equatable, Sendable {
   case inserted(at: ItemPlace)
   /// It moved: to another parent or section, or among its siblings.
   case moved(from: ItemPlace, to: ItemPlace)
+  /// The item was expanded.
   case expanded
+  /// The item was collapsed.
   case collapsed
   /// Its title changed (nil: none).
   case title(from: String?, to: String?)

@@ -3,9 +3,13 @@ import ListTapeStore
 
 /// A value of the state expression language.
 public enum QueryValue: Equatable, Hashable, Sendable, CustomStringConvertible {
+  /// A boolean: `visible(ID)`, comparisons, `and`, `or`, `not`.
   case bool(Bool)
+  /// An integer: counts, levels, rows.
   case int(Int)
+  /// A string: `parent(ID)` of an item that has one.
   case string(String)
+  /// No value: `parent(ID)` of a root or absent item.
   case null
 
   /// The value as an expression spells it: `true`, `3`, `"mic"`, `null`.

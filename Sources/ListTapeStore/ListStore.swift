@@ -10,7 +10,7 @@ import ListTapeModel
 ///
 /// Edit the list with ``perform(_:)``, whose closure gets the list as a ``ListSnapshot``,
 /// or apply a changed snapshot with ``apply(_:)``; selection and bookmarks are the store's
-/// own calls. Every call that can fault throws the ``ListFault`` after recording it, and
+/// own calls. Every call that can fault throws the `ListFault` after recording it, and
 /// tells ``StoreOptions/onFault`` first. Calls are safe from any thread, recorded in the
 /// order they were made. See docs/recording.md.
 public struct ListStore<Section: Hashable, Item: Hashable>: Sendable {
