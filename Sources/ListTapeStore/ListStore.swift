@@ -110,7 +110,8 @@ extension ListStore {
   ///     }
   ///
   /// An error `body` throws of its own (no edit faulted) undoes its edits, records nothing
-  /// and is rethrown.
+  /// and is rethrown. `body` runs under the store's lock: it reads and edits through `list`
+  /// only (a call into the store from inside it would wait forever; debug builds stop there).
   public func perform(_ body: (inout ListSnapshot<Section, Item>) throws -> Void) throws {
     var abandoned: (any Error)?
     let fault = core.edit { state in

@@ -88,6 +88,7 @@ package final class StoreCore: @unchecked Sendable {
   }
 
   private func locked<R>(_ body: () -> R) -> R {
+    checkNotEditing()
     lock.lock()
     defer { lock.unlock() }
     return body()
@@ -226,6 +227,10 @@ extension StoreCore {
     admit { () -> (Event, ListFault?)? in
       var outcome: (operations: [ListOperation], fault: ListFault?)?
       current.transaction { state in
+        #if DEBUG
+        Thread.current.threadDictionary[editingKey] = true
+        defer { Thread.current.threadDictionary[editingKey] = nil }
+        #endif
         outcome = body(&state)
         return outcome != nil && outcome?.fault == nil
       }
@@ -236,6 +241,20 @@ extension StoreCore {
       }
       return (Event(op, time: options.clock()), reported)
     }
+  }
+
+  /// Marks the thread running an `edit` body, which holds the lock (debug builds).
+  private var editingKey: String { "listtape.store.editing.\(ObjectIdentifier(self).hashValue)" }
+
+  /// Stops a debug build that calls the store from inside its own `edit` body, where the
+  /// call would wait forever for the lock the body runs under.
+  @inline(__always) private func checkNotEditing() {
+    #if DEBUG
+    precondition(
+      Thread.current.threadDictionary[editingKey] == nil,
+      "a ListStore was called from inside its own perform: read and edit through the closure's list"
+    )
+    #endif
   }
 
   /// The operations as one event: itself when alone, a batch when several, nil when none.
@@ -251,6 +270,7 @@ extension StoreCore {
   /// when there is nothing to record) and hands it to the writer, or counts it as dropped.
   /// After a gap, the event goes in behind a `.gap` carrying the state just before it.
   private func admit(_ fold: () -> (Event, ListFault?)?) -> ListFault? {
+    checkNotEditing()
     lock.lock()
     defer { lock.unlock() }
     let writable = !closed && writeError == nil

@@ -319,6 +319,21 @@ func fault(_ call: () throws -> Void) -> ListFault? {
     try reopened.close()
   }
 
+  #if os(Linux) && DEBUG
+  /// Calling the store from inside its own `perform`, which would wait forever for the lock
+  /// the closure runs under, stops a debug build at that call.
+  @Test func callingTheStoreInsideItsPerformStops() async {
+    await #expect(processExitsWith: .failure) {
+      let (_, path) = temporaryStorePath()
+      let store = try ListStore<String, String>(path: path)
+      try store.perform { list in
+        try list.appendSections(["main"])
+        _ = store.selectedItems
+      }
+    }
+  }
+  #endif
+
   #if os(Linux)
   /// A codec whose decode does not invert its encode stops the program at the encode, the
   /// call that used it, instead of recording a spelling that reads back as another id.
