@@ -56,7 +56,7 @@ public struct ListSnapshot<Section: Hashable, Item: Hashable>: Sendable {
 
   /// Applies one operation, and notes it when a `perform` is recording. Once an edit has
   /// faulted inside a `perform`, later ones throw that fault and change nothing.
-  mutating func edit(_ operation: ListOperation) throws(ListFault) {
+  package mutating func edit(_ operation: ListOperation) throws(ListFault) {
     guard journal != nil else { return try state.apply(Event(operation)) }
     if let fault = journal?.fault { throw fault }
     journal?.operations.append(operation)

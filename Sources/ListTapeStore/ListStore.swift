@@ -98,6 +98,10 @@ extension ListStore where Section: ListIdentifier, Item: ListIdentifier {
 
 // MARK: - Editing
 
+/// What a `perform` swaps into its snapshot while it lends the store's state out: shared, so
+/// that no call builds (and allocates) an empty list.
+private let emptyListState = ListState()
+
 extension ListStore {
   /// Edits the list in place: `body` gets it as a snapshot, and every edit it makes is
   /// recorded, all of them as one event (a `batch` when there are several). The edits stand
@@ -115,7 +119,7 @@ extension ListStore {
   public func perform(_ body: (inout ListSnapshot<Section, Item>) throws -> Void) throws {
     var abandoned: (any Error)?
     let fault = core.edit { state in
-      var list = ListSnapshot(live: ListState(), sections: sections, items: items)
+      var list = ListSnapshot(live: emptyListState, sections: sections, items: items)
       swap(&list.state, &state)
       list.journal = .init()
       do {
@@ -123,6 +127,10 @@ extension ListStore {
       } catch {
         abandoned = error
       }
+      // A list assigned a whole other snapshot has lost the store's state and its journal:
+      // nothing could be recorded or undone, so that is a programming error.
+      precondition(
+        list.journal != nil, "perform's list was replaced by another snapshot: edit it in place")
       swap(&list.state, &state)
       guard let journal = list.journal, journal.fault != nil || abandoned == nil else {
         return nil

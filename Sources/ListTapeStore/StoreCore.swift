@@ -3,7 +3,8 @@ import Foundation
 import ListTapeLog
 import ListTapeModel
 
-/// The recording store an app holds: it owns the list state, folds every edit through the
+/// The recording store behind `ListStore`, in the log's own spellings (events and string
+/// ids, for the tools and the tests): it owns the list state, folds every event through the
 /// reducer on the caller's thread, and records every event (faults included) to a log
 /// without making the caller wait for the disk.
 ///

@@ -20,6 +20,7 @@ enum StoreBench {
     reducerOnly(events)
     burst(events, capacity: StoreOptions().bufferCapacity, label: "burst, default buffer")
     burst(events, capacity: count + 1, label: "burst, unbounded buffer")
+    performBurst(events)
     paced(events.prefix(quick ? 2_000 : 10_000), perSecond: 2_000)
     snapshots(items: 1_000, rounds: quick ? 100 : 500)
     if !quick { snapshots(items: 10_000, rounds: 100) }
@@ -76,6 +77,32 @@ enum StoreBench {
       )
     } catch {
       print("  \(label) failed: \(error)")
+    }
+  }
+
+  /// The app's call, `ListStore.perform`, one event per call as fast as the caller can:
+  /// what its transaction and snapshot add to `send` (the unbounded burst above).
+  static func performBurst(_ events: [Event]) {
+    let path = NSTemporaryDirectory() + "listtape-storebench-perform-\(getpid()).log"
+    defer { _ = unlink(path) }
+    _ = unlink(path)
+    do {
+      var options = StoreOptions()
+      options.bufferCapacity = events.count + 1
+      let store = try ListStore<String, String>(path: path, options: options)
+      var latencies = [UInt64](repeating: 0, count: events.count)
+      for (i, e) in events.enumerated() {
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        try? store.perform { try $0.edit(e.operation) }
+        latencies[i] = DispatchTime.now().uptimeNanoseconds - t0
+      }
+      try store.close()
+      print("  burst through ListStore.perform, unbounded buffer:")
+      print(
+        "    perform latency   p50 \(micro(latencies, 50)) µs, p99 \(micro(latencies, 99)) µs, max \(micro(latencies, 100)) µs"
+      )
+    } catch {
+      print("  perform burst failed: \(error)")
     }
   }
 
