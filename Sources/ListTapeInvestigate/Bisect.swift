@@ -34,7 +34,7 @@ public struct BisectProbe: Sendable {
 }
 
 /// Why a bisect stopped without an answer: the log failed, or the check did.
-public enum BisectError<CheckError: Error>: Error {
+package enum BisectError<CheckError: Error>: Error {
   /// The log could not be read where the search needed it.
   case timeline(StoreError)
   /// The check threw.
@@ -60,7 +60,7 @@ public struct BisectResult: Sendable {
   /// The event `first` (nil when `first` is nil or 0).
   public var eventAtFirst: Event?
   /// The state after event `first` (nil when `first` is nil).
-  public var stateAtFirst: ListState?
+  package var stateAtFirst: ListState?
 
   /// The verdict of the probe at event `n`, if it was probed.
   public func verdict(at n: Int) -> Verdict? { probes.first { $0.event == n }?.verdict }
@@ -92,7 +92,7 @@ public enum Bisect {
   /// the search with its error. With `scanInterval` (for cheap checks), the search ends
   /// with one forward fold through the last checkpoint interval, checking every event,
   /// instead of a binary search whose backward steps would each re-fold the interval.
-  public static func run<CheckError: Error>(
+  package static func run<CheckError: Error>(
     _ timeline: Timeline, extraChecks: Int = 3, scanInterval: Bool = false,
     check: (Int, ListState) throws(CheckError) -> Verdict,
     onProbe: (BisectProbe) -> Void = { _ in }

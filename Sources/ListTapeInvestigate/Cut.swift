@@ -8,7 +8,7 @@ extension Timeline {
   /// so a session can be branched from a past state and recorded onward.
   /// Returns the number of events written.
   @discardableResult
-  public func cut(
+  package func cut(
     through n: Int, to output: String, fsync: FsyncPolicy = .interval(seconds: 1)
   )
     throws(StoreError) -> Int

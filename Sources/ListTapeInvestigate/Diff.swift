@@ -24,7 +24,9 @@ public enum ItemChange: Equatable, Sendable {
   case inserted(at: ItemPlace)
   /// It moved: to another parent or section, or among its siblings.
   case moved(from: ItemPlace, to: ItemPlace)
+  /// The item was expanded.
   case expanded
+  /// The item was collapsed.
   case collapsed
   /// Its title changed (nil: none).
   case title(from: String?, to: String?)
@@ -194,7 +196,7 @@ extension StateDiff: Equatable {
 /// parent changed, plus the fewest siblings that must move to reach the new order).
 public enum Differ {
   /// What changed from `a` to `b`, every row listed. - Complexity: O(n log n) for n items.
-  public static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
+  package static func diff(_ a: ListState, _ b: ListState) -> StateDiff {
     var d = StateDiff()
     compareSections(a, b, into: &d)
 

@@ -3,30 +3,30 @@ import ListTapeModel
 import ListTapeStore
 
 /// Where two recordings first disagree.
-public struct Divergence: Sendable {
+package struct Divergence: Sendable {
   /// The first event after which the states differ; nil when they never do.
-  public var event: Int?
+  package var event: Int?
   /// The events at that point in each recording (nil past a recording's end).
-  public var eventA: Event?
+  package var eventA: Event?
   /// The event at that point in the second recording.
-  public var eventB: Event?
+  package var eventB: Event?
   /// The states after it in each recording.
-  public var stateA: ListState?
+  package var stateA: ListState?
   /// The second recording's state after it.
-  public var stateB: ListState?
+  package var stateB: ListState?
   /// The first event whose stored bytes differ (before it, the recordings are identical).
-  public var firstDifferentRecord: Int?
+  package var firstDifferentRecord: Int?
   /// Events folded and state fingerprints compared while searching.
-  public var comparedStates: Int
+  package var comparedStates: Int
 }
 
 /// Finds the first event where two recordings' states differ without diffing every state:
 /// identical records cannot make equal states differ, so it compares stored bytes until
 /// they disagree, then folds both and fingerprints the states only at events whose
 /// operations differ.
-public enum Diverge {
+package enum Diverge {
   /// Where recordings `a` and `b` first disagree.
-  public static func find(_ a: Timeline, _ b: Timeline) throws(StoreError) -> Divergence {
+  package static func find(_ a: Timeline, _ b: Timeline) throws(StoreError) -> Divergence {
     let common = min(a.eventCount, b.eventCount)
     guard
       let first = try a.firstDifferentEvent(b, through: common)

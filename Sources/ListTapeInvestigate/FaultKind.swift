@@ -2,7 +2,7 @@ import ListTapeModel
 
 /// The kind of a `ListFault`, without the ids it names: what `stats` counts faults by.
 /// The raw value is the case's name (`missingItem`), as JSON output keys faults.
-public enum FaultKind: String, CaseIterable, Sendable {
+package enum FaultKind: String, CaseIterable, Sendable {
   /// An inserted item id is already in the list.
   case duplicateItem
   /// An item id appears more than once among the items an event inserts.
@@ -45,7 +45,7 @@ public enum FaultKind: String, CaseIterable, Sendable {
 extension ListFault {
   /// The kind of fault, without the ids; a batch's fault is the kind of the event inside it
   /// that faulted.
-  public var kind: FaultKind {
+  package var kind: FaultKind {
     switch self {
     case .duplicateItem: return .duplicateItem
     case .repeatedItem: return .repeatedItem

@@ -2,25 +2,25 @@ import ListTapeModel
 import ListTapeStore
 
 /// An item as it stood after one event.
-public struct ItemState: Equatable, Sendable {
+package struct ItemState: Equatable, Sendable {
   /// The section it is in.
-  public var section: String
+  package var section: String
   /// Its parent, nil for a root item.
-  public var parent: String?
+  package var parent: String?
   /// Its depth, 0 for a root item.
-  public var level: Int
+  package var level: Int
   /// Whether it is expanded.
-  public var expanded: Bool
+  package var expanded: Bool
   /// Whether every ancestor is expanded.
-  public var visible: Bool
+  package var visible: Bool
   /// Whether it is selected.
-  public var selected: Bool
+  package var selected: Bool
   /// Visible row in its section, nil when hidden.
-  public var row: Int?
+  package var row: Int?
   /// Its title, if it has one.
-  public var title: String?
+  package var title: String?
   /// Its fields, if it has any.
-  public var fields: [String: String]?
+  package var fields: [String: String]?
 
   init?(_ s: ListState, _ id: String) {
     guard let place = s.placement(of: id), let level = s.level(of: id) else { return nil }
@@ -44,26 +44,26 @@ public struct ItemState: Equatable, Sendable {
 }
 
 /// One event in an item's history.
-public struct HistoryEntry: Sendable {
+package struct HistoryEntry: Sendable {
   /// The event's number.
-  public var event: Int
+  package var event: Int
   /// The event.
-  public var op: Event
+  package var op: Event
   /// Whether the event names the item (else it changed the item indirectly).
-  public var named: Bool
+  package var named: Bool
   /// Whether the event faulted (and so changed nothing).
-  public var fault: ListFault?
+  package var fault: ListFault?
   /// The item before the event (nil when absent).
-  public var before: ItemState?
+  package var before: ItemState?
   /// The item after the event (nil when absent).
-  public var after: ItemState?
+  package var after: ItemState?
 }
 
 /// Every event that touched an item: named it, or changed its place, flags or content.
-public enum History {
+package enum History {
   /// Calls `body` with each event that touched item `id`, in order, from one fold of the
   /// log; returns how many did. `progress` gets `(event, total)` now and then.
-  public static func of(
+  package static func of(
     item id: String, in timeline: Timeline, progress: ((Int, Int) -> Void)? = nil,
     _ body: (HistoryEntry) -> Void
   ) throws(StoreError) -> Int {

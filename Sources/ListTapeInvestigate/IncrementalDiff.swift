@@ -5,7 +5,7 @@ extension Differ {
   /// What `events` change when folded onto `state` (faults change nothing), compared only
   /// where they touched, with runs of more than `context` unchanged rows counted.
   /// - Complexity: O(events × log n) plus the items they touch.
-  public static func diff(_ state: ListState, applying events: [Event], context: Int = 2)
+  package static func diff(_ state: ListState, applying events: [Event], context: Int = 2)
     -> StateDiff
   {
     var b = state
@@ -24,7 +24,7 @@ extension Differ {
   /// each change, and each section's ends.
   /// - Complexity: O(touched × depth × log n + siblings of reordered lists + sections);
   ///   O(n) when `touched` overflowed (then both states are compared whole).
-  public static func diff(
+  package static func diff(
     _ a: ListState, _ b: ListState, touched: TouchedItems, context: Int = 2
   ) -> StateDiff {
     incremental(a, b, touched: touched, context: context).diff

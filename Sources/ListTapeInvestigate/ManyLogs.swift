@@ -4,30 +4,30 @@ import ListTapeModel
 import ListTapeStore
 
 /// One log's answer in a search of many logs.
-public struct LogMatch: Sendable {
+package struct LogMatch: Sendable {
   /// The log.
-  public var path: String
+  package var path: String
   /// The first event at which the expression holds (0: on the empty list before any
   /// event); nil when it never holds in what could be read.
-  public var event: Int?
+  package var event: Int?
   /// That event (nil for event 0).
-  public var op: Event?
+  package var op: Event?
   /// Events the log holds.
-  public var events: Int
+  package var events: Int
   /// Where and why reading stopped before the end of the file (the answer then covers what
   /// was read); nil when the whole log reads.
-  public var damage: LogDamage?
+  package var damage: LogDamage?
 }
 
 /// A log among many that was read only in part, or not at all.
-public struct LogProblem: Error, Sendable {
+package struct LogProblem: Error, Sendable {
   /// The path given, or the log found under a directory given.
-  public var path: String
+  package var path: String
   /// What went wrong.
-  public var reason: Reason
+  package var reason: Reason
 
   /// What went wrong with a log among many.
-  public enum Reason: Sendable {
+  package enum Reason: Sendable {
     /// Nothing exists at the path.
     case noSuchFile
     /// A directory that holds no `.ltape` file.
@@ -46,37 +46,37 @@ public struct LogProblem: Error, Sendable {
 }
 
 /// What `stats` counts over many logs.
-public struct StatsTotals: Sendable {
+package struct StatsTotals: Sendable {
   /// Logs read (in whole or up to their damage).
-  public var logs = 0
+  package var logs = 0
   /// Events of the logs read.
-  public var events = 0
+  package var events = 0
   /// Events that faulted when folded.
-  public var faults = 0
+  package var faults = 0
   /// Faults by kind, most frequent first (ties by name).
-  public var faultsByKind: [(kind: FaultKind, count: Int)] = []
+  package var faultsByKind: [(kind: FaultKind, count: Int)] = []
   /// Events per op, most frequent first (ties by name).
-  public var opCounts: [(op: String, count: Int)] = []
+  package var opCounts: [(op: String, count: Int)] = []
   /// The logs' sizes in bytes.
-  public var bytes = 0
+  package var bytes = 0
   /// Mark events.
-  public var marks = 0
+  package var marks = 0
   /// The earliest event time of any log, in Unix milliseconds.
-  public var firstTime: Int64?
+  package var firstTime: Int64?
   /// The latest event time of any log, in Unix milliseconds.
-  public var lastTime: Int64?
+  package var lastTime: Int64?
   /// Logs that are damaged (counted up to the damage) or could not be read (not counted),
   /// in the order of the paths.
-  public var problems: [LogProblem] = []
+  package var problems: [LogProblem] = []
 }
 
 /// Scans many logs at once, one log per core at a time, each folded on its worker's own
 /// thread, so memory holds one state per worker whatever the number of logs.
-public enum ManyLogs {
+package enum ManyLogs {
   /// The logs among `paths`: files as given, directories searched (recursively) for
   /// `.ltape` files, in path order; paths that do not exist, and directories without logs,
   /// are problems.
-  public static func files(_ paths: [String]) -> (files: [String], missing: [LogProblem]) {
+  package static func files(_ paths: [String]) -> (files: [String], missing: [LogProblem]) {
     var files: [String] = []
     var missing: [LogProblem] = []
     let fm = FileManager.default
@@ -113,7 +113,7 @@ public enum ManyLogs {
   /// The first event at which `query` holds in each log, scanned `workers` at a time;
   /// `report` gets every log's answer in the order of `paths`, from the workers' threads
   /// one at a time. Returns how many logs matched.
-  public static func find(
+  package static func find(
     _ query: Query, in paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     report: (Result<LogMatch, LogProblem>) -> Void
   ) -> Int {
@@ -140,7 +140,7 @@ public enum ManyLogs {
 
   /// `Timeline.stats` of every log, `workers` at a time, added up; `report` gets each log's
   /// figures (or failure) in the order of `paths`.
-  public static func stats(
+  package static func stats(
     _ paths: [String], workers: Int = ProcessInfo.processInfo.activeProcessorCount,
     report: (String, Result<LogStats, LogProblem>) -> Void = { _, _ in }
   ) -> StatsTotals {

@@ -3,9 +3,13 @@ import ListTapeStore
 
 /// A value of the state expression language.
 public enum QueryValue: Equatable, Hashable, Sendable, CustomStringConvertible {
+  /// A boolean: `visible(ID)`, comparisons, `and`, `or`, `not`.
   case bool(Bool)
+  /// An integer: counts, levels, rows.
   case int(Int)
+  /// A string: `parent(ID)` of an item that has one.
   case string(String)
+  /// No value: `parent(ID)` of a root or absent item.
   case null
 
   /// The value as an expression spells it: `true`, `3`, `"mic"`, `null`.
@@ -77,10 +81,10 @@ public struct Query: Sendable, CustomStringConvertible {
   }
 
   /// Evaluates the expression on a state.
-  public func evaluate(_ state: ListState) -> QueryValue { Self.eval(root, state) }
+  package func evaluate(_ state: ListState) -> QueryValue { Self.eval(root, state) }
 
   /// Evaluates a boolean expression (false for any non-boolean result).
-  public func holds(in state: ListState) -> Bool { evaluate(state) == .bool(true) }
+  package func holds(in state: ListState) -> Bool { evaluate(state) == .bool(true) }
 
   static func eval(_ node: Node, _ s: ListState) -> QueryValue {
     switch node {

@@ -2,37 +2,37 @@ import ListTapeModel
 import ListTapeStore
 
 /// What `Shrink.run` kept of a log.
-public struct ShrinkResult: Sendable {
+package struct ShrinkResult: Sendable {
   /// The kept events' numbers in the original log, in order.
-  public var kept: [Int]
+  package var kept: [Int]
   /// The kept events themselves (times and content as recorded).
-  public var events: [Event]
+  package var events: [Event]
   /// Events in the original log.
-  public var original: Int
+  package var original: Int
   /// Candidates whose final state was judged.
-  public var tests: Int
+  package var tests: Int
   /// Events folded to build the candidates' states.
-  public var folded: Int
+  package var folded: Int
   /// Events in the slice of events that name the predicate's items (and their parents,
   /// anchors and sections, transitively), when one was tried; whether it kept the
   /// predicate true (then the search started from it instead of the whole log).
-  public var slice: (events: Int, held: Bool)?
+  package var slice: (events: Int, held: Bool)?
 }
 
 /// How far a shrink has come, for a progress line.
-public struct ShrinkProgress: Sendable {
+package struct ShrinkProgress: Sendable {
   /// Candidates judged so far.
-  public var tests: Int
+  package var tests: Int
   /// Events kept so far in this pass.
-  public var kept: Int
+  package var kept: Int
   /// Events of the list being shrunk still to be tried in this pass.
-  public var remaining: Int
+  package var remaining: Int
   /// Passes over the list so far (the search ends after a pass that removes nothing).
-  public var pass: Int
+  package var pass: Int
 }
 
 /// Why a shrink stopped without a result: the log failed, or the predicate did.
-public enum ShrinkError<CheckError: Error>: Error {
+package enum ShrinkError<CheckError: Error>: Error {
   /// The log could not be read where the search needed it.
   case timeline(StoreError)
   /// The predicate threw.
@@ -40,14 +40,14 @@ public enum ShrinkError<CheckError: Error>: Error {
 }
 
 /// What a predicate's outcome can depend on, for trying irrelevant events away first.
-public struct Relevance: Sendable {
+package struct Relevance: Sendable {
   /// Items the predicate names.
-  public var items: [String]
+  package var items: [String]
   /// Whether it reads the selection (then every select and deselect may matter).
-  public var selection: Bool
+  package var selection: Bool
 
   /// What an opaque predicate can depend on: these items, and the selection or not.
-  public init(items: [String], selection: Bool) {
+  package init(items: [String], selection: Bool) {
     self.items = items
     self.selection = selection
   }
@@ -64,11 +64,11 @@ public struct Relevance: Sendable {
 /// (from the log's checkpoints, and states cached while folding between them) with the few
 /// kept events folded on. With a `Relevance`, the events that cannot touch the named items
 /// are tried away in one step first.
-public enum Shrink {
+package enum Shrink {
   /// Shrinks `timeline`'s events to a 1-minimal list whose final state satisfies `query`
   /// (a boolean expression), trying first the events that name its items; `progress` hears
   /// after every test. Nil when the log's own final state does not satisfy it.
-  public static func run(
+  package static func run(
     _ timeline: Timeline, where query: Query, progress: ((ShrinkProgress) -> Void)? = nil
   ) throws(StoreError) -> ShrinkResult? {
     do {
@@ -87,7 +87,7 @@ public enum Shrink {
   /// `predicate` (given the state and the candidate's number of events); `progress` hears
   /// after every test. Nil when the log's own final state does not satisfy it; a predicate
   /// that throws ends the search with its error.
-  public static func run<CheckError: Error>(
+  package static func run<CheckError: Error>(
     _ timeline: Timeline, relevance: Relevance? = nil,
     predicate: @escaping (_ state: ListState, _ events: Int) throws(CheckError) -> Bool,
     progress: ((ShrinkProgress) -> Void)? = nil
@@ -358,7 +358,7 @@ struct LogPrefixes {
 
 extension Shrink {
   /// Writes the kept events to a new log at `output` (which must not exist).
-  public static func write(_ result: ShrinkResult, to output: String) throws(StoreError) {
+  package static func write(_ result: ShrinkResult, to output: String) throws(StoreError) {
     try writeLog(output) { recorder throws(StoreError) in
       for e in result.events { _ = try recorder.record(e) }
     }
@@ -368,7 +368,7 @@ extension Shrink {
 extension Query {
   /// What the expression's value can depend on: the items it names and whether it reads
   /// the selection; nil when it counts items or rows, which every event can change.
-  public var relevance: Relevance? {
+  package var relevance: Relevance? {
     var items: [String] = []
     var selection = false
     func walk(_ node: Node) -> Bool {

@@ -3,29 +3,29 @@ import ListTapeModel
 import ListTapeStore
 
 /// What `verify` found: what was checked, and what is wrong (nil when intact).
-public struct VerifyReport: Sendable {
+package struct VerifyReport: Sendable {
   /// Events readable in order.
-  public var events: Int
+  package var events: Int
   /// Valid frames of every type.
-  public var frames: Int
+  package var frames: Int
   /// Valid checkpoint frames.
-  public var checkpoints: Int
+  package var checkpoints: Int
   /// The file's size.
-  public var bytes: Int
+  package var bytes: Int
   /// What is wrong; nil when every frame, record and checkpoint checked out and nothing
   /// trails the last frame.
-  public var problem: VerifyProblem?
+  package var problem: VerifyProblem?
   /// Byte offset of the damage, when it is in the file's framing.
-  public var offset: Int?
+  package var offset: Int?
   /// The last event that reads back intact, when something is wrong and it is known.
-  public var lastIntactEvent: Int?
+  package var lastIntactEvent: Int?
 
   /// Whether nothing is wrong.
-  public var intact: Bool { problem == nil }
+  package var intact: Bool { problem == nil }
 }
 
 /// What `verify` found wrong.
-public enum VerifyProblem: Sendable {
+package enum VerifyProblem: Sendable {
   /// The file could not be checked (it cannot be read, or is not a log).
   case unreadable(LogError)
   /// The framing: a torn tail, or a bad frame (readable frames may follow it).
@@ -37,42 +37,42 @@ public enum VerifyProblem: Sendable {
 }
 
 /// Counts for `stats`: events per op, faults, sizes and the time span.
-public struct LogStats: Sendable {
+package struct LogStats: Sendable {
   /// Events readable in order.
-  public var events: Int
+  package var events: Int
   /// Events per op, most frequent first (ties by name).
-  public var opCounts: [(op: String, count: Int)]
+  package var opCounts: [(op: String, count: Int)]
   /// Events that faulted when folded.
-  public var faults: Int
+  package var faults: Int
   /// Faults by kind, most frequent first (ties by name).
-  public var faultsByKind: [(kind: FaultKind, count: Int)] = []
+  package var faultsByKind: [(kind: FaultKind, count: Int)] = []
   /// The file's size.
-  public var bytes: Int
+  package var bytes: Int
   /// Frames of every type.
-  public var frames: Int
+  package var frames: Int
   /// Checkpoint frames.
-  public var checkpoints: Int
+  package var checkpoints: Int
   /// Bytes of checkpoint frames (their payloads).
-  public var checkpointBytes: Int
+  package var checkpointBytes: Int
   /// The earliest time an event carries, in Unix milliseconds (nil when none has one). Not
   /// always the first event's: a front end may send old times after events the recorder
   /// stamped with its clock.
-  public var firstTime: Int64?
+  package var firstTime: Int64?
   /// The latest time an event carries, in Unix milliseconds (nil when none has one).
-  public var lastTime: Int64?
+  package var lastTime: Int64?
   /// Mark events.
-  public var marks: Int
+  package var marks: Int
   /// The log's format major version.
-  public var format: Int = 1
+  package var format: Int = 1
   /// Size of the index file beside the log (2.0), when there is a valid one.
-  public var indexBytes: Int?
+  package var indexBytes: Int?
 }
 
 extension Timeline {
   /// Checks the whole file: every frame's checksums and decompression (strictly: a torn tail
   /// counts as damage), every record's decoding, and every checkpoint against a fresh fold.
   /// `progress` gets the events checked so far and the total, now and then.
-  public func verify(progress: ((Int, Int) -> Void)? = nil) -> VerifyReport {
+  package func verify(progress: ((Int, Int) -> Void)? = nil) -> VerifyReport {
     let log: ListTapeLog.VerifyReport
     do {
       log = try reader.verify()
@@ -136,7 +136,7 @@ extension Timeline {
   }
 
   /// Counts events per op, faults (by folding), marks, sizes and the time span.
-  public func stats(progress: ((Int, Int) -> Void)? = nil) throws(StoreError) -> LogStats {
+  package func stats(progress: ((Int, Int) -> Void)? = nil) throws(StoreError) -> LogStats {
     var counts: [String: Int] = [:]
     var faults = 0
     var kinds: [FaultKind: Int] = [:]

@@ -6,25 +6,25 @@ import ListTapeModel
 /// outside the set kept its existence, parent, section, flags, content, selection and
 /// relative order among its siblings; sections and visible rows are compared separately
 /// (`Differ.diff(_:_:touched:context:)`).
-public struct TouchedItems: Sendable {
+package struct TouchedItems: Sendable {
   var keys: Set<IdentifierKey> = []
   /// The ids in the order they were first noted (deterministic iteration).
   var ids: [String] = []
   /// Past this many items the set stops growing and `overflowed` is set: comparing the
   /// whole states is then cheaper than following every item.
-  public let limit: Int
+  package let limit: Int
   /// Whether more than `limit` items were noted (the set then stopped growing).
-  public private(set) var overflowed = false
+  package private(set) var overflowed = false
 
   /// An empty set that gives up after `limit` items.
-  public init(limit: Int = .max) { self.limit = limit }
+  package init(limit: Int = .max) { self.limit = limit }
 
   /// How many items were noted.
-  public var count: Int { ids.count }
+  package var count: Int { ids.count }
 
   /// Notes what `event` may change; call it with the state the event is about to be
   /// applied to. - Complexity: O(ids named + items deleted or replaced).
-  public mutating func note(_ event: Event, before state: ListState) {
+  package mutating func note(_ event: Event, before state: ListState) {
     guard !overflowed else { return }
     note(event.operation, state, inBatch: false)
   }
@@ -104,10 +104,10 @@ public struct TouchedItems: Sendable {
   private func sameID(_ a: String, _ b: String) -> Bool { IdentifierKey(a) == IdentifierKey(b) }
 
   /// Whether `id` was noted.
-  public func contains(_ id: String) -> Bool { keys.contains(IdentifierKey(id)) }
+  package func contains(_ id: String) -> Bool { keys.contains(IdentifierKey(id)) }
 
   /// Adds every item of `other`.
-  public mutating func formUnion(_ other: TouchedItems) {
+  package mutating func formUnion(_ other: TouchedItems) {
     if other.overflowed { overflowed = true }
     for id in other.ids { add(id) }
   }

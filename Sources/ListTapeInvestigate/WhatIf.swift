@@ -3,44 +3,44 @@ import ListTapeModel
 import ListTapeStore
 
 /// A fault present in one history and not in the other.
-public struct FaultChange: Sendable {
+package struct FaultChange: Sendable {
   /// The event's number in the real log.
-  public var event: Int
+  package var event: Int
   /// The event.
-  public var op: Event
+  package var op: Event
   /// Its fault in the history that has it.
-  public var fault: ListFault
+  package var fault: ListFault
   /// Whether the event is one of those left out (its fault vanishes with it).
-  public var removed: Bool
+  package var removed: Bool
 }
 
 /// What leaving some events out of a log would have changed.
-public struct WhatIfReport: Sendable {
+package struct WhatIfReport: Sendable {
   /// The events left out, sorted and merged.
-  public var without: [ClosedRange<Int>]
+  package var without: [ClosedRange<Int>]
   /// How many events that is.
-  public var removedCount: Int
+  package var removedCount: Int
   /// The checkpoint the replay started from (0: the start of the log).
-  public var start: Int
+  package var start: Int
   /// The first event after which the real and the counterfactual states differ (always one
   /// of the removed events); nil when they never differ.
-  public var firstDifference: Int?
+  package var firstDifference: Int?
   /// That event.
-  public var firstDifferenceOp: Event?
+  package var firstDifferenceOp: Event?
   /// Faults the counterfactual history has and the real one does not, by event.
-  public var appeared: [FaultChange] = []
+  package var appeared: [FaultChange] = []
   /// Faults of the real history the counterfactual one does not have, by event.
-  public var vanished: [FaultChange] = []
+  package var vanished: [FaultChange] = []
   /// The point compared, and the diff from the real state there to the counterfactual one.
-  public var at: Int
+  package var at: Int
   /// What differs there, from the real state to the counterfactual one.
-  public var diff: StateDiff
+  package var diff: StateDiff
 }
 
 /// Counterfactual replay: the log with some events left out, compared with the real one.
-public enum WhatIf {
+package enum WhatIf {
   /// Ranges sorted, overlapping and touching ones merged.
-  public static func merged(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
+  package static func merged(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
     var out: [ClosedRange<Int>] = []
     for r in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
       if let last = out.last, r.lowerBound <= last.upperBound + 1 {
@@ -61,7 +61,7 @@ public enum WhatIf {
   /// counts runs of more than `context` unchanged rows.
   /// - Complexity: a seek, then one fold per history from the first removed event on, plus
   ///   one copy of the state per run of removed events.
-  public static func run(
+  package static func run(
     _ timeline: Timeline, without ranges: [ClosedRange<Int>], at point: Int, context: Int = 2
   ) throws(StoreError) -> WhatIfReport {
     let total = timeline.eventCount
@@ -202,7 +202,7 @@ public enum WhatIf {
   /// removed ones, times kept, with a mark labelled `mark` (saying what was left out) where
   /// the first removed event was. Returns the number of events written.
   @discardableResult
-  public static func write(
+  package static func write(
     _ timeline: Timeline, without ranges: [ClosedRange<Int>], mark label: String,
     to output: String
   ) throws(StoreError) -> Int {

@@ -29,6 +29,7 @@ public enum DamageReason: Sendable, Equatable, CustomStringConvertible {
   /// The file changed under the reader (shrank, or a frame no longer validates).
   case fileChanged
 
+  /// The same in words, for people.
   public var description: String {
     switch self {
     case .incompleteHeader: return "incomplete frame header"
@@ -76,6 +77,7 @@ public struct LogDamage: Sendable, Equatable, CustomStringConvertible {
   /// First event number held by (or following) that frame, if known.
   public var nextEvent: UInt64?
 
+  /// The same in words, for people.
   public var description: String {
     switch kind {
     case .tornTail:

@@ -54,22 +54,22 @@ package protocol FramePayloadEncoder: AnyObject, Sendable {
 }
 
 /// What the writer cut off when it opened a log with a torn tail.
-public struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
+package struct RecoveryReport: Sendable, Equatable, CustomStringConvertible {
   /// Where the cut was made (the end of the last valid frame).
-  public var offset: UInt64
+  package var offset: UInt64
   /// How many bytes were cut.
-  public var bytesCut: UInt64
+  package var bytesCut: UInt64
   /// The file holding the cut bytes, `<log>.tail-<offset>.broken`.
-  public var savedTo: String?
+  package var savedTo: String?
   /// The last event kept.
-  public var lastGoodEvent: UInt64
+  package var lastGoodEvent: UInt64
   /// Why the bytes at `offset` did not form a frame.
-  public var reason: DamageReason
+  package var reason: DamageReason
   /// Whether readable frames followed the cut: all written after the last sync, so the
   /// damage is what a power loss leaves (docs/log-format.md, "Power loss").
-  public var framesFollowed = false
+  package var framesFollowed = false
 
-  public var description: String {
+  package var description: String {
     var s = "discarded \(bytesCut) bytes of incomplete tail at byte \(offset)"
     s += " (after event \(lastGoodEvent)): \(reason)"
     if framesFollowed { s += "; the frames after it were written after the last sync" }

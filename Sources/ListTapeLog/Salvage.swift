@@ -30,6 +30,7 @@ public struct SalvageReport: Sendable, Equatable, CustomStringConvertible {
   /// check out (only a crafted file gets there); nil when it read the whole file.
   public var gaveUpAt: UInt64?
 
+  /// The same in words, for people.
   public var description: String {
     let lost = gaps.reduce(UInt64(0)) { $0 + $1.count }
     let summary =

@@ -59,7 +59,7 @@ extension ListState {
   }
 
   /// The state JSON as text (compact, or indented by two spaces when `pretty`).
-  public func json(event: Int, pretty: Bool = false) -> String {
+  package func json(event: Int, pretty: Bool = false) -> String {
     var w = JSONWriter(pretty: pretty)
     writeJSON(event: event, to: &w)
     return w.text

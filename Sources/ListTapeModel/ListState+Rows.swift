@@ -1,20 +1,20 @@
 /// One item as a viewer or a diff sees it: identity, place in the outline, flags, content.
-public struct OutlineRow: Equatable, Sendable {
-  public var id: String
-  public var parent: String?
-  public var level: Int
-  public var expanded: Bool
-  public var hasChildren: Bool
-  public var isVisible: Bool
-  public var isSelected: Bool
-  public var title: String?
-  public var fields: [String: String]?
+package struct OutlineRow: Equatable, Sendable {
+  package var id: String
+  package var parent: String?
+  package var level: Int
+  package var expanded: Bool
+  package var hasChildren: Bool
+  package var isVisible: Bool
+  package var isSelected: Bool
+  package var title: String?
+  package var fields: [String: String]?
 }
 
 extension ListState {
   /// Every item of a section in depth-first pre-order (or only the visible ones), with what
   /// a renderer needs; nil when the section is absent. - Complexity: O(items in the section).
-  public func rows(inSection id: String, visibleOnly: Bool = false) -> [OutlineRow]? {
+  package func rows(inSection id: String, visibleOnly: Bool = false) -> [OutlineRow]? {
     guard let s = forest.sectionIndex[id] else { return nil }
     var out: [OutlineRow] = []
     // Visibility is inherited: track the expanded state of the open ancestors by depth.
@@ -37,7 +37,7 @@ extension ListState {
 
 extension ListState {
   /// Number of selected items. - Complexity: O(1).
-  public var numberOfSelectedItems: Int { forest.selection.count }
+  package var numberOfSelectedItems: Int { forest.selection.count }
 
   /// Where an item sits: its section, parent and previous sibling (nil when first); nil
   /// when absent. - Complexity: O(depth × log siblings).

@@ -4,59 +4,59 @@
 /// Mirrors `NSDiffableDataSourceSnapshot` and `NSDiffableDataSourceSectionSnapshot`, with
 /// `String` identifiers unique across the list. Misuse throws `ListFault` instead of
 /// trapping and leaves the state unchanged. Queries about one item never scan the list.
-public struct ListState: Sendable {
+package struct ListState: Sendable {
   var forest = Forest()
   /// Whether several items may be selected at once (single selection until configured).
-  public internal(set) var allowsMultipleSelection = false
+  package internal(set) var allowsMultipleSelection = false
 
   /// An empty list: no sections, single selection.
-  public init() {}
+  package init() {}
 }
 
 // MARK: - Data-source snapshot: sections
 
 extension ListState {
   /// Section identifiers in display order.
-  public var sectionIdentifiers: [String] {
+  package var sectionIdentifiers: [String] {
     forest.sectionOrder.map { forest.sections[Int($0)].id }
   }
 
-  public var numberOfSections: Int { forest.sectionOrder.count }
+  package var numberOfSections: Int { forest.sectionOrder.count }
 
   /// Position of a section, or nil when absent. - Complexity: O(log sections).
-  public func indexOfSection(_ id: String) -> Int? {
+  package func indexOfSection(_ id: String) -> Int? {
     forest.sectionIndex[id].flatMap { forest.sectionPosition($0) }
   }
 
-  public func containsSection(_ id: String) -> Bool { forest.sectionIndex[id] != nil }
+  package func containsSection(_ id: String) -> Bool { forest.sectionIndex[id] != nil }
 
-  public mutating func appendSections(_ ids: [String]) throws(ListFault) {
+  package mutating func appendSections(_ ids: [String]) throws(ListFault) {
     try forest.appendSections(ids)
   }
 
-  public mutating func insertSections(_ ids: [String], beforeSection: String) throws(ListFault) {
+  package mutating func insertSections(_ ids: [String], beforeSection: String) throws(ListFault) {
     try forest.insertSections(ids, anchor: beforeSection, after: false)
   }
 
-  public mutating func insertSections(_ ids: [String], afterSection: String) throws(ListFault) {
+  package mutating func insertSections(_ ids: [String], afterSection: String) throws(ListFault) {
     try forest.insertSections(ids, anchor: afterSection, after: true)
   }
 
   /// Removes sections with all their items; absent ids are ignored.
-  public mutating func deleteSections(_ ids: [String]) {
+  package mutating func deleteSections(_ ids: [String]) {
     forest.deleteSections(ids)
   }
 
-  public mutating func moveSection(_ id: String, beforeSection: String) throws(ListFault) {
+  package mutating func moveSection(_ id: String, beforeSection: String) throws(ListFault) {
     try forest.moveSection(id, anchor: beforeSection, after: false)
   }
 
-  public mutating func moveSection(_ id: String, afterSection: String) throws(ListFault) {
+  package mutating func moveSection(_ id: String, afterSection: String) throws(ListFault) {
     try forest.moveSection(id, anchor: afterSection, after: true)
   }
 
   /// No structural change; every section must exist.
-  public func reloadSections(_ ids: [String]) throws(ListFault) {
+  package func reloadSections(_ ids: [String]) throws(ListFault) {
     for id in ids where !containsSection(id) { throw .missingSection(id) }
   }
 }
@@ -65,36 +65,36 @@ extension ListState {
 
 extension ListState {
   /// Every visible item, section after section, in display order.
-  public var itemIdentifiers: [String] {
+  package var itemIdentifiers: [String] {
     forest.sectionOrder.flatMap { s in
       forest.items(inSection: s, visibleOnly: true).map { forest.id(of: $0) }
     }
   }
 
   /// Visible items of a section (what the collection view shows), or nil when absent.
-  public func itemIdentifiers(inSection id: String) -> [String]? {
+  package func itemIdentifiers(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
     return forest.items(inSection: s, visibleOnly: true).map { forest.id(of: $0) }
   }
 
   /// Visible rows in the whole list. - Complexity: O(1).
-  public var numberOfItems: Int { forest.visibleRows }
+  package var numberOfItems: Int { forest.visibleRows }
 
   /// Visible rows of a section, or nil when absent. - Complexity: O(1).
-  public func numberOfItems(inSection id: String) -> Int? {
+  package func numberOfItems(inSection id: String) -> Int? {
     forest.sectionIndex[id].map { forest.visibleCount(inSection: $0) }
   }
 
   /// Every item of the list, visible or not. - Complexity: O(1).
-  public var numberOfAllItems: Int { forest.itemIndex.count }
+  package var numberOfAllItems: Int { forest.itemIndex.count }
 
-  public func sectionIdentifier(containingItem id: String) -> String? {
+  package func sectionIdentifier(containingItem id: String) -> String? {
     forest.itemIndex[id].map { forest.sections[Int(forest.section(of: $0))].id }
   }
 
   /// Index of a visible item among all visible items of the list, nil when hidden or absent.
   /// - Complexity: O(sections + depth × log siblings).
-  public func indexOfItem(_ id: String) -> Int? {
+  package func indexOfItem(_ id: String) -> Int? {
     guard let x = forest.itemIndex[id], let row = forest.row(of: x) else { return nil }
     let s = forest.section(of: x)
     var offset = 0
@@ -106,63 +106,63 @@ extension ListState {
   }
 
   /// Appends items as the last root items of a section (the last section when nil).
-  public mutating func appendItems(_ items: [OutlineNode], toSection: String? = nil)
+  package mutating func appendItems(_ items: [OutlineNode], toSection: String? = nil)
     throws(ListFault)
   {
     try forest.appendItems(items, section: toSection, parent: nil)
   }
 
   /// Appends bare items as the last root items of a section (the last section when nil).
-  public mutating func appendItems(_ ids: [String], toSection: String? = nil) throws(ListFault) {
+  package mutating func appendItems(_ ids: [String], toSection: String? = nil) throws(ListFault) {
     try appendItems(ids.map { OutlineNode($0) }, toSection: toSection)
   }
 
   /// Appends items as the last children of `parent`; with `inSection`, the parent must lie
   /// in that section.
-  public mutating func appendItems(
+  package mutating func appendItems(
     _ items: [OutlineNode], toParent parent: String, inSection: String? = nil
   ) throws(ListFault) {
     try forest.appendItems(items, section: inSection, parent: parent)
   }
 
-  public mutating func insertItems(_ items: [OutlineNode], beforeItem: String) throws(ListFault) {
+  package mutating func insertItems(_ items: [OutlineNode], beforeItem: String) throws(ListFault) {
     try forest.insertItems(items, anchor: beforeItem, after: false)
   }
 
   /// Inserts items as siblings after the anchor's whole subtree.
-  public mutating func insertItems(_ items: [OutlineNode], afterItem: String) throws(ListFault) {
+  package mutating func insertItems(_ items: [OutlineNode], afterItem: String) throws(ListFault) {
     try forest.insertItems(items, anchor: afterItem, after: true)
   }
 
   /// Removes items and all their descendants; absent ids are ignored.
-  public mutating func deleteItems(_ ids: [String]) {
+  package mutating func deleteItems(_ ids: [String]) {
     forest.deleteItems(ids)
   }
 
   /// Removes every item; sections stay.
-  public mutating func deleteAllItems() {
+  package mutating func deleteAllItems() {
     forest.deleteAllItems()
   }
 
-  public mutating func moveItem(_ id: String, beforeItem: String) throws(ListFault) {
+  package mutating func moveItem(_ id: String, beforeItem: String) throws(ListFault) {
     try forest.moveItem(id, anchor: beforeItem, after: false)
   }
 
   /// Moves an item to right after the anchor's whole subtree, as its next sibling.
-  public mutating func moveItem(_ id: String, afterItem: String) throws(ListFault) {
+  package mutating func moveItem(_ id: String, afterItem: String) throws(ListFault) {
     try forest.moveItem(id, anchor: afterItem, after: true)
   }
 
   /// No structural change; every item must exist.
-  public func reloadItems(_ ids: [String]) throws(ListFault) {
+  package func reloadItems(_ ids: [String]) throws(ListFault) {
     for id in ids where !contains(id) { throw .missingItem(id) }
   }
 
   /// No structural change; every item must exist.
-  public func reconfigureItems(_ ids: [String]) throws(ListFault) { try reloadItems(ids) }
+  package func reconfigureItems(_ ids: [String]) throws(ListFault) { try reloadItems(ids) }
 
   /// Replaces an item's title (when given) and merges `fields` key by key.
-  public mutating func updateItem(_ id: String, title: String?, fields: [String: String]?)
+  package mutating func updateItem(_ id: String, title: String?, fields: [String: String]?)
     throws(ListFault)
   {
     try forest.update(id, title: title, fields: fields)
@@ -173,55 +173,55 @@ extension ListState {
 
 extension ListState {
   /// The outline of a section, or nil when absent. - Complexity: O(items in the section).
-  public func sectionSnapshot(for section: String) -> SectionSnapshot? {
+  package func sectionSnapshot(for section: String) -> SectionSnapshot? {
     guard let s = forest.sectionIndex[section] else { return nil }
     return SectionSnapshot(nodes: forest.outline(list: forest.sections[Int(s)].roots))
   }
 
   /// Replaces the whole content of an existing section (Apple's `apply(_:to:)`).
-  public mutating func apply(_ snapshot: SectionSnapshot, to section: String) throws(ListFault) {
+  package mutating func apply(_ snapshot: SectionSnapshot, to section: String) throws(ListFault) {
     try applyItems(snapshot.nodes, to: section)
   }
 
   /// Replaces the whole content of an existing section with `items`.
-  public mutating func applyItems(_ items: [OutlineNode], to section: String) throws(ListFault) {
+  package mutating func applyItems(_ items: [OutlineNode], to section: String) throws(ListFault) {
     try forest.replaceSection(section, with: items)
   }
 
   /// Drops every descendant of `parent`, then attaches `items` as its children.
-  public mutating func replaceChildren(of parent: String, with items: [OutlineNode])
+  package mutating func replaceChildren(of parent: String, with items: [OutlineNode])
     throws(ListFault)
   {
     try forest.replaceChildren(of: parent, with: items)
   }
 
-  public mutating func expand(_ ids: [String]) throws(ListFault) {
+  package mutating func expand(_ ids: [String]) throws(ListFault) {
     try forest.setExpanded(ids, true)
   }
 
   /// Collapses items; their descendants keep their own flags, and hidden items leave the
   /// selection.
-  public mutating func collapse(_ ids: [String]) throws(ListFault) {
+  package mutating func collapse(_ ids: [String]) throws(ListFault) {
     try forest.setExpanded(ids, false)
   }
 
-  public func contains(_ id: String) -> Bool { forest.itemIndex[id] != nil }
+  package func contains(_ id: String) -> Bool { forest.itemIndex[id] != nil }
 
   /// Whether the item is expanded; false when absent.
-  public func isExpanded(_ id: String) -> Bool {
+  package func isExpanded(_ id: String) -> Bool {
     forest.itemIndex[id].map { forest.nodes[Int($0)].expanded } ?? false
   }
 
   /// Whether every ancestor is expanded; false when absent. - Complexity: O(depth).
-  public func isVisible(_ id: String) -> Bool {
+  package func isVisible(_ id: String) -> Bool {
     forest.itemIndex[id].map { forest.isVisible($0) } ?? false
   }
 
   /// Depth of an item (0 for roots), nil when absent. - Complexity: O(depth).
-  public func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
+  package func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
 
   /// The parent of an item, nil for a root or an absent item (as on a section snapshot).
-  public func parent(of id: String) -> String? {
+  package func parent(of id: String) -> String? {
     guard let x = forest.itemIndex[id] else { return nil }
     let p = forest.nodes[Int(x)].parent
     return p >= 0 ? forest.id(of: p) : nil
@@ -230,7 +230,7 @@ extension ListState {
   /// Where a visible item shows: its section's position and its row among the section's
   /// visible items (the data source's `indexPath(for:)`); nil when hidden or absent.
   /// - Complexity: O(log sections + depth × log siblings).
-  public func indexPath(for id: String) -> (section: Int, item: Int)? {
+  package func indexPath(for id: String) -> (section: Int, item: Int)? {
     guard let x = forest.itemIndex[id], let row = forest.row(of: x),
       let section = forest.sectionPosition(forest.section(of: x))
     else { return nil }
@@ -239,7 +239,7 @@ extension ListState {
 
   /// The visible item at `indexPath` (the data source's `itemIdentifier(for:)`); nil when
   /// out of range. - Complexity: O((log sections + depth × log siblings) × fan-out).
-  public func itemIdentifier(at indexPath: (section: Int, item: Int)) -> String? {
+  package func itemIdentifier(at indexPath: (section: Int, item: Int)) -> String? {
     guard indexPath.section >= 0, indexPath.section < forest.sectionOrder.count,
       indexPath.item >= 0,
       let x = forest.visibleItem(
@@ -249,28 +249,28 @@ extension ListState {
   }
 
   /// Every item of a section in depth-first pre-order, or nil when absent.
-  public func allItems(inSection id: String) -> [String]? {
+  package func allItems(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
     return forest.items(inSection: s, visibleOnly: false).map { forest.id(of: $0) }
   }
 
   /// Root items of a section in order, or nil when absent.
-  public func rootItems(inSection id: String) -> [String]? {
+  package func rootItems(inSection id: String) -> [String]? {
     guard let s = forest.sectionIndex[id] else { return nil }
     return forest.list(forest.sections[Int(s)].roots).map { forest.id(of: $0) }
   }
 
   /// Direct children of an item in order, or nil when absent.
-  public func children(of id: String) -> [String]? {
+  package func children(of id: String) -> [String]? {
     guard let x = forest.itemIndex[id] else { return nil }
     return forest.list(forest.nodes[Int(x)].children).map { forest.id(of: $0) }
   }
 
-  public func title(of id: String) -> String? {
+  package func title(of id: String) -> String? {
     forest.itemIndex[id].flatMap { forest.content[Int($0)].title }
   }
 
-  public func fields(of id: String) -> [String: String]? {
+  package func fields(of id: String) -> [String: String]? {
     forest.itemIndex[id].flatMap { forest.content[Int($0)].fields }
   }
 }
@@ -280,7 +280,7 @@ extension ListState {
 extension ListState {
   /// Selected items in display order.
   /// - Complexity: O(selected × (log sections + depth × log siblings)).
-  public var selectedItems: [String] {
+  package var selectedItems: [String] {
     forest.selection.map { x in
       (forest.sectionPosition(forest.section(of: x)) ?? 0, forest.row(of: x) ?? 0, forest.id(of: x))
     }
@@ -288,13 +288,13 @@ extension ListState {
     .map { $0.2 }
   }
 
-  public func isSelected(_ id: String) -> Bool {
+  package func isSelected(_ id: String) -> Bool {
     forest.itemIndex[id].map { forest.nodes[Int($0)].selected } ?? false
   }
 
   /// Selects visible items; in single-selection mode replaces the selection and takes at
   /// most one item (an empty list then clears it).
-  public mutating func select(_ ids: [String]) throws(ListFault) {
+  package mutating func select(_ ids: [String]) throws(ListFault) {
     if ids.count == 1 {
       // One row tapped (the usual event): no list or set to build.
       let x = try forest.requireItem(ids[0])
@@ -322,7 +322,7 @@ extension ListState {
   }
 
   /// Deselects these items (absent or unselected ids do nothing), or everything when nil.
-  public mutating func deselect(_ ids: [String]?) {
+  package mutating func deselect(_ ids: [String]?) {
     if let ids {
       for id in ids {
         if let x = forest.lookupItem(id) { forest.setSelected(x, false) }
@@ -333,7 +333,7 @@ extension ListState {
   }
 
   /// Sets the selection mode; switching to single selection clears the selection.
-  public mutating func setAllowsMultipleSelection(_ value: Bool) {
+  package mutating func setAllowsMultipleSelection(_ value: Bool) {
     guard value != allowsMultipleSelection else { return }
     allowsMultipleSelection = value
     if !value { deselect(nil) }

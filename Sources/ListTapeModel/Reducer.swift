@@ -2,7 +2,7 @@
 extension ListState {
   /// Folds one event into the state; a fault throws and leaves the state exactly as it was
   /// (a batch applies all of its events or none).
-  public mutating func apply(_ event: Event) throws(ListFault) {
+  package mutating func apply(_ event: Event) throws(ListFault) {
     guard case .batch(let events) = event.operation else {
       try applyOne(event.operation)
       return
@@ -88,7 +88,7 @@ extension ListState {
 extension ListState: Equatable {
   /// Logical equality: sections, outlines, flags, content, selection and mode; never the
   /// internal tree shape.
-  public static func == (lhs: ListState, rhs: ListState) -> Bool {
+  package static func == (lhs: ListState, rhs: ListState) -> Bool {
     guard lhs.allowsMultipleSelection == rhs.allowsMultipleSelection,
       lhs.forest.itemIndex.count == rhs.forest.itemIndex.count,
       lhs.forest.selection.count == rhs.forest.selection.count,

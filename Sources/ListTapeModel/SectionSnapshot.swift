@@ -2,12 +2,12 @@
 ///
 /// Items have parents, children and an expanded flag; what a section shows is its visible
 /// items. Misuse throws `ListFault` and leaves the snapshot unchanged.
-public struct SectionSnapshot: Equatable, Sendable {
+package struct SectionSnapshot: Equatable, Sendable {
   var forest: Forest
   private var slot: Handle { 0 }
 
   /// An empty outline.
-  public init() {
+  package init() {
     forest = Forest()
     _ = forest.allocateSection("")
     forest.sectionOrder.append(0)
@@ -16,7 +16,7 @@ public struct SectionSnapshot: Equatable, Sendable {
   /// An outline holding `nodes` as its root items. A fresh outline has no ids yet, so only
   /// repeats inside `nodes` and items below level 255 can fault; those are dropped (the
   /// first occurrence of an id wins, with its subtree), so this initializer never fails.
-  public init(nodes: [OutlineNode]) {
+  package init(nodes: [OutlineNode]) {
     self.init()
     do {
       try forest.appendItems(nodes, section: "", parent: nil)
@@ -61,62 +61,62 @@ public struct SectionSnapshot: Equatable, Sendable {
     return tops
   }
 
-  public static func == (lhs: SectionSnapshot, rhs: SectionSnapshot) -> Bool {
+  package static func == (lhs: SectionSnapshot, rhs: SectionSnapshot) -> Bool {
     lhs.nodes == rhs.nodes
   }
 
   /// The root items with their subtrees, flags and content.
-  public var nodes: [OutlineNode] { forest.outline(list: forest.sections[0].roots) }
+  package var nodes: [OutlineNode] { forest.outline(list: forest.sections[0].roots) }
 
   private func ids(_ handles: [Handle]) -> [String] { handles.map { forest.id(of: $0) } }
 
   // MARK: Queries
 
   /// Every item in depth-first pre-order.
-  public var items: [String] { ids(forest.items(inSection: slot, visibleOnly: false)) }
+  package var items: [String] { ids(forest.items(inSection: slot, visibleOnly: false)) }
 
   /// Items without a parent, in order.
-  public var rootItems: [String] { ids(forest.list(forest.sections[0].roots)) }
+  package var rootItems: [String] { ids(forest.list(forest.sections[0].roots)) }
 
   /// Items whose ancestors are all expanded, in display order.
-  public var visibleItems: [String] { ids(forest.items(inSection: slot, visibleOnly: true)) }
+  package var visibleItems: [String] { ids(forest.items(inSection: slot, visibleOnly: true)) }
 
   /// Number of visible items. - Complexity: O(1).
-  public var visibleCount: Int { forest.visibleCount(inSection: slot) }
+  package var visibleCount: Int { forest.visibleCount(inSection: slot) }
 
-  public func contains(_ id: String) -> Bool { forest.itemIndex[id] != nil }
+  package func contains(_ id: String) -> Bool { forest.itemIndex[id] != nil }
 
-  public func isExpanded(_ id: String) -> Bool {
+  package func isExpanded(_ id: String) -> Bool {
     forest.itemIndex[id].map { forest.nodes[Int($0)].expanded } ?? false
   }
 
   /// Whether every ancestor is expanded. - Complexity: O(depth).
-  public func isVisible(_ id: String) -> Bool {
+  package func isVisible(_ id: String) -> Bool {
     forest.itemIndex[id].map { forest.isVisible($0) } ?? false
   }
 
   /// Depth of an item (0 for roots), nil when absent.
-  public func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
+  package func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
 
   /// The parent of an item, nil for a root or an absent item.
-  public func parent(of id: String) -> String? {
+  package func parent(of id: String) -> String? {
     guard let x = forest.itemIndex[id], forest.nodes[Int(x)].parent >= 0 else { return nil }
     return forest.id(of: forest.nodes[Int(x)].parent)
   }
 
   /// Index of an item in `items` (pre-order). - Complexity: O(depth × log siblings).
-  public func index(of id: String) -> Int? {
+  package func index(of id: String) -> Int? {
     forest.itemIndex[id].map { forest.preorderIndex(of: $0) }
   }
 
   /// Index of a visible item in `visibleItems`, nil when hidden or absent.
-  public func visibleIndex(of id: String) -> Int? {
+  package func visibleIndex(of id: String) -> Int? {
     forest.itemIndex[id].flatMap { forest.row(of: $0) }
   }
 
   /// The subtree under `parent` as a new outline, with `parent` as its root when
   /// `includingParent`.
-  public func snapshot(of parent: String, includingParent: Bool = false) throws(ListFault)
+  package func snapshot(of parent: String, includingParent: Bool = false) throws(ListFault)
     -> SectionSnapshot
   {
     guard let x = forest.itemIndex[parent] else { throw .missingItem(parent) }
@@ -136,66 +136,66 @@ public struct SectionSnapshot: Equatable, Sendable {
   // MARK: Edits
 
   /// Appends items as last children of `parent`, or as last root items when nil.
-  public mutating func append(_ items: [OutlineNode], to parent: String? = nil) throws(ListFault) {
+  package mutating func append(_ items: [OutlineNode], to parent: String? = nil) throws(ListFault) {
     try forest.appendItems(items, section: parent == nil ? "" : nil, parent: parent)
   }
 
   /// Appends bare items as last children of `parent`, or as last root items when nil.
-  public mutating func append(_ ids: [String], to parent: String? = nil) throws(ListFault) {
+  package mutating func append(_ ids: [String], to parent: String? = nil) throws(ListFault) {
     try append(ids.map { OutlineNode($0) }, to: parent)
   }
 
   /// Appends a whole outline under `parent` (or at the root level when nil).
-  public mutating func append(_ snapshot: SectionSnapshot, to parent: String? = nil)
+  package mutating func append(_ snapshot: SectionSnapshot, to parent: String? = nil)
     throws(ListFault)
   {
     try append(snapshot.nodes, to: parent)
   }
 
-  public mutating func insert(_ items: [OutlineNode], before item: String) throws(ListFault) {
+  package mutating func insert(_ items: [OutlineNode], before item: String) throws(ListFault) {
     try forest.insertItems(items, anchor: item, after: false)
   }
 
   /// Inserts items as siblings after the anchor's whole subtree.
-  public mutating func insert(_ items: [OutlineNode], after item: String) throws(ListFault) {
+  package mutating func insert(_ items: [OutlineNode], after item: String) throws(ListFault) {
     try forest.insertItems(items, anchor: item, after: true)
   }
 
-  public mutating func insert(_ snapshot: SectionSnapshot, before item: String) throws(ListFault) {
+  package mutating func insert(_ snapshot: SectionSnapshot, before item: String) throws(ListFault) {
     try insert(snapshot.nodes, before: item)
   }
 
-  public mutating func insert(_ snapshot: SectionSnapshot, after item: String) throws(ListFault) {
+  package mutating func insert(_ snapshot: SectionSnapshot, after item: String) throws(ListFault) {
     try insert(snapshot.nodes, after: item)
   }
 
   /// Removes items with their descendants; absent ids are ignored.
-  public mutating func delete(_ ids: [String]) { forest.deleteItems(ids) }
+  package mutating func delete(_ ids: [String]) { forest.deleteItems(ids) }
 
-  public mutating func deleteAll() { forest.deleteAllItems() }
+  package mutating func deleteAll() { forest.deleteAllItems() }
 
-  public mutating func expand(_ ids: [String]) throws(ListFault) {
+  package mutating func expand(_ ids: [String]) throws(ListFault) {
     try forest.setExpanded(ids, true)
   }
 
-  public mutating func collapse(_ ids: [String]) throws(ListFault) {
+  package mutating func collapse(_ ids: [String]) throws(ListFault) {
     try forest.setExpanded(ids, false)
   }
 
   /// Replaces every descendant of `parent` with the root items of `snapshot`.
-  public mutating func replace(childrenOf parent: String, using snapshot: SectionSnapshot)
+  package mutating func replace(childrenOf parent: String, using snapshot: SectionSnapshot)
     throws(ListFault)
   {
     try forest.replaceChildren(of: parent, with: snapshot.nodes)
   }
 
   /// Moves an item with its subtree next to the anchor (Apple's position arithmetic).
-  public mutating func move(_ id: String, before anchor: String) throws(ListFault) {
+  package mutating func move(_ id: String, before anchor: String) throws(ListFault) {
     try forest.moveItem(id, anchor: anchor, after: false)
   }
 
   /// Moves an item with its subtree to right after the anchor's whole subtree.
-  public mutating func move(_ id: String, after anchor: String) throws(ListFault) {
+  package mutating func move(_ id: String, after anchor: String) throws(ListFault) {
     try forest.moveItem(id, anchor: anchor, after: true)
   }
 }

@@ -1,23 +1,31 @@
 import ListTapeModel
 
-/// What an app applies to its data source: sections in order, each with its outline, keyed
-/// by the app's own identifier types (Apple's `NSDiffableDataSourceSnapshot<Section, Item>`
-/// together with one `NSDiffableDataSourceSectionSnapshot<Item>` per section). Selection is
-/// not part of a snapshot, as it is not part of Apple's. Take one from the store
-/// (`snapshot()`), change it, and `apply` it: the store records the fewest events.
+/// The list as an app edits it: sections in order, each with its outline, keyed by the
+/// app's own identifier types. Apple's `NSDiffableDataSourceSnapshot<Section, Item>`, with
+/// each section's `NSDiffableDataSourceSectionSnapshot<Item>` inside
+/// (``sectionSnapshot(for:)``); `ListSnapshot<String, String>` is the log's own spelling.
 ///
-/// Edits are checked as the reducer checks events: one that would crash UIKit throws its
-/// `ListFault` and leaves the snapshot unchanged. Item contents (titles, fields) already in
-/// the snapshot are kept; set new ones with the store's `updateItem`.
+/// This is the one place the list's edits are declared. Edit a snapshot taken from the
+/// store (`snapshot()`) and `apply` it, or edit the store's list in place with
+/// `store.perform { snapshot in … }`, which records each edit as the log's event of the
+/// same name. An edit that would crash UIKit throws its `ListFault` and changes nothing.
+/// Selection is the store's, as it is the collection view's and not the snapshot's.
 public struct ListSnapshot<Section: Hashable, Item: Hashable>: Sendable {
-  /// The sections and outlines (its selection is always empty).
+  /// The sections and outlines, as the log spells them.
   package var state: ListState
-  let sections: IdentifierCodec<Section>
-  let items: IdentifierCodec<Item>
+  package let sections: IdentifierCodec<Section>
+  package let items: IdentifierCodec<Item>
+  /// While the store's `perform` runs: the operations applied so far, and the first fault.
+  var journal: Journal?
+
+  struct Journal: Sendable {
+    var operations: [ListOperation] = []
+    var fault: ListFault?
+  }
 
   /// An empty snapshot that spells identifiers with these codecs.
   public init(sections: IdentifierCodec<Section>, items: IdentifierCodec<Item>) {
-    self.init(ListState(), sections: sections, items: items)
+    self.init(live: ListState(), sections: sections, items: items)
   }
 
   /// The sections and outlines of `state`, without its selection.
@@ -26,7 +34,12 @@ public struct ListSnapshot<Section: Hashable, Item: Hashable>: Sendable {
     var outline = state
     outline.deselect(nil)
     outline.setAllowsMultipleSelection(false)
-    self.state = outline
+    self.init(live: outline, sections: sections, items: items)
+  }
+
+  /// `state` as it is, selection included (the store's `perform` edits its own state).
+  init(live state: ListState, sections: IdentifierCodec<Section>, items: IdentifierCodec<Item>) {
+    self.state = state
     self.sections = sections
     self.items = items
   }
@@ -40,6 +53,20 @@ public struct ListSnapshot<Section: Hashable, Item: Hashable>: Sendable {
     try? target.select(current.allowsMultipleSelection ? kept : Array(kept.prefix(1)))
     return target
   }
+
+  /// Applies one operation, and notes it when a `perform` is recording. Once an edit has
+  /// faulted inside a `perform`, later ones throw that fault and change nothing.
+  package mutating func edit(_ operation: ListOperation) throws(ListFault) {
+    guard journal != nil else { return try state.apply(Event(operation)) }
+    if let fault = journal?.fault { throw fault }
+    journal?.operations.append(operation)
+    do {
+      try state.apply(Event(operation))
+    } catch {
+      journal?.fault = error
+      throw error
+    }
+  }
 }
 
 extension ListSnapshot where Section: ListIdentifier, Item: ListIdentifier {
@@ -48,7 +75,7 @@ extension ListSnapshot where Section: ListIdentifier, Item: ListIdentifier {
 }
 
 extension ListSnapshot: Equatable {
-  /// Whether the sections and outlines are the same.
+  /// Whether the sections, outlines and contents are the same.
   public static func == (a: Self, b: Self) -> Bool { a.state == b.state }
 }
 
@@ -56,222 +83,194 @@ extension ListSnapshot: Equatable {
 
 extension ListSnapshot {
   /// Sections in order.
-  public var sectionIdentifiers: [Section] { sections.decodeAll(state.sectionIdentifiers) }
+  public var sectionIdentifiers: [Section] { sections.readAll(state.sectionIdentifiers) }
 
   /// How many sections there are.
   public var numberOfSections: Int { state.numberOfSections }
 
   /// Visible items of every section, in order.
-  public var itemIdentifiers: [Item] { items.decodeAll(state.itemIdentifiers) }
+  public var itemIdentifiers: [Item] { items.readAll(state.itemIdentifiers) }
 
-  /// Visible items of every section.
+  /// Visible items of every section. - Complexity: O(1).
   public var numberOfItems: Int { state.numberOfItems }
 
-  /// Visible items of a section (empty when absent).
+  /// Visible items of a section, the rows it shows (empty when absent).
   public func itemIdentifiers(inSection section: Section) -> [Item] {
-    items.decodeAll(state.itemIdentifiers(inSection: sections.encode(section)) ?? [])
+    items.readAll(state.itemIdentifiers(inSection: sections.spell(section)) ?? [])
   }
 
-  /// Visible items of a section (0 when absent).
+  /// Visible items of a section (0 when absent). - Complexity: O(1).
   public func numberOfItems(inSection section: Section) -> Int {
-    state.numberOfItems(inSection: sections.encode(section)) ?? 0
+    state.numberOfItems(inSection: sections.spell(section)) ?? 0
   }
 
   /// Position of a section, nil when absent.
   public func indexOfSection(_ section: Section) -> Int? {
-    state.indexOfSection(sections.encode(section))
+    state.indexOfSection(sections.spell(section))
   }
 
-  /// Position of a visible item among `itemIdentifiers`.
-  public func indexOfItem(_ item: Item) -> Int? { state.indexOfItem(items.encode(item)) }
+  /// Position of a visible item among ``itemIdentifiers``, nil when hidden or absent.
+  public func indexOfItem(_ item: Item) -> Int? { state.indexOfItem(items.spell(item)) }
 
   /// The section holding an item, nil when absent.
   public func sectionIdentifier(containingItem item: Item) -> Section? {
-    state.sectionIdentifier(containingItem: items.encode(item)).flatMap(sections.decode)
+    state.sectionIdentifier(containingItem: items.spell(item)).map(sections.read)
   }
 
-  /// The outline of one section, nil when absent.
+  /// The outline of one section, nil when absent (the data source's `snapshot(for:)`).
   public func sectionSnapshot(for section: Section) -> ListSectionSnapshot<Item>? {
-    state.sectionSnapshot(for: sections.encode(section)).map {
+    state.sectionSnapshot(for: sections.spell(section)).map {
       ListSectionSnapshot(outline: $0, items: items)
     }
   }
+
+  /// An item's title, nil when it has none or is absent.
+  public func title(of item: Item) -> String? { state.title(of: items.spell(item)) }
+
+  /// An item's fields, nil when it has none or is absent.
+  public func fields(of item: Item) -> [String: String]? { state.fields(of: items.spell(item)) }
 }
 
-// MARK: - Editing
+// MARK: - Sections
 
 extension ListSnapshot {
   /// Appends sections after the last one.
   public mutating func appendSections(_ ids: [Section]) throws(ListFault) {
-    try state.appendSections(sections.encodeAll(ids))
+    try edit(.appendSections(sections.spellAll(ids)))
   }
 
   /// Inserts sections before `anchor`.
   public mutating func insertSections(_ ids: [Section], beforeSection anchor: Section)
     throws(ListFault)
   {
-    try state.insertSections(sections.encodeAll(ids), beforeSection: sections.encode(anchor))
+    try edit(.insertSections(sections.spellAll(ids), .before(sections.spell(anchor))))
   }
 
   /// Inserts sections after `anchor`.
   public mutating func insertSections(_ ids: [Section], afterSection anchor: Section)
     throws(ListFault)
   {
-    try state.insertSections(sections.encodeAll(ids), afterSection: sections.encode(anchor))
+    try edit(.insertSections(sections.spellAll(ids), .after(sections.spell(anchor))))
   }
 
   /// Removes sections with their items; absent ones are ignored.
-  public mutating func deleteSections(_ ids: [Section]) {
-    state.deleteSections(sections.encodeAll(ids))
+  public mutating func deleteSections(_ ids: [Section]) throws(ListFault) {
+    try edit(.deleteSections(sections.spellAll(ids)))
   }
 
   /// Moves a section before `anchor`.
   public mutating func moveSection(_ id: Section, beforeSection anchor: Section)
     throws(ListFault)
   {
-    try state.moveSection(sections.encode(id), beforeSection: sections.encode(anchor))
+    try edit(.moveSection(sections.spell(id), .before(sections.spell(anchor))))
   }
 
   /// Moves a section after `anchor`.
   public mutating func moveSection(_ id: Section, afterSection anchor: Section)
     throws(ListFault)
   {
-    try state.moveSection(sections.encode(id), afterSection: sections.encode(anchor))
+    try edit(.moveSection(sections.spell(id), .after(sections.spell(anchor))))
   }
 
+  /// Marks sections as reloaded (their content is the app's); every one must exist.
+  public mutating func reloadSections(_ ids: [Section]) throws(ListFault) {
+    try edit(.reloadSections(sections.spellAll(ids)))
+  }
+}
+
+// MARK: - Items
+
+extension ListSnapshot {
   /// Appends items as last roots of a section (the last section when nil).
   public mutating func appendItems(_ ids: [Item], toSection section: Section? = nil)
     throws(ListFault)
   {
-    try state.appendItems(items.encodeAll(ids), toSection: section.map(sections.encode))
+    try edit(.appendItems(items.nodes(ids), section: section.map(sections.spell), parent: nil))
+  }
+
+  /// Appends items with their titles, fields and subtrees as last roots of a section (the
+  /// last section when nil), in one event.
+  public mutating func appendItems(_ items: [OutlineItem<Item>], toSection section: Section? = nil)
+    throws(ListFault)
+  {
+    try edit(
+      .appendItems(items.map(self.items.node), section: section.map(sections.spell), parent: nil))
   }
 
   /// Inserts items as siblings right before the anchor.
   public mutating func insertItems(_ ids: [Item], beforeItem anchor: Item) throws(ListFault) {
-    try state.insertItems(
-      items.encodeAll(ids).map { OutlineNode($0) }, beforeItem: items.encode(anchor))
+    try edit(.insertItems(items.nodes(ids), .before(items.spell(anchor))))
   }
 
   /// Inserts items as siblings right after the anchor's whole subtree.
   public mutating func insertItems(_ ids: [Item], afterItem anchor: Item) throws(ListFault) {
-    try state.insertItems(
-      items.encodeAll(ids).map { OutlineNode($0) }, afterItem: items.encode(anchor))
+    try edit(.insertItems(items.nodes(ids), .after(items.spell(anchor))))
+  }
+
+  /// Inserts items with their content and subtrees right before the anchor.
+  public mutating func insertItems(_ items: [OutlineItem<Item>], beforeItem anchor: Item)
+    throws(ListFault)
+  {
+    try edit(.insertItems(items.map(self.items.node), .before(self.items.spell(anchor))))
+  }
+
+  /// Inserts items with their content and subtrees right after the anchor's whole subtree.
+  public mutating func insertItems(_ items: [OutlineItem<Item>], afterItem anchor: Item)
+    throws(ListFault)
+  {
+    try edit(.insertItems(items.map(self.items.node), .after(self.items.spell(anchor))))
   }
 
   /// Removes items with their descendants; absent ones are ignored.
-  public mutating func deleteItems(_ ids: [Item]) { state.deleteItems(items.encodeAll(ids)) }
+  public mutating func deleteItems(_ ids: [Item]) throws(ListFault) {
+    try edit(.deleteItems(items.spellAll(ids)))
+  }
 
   /// Removes every item; the sections stay.
-  public mutating func deleteAllItems() { state.deleteAllItems() }
+  public mutating func deleteAllItems() throws(ListFault) { try edit(.deleteAllItems) }
 
   /// Moves an item with its subtree to right before the anchor, as its sibling.
   public mutating func moveItem(_ id: Item, beforeItem anchor: Item) throws(ListFault) {
-    try state.moveItem(items.encode(id), beforeItem: items.encode(anchor))
+    try edit(.moveItem(items.spell(id), .before(items.spell(anchor))))
   }
 
   /// Moves an item with its subtree to right after the anchor's whole subtree.
   public mutating func moveItem(_ id: Item, afterItem anchor: Item) throws(ListFault) {
-    try state.moveItem(items.encode(id), afterItem: items.encode(anchor))
+    try edit(.moveItem(items.spell(id), .after(items.spell(anchor))))
+  }
+
+  /// Marks items as reloaded (their content is the app's); every one must exist.
+  public mutating func reloadItems(_ ids: [Item]) throws(ListFault) {
+    try edit(.reloadItems(items.spellAll(ids)))
+  }
+
+  /// Marks items as reconfigured in place; every one must exist.
+  public mutating func reconfigureItems(_ ids: [Item]) throws(ListFault) {
+    try edit(.reconfigureItems(items.spellAll(ids)))
+  }
+
+  /// Sets an item's title (when given) and merges `fields` key by key: what its row shows.
+  public mutating func updateItem(
+    _ id: Item, title: String? = nil, fields: [String: String]? = nil
+  ) throws(ListFault) {
+    try edit(.update(item: items.spell(id), title: title, fields: fields))
+  }
+
+  /// Expands items wherever they are (`sectionSnapshotHandlers.willExpandItem`).
+  public mutating func expand(_ ids: [Item]) throws(ListFault) {
+    try edit(.expand(items.spellAll(ids)))
+  }
+
+  /// Collapses items wherever they are (`willCollapseItem`); the rows they hide leave the
+  /// selection.
+  public mutating func collapse(_ ids: [Item]) throws(ListFault) {
+    try edit(.collapse(items.spellAll(ids)))
   }
 
   /// Replaces one section's outline (the data source's `apply(_:to:)`).
   public mutating func apply(_ snapshot: ListSectionSnapshot<Item>, to section: Section)
     throws(ListFault)
   {
-    try state.apply(snapshot.outline, to: sections.encode(section))
-  }
-}
-
-/// One section's outline keyed by the app's item type (Apple's
-/// `NSDiffableDataSourceSectionSnapshot<Item>`): items, their parents and which are expanded.
-public struct ListSectionSnapshot<Item: Hashable>: Sendable {
-  package var outline: SectionSnapshot
-  let items: IdentifierCodec<Item>
-
-  /// An empty outline that spells identifiers with `items`.
-  public init(items: IdentifierCodec<Item>) { self.init(outline: SectionSnapshot(), items: items) }
-
-  package init(outline: SectionSnapshot, items: IdentifierCodec<Item>) {
-    self.outline = outline
-    self.items = items
-  }
-}
-
-extension ListSectionSnapshot where Item: ListIdentifier {
-  /// An empty outline.
-  public init() { self.init(items: .standard) }
-}
-
-extension ListSectionSnapshot: Equatable {
-  /// Whether the outlines are the same.
-  public static func == (a: Self, b: Self) -> Bool { a.outline == b.outline }
-}
-
-extension ListSectionSnapshot {
-  /// Every item in depth-first order.
-  public var allItems: [Item] { items.decodeAll(outline.items) }
-
-  /// Items without a parent, in order.
-  public var rootItems: [Item] { items.decodeAll(outline.rootItems) }
-
-  /// Items whose ancestors are all expanded, in order.
-  public var visibleItems: [Item] { items.decodeAll(outline.visibleItems) }
-
-  /// Whether the outline holds the item.
-  public func contains(_ item: Item) -> Bool { outline.contains(items.encode(item)) }
-
-  /// Whether the item is expanded; false when absent.
-  public func isExpanded(_ item: Item) -> Bool { outline.isExpanded(items.encode(item)) }
-
-  /// Whether every ancestor of the item is expanded; false when absent.
-  public func isVisible(_ item: Item) -> Bool { outline.isVisible(items.encode(item)) }
-
-  /// Depth of an item (0 for roots), nil when absent.
-  public func level(of item: Item) -> Int? { outline.level(of: items.encode(item)) }
-
-  /// The parent of an item, nil for a root or an absent item.
-  public func parent(of item: Item) -> Item? {
-    outline.parent(of: items.encode(item)).flatMap(items.decode)
-  }
-
-  /// Position of an item in `allItems`.
-  public func index(of item: Item) -> Int? { outline.index(of: items.encode(item)) }
-
-  /// The subtree under `parent`, with `parent` as its root when `includingParent`.
-  public func snapshot(of parent: Item, includingParent: Bool = false) throws(ListFault) -> Self {
-    Self(
-      outline: try outline.snapshot(of: items.encode(parent), includingParent: includingParent),
-      items: items)
-  }
-
-  /// Appends items as last children of `parent`, or as last roots when nil.
-  public mutating func append(_ ids: [Item], to parent: Item? = nil) throws(ListFault) {
-    try outline.append(items.encodeAll(ids), to: parent.map(items.encode))
-  }
-
-  /// Inserts items as siblings right before the anchor.
-  public mutating func insert(_ ids: [Item], before anchor: Item) throws(ListFault) {
-    try outline.insert(items.encodeAll(ids).map { OutlineNode($0) }, before: items.encode(anchor))
-  }
-
-  /// Inserts items as siblings after the anchor's whole subtree.
-  public mutating func insert(_ ids: [Item], after anchor: Item) throws(ListFault) {
-    try outline.insert(items.encodeAll(ids).map { OutlineNode($0) }, after: items.encode(anchor))
-  }
-
-  /// Removes items with their descendants; absent ones are ignored.
-  public mutating func delete(_ ids: [Item]) { outline.delete(items.encodeAll(ids)) }
-
-  /// Removes every item.
-  public mutating func deleteAll() { outline.deleteAll() }
-
-  /// Expands items: their children show when they do.
-  public mutating func expand(_ ids: [Item]) throws(ListFault) {
-    try outline.expand(items.encodeAll(ids))
-  }
-
-  /// Collapses items: their descendants are hidden.
-  public mutating func collapse(_ ids: [Item]) throws(ListFault) {
-    try outline.collapse(items.encodeAll(ids))
+    try edit(.applySectionSnapshot(section: sections.spell(section), items: snapshot.outline.nodes))
   }
 }

@@ -1,472 +1,296 @@
 import Dispatch
 import Foundation
-import ListTapeLog
 import ListTapeModel
 
-/// The recording store an app holds: it owns the list state, folds every edit through the
-/// reducer on the caller's thread, and records every event (faults included) to a log
-/// without making the caller wait for the disk.
+/// The recording store an app holds, keyed by its own identifier types as
+/// `UICollectionViewDiffableDataSource<Section, Item>` is: it owns the list, applies every
+/// edit at once on the caller's thread, and records it as an event of a crash-safe log in
+/// the background, faults included (the log is the evidence of what would have crashed
+/// UIKit). `ListStore<String, String>` records the log's own spellings.
 ///
-/// Concurrency: a `final class` marked `@unchecked Sendable`. One lock guards the state, the
-/// buffer and the counters; a caller holds it for one fold and one append to the buffer, the
-/// writer for one swap of the buffer. The `Recorder` (file, encoder, its own fold for
-/// checkpoints) is confined to a private serial `DispatchQueue`, the background writer, which
-/// runs only while there is something to write. Calls are safe from any thread; events are
-/// recorded in the order the lock admitted them.
-///
-/// When the disk falls behind and the buffer is full, events are dropped and counted (they
-/// still apply to the state); the first event after room returns is preceded by a `mark`
-/// naming the gap and one `batch` that turns the last recorded state into the live one, so
-/// the log stays replayable and ends in the state the app showed. See docs/recording.md.
-public final class ListStore: @unchecked Sendable {
-  /// How a store records.
-  public struct Options: Sendable {
-    /// How often the log is forced to stable storage (besides `sync()` and `close()`).
-    public var fsync: FsyncPolicy = .interval(seconds: 1)
-    /// Events the buffer holds before it drops (each an `Event`, whatever its size).
-    public var bufferCapacity = 16_384
-    /// The wall clock stamped on events: milliseconds since the Unix epoch.
-    public var clock: @Sendable () -> Int64 = { Recorder.now() }
-    /// The data protection class of the log on Apple platforms (ignored elsewhere); see
-    /// docs/apple.md for why the default is not `.complete`.
-    public var fileProtection: FileProtection = .completeUntilFirstUserAuthentication
-    /// Called on the writer before each chunk it writes: tests use it to stall the "disk".
-    var beforeWrite: (@Sendable () -> Void)?
-    /// The file layer under the log's writer (tests put a simulated disk there).
-    var files: any FileLayer = SystemFiles.shared
-    /// Writer tuning replacing the tools' defaults (tests use tight checkpoint spacing).
-    var writerOptions: LogWriterOptions?
-    /// Sees the number of each event folded while opening (tests count them).
-    var onFold: (@Sendable (Int) -> Void)?
+/// Edit the list with ``perform(_:)``, whose closure gets the list as a ``ListSnapshot``,
+/// or apply a changed snapshot with ``apply(_:)``; selection and bookmarks are the store's
+/// own calls. Every call that can fault throws the `ListFault` after recording it, and
+/// tells ``StoreOptions/onFault`` first. Calls are safe from any thread, recorded in the
+/// order they were made. See docs/recording.md.
+public struct ListStore<Section: Hashable, Item: Hashable>: Sendable {
+  /// The store that records, in the log's spellings.
+  package let core: StoreCore
+  let sections: IdentifierCodec<Section>
+  let items: IdentifierCodec<Item>
 
-    /// The defaults above.
-    public init() {}
+  /// Opens LOG for recording (creating it if absent), spelling identifiers with these
+  /// codecs. The store starts from the state the log ends in, so an app resumes its
+  /// session; a log naming an identifier the codecs cannot read is refused
+  /// (`StoreError.undecodableIdentifier`). A relative path is resolved against the working
+  /// directory, and refused when that is `/` (as in an iOS app). Blocks while the log is
+  /// scanned: from the main thread, prefer ``open(path:options:sections:items:)``.
+  public init(
+    path: String, options: StoreOptions = StoreOptions(), sections: IdentifierCodec<Section>,
+    items: IdentifierCodec<Item>
+  ) throws(StoreError) {
+    try self.init(core: StoreCore(path: path, options: options), sections: sections, items: items)
   }
 
-  /// What the buffer carries to the writer.
-  enum Pending {
-    case event(Event, faulted: Bool)
-    /// Events were dropped; `state` is the live state just before the next recorded one.
-    case gap(dropped: Int, faults: Int, from: Int64, to: Int64, time: Int64, state: ListState)
-  }
-
-  /// An open run of dropped events.
-  struct Gap {
-    var dropped = 0
-    var faults = 0
-    var from: Int64
-    var to: Int64
-  }
-
-  let options: Options
-  private let lock = NSLock()
-  let queue = DispatchQueue(label: "listtape.store.writer")
-
-  // Guarded by `lock`.
-  private var logPath: String
-  private var current: ListState
-  private var pending: [Pending] = []
-  private var draining = false
-  private var gap: Gap?
-  private var dropped = 0
-  private var faults = 0
-  private var accepted = 0
-  private var closed = false
-  private var writeError: StoreError?
-
-  // Confined to `queue` (or to `deinit`, when nothing else can reach the store).
-  private var recorder: Recorder
-  private var spare: [Pending] = []
-
-  /// Opens LOG for recording (creating it if absent); the store starts from the state the log
-  /// already ends in, so an app can resume a session. A relative path is resolved against
-  /// the working directory, and refused when that is `/` (as in an iOS app). Blocks while
-  /// the log is scanned and its end state rebuilt: from the main thread, prefer `open`.
-  public init(path: String, options: Options = Options()) throws(StoreError) {
-    let path = try Self.resolve(path, workingDirectory: FileManager.default.currentDirectoryPath)
-    self.logPath = path
-    self.options = options
-    recorder = try Self.openRecorder(path, options)
-    current = recorder.state
-    pending.reserveCapacity(min(options.bufferCapacity, 4096))
-  }
-
-  /// Opens the recorder of `path` as `options` say, and sets the file's protection class.
-  static func openRecorder(_ path: String, _ options: Options) throws(StoreError) -> Recorder {
-    let recorder = try Recorder.open(
-      path: path, options: options.writerOptions ?? Recorder.options(options.fsync),
-      files: options.files, onFold: options.onFold)
-    options.fileProtection.apply(to: path)
-    return recorder
-  }
-
-  deinit {
-    // Nothing else holds the store (a running drain holds a reference), so the writer's
-    // confinement cannot be broken here.
-    if !closed {
-      writePending()
-      try? recorder.close()
+  /// Keys an open store by these identifier types, refusing (and closing) it when its state
+  /// names an identifier the codecs cannot read.
+  package init(core: StoreCore, sections: IdentifierCodec<Section>, items: IdentifierCodec<Item>)
+    throws(StoreError)
+  {
+    if let bad = core.withState({ Self.undecodable($0, sections, items) }) {
+      try? core.close()
+      throw .undecodableIdentifier(bad, path: core.path)
     }
+    self.core = core
+    self.sections = sections
+    self.items = items
   }
 
-  private func locked<R>(_ body: () -> R) -> R {
-    lock.lock()
-    defer { lock.unlock() }
-    return body()
-  }
-}
-
-// MARK: - Reading the state
-
-extension ListStore {
-  /// The log being recorded (absolute; `resume(path:)` may change it).
-  public var path: String { locked { logPath } }
-
-  /// A copy of the current state. Cheap to take; drop it soon, since a copy still held when
-  /// the next edit arrives makes that edit copy the whole list once.
-  public var state: ListState { locked { current } }
-
-  /// Reads the state under the store's lock without copying it.
-  public func withState<R>(_ body: (borrowing ListState) -> R) -> R { locked { body(current) } }
-
-  /// The outline of one section (Apple's section snapshot), or nil when absent.
-  public func sectionSnapshot(for section: String) -> SectionSnapshot? {
-    withState { $0.sectionSnapshot(for: section) }
+  /// The first identifier of `state` that a codec cannot read, if any. - Complexity: O(n)
+  /// unless both codecs are the identity.
+  static func undecodable(
+    _ state: borrowing ListState, _ sections: IdentifierCodec<Section>,
+    _ items: IdentifierCodec<Item>
+  ) -> String? {
+    let ids = state.sectionIdentifiers
+    if let bad = sections.firstUndecodable(ids) { return bad }
+    guard !items.isIdentity else { return nil }
+    for id in ids {
+      if let bad = items.firstUndecodable(state.allItems(inSection: id) ?? []) { return bad }
+    }
+    return nil
   }
 
-  /// Section identifiers in display order.
-  public var sectionIdentifiers: [String] { withState { $0.sectionIdentifiers } }
-
-  /// Visible items of a section (the rows the collection view shows), or nil when absent.
-  public func itemIdentifiers(inSection section: String) -> [String]? {
-    withState { $0.itemIdentifiers(inSection: section) }
+  /// `init(path:options:sections:items:)` off the calling thread: the log is scanned and its
+  /// end state rebuilt on a background queue, folding at most one checkpoint interval of
+  /// events, and the store returns with its state ready.
+  public static func open(
+    path: String, options: StoreOptions = StoreOptions(), sections: IdentifierCodec<Section>,
+    items: IdentifierCodec<Item>
+  ) async throws(StoreError) -> Self {
+    try Self(
+      core: await StoreCore.open(path: path, options: options), sections: sections, items: items)
   }
 
-  /// Selected items in display order.
-  public var selectedItems: [String] { withState { $0.selectedItems } }
-
-  /// The sections and outlines, to change and `apply` (Apple's `dataSource.snapshot()`).
-  public func snapshot() -> ListSnapshot<String, String> {
-    withState { ListSnapshot(copy $0, sections: .standard, items: .standard) }
+  /// Tells the fault handler, then throws.
+  func report(_ fault: ListFault?) throws(ListFault) {
+    guard let fault else { return }
+    core.options.onFault?(fault)
+    throw fault
   }
 }
 
-// MARK: - Counters
+extension ListStore where Section: ListIdentifier, Item: ListIdentifier {
+  /// Opens LOG for recording, spelling identifiers their own way (`listIdentifier`); see
+  /// ``init(path:options:sections:items:)``.
+  public init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
+    try self.init(path: path, options: options, sections: .standard, items: .standard)
+  }
 
-extension ListStore {
-  /// Events the store applied and handed to the writer (faults included).
-  public var acceptedEvents: Int { locked { accepted } }
-
-  /// Events applied to the state but not recorded: the buffer was full, the log had failed,
-  /// or the store was closed. Each gap in the log is marked and followed by a resync batch.
-  public var droppedEvents: Int { locked { dropped } }
-
-  /// Events that faulted (recorded or not).
-  public var faultCount: Int { locked { faults } }
-
-  /// Events waiting for the writer.
-  public var bufferedEvents: Int { locked { pending.count } }
-
-  /// The first write failure, if any; from then on events are dropped, and `sync()` and
-  /// `close()` throw it.
-  public var lastWriteError: StoreError? { locked { writeError } }
+  /// Opens LOG for recording off the calling thread; see
+  /// ``open(path:options:sections:items:)``.
+  public static func open(path: String, options: StoreOptions = StoreOptions())
+    async throws(StoreError) -> Self
+  {
+    try await open(path: path, options: options, sections: .standard, items: .standard)
+  }
 }
 
-// MARK: - Recording
+// MARK: - Editing
+
+/// What a `perform` swaps into its snapshot while it lends the store's state out: shared, so
+/// that no call builds (and allocates) an empty list.
+private let emptyListState = ListState()
 
 extension ListStore {
-  /// Applies one event (stamped now unless it has a time), records it, and returns its fault
-  /// if it faulted: the state is then unchanged, and the fault is in the log as evidence.
-  @discardableResult
-  public func send(_ event: Event) -> ListFault? {
-    admit { () -> (Event, ListFault?)? in
-      var event = event
-      if event.time == nil { event.time = options.clock() }
-      do throws(ListFault) {
-        try current.apply(event)
-        return (event, nil)
+  /// Edits the list in place: `body` gets it as a snapshot, and every edit it makes is
+  /// recorded, all of them as one event (a `batch` when there are several). The edits stand
+  /// or fall together: when one faults, every edit of `body` is undone, the event is
+  /// recorded anyway (the log's evidence), ``StoreOptions/onFault`` hears of it, and this
+  /// throws the `ListFault` as replaying the log reports it. Nothing is diffed or copied.
+  ///
+  ///     try store.perform { list in
+  ///       try list.appendItems([OutlineItem(file.id, title: file.name)], toSection: .files)
+  ///     }
+  ///
+  /// An error `body` throws of its own (no edit faulted) undoes its edits, records nothing
+  /// and is rethrown. `body` runs under the store's lock: it reads and edits through `list`
+  /// only (a call into the store from inside it would wait forever; debug builds stop there).
+  public func perform(_ body: (inout ListSnapshot<Section, Item>) throws -> Void) throws {
+    var abandoned: (any Error)?
+    let fault = core.edit { state in
+      var list = ListSnapshot(live: emptyListState, sections: sections, items: items)
+      swap(&list.state, &state)
+      list.journal = .init()
+      do {
+        try body(&list)
       } catch {
-        return (event, error)
+        abandoned = error
       }
+      // A list assigned a whole other snapshot has lost the store's state and its journal:
+      // nothing could be recorded or undone, so that is a programming error.
+      precondition(
+        list.journal != nil, "perform's list was replaced by another snapshot: edit it in place")
+      swap(&list.state, &state)
+      guard let journal = list.journal, journal.fault != nil || abandoned == nil else {
+        return nil
+      }
+      abandoned = nil
+      return (journal.operations, journal.fault)
     }
+    if let abandoned { throw abandoned }
+    try report(fault)
   }
 
-  /// Applies one operation now; see `send(_:)`.
-  @discardableResult
-  public func send(_ operation: ListOperation) -> ListFault? { send(Event(operation)) }
-
-  /// Applies several operations as one atomic `batch` event (all or none).
-  @discardableResult
-  public func perform(_ operations: [ListOperation]) -> ListFault? {
-    send(.batch(operations.map { Event($0) }))
-  }
-
-  /// Makes the sections and outlines those of `snapshot` (take it from `snapshot()`, as
+  /// Makes the sections and outlines those of `snapshot` (take it from ``snapshot()``, as
   /// Apple's `dataSource.snapshot()`, so that what the app does not touch stays), keeping
   /// the selection mode and the selected items that stay visible, and records the fewest
-  /// events that do so as one event (a `batch` when more than one is needed; nothing when
-  /// nothing changes).
+  /// events that do so as one event (nothing when nothing changes). Diffs the whole list:
+  /// where the app knows what changed, ``perform(_:)`` costs less.
   /// - Returns: the operations recorded (empty when nothing changed).
   @discardableResult
-  public func apply(_ snapshot: ListSnapshot<String, String>) -> [ListOperation] {
-    apply { snapshot.target(from: $0) }
-  }
-
-  /// Makes the state equal to `state`, selection included, as `apply(_:)` does.
-  @discardableResult
-  package func apply(state: ListState) -> [ListOperation] { apply { _ in state } }
-
-  /// Makes the state equal to the one `target` builds from the current state, recording
-  /// the fewest events that do so as one event.
-  func apply(_ target: (ListState) -> ListState) -> [ListOperation] {
-    var recorded: [ListOperation] = []
-    _ = admit { () -> (Event, ListFault?)? in
-      let plan = SnapshotDiffer.plan(from: current, to: target(current))
-      guard let op = Self.oneEvent(plan.operations) else { return nil }
-      current = plan.state
-      recorded = plan.operations
-      return (Event(op, time: options.clock()), nil)
-    }
-    return recorded
+  public func apply(_ snapshot: ListSnapshot<Section, Item>) -> [ListOperation] {
+    core.apply { snapshot.target(from: $0) }
   }
 
   /// Replaces one section's outline (Apple's `apply(_:to:)`), recording the fewest events
-  /// that do so. A snapshot that cannot apply (missing section, an id used in another
-  /// section) records one `applySectionSnapshot` event, which faults, and returns the fault.
-  @discardableResult
-  public func apply(_ snapshot: SectionSnapshot, to section: String) -> ListFault? {
-    admit { () -> (Event, ListFault?)? in
-      var target = current
-      do throws(ListFault) {
-        try target.apply(snapshot, to: section)
-      } catch {
-        let op = ListOperation.applySectionSnapshot(section: section, items: snapshot.nodes)
-        return (Event(op, time: options.clock()), error)
-      }
-      let plan = SnapshotDiffer.plan(from: current, to: target)
-      guard let op = Self.oneEvent(plan.operations) else { return nil }
-      current = plan.state
-      return (Event(op, time: options.clock()), nil)
-    }
+  /// that do so. A snapshot that cannot apply (a missing section, an item of another
+  /// section) records one faulting `applySectionSnapshot` event and throws its fault.
+  public func apply(_ snapshot: ListSectionSnapshot<Item>, to section: Section) throws(ListFault) {
+    try report(core.apply(snapshot.outline, to: sections.spell(section)))
   }
 
-  /// The operations as one event: itself when alone, a batch when several, nil when none.
-  static func oneEvent(_ ops: [ListOperation]) -> ListOperation? {
-    switch ops.count {
-    case 0: return nil
-    case 1: return ops[0]
-    default: return .batch(ops.map { Event($0) })
-    }
+  /// Selects visible items (`collectionView(_:didSelectItemAt:)`); in single-selection mode
+  /// the selection becomes these (at most one).
+  public func select(_ ids: [Item]) throws(ListFault) {
+    try report(core.send(.select(items.spellAll(ids))))
   }
 
-  /// Folds one event under the lock (`fold` returns the stamped event and its fault, or nil
-  /// when there is nothing to record) and hands it to the writer, or counts it as dropped.
-  /// After a gap, the event goes in behind a `.gap` carrying the state just before it.
-  private func admit(_ fold: () -> (Event, ListFault?)?) -> ListFault? {
-    lock.lock()
-    defer { lock.unlock() }
-    let writable = !closed && writeError == nil
-    let capacity = max(options.bufferCapacity, 2)
-    // Only copied when a gap closes; the fold below then copies the list once.
-    let before: ListState? =
-      gap != nil && writable && pending.count + 2 <= capacity ? current : nil
-    guard let (event, fault) = fold() else { return nil }
-    accepted += 1
-    if fault != nil { faults += 1 }
-    let time = event.time ?? 0
-    if !writable || pending.count >= capacity || (gap != nil && before == nil) {
-      dropped += 1
-      var g = gap ?? Gap(from: time, to: time)
-      g.dropped += 1
-      g.to = time
-      if fault != nil { g.faults += 1 }
-      gap = g
-      return fault
-    }
-    if let g = gap, let before {
-      pending.append(
-        .gap(
-          dropped: g.dropped, faults: g.faults, from: g.from, to: g.to, time: time,
-          state: before))
-      gap = nil
-    }
-    pending.append(.event(event, faulted: fault != nil))
-    if !draining {
-      draining = true
-      queue.async { self.drain() }
-    }
-    return fault
+  /// Deselects these items (`didDeselectItemAt`), or everything when nil.
+  public func deselect(_ ids: [Item]? = nil) {
+    _ = core.send(.deselect(ids.map(items.spellAll)))
   }
+
+  /// Sets the selection mode (`allowsMultipleSelection`); single clears the selection.
+  public func setAllowsMultipleSelection(_ value: Bool) {
+    _ = core.send(.configure(multipleSelection: value))
+  }
+
+  /// Records a bookmark (a screen shown, a test step) that `listtape show --at mark:LABEL`
+  /// finds.
+  public func mark(_ label: String) { _ = core.send(.mark(label)) }
 }
 
-// MARK: - Background writer
+// MARK: - Reading
 
 extension ListStore {
-  /// Writes buffered events until the buffer is empty. Runs on `queue`.
-  private func drain() {
-    while true {
-      options.beforeWrite?()
-      let more: Bool = locked {
-        swap(&pending, &spare)
-        if spare.isEmpty { draining = false }
-        return !spare.isEmpty
-      }
-      guard more else { return }
-      for item in spare { write(item) }
-      spare.removeAll(keepingCapacity: true)
+  /// The sections and outlines, to change and `apply` (Apple's `dataSource.snapshot()`).
+  /// - Complexity: O(1) until it is changed, then one copy of the list.
+  public func snapshot() -> ListSnapshot<Section, Item> {
+    core.withState { ListSnapshot(copy $0, sections: sections, items: items) }
+  }
+
+  /// One section's outline, nil when absent (Apple's `snapshot(for:)`).
+  public func snapshot(for section: Section) -> ListSectionSnapshot<Item>? {
+    core.withState { $0.sectionSnapshot(for: sections.spell(section)) }.map {
+      ListSectionSnapshot(outline: $0, items: items)
     }
   }
 
-  /// Writes whatever is buffered, on the current thread (`deinit`, or inside `queue`).
-  private func writePending() {
-    let items: [Pending] = locked {
-      defer { pending.removeAll() }
-      return pending
-    }
-    for item in items { write(item) }
+  /// Sections in display order.
+  public var sectionIdentifiers: [Section] {
+    sections.readAll(core.withState { $0.sectionIdentifiers })
   }
 
-  private func write(_ item: Pending) {
-    // `writeError` is only set on this queue, so reading it here needs no lock.
-    if writeError != nil {
-      locked { lose(item) }
-      return
-    }
-    let before = recorder.eventCount
-    do throws(StoreError) {
-      switch item {
-      case .event(let event, _):
-        try recorder.record(event)
-      case .gap(let count, let faultCount, let from, let to, let time, let state):
-        let label =
-          "listtape.gap dropped=\(count) faults=\(faultCount) from=\(from) to=\(to)"
-        try recorder.record(Event(.mark(label), time: time))
-        let ops = SnapshotDiffer.operations(from: recorder.state, to: state)
-        if !ops.isEmpty {
-          try recorder.record(Event(.batch(ops.map { Event($0) }), time: time))
-        }
-      }
-    } catch {
-      // A record the writer took is counted with the writer's stranded ones.
-      let taken = recorder.eventCount > before
-      fail(error)
-      if !taken { locked { lose(item) } }
+  /// Visible items of a section, the rows it shows (empty when absent, as on a snapshot).
+  public func itemIdentifiers(inSection section: Section) -> [Item] {
+    items.readAll(core.withState { $0.itemIdentifiers(inSection: sections.spell(section)) } ?? [])
+  }
+
+  /// The visible item at `indexPath` (section, item), nil when out of range.
+  public func itemIdentifier(for indexPath: IndexPath) -> Item? {
+    guard indexPath.count == 2 else { return nil }
+    return core.withState { $0.itemIdentifier(at: (indexPath[0], indexPath[1])) }.map(items.read)
+  }
+
+  /// Where a visible item shows, nil when hidden or absent.
+  public func indexPath(for item: Item) -> IndexPath? {
+    core.withState { $0.indexPath(for: items.spell(item)) }.map {
+      IndexPath(indexes: [$0.section, $0.item])
     }
   }
 
-  /// Fails the store with `error` (the first failure wins) and counts the records its
-  /// writer took but never wrote as dropped, in the open gap. On `queue`.
-  private func fail(_ error: StoreError) {
-    let stranded = recorder.writer.unwrittenEvents
-    locked {
-      guard writeError == nil else { return }
-      writeError = error
-      guard stranded > 0 else { return }
-      dropped += stranded
-      let time = options.clock()
-      var g = gap ?? Gap(from: time, to: time)
-      g.dropped += stranded
-      gap = g
-    }
+  /// The section at a position, nil when out of range.
+  public func sectionIdentifier(for index: Int) -> Section? {
+    let ids = core.withState { $0.sectionIdentifiers }
+    return ids.indices.contains(index) ? sections.read(ids[index]) : nil
   }
 
-  /// Counts a buffered item the log did not get into the open gap, so that the gap a
-  /// `resume` writes covers it. Lock held.
-  func lose(_ item: Pending) {
-    switch item {
-    case .event(let event, let faulted):
-      dropped += 1
-      let time = event.time ?? 0
-      var g = gap ?? Gap(from: time, to: time)
-      g.dropped += 1
-      g.from = min(g.from, time)
-      g.to = max(g.to, time)
-      if faulted { g.faults += 1 }
-      gap = g
-    case .gap(let count, let faultCount, let from, let to, _, _):
-      var g = gap ?? Gap(from: from, to: to)
-      g.dropped += count
-      g.faults += faultCount
-      g.from = min(g.from, from)
-      g.to = max(g.to, to)
-      gap = g
-    }
+  /// The position of a section, nil when absent.
+  public func index(for section: Section) -> Int? {
+    core.withState { $0.indexOfSection(sections.spell(section)) }
   }
 
-  /// Waits until every event handed to the store before this call is written and forced to
-  /// stable storage. Throws the first write failure, if any. Blocks the calling thread for
-  /// as long as the disk takes: from the main thread, prefer `await sync()`.
-  public func sync() throws(StoreError) {
-    try queue.sync { syncOnQueue() }.get()
+  /// Selected items in display order.
+  public var selectedItems: [Item] { items.readAll(core.withState { $0.selectedItems }) }
+
+  /// Whether several items may be selected at once.
+  public var allowsMultipleSelection: Bool { core.withState { $0.allowsMultipleSelection } }
+}
+
+// MARK: - Lifecycle
+
+/// What an app needs around launch, suspension and termination (docs/apple.md).
+extension ListStore {
+  /// The log being recorded (absolute; `resume(path:)` may change it).
+  public var path: String { core.path }
+
+  /// Waits until every event handed to the store before this call is written and forced
+  /// to stable storage; throws the first write failure, if any. Blocks the calling thread:
+  /// from the main thread, prefer `await sync()`.
+  public func sync() throws(StoreError) { try core.sync() }
+
+  /// `sync()` without blocking a thread: suspends until every event handed to the store
+  /// before the call is written and forced to stable storage.
+  public func sync() async throws(StoreError) { try await core.sync() }
+
+  /// Writes and syncs what is buffered, waiting at most until `deadline` (a background
+  /// task's expiration handler, termination). Returns true when everything handed to the
+  /// store before the call is on stable storage, false when the deadline came first.
+  @discardableResult
+  public func flush(deadline: DispatchTime) throws(StoreError) -> Bool {
+    try core.flush(deadline: deadline)
   }
 
-  /// The work of `sync()`, on `queue`: writes the buffer and syncs the log; a failed sync
-  /// fails the store as a failed write does.
-  func syncOnQueue() -> Result<Void, StoreError> {
-    writePending()
-    if let e = locked({ writeError }) { return .failure(e) }
-    do throws(StoreError) {
-      try recorder.sync()
-      return .success(())
-    } catch {
-      fail(error)
-      return .failure(error)
-    }
+  /// Writes what is buffered, syncs and closes the log. Later edits still apply to the list
+  /// but are counted as dropped. Closing twice does nothing; a store that is released
+  /// closes itself.
+  public func close() throws(StoreError) { try core.close() }
+
+  /// After a write failure (`lastWriteError`), records again into the same log or, with
+  /// `path`, into another one, writing one gap (a `mark` counting the events lost and a
+  /// `batch` that turns the log's last state into the live one). Blocks like `init`.
+  public func resume(path: String? = nil) throws(StoreError) { try core.resume(path: path) }
+
+  /// `resume(path:)` off the calling thread.
+  public func resume(path: String? = nil) async throws(StoreError) {
+    try await core.resume(path: path)
   }
 
-  /// The work of `resume(path:)`, on `queue`: closes the failed log, opens `target`, and
-  /// writes one gap there (a `mark` and the `batch` that turns the log's last state into
-  /// the live one) covering every event lost since the failure, then syncs.
-  func resumeOnQueue(_ target: String?) -> Result<Void, StoreError> {
-    let (failed, now) = locked { (writeError != nil && !closed, logPath) }
-    guard failed else {
-      return .failure(.nothingToResume(path: now))
-    }
-    let fresh: Recorder
-    do throws(StoreError) {
-      let path = try Self.resolve(
-        target ?? now, workingDirectory: FileManager.default.currentDirectoryPath)
-      try? recorder.close()
-      fresh = try Self.openRecorder(path, options)
-    } catch {
-      return .failure(error)
-    }
-    recorder = fresh
-    locked {
-      // Buffered events already changed `current`: the resync below carries them.
-      for item in pending { lose(item) }
-      pending.removeAll(keepingCapacity: true)
-      let time = options.clock()
-      let g = gap ?? Gap(from: time, to: time)
-      pending.append(
-        .gap(
-          dropped: g.dropped, faults: g.faults, from: g.from, to: g.to, time: time,
-          state: current))
-      gap = nil
-      writeError = nil
-      logPath = fresh.writer.path
-    }
-    return syncOnQueue()
-  }
+  /// Events the store applied and handed to the writer (faults included).
+  public var acceptedEvents: Int { core.acceptedEvents }
 
-  /// Writes what is buffered, syncs and closes the log. Later edits still apply to the state
-  /// but are counted as dropped. Closing twice does nothing.
-  public func close() throws(StoreError) {
-    let first: Bool = locked {
-      defer { closed = true }
-      return !closed
-    }
-    guard first else { return }
-    let result: Result<Void, StoreError> = queue.sync {
-      writePending()
-      do throws(StoreError) {
-        try recorder.close()
-      } catch {
-        return .failure(error)
-      }
-      if let e = locked({ writeError }) { return .failure(e) }
-      return .success(())
-    }
-    try result.get()
-  }
+  /// Events applied to the list but not recorded (a full buffer, a failed log, a closed
+  /// store); each gap in the log is marked and followed by a resync batch.
+  public var droppedEvents: Int { core.droppedEvents }
+
+  /// Events that faulted (recorded or not).
+  public var faultCount: Int { core.faultCount }
+
+  /// Events waiting for the writer.
+  public var bufferedEvents: Int { core.bufferedEvents }
+
+  /// The first write failure, if any; from then on events are dropped, and `sync()` and
+  /// `close()` throw it.
+  public var lastWriteError: StoreError? { core.lastWriteError }
 }

@@ -18,11 +18,11 @@ import ListTapeModel
 ///   deleted and inserted again with its new content; kept items below it wait in a
 ///   temporary parking section, dropped at the end.
 /// Placeholder and parking identifiers never clash with the states' own.
-public enum SnapshotDiffer {
+package enum SnapshotDiffer {
   /// The events that turn `old` into `new`: folded in order onto `old` they fault nowhere and
   /// give a state equal (`==`) to `new`. Empty when the states are equal.
   /// - Complexity: O(n log n) events' worth of work for n items, plus the fold.
-  public static func operations(from old: ListState, to new: ListState) -> [ListOperation] {
+  package static func operations(from old: ListState, to new: ListState) -> [ListOperation] {
     plan(from: old, to: new).operations
   }
 

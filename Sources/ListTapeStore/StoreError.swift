@@ -39,4 +39,7 @@ public enum StoreError: Error, Sendable {
   case unusablePath(String, workingDirectory: String)
   /// `ListStore.resume` was called while the store's log had not failed.
   case nothingToResume(path: String)
+  /// A store keyed by the app's identifier types opened a log naming an identifier (this
+  /// spelling) that its codecs cannot read: a log recorded with other identifiers.
+  case undecodableIdentifier(String, path: String)
 }

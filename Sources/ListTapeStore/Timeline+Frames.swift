@@ -13,7 +13,7 @@ package struct LoadedCheckpoint {
 
 extension Timeline {
   /// The log's format major version (1 or 2).
-  public var formatMajor: Int { Int(reader.formatVersion.major) }
+  package var formatMajor: Int { Int(reader.formatVersion.major) }
 
   /// 2.0: a decoder holding the dictionary that the frame holding event `seq` needs, read
   /// from the segment's restart (or the log's start) through the frames before it. Costs

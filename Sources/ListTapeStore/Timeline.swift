@@ -14,7 +14,7 @@ public final class Timeline {
   /// is copy-on-write.
   var cachedCheckpoint: (seq: Int, state: ListState, decoder: EventDecoder)?
   /// Events skipped by scans because they follow lost events (salvaged logs).
-  public private(set) var skippedAfterGaps = 0
+  package private(set) var skippedAfterGaps = 0
   /// 2.0: events between the seek points of an index file this timeline builds (65,536 by
   /// default; fewer points make a smaller index and slower seeks).
   package var indexSpacing = Timeline.defaultIndexSpacing
@@ -56,7 +56,7 @@ public final class Timeline {
 
   /// Writes a new log at `output` holding every readable frame of the damaged log at
   /// `path`, with each lost range recorded; returns what was kept and lost.
-  package static func salvage(_ path: String, to output: String) throws(StoreError)
+  public static func salvage(_ path: String, to output: String) throws(StoreError)
     -> SalvageReport
   {
     do {
@@ -71,7 +71,7 @@ public final class Timeline {
 
   /// Picks up events a live recorder appended since; returns how many arrived.
   @discardableResult
-  public func refresh() throws(StoreError) -> Int {
+  package func refresh() throws(StoreError) -> Int {
     do {
       return Int(try reader.refresh())
     } catch {
@@ -308,7 +308,7 @@ public final class Timeline {
 
   /// The state after events 1...n (n = 0 is empty); faults are skipped as the reducer does.
   /// - Complexity: one checkpoint decode plus a replay of at most K events.
-  public func state(at n: Int) throws(StoreError) -> ListState {
+  package func state(at n: Int) throws(StoreError) -> ListState {
     try seek(to: n).state
   }
 
@@ -375,7 +375,7 @@ public final class Timeline {
   /// `body` returns false to stop there. Returns the state and the last event folded. A
   /// long fold reads and decodes on a second thread; the callbacks run on this one and must
   /// not use the timeline. `progress` gets `(event, through)` now and then.
-  public func forEachState(
+  package func forEachState(
     from: Int = 1, through n: Int = .max, progress: ((Int, Int) -> Void)? = nil,
     _ body: (Int, Event, ListFault?, ListState) -> Bool
   ) throws(StoreError) -> (state: ListState, stoppedAt: Int) {
@@ -398,7 +398,7 @@ public final class Timeline {
 
   /// Folds events 1...n from the start, reporting each fault; `onFault` returns false to
   /// stop there. Returns the state and the last event folded (see `forEachState`).
-  public func replay(
+  package func replay(
     through n: Int, progress: ((Int, Int) -> Void)? = nil,
     onFault: (Int, Event, ListFault) -> Bool
   ) throws(StoreError) -> (state: ListState, stoppedAt: Int) {

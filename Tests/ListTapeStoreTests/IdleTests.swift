@@ -64,9 +64,9 @@ func eventually(_ seconds: Double = 20, _ condition: () -> Bool) -> Bool {
     #if os(Linux)
     let dir = ScratchDir("idle-store")
     let disk = SimulatedDisk(semantics: .linux)
-    var o = ListStore.Options()
+    var o = StoreOptions()
     o.files = disk
-    let store = try ListStore(path: dir.file("idle.ltape"), options: o)
+    let store = try StoreCore(path: dir.file("idle.ltape"), options: o)
     store.appendSections(["main"])
     store.appendItems(["a", "b"], toSection: "main")
     try store.sync()

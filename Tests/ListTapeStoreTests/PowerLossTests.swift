@@ -75,11 +75,11 @@ struct PowerLossTests {
   }
 }
 
-/// `ListStore` (its buffer, its writer queue, gap marks and resync batches, checkpoints)
+/// `StoreCore` (its buffer, its writer queue, gap marks and resync batches, checkpoints)
 /// on a simulated disk: after any crash the log reads back a prefix of what the store
 /// wrote, holding everything `sync()` or `flush(deadline:)` acknowledged, and a new store
 /// opens on it with exactly the state of that prefix and records on.
-@Suite("Power loss: ListStore on a simulated disk")
+@Suite("Power loss: StoreCore on a simulated disk")
 struct StorePowerLossTests {
   @Test("a store with a buffer survives every crash", arguments: ["always", "interval", "never"])
   func store(_ policy: String) throws {
@@ -89,7 +89,7 @@ struct StorePowerLossTests {
     let disk = SimulatedDisk(semantics: .linux)
     let fsync: FsyncPolicy =
       policy == "always" ? .always : policy == "interval" ? .interval(seconds: 1) : .never
-    var o = ListStore.Options()
+    var o = StoreOptions()
     o.fsync = fsync
     o.files = disk
     o.bufferCapacity = 24
@@ -102,7 +102,7 @@ struct StorePowerLossTests {
     o.writerOptions = w
     let stall = Stall()
     o.beforeWrite = { stall.pass() }
-    let store = try ListStore(path: path, options: o)
+    let store = try StoreCore(path: path, options: o)
 
     var events: [Event] = []
     SampleSession.generate(events: 260, seed: 17, maxItems: 60) { events.append($0) }
@@ -152,7 +152,7 @@ struct StorePowerLossTests {
     #expect(sweep.failures.isEmpty, "\(policy): \(sweep.failures.joined(separator: "\n"))")
     #expect(sweep.states >= 250)
     print(
-      "power loss, ListStore, \(policy): \(sweep.states) crash states, \(sweep.refused) refused")
+      "power loss, StoreCore, \(policy): \(sweep.states) crash states, \(sweep.refused) refused")
   }
 }
 
@@ -183,9 +183,9 @@ private func judgeStoreCrash(
   }
   if UInt64(n) < durable { return .failed("read \(n) events, \(durable) were promised") }
   do {
-    var o = ListStore.Options()
+    var o = StoreOptions()
     o.fsync = .never
-    let store = try ListStore(path: crashed, options: o)
+    let store = try StoreCore(path: crashed, options: o)
     let expected = n > 0 ? try final.state(at: n) : ListState()
     guard store.state == expected else {
       return .failed("a new store opens with another state than the \(n) events read back")

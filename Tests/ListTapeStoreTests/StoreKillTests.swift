@@ -41,7 +41,7 @@ private func startSim(_ arguments: [String]) throws -> (Process, Pipe) {
   return (p, out)
 }
 
-/// Issue 18, point 4: an app recording through `ListStore` dies by `kill -9` at random
+/// Issue 18, point 4: an app recording through `StoreCore` dies by `kill -9` at random
 /// points; after each death the log opens, holds every event `sync()` acknowledged with the
 /// state the app had then, and the next store resumes from the log's last state.
 @Suite struct StoreKillTests {

@@ -95,7 +95,7 @@ final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
 /// A store around an app's lifecycle (docs/apple.md): opening and syncing without blocking
 /// the main thread, a bounded flush, resuming after a write failure, relative paths.
 @Suite struct StoreLifecycleTests {
-  func options(_ fsync: FsyncPolicy = .never, stall: Stall? = nil) -> ListStore.Options {
+  func options(_ fsync: FsyncPolicy = .never, stall: Stall? = nil) -> StoreOptions {
     var o = StoreTests().options(stall: stall)
     o.fsync = fsync
     return o
@@ -139,7 +139,7 @@ final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
     o.writerOptions = everyEvents(interval)
     o.onFold = { _ in folded.add() }
     folded.callerIsHere()
-    let store = try await ListStore.open(path: path, options: o)
+    let store = try await StoreCore.open(path: path, options: o)
     // The state is ready, and only the events after the last checkpoint were folded.
     #expect(store.state == live)
     #expect(folded.count == count % Int(interval))
@@ -161,7 +161,7 @@ final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let stall = Stall()
-    let store = try ListStore(path: path, options: options(.always, stall: stall))
+    let store = try StoreCore(path: path, options: options(.always, stall: stall))
     stall.hold()
     store.appendSections(["main"])
     store.appendItems(["a", "b"], toSection: "main")
@@ -187,7 +187,7 @@ final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let stall = Stall()
-    let store = try ListStore(path: path, options: options(.interval(seconds: 1), stall: stall))
+    let store = try StoreCore(path: path, options: options(.interval(seconds: 1), stall: stall))
     stall.hold()
     store.appendSections(["main"])
     let start = DispatchTime.now().uptimeNanoseconds
@@ -211,7 +211,7 @@ final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
     let disk = SimulatedDisk(semantics: .linux)
     var o = options()
     o.files = disk
-    let store = try ListStore(path: path, options: o)
+    let store = try StoreCore(path: path, options: o)
     store.appendSections(["main"])
     store.appendItems(["a", "b", "c"], toSection: "main")
     try await store.sync()
@@ -251,7 +251,7 @@ final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
   @Test func resumeWithoutAFailureIsAUsageError() throws {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let store = try ListStore(path: path, options: options())
+    let store = try StoreCore(path: path, options: options())
     #expect {
       try store.resume()
     } throws: { error in
@@ -262,10 +262,10 @@ final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
   }
 
   @Test func relativePathsResolveAgainstTheWorkingDirectoryButNeverAgainstRoot() throws {
-    #expect(try ListStore.resolve("a.ltape", workingDirectory: "/tmp/x") == "/tmp/x/a.ltape")
-    #expect(try ListStore.resolve("/abs/a.ltape", workingDirectory: "/") == "/abs/a.ltape")
+    #expect(try StoreCore.resolve("a.ltape", workingDirectory: "/tmp/x") == "/tmp/x/a.ltape")
+    #expect(try StoreCore.resolve("/abs/a.ltape", workingDirectory: "/") == "/abs/a.ltape")
     #expect {
-      try ListStore.resolve("a.ltape", workingDirectory: "/")
+      try StoreCore.resolve("a.ltape", workingDirectory: "/")
     } throws: { error in
       guard case .unusablePath("a.ltape", "/") = error as? StoreError else { return false }
       return true

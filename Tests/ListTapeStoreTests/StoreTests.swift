@@ -48,8 +48,8 @@ final class Stall: @unchecked Sendable {
 }
 
 @Suite struct StoreTests {
-  func options(capacity: Int = 16_384, stall: Stall? = nil) -> ListStore.Options {
-    var o = ListStore.Options()
+  func options(capacity: Int = 16_384, stall: Stall? = nil) -> StoreOptions {
+    var o = StoreOptions()
     o.fsync = .never
     o.bufferCapacity = capacity
     let clock = TestClock()
@@ -70,7 +70,7 @@ final class Stall: @unchecked Sendable {
   }
 
   /// A session like the seeds' (symbols outline, languages, contacts with swipe-to-delete).
-  func session(_ store: ListStore) throws {
+  func session(_ store: StoreCore) throws {
     #expect(store.appendSections(["symbols", "contacts"]) == nil)
     #expect(
       store.appendItems(
@@ -87,13 +87,14 @@ final class Stall: @unchecked Sendable {
     #expect(store.mark("swiped") == nil)
     #expect(store.updateItem("Weather", title: "Weather (2)") == nil)
     // Apple's pattern: take the snapshot, change it, apply it.
-    var next = store.snapshot()
+    let typed = try ListStore<String, String>(core: store, sections: .standard, items: .standard)
+    var next = typed.snapshot()
     try next.moveItem("cat", beforeItem: "ann")
     try next.appendItems(["dan"], toSection: "contacts")
     var symbols = try #require(next.sectionSnapshot(for: "symbols"))
     try symbols.collapse(["Communication"])
     try next.apply(symbols, to: "symbols")
-    #expect(store.apply(next).count == 3)
+    #expect(typed.apply(next).count == 3)
     var section = try #require(store.sectionSnapshot(for: "symbols"))
     try section.move("Weather", before: "Communication")
     try section.expand(["Weather"])
@@ -103,7 +104,7 @@ final class Stall: @unchecked Sendable {
   @Test func recordsWhatItApplied() throws {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let store = try ListStore(path: path, options: options())
+    let store = try StoreCore(path: path, options: options())
     try session(store)
     let live = store.state
     #expect(store.acceptedEvents == 12)
@@ -127,7 +128,7 @@ final class Stall: @unchecked Sendable {
   @Test func faultsAreRecordedAndReturned() throws {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let store = try ListStore(path: path, options: options())
+    let store = try StoreCore(path: path, options: options())
     store.appendSections(["main"])
     store.appendItems([OutlineNode("a", children: ["a1"])], toSection: "main")
     let before = store.state
@@ -167,7 +168,7 @@ final class Stall: @unchecked Sendable {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let stall = Stall()
     stall.hold()
-    let store = try ListStore(path: path, options: options(stall: stall))
+    let store = try StoreCore(path: path, options: options(stall: stall))
     store.appendSections(["main"])
     for i in 0..<3_000 { store.appendItems(["i\(i)"], toSection: "main") }
     // Nothing was written while stalled; the calls did not wait for it.
@@ -184,7 +185,7 @@ final class Stall: @unchecked Sendable {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let stall = Stall()
     stall.hold()
-    let store = try ListStore(path: path, options: options(capacity: 64, stall: stall))
+    let store = try StoreCore(path: path, options: options(capacity: 64, stall: stall))
     store.appendSections(["main"])
     for i in 0..<200 { store.appendItems(["i\(i)"], toSection: "main") }
     store.select(["nope"])  // a fault inside the gap: counted, state unchanged
@@ -213,7 +214,7 @@ final class Stall: @unchecked Sendable {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     var o = options()
     o.fsync = .always
-    let store = try ListStore(path: path, options: o)
+    let store = try StoreCore(path: path, options: o)
     store.appendSections(["main"])
     for i in 0..<100 { store.appendItems(["i\(i)"]) }
     try store.sync()
@@ -225,7 +226,7 @@ final class Stall: @unchecked Sendable {
     #expect(store.droppedEvents == 1)
 
     // A new store resumes from the log's last state and appends after it.
-    let again = try ListStore(path: path, options: options())
+    let again = try StoreCore(path: path, options: options())
     #expect(again.itemIdentifiers(inSection: "main")?.count == 100)
     again.deleteItems(["i0"])
     let live = again.state
@@ -238,7 +239,7 @@ final class Stall: @unchecked Sendable {
   @Test func concurrentCallersAreSerialised() throws {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let store = try ListStore(path: path, options: options())
+    let store = try StoreCore(path: path, options: options())
     let sections = (0..<4).map { "s\($0)" }
     store.appendSections(sections)
     DispatchQueue.concurrentPerform(iterations: sections.count) { t in

@@ -5,17 +5,17 @@ import Testing
 
 @testable import ListTapeStore
 
-/// `ListStore` driven from many threads at once while its writer flushes: sends, snapshot
+/// `StoreCore` driven from many threads at once while its writer flushes: sends, snapshot
 /// applies, reads, syncs and counters interleaved, with a buffer small enough to drop and
 /// resync. Run under ThreadSanitizer by Tools/sanitize.sh; here it checks the outcome.
 @Suite struct StoreThreadTests {
   @Test func manyThreadsSendReadAndSyncWhileTheWriterFlushes() throws {
     let (dir, path) = temporaryStorePath()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    var options = ListStore.Options()
+    var options = StoreOptions()
     options.fsync = .never
     options.bufferCapacity = 64
-    let store = try ListStore(path: path, options: options)
+    let store = try StoreCore(path: path, options: options)
     let threads = 6
     store.appendSections((0..<threads).map { "s\($0)" })
     store.setAllowsMultipleSelection(true)
@@ -56,6 +56,62 @@ import Testing
     let dropped = store.droppedEvents
     #expect(
       dropped == 0 ? timeline.eventCount == accepted : timeline.eventCount <= accepted + dropped)
+    #expect(try timeline.state(at: timeline.eventCount) == live)
+  }
+
+  /// The app's calls (`perform`, snapshot applies, selection, reads) from many threads:
+  /// each `perform` is one event, faulting ones included, and the log replays to the list
+  /// the threads left.
+  @Test func manyThreadsPerformAndApplyThroughTheGenericStore() throws {
+    let (dir, path) = temporaryStorePath()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var options = StoreOptions()
+    options.fsync = .never
+    options.bufferCapacity = 64
+    let store = try ListStore<String, String>(path: path, options: options)
+    let threads = 6
+    try store.perform { try $0.appendSections((0..<threads).map { "s\($0)" }) }
+    store.setAllowsMultipleSelection(true)
+    let done = DispatchSemaphore(value: 0)
+    let workers = (0..<threads).map { t in
+      Thread {
+        defer { done.signal() }
+        let section = "s\(t)"
+        for i in 0..<60 {
+          let id = "\(t).\(i)"
+          switch i % 6 {
+          case 0:
+            try? store.perform { list in
+              try list.appendItems(
+                [OutlineItem(id, title: id, children: [OutlineItem("\(id).c")])], toSection: section
+              )
+              try list.expand([id])
+            }
+          case 1: try? store.select(["\(t).\(i - 1).c"])
+          case 2:
+            // Faults on its second edit: both undone, one event recorded.
+            try? store.perform { list in
+              try list.appendItems([id], toSection: section)
+              try list.moveItem(id, beforeItem: id)
+            }
+          case 3: _ = (store.itemIdentifiers(inSection: section), store.selectedItems.count)
+          case 4:
+            var next = store.snapshot()
+            try? next.appendItems([id], toSection: section)
+            store.apply(next)
+          default: try? store.perform { try $0.collapse(["\(t).\(i - 5)"]) }
+          }
+        }
+      }
+    }
+    for worker in workers { worker.start() }
+    for _ in workers { done.wait() }
+    let live = store.core.state
+    // One per round from the moves; a stale snapshot applied by one thread may also undo
+    // another's items, whose later selects and collapses then fault too.
+    #expect(store.faultCount >= threads * 10)
+    try store.close()
+    let timeline = try Timeline(path: path)
     #expect(try timeline.state(at: timeline.eventCount) == live)
   }
 }

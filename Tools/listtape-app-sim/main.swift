@@ -102,12 +102,12 @@ func run(_ args: [String]) {
     }
     i += 2
   }
-  var options = ListStore.Options()
+  var options = StoreOptions()
   // Never drop: every event sent must reach the log, so that the counts below are exact.
   options.bufferCapacity = 1 << 30
-  let store: ListStore
+  let store: StoreCore
   do {
-    store = try ListStore(path: path, options: options)
+    store = try StoreCore(path: path, options: options)
   } catch {
     fail("\(error)", code: 74)
   }

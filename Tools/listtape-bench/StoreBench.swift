@@ -18,8 +18,9 @@ enum StoreBench {
     }
     print("store benchmark: \(count) sample-session events, list up to \(maxItems) items")
     reducerOnly(events)
-    burst(events, capacity: ListStore.Options().bufferCapacity, label: "burst, default buffer")
+    burst(events, capacity: StoreOptions().bufferCapacity, label: "burst, default buffer")
     burst(events, capacity: count + 1, label: "burst, unbounded buffer")
+    performBurst(events)
     paced(events.prefix(quick ? 2_000 : 10_000), perSecond: 2_000)
     snapshots(items: 1_000, rounds: quick ? 100 : 500)
     if !quick { snapshots(items: 10_000, rounds: 100) }
@@ -47,9 +48,9 @@ enum StoreBench {
     defer { _ = unlink(path) }
     _ = unlink(path)
     do {
-      var options = ListStore.Options()
+      var options = StoreOptions()
       options.bufferCapacity = capacity
-      let store = try ListStore(path: path, options: options)
+      let store = try StoreCore(path: path, options: options)
       var latencies = [UInt64](repeating: 0, count: events.count)
       let start = DispatchTime.now().uptimeNanoseconds
       for (i, e) in events.enumerated() {
@@ -79,13 +80,39 @@ enum StoreBench {
     }
   }
 
+  /// The app's call, `ListStore.perform`, one event per call as fast as the caller can:
+  /// what its transaction and snapshot add to `send` (the unbounded burst above).
+  static func performBurst(_ events: [Event]) {
+    let path = NSTemporaryDirectory() + "listtape-storebench-perform-\(getpid()).log"
+    defer { _ = unlink(path) }
+    _ = unlink(path)
+    do {
+      var options = StoreOptions()
+      options.bufferCapacity = events.count + 1
+      let store = try ListStore<String, String>(path: path, options: options)
+      var latencies = [UInt64](repeating: 0, count: events.count)
+      for (i, e) in events.enumerated() {
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        try? store.perform { try $0.edit(e.operation) }
+        latencies[i] = DispatchTime.now().uptimeNanoseconds - t0
+      }
+      try store.close()
+      print("  burst through ListStore.perform, unbounded buffer:")
+      print(
+        "    perform latency   p50 \(micro(latencies, 50)) µs, p99 \(micro(latencies, 99)) µs, max \(micro(latencies, 100)) µs"
+      )
+    } catch {
+      print("  perform burst failed: \(error)")
+    }
+  }
+
   /// An app's pace: events spaced in time, as a person drives a list; latency of each call.
   static func paced(_ events: ArraySlice<Event>, perSecond: Int) {
     let path = NSTemporaryDirectory() + "listtape-storebench-paced-\(getpid()).log"
     defer { _ = unlink(path) }
     _ = unlink(path)
     do {
-      let store = try ListStore(path: path)
+      let store = try StoreCore(path: path)
       var latencies: [UInt64] = []
       let gap = UInt64(1_000_000_000 / perSecond)
       var next = DispatchTime.now().uptimeNanoseconds
@@ -115,16 +142,17 @@ enum StoreBench {
     defer { _ = unlink(path) }
     _ = unlink(path)
     do {
-      var options = ListStore.Options()
+      var options = StoreOptions()
       options.fsync = .never
-      let store = try ListStore(path: path, options: options)
-      store.appendSections(["main"])
+      let store = try StoreCore(path: path, options: options)
+      store.send(.appendSections(["main"]))
       let groups = max(items / 20, 1)
-      store.appendItems(
-        (0..<groups).map { g in
-          OutlineNode(
-            "g\(g)", expanded: true, children: (0..<19).map { OutlineNode("g\(g).\($0)") })
-        }, toSection: "main")
+      store.send(
+        .appendItems(
+          (0..<groups).map { g in
+            OutlineNode(
+              "g\(g)", expanded: true, children: (0..<19).map { OutlineNode("g\(g).\($0)") })
+          }, section: "main", parent: nil))
       var latencies: [UInt64] = []
       var events = 0
       for r in 0..<rounds {

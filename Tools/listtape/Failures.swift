@@ -47,6 +47,8 @@ enum Failures {
           + "pass an absolute path"
     case .nothingToResume(let path):
       return "nothing to resume: the log has not failed (\(path))"
+    case .undecodableIdentifier(let id, let path):
+      return "\(path) names \"\(id)\", which the store's identifier type cannot read"
     }
   }
 
@@ -67,6 +69,7 @@ enum Failures {
     case .eventOutOfRange: return ExitCode.usage
     case .outputExists: return ExitCode.cannotCreate
     case .unusablePath, .nothingToResume: return ExitCode.usage
+    case .undecodableIdentifier: return ExitCode.malformed
     }
   }
 

@@ -2,17 +2,20 @@ import ListTapeJSON
 
 /// Why stored bytes could not be decoded: a damaged, foreign or hostile record.
 public struct CodecError: Error, Equatable, Sendable, CustomStringConvertible {
+  /// What was wrong.
   public var message: String
   /// Byte offset inside the record or blob where decoding failed.
   public var offset: Int
   /// The event being decoded, when a frame of many events failed (format 2.0).
   package var event: Int?
 
+  /// An error at `offset`.
   public init(_ message: String, offset: Int) {
     self.message = message
     self.offset = offset
   }
 
+  /// The message and the offset, for people.
   public var description: String { "\(message) (at byte \(offset) of the record)" }
 }
 

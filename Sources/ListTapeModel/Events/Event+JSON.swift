@@ -1,13 +1,13 @@
 import ListTapeJSON
 
 /// Why a JSON line is not an event: the protocol's *malformed* input.
-public struct MalformedEvent: Error, Equatable, Sendable, CustomStringConvertible {
+package struct MalformedEvent: Error, Equatable, Sendable, CustomStringConvertible {
   /// What is wrong, e.g. `missing field "items"`.
-  public var message: String
+  package var message: String
 
-  public init(_ message: String) { self.message = message }
+  package init(_ message: String) { self.message = message }
 
-  public var description: String { message }
+  package var description: String { message }
 }
 
 extension Event {
@@ -23,7 +23,7 @@ extension Event {
   }
 
   /// Decodes one JSON Lines line given as text.
-  public init(jsonLine text: String) throws(MalformedEvent) {
+  package init(jsonLine text: String) throws(MalformedEvent) {
     var text = text
     let result: Result<Event, MalformedEvent> = text.withUTF8 { utf8 in
       Result { () throws(MalformedEvent) in try Event(jsonLine: UnsafeRawBufferPointer(utf8)) }
@@ -333,7 +333,7 @@ private struct Fields {
 
 extension Event {
   /// The event as one compact JSON object (no newline); decoding it gives the same event.
-  public var jsonLine: String {
+  package var jsonLine: String {
     var w = JSONWriter()
     encode(to: &w)
     return w.text

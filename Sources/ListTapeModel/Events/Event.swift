@@ -1,6 +1,8 @@
 /// Where an insertion or move lands: next to an existing section or item.
 public enum Anchor: Equatable, Hashable, Sendable {
+  /// Right before this section or item.
   case before(String)
+  /// Right after this section, or after this item's whole subtree.
   case after(String)
 
   /// The anchor's identifier.
@@ -10,6 +12,7 @@ public enum Anchor: Equatable, Hashable, Sendable {
     }
   }
 
+  /// Whether the anchor is `after`.
   public var isAfter: Bool {
     if case .after = self { return true }
     return false
@@ -18,10 +21,12 @@ public enum Anchor: Equatable, Hashable, Sendable {
 
 /// One recorded edit of the list: an operation and the wall-clock time it happened.
 public struct Event: Equatable, Hashable, Sendable {
+  /// What the event does.
   public var operation: ListOperation
   /// Milliseconds since the Unix epoch; the recorder stamps events that have none.
   public var time: Int64?
 
+  /// An event, stamped with `time` or left for the recorder to stamp.
   public init(_ operation: ListOperation, time: Int64? = nil) {
     self.operation = operation
     self.time = time
@@ -33,29 +38,49 @@ public struct Event: Equatable, Hashable, Sendable {
 
 /// Every operation of protocol section 1.
 public enum ListOperation: Equatable, Hashable, Sendable {
+  /// Sections added at the end, in order.
   case appendSections([String])
+  /// Sections added next to an existing one.
   case insertSections([String], Anchor)
+  /// Sections removed with their items; absent ids are ignored.
   case deleteSections([String])
+  /// A section moved, with its items, next to another.
   case moveSection(String, Anchor)
+  /// No structural change; every section must exist.
   case reloadSections([String])
   /// With a parent: as its last children; else as last roots of the section (or the last).
   case appendItems([OutlineNode], section: String?, parent: String?)
+  /// Items inserted as siblings of the anchor (`after`: after its whole subtree).
   case insertItems([OutlineNode], Anchor)
+  /// Items removed with their descendants; absent ids are ignored.
   case deleteItems([String])
+  /// Every item removed; the sections stay.
   case deleteAllItems
+  /// An item moved with its subtree next to the anchor, taking its parent and section.
   case moveItem(String, Anchor)
+  /// Every descendant of `parent` dropped, then `items` attached as its children.
   case replaceChildren(parent: String, items: [OutlineNode])
+  /// The whole content of an existing section replaced (Apple's `apply(_:to:)`).
   case applySectionSnapshot(section: String, items: [OutlineNode])
+  /// No structural change; every item must exist.
   case reloadItems([String])
+  /// No structural change; every item must exist.
   case reconfigureItems([String])
+  /// An item's title replaced (when given) and its fields merged key by key.
   case update(item: String, title: String?, fields: [String: String]?)
+  /// Items' expanded flags set.
   case expand([String])
+  /// Items' expanded flags cleared; hidden items leave the selection.
   case collapse([String])
+  /// Visible items selected; in single mode the selection becomes these (at most one).
   case select([String])
   /// Deselect these items, or everything when nil.
   case deselect([String]?)
+  /// The selection mode; switching to single clears the selection.
   case configure(multipleSelection: Bool)
+  /// A bookmark with a label; no state change.
   case mark(String)
+  /// Events applied atomically: all of them, or none when one faults.
   case batch([Event])
 
   /// The protocol's `op` name.

@@ -10,9 +10,13 @@ public enum ListFault: Error, Equatable, Hashable, Sendable, CustomStringConvert
   case duplicateSection(String)
   /// A section id appears more than once among the sections an event inserts.
   case repeatedSection(String)
+  /// A section the edit names does not exist.
   case missingSection(String)
+  /// An item the edit names does not exist.
   case missingItem(String)
+  /// The parent the edit names does not exist.
   case missingParent(String)
+  /// The anchor the edit names does not exist.
   case missingAnchor(String)
   /// Items appended without a section while the list has none.
   case noSections
@@ -32,6 +36,7 @@ public enum ListFault: Error, Equatable, Hashable, Sendable, CustomStringConvert
   /// An event inside a batch faulted (0-based index, its op); the batch applied nothing.
   indirect case inBatch(index: Int, op: String, fault: ListFault)
 
+  /// The reason in words, for people.
   public var description: String {
     switch self {
     case .duplicateItem(let id): return "item \"\(id)\" already exists"

@@ -3,8 +3,11 @@
 /// Equality, hashing, and dropping a node walk its subtree with loops, never recursion, so
 /// trees of any depth are safe on a thread with a small stack.
 public struct OutlineNode: Sendable {
+  /// The item's identifier.
   public var id: String
+  /// The row's title.
   public var title: String?
+  /// Other things the row shows.
   public var fields: [String: String]?
   /// New items start collapsed unless this is true.
   public var expanded: Bool
@@ -12,6 +15,7 @@ public struct OutlineNode: Sendable {
   /// a deep tree takes it apart in a loop.
   var box: Children?
 
+  /// A node with its content and subtree.
   public init(
     _ id: String, title: String? = nil, fields: [String: String]? = nil, expanded: Bool = false,
     children: [OutlineNode] = []
@@ -127,5 +131,6 @@ extension OutlineNode: Hashable {
 }
 
 extension OutlineNode: ExpressibleByStringLiteral {
+  /// A bare node: `"mic"`.
   public init(stringLiteral value: String) { self.init(value) }
 }

@@ -56,9 +56,9 @@ enum DemoCommand: Command {
     if FileManager.default.fileExists(atPath: path) {
       baseEvents = try openTimeline(path).eventCount
     }
-    let store = try replaying { () throws(StoreError) in try ListStore(path: path) }
+    let store = try replaying { () throws(StoreError) in try ListStore<String, String>(path: path) }
     if baseEvents == 0 {
-      scenario.load(into: store)
+      scenario.load(into: store.core)
     } else {
       store.mark("demo \(scenario.name) resumed")
     }

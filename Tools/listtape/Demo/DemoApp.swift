@@ -6,7 +6,7 @@ import ListTapeStore
 /// a call on the `ListStore`, and the screen is drawn from the store's state after it.
 struct DemoApp {
   let scenario: Scenario
-  let store: ListStore
+  let store: ListStore<String, String>
   let logPath: String
   let style: Style
   /// Events in the log before this run (the first gets `baseEvents + 1`).
@@ -19,7 +19,10 @@ struct DemoApp {
   private var scroll = 0
   private(set) var status: String
 
-  init(scenario: Scenario, store: ListStore, logPath: String, style: Style, baseEvents: Int) {
+  init(
+    scenario: Scenario, store: ListStore<String, String>, logPath: String, style: Style,
+    baseEvents: Int
+  ) {
     self.scenario = scenario
     self.store = store
     self.logPath = logPath
@@ -34,7 +37,7 @@ struct DemoApp {
 
   /// Every visible row, section after section, as the cursor walks them.
   func visibleRows() -> [OutlineRow] {
-    store.withState { state in
+    store.core.withState { state in
       state.sectionIdentifiers.flatMap { state.rows(inSection: $0, visibleOnly: true) ?? [] }
     }
   }
@@ -60,17 +63,17 @@ struct DemoApp {
       if let current { activate(current) }
     case .right:
       if let current, current.hasChildren, !current.expanded {
-        report(store.expand([current.id]), "expanded \(current.id)")
+        report(edit { try $0.expand([current.id]) }, "expanded \(current.id)")
       }
     case .left:
       if let current, current.hasChildren, current.expanded {
-        report(store.collapse([current.id]), "collapsed \(current.id)")
+        report(edit { try $0.collapse([current.id]) }, "collapsed \(current.id)")
       } else if let parent = current?.parent {
         cursor = parent
       }
     case .delete:
       if let current {
-        report(store.deleteItems([current.id]), "deleted \(current.id)")
+        report(edit { try $0.deleteItems([current.id]) }, "deleted \(current.id)")
       }
     case .other:
       break
@@ -91,22 +94,45 @@ struct DemoApp {
   private mutating func activate(_ row: OutlineRow) {
     if row.hasChildren {
       if row.expanded {
-        report(store.collapse([row.id]), "collapsed \(row.id)")
+        report(edit { try $0.collapse([row.id]) }, "collapsed \(row.id)")
       } else {
-        report(store.expand([row.id]), "expanded \(row.id)")
+        report(edit { try $0.expand([row.id]) }, "expanded \(row.id)")
       }
     } else if scenario.picksOptions, let parent = row.parent {
       let value = row.title ?? row.id
       // One atomic event, as the app would apply it: the title, then the collapse.
-      let fault = store.perform([
-        .update(item: parent, title: value, fields: nil), .collapse([parent]),
-      ])
+      let fault = edit {
+        try $0.updateItem(parent, title: value)
+        try $0.collapse([parent])
+      }
       report(fault, "picked \"\(value)\" for \(parent)")
       if fault == nil { cursor = parent }
     } else if row.isSelected {
-      report(store.deselect([row.id]), "deselected \(row.id)")
+      store.deselect([row.id])
+      report(nil, "deselected \(row.id)")
     } else {
-      report(store.select([row.id]), "selected \(row.id)")
+      let id = row.id
+      report(fault { () throws(ListFault) in try store.select([id]) }, "selected \(id)")
+    }
+  }
+
+  /// Records the edits as one event; the fault it threw, if any.
+  private func edit(_ body: (inout ListSnapshot<String, String>) throws -> Void) -> ListFault? {
+    do {
+      try store.perform(body)
+      return nil
+    } catch {
+      return error as? ListFault
+    }
+  }
+
+  /// The fault a store call threw, if any (it is recorded either way).
+  private func fault(_ call: () throws(ListFault) -> Void) -> ListFault? {
+    do {
+      try call()
+      return nil
+    } catch {
+      return error
     }
   }
 
@@ -146,7 +172,7 @@ struct DemoApp {
   /// The list as `listtape show` prints it after its header line: the summary, then each
   /// section's header and visible rows, in Render's style.
   func body() -> [Line] {
-    store.withState { state in
+    store.core.withState { state in
       var lines: [Line] = []
       let sections = state.sectionIdentifiers
       var summary = [

@@ -15,11 +15,13 @@ struct Scenario {
   static let all = [symbols, languages, form, contacts]
 
   /// Builds the list in a fresh store: selection mode, sections, items, then a mark.
-  func load(into store: ListStore) {
-    if multipleSelection { store.setAllowsMultipleSelection(true) }
-    store.appendSections(sections.map(\.id))
-    for section in sections { store.appendItems(section.items, toSection: section.id) }
-    store.mark("demo \(name) loaded")
+  func load(into store: StoreCore) {
+    if multipleSelection { store.send(.configure(multipleSelection: true)) }
+    store.send(.appendSections(sections.map(\.id)))
+    for section in sections {
+      store.send(.appendItems(section.items, section: section.id, parent: nil))
+    }
+    store.send(.mark("demo \(name) loaded"))
   }
 
   /// SF Symbols under category headers in one section, expanded by default (seed 000).

@@ -4,18 +4,18 @@ import Foundation
 /// What an app needs around launch, suspension and termination (docs/apple.md): opening
 /// and syncing without blocking the main thread, a bounded flush for a background task,
 /// resuming after a write failure, and the log's data protection class.
-extension ListStore {
+extension StoreCore {
   /// Opens LOG for recording off the calling thread (see `init(path:options:)`): the log is
   /// scanned and its end state rebuilt on a background queue, folding at most one checkpoint
   /// interval of events, and the store returns with its state ready.
-  public static func open(path: String, options: Options = Options()) async throws(StoreError)
-    -> ListStore
+  package static func open(path: String, options: Options = Options()) async throws(StoreError)
+    -> StoreCore
   {
-    let result: Result<ListStore, StoreError> = await withCheckedContinuation { done in
+    let result: Result<StoreCore, StoreError> = await withCheckedContinuation { done in
       DispatchQueue.global(qos: .userInitiated).async {
         done.resume(
           returning: Result { () throws(StoreError) in
-            try ListStore(path: path, options: options)
+            try StoreCore(path: path, options: options)
           })
       }
     }
@@ -24,7 +24,7 @@ extension ListStore {
 
   /// `sync()` without blocking the caller: suspends until every event handed to the store
   /// before the call is written and forced to stable storage.
-  public func sync() async throws(StoreError) {
+  package func sync() async throws(StoreError) {
     let result: Result<Void, StoreError> = await withCheckedContinuation { done in
       queue.async { done.resume(returning: self.syncOnQueue()) }
     }
@@ -36,7 +36,7 @@ extension ListStore {
   /// store before the call is on stable storage, false when the deadline came first (the
   /// work goes on in the background). Throws the store's write failure.
   @discardableResult
-  public func flush(deadline: DispatchTime) throws(StoreError) -> Bool {
+  package func flush(deadline: DispatchTime) throws(StoreError) -> Bool {
     let outcome = Outcome()
     queue.async { outcome.finish(self.syncOnQueue()) }
     guard let result = outcome.wait(until: deadline) else { return false }
@@ -51,12 +51,12 @@ extension ListStore {
   /// state, then the log is synced. The state is never lost. If the log cannot be opened
   /// yet (a protected file while the device is locked), this throws and the store stays
   /// failed: call it again later. Blocks like `init`; prefer the `async` form.
-  public func resume(path: String? = nil) throws(StoreError) {
+  package func resume(path: String? = nil) throws(StoreError) {
     try queue.sync { resumeOnQueue(path) }.get()
   }
 
   /// `resume(path:)` off the calling thread.
-  public func resume(path: String? = nil) async throws(StoreError) {
+  package func resume(path: String? = nil) async throws(StoreError) {
     let result: Result<Void, StoreError> = await withCheckedContinuation { done in
       queue.async { done.resume(returning: self.resumeOnQueue(path)) }
     }
@@ -71,35 +71,6 @@ extension ListStore {
       throw .unusablePath(path, workingDirectory: workingDirectory)
     }
     return workingDirectory.hasSuffix("/") ? workingDirectory + path : "\(workingDirectory)/\(path)"
-  }
-
-  /// The data protection class of a log file on Apple platforms (`FileProtectionType`).
-  public enum FileProtection: Sendable, Equatable {
-    /// Unreadable and unwritable from about ten seconds after the device locks: a store
-    /// still recording then fails with EPERM.
-    case complete
-    /// Files open before the device locked stay writable.
-    case completeUnlessOpen
-    /// Usable from the first unlock after boot on: what iOS gives an app's files unless the
-    /// app asks for more, so recording in the background keeps working.
-    case completeUntilFirstUserAuthentication
-    /// No protection.
-    case none
-
-    /// Sets the class of the file at `path`; does nothing where data protection does not
-    /// exist (Linux), and a file system that refuses it leaves the file as it was.
-    func apply(to path: String) {
-      #if canImport(Darwin)
-      let type: FileProtectionType
-      switch self {
-      case .complete: type = .complete
-      case .completeUnlessOpen: type = .completeUnlessOpen
-      case .completeUntilFirstUserAuthentication: type = .completeUntilFirstUserAuthentication
-      case .none: type = .none
-      }
-      try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: path)
-      #endif
-    }
   }
 }
 

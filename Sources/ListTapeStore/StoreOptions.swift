@@ -1,0 +1,61 @@
+import Foundation
+import ListTapeLog
+import ListTapeModel
+
+/// How a ``ListStore`` records: durability, the buffer, the clock, data protection, and who
+/// hears about faults.
+public struct StoreOptions: Sendable {
+  /// How often the log is forced to stable storage (besides `sync()` and `close()`).
+  public var fsync: FsyncPolicy = .interval(seconds: 1)
+  /// Events the buffer holds before it drops (each an `Event`, whatever its size).
+  public var bufferCapacity = 16_384
+  /// The wall clock stamped on events: milliseconds since the Unix epoch.
+  public var clock: @Sendable () -> Int64 = { Recorder.now() }
+  /// The data protection class of the log on Apple platforms (ignored elsewhere); see
+  /// docs/apple.md for why the default is not `.complete`.
+  public var fileProtection: FileProtection = .completeUntilFirstUserAuthentication
+  /// Called on the calling thread, inside the call, with every fault a store call throws
+  /// (the event is recorded by then): `{ assertionFailure("\($0)") }` stops a debug build
+  /// at the edit that would have crashed UIKit. Nil by default.
+  public var onFault: (@Sendable (ListFault) -> Void)?
+  /// Called on the writer before each chunk it writes: tests use it to stall the "disk".
+  var beforeWrite: (@Sendable () -> Void)?
+  /// The file layer under the log's writer (tests put a simulated disk there).
+  var files: any FileLayer = SystemFiles.shared
+  /// Writer tuning replacing the tools' defaults (tests use tight checkpoint spacing).
+  var writerOptions: LogWriterOptions?
+  /// Sees the number of each event folded while opening (tests count them).
+  var onFold: (@Sendable (Int) -> Void)?
+
+  /// The defaults above.
+  public init() {}
+
+  /// The data protection class of a log file on Apple platforms (`FileProtectionType`).
+  public enum FileProtection: Sendable, Equatable {
+    /// Unreadable and unwritable from about ten seconds after the device locks: a store
+    /// still recording then fails with EPERM.
+    case complete
+    /// Files open before the device locked stay writable.
+    case completeUnlessOpen
+    /// Usable from the first unlock after boot on: what iOS gives an app's files unless the
+    /// app asks for more, so recording in the background keeps working.
+    case completeUntilFirstUserAuthentication
+    /// No protection.
+    case none
+
+    /// Sets the class of the file at `path`; does nothing where data protection does not
+    /// exist (Linux), and a file system that refuses it leaves the file as it was.
+    func apply(to path: String) {
+      #if canImport(Darwin)
+      let type: FileProtectionType
+      switch self {
+      case .complete: type = .complete
+      case .completeUnlessOpen: type = .completeUnlessOpen
+      case .completeUntilFirstUserAuthentication: type = .completeUntilFirstUserAuthentication
+      case .none: type = .none
+      }
+      try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: path)
+      #endif
+    }
+  }
+}
