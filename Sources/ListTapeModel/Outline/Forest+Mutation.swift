@@ -176,6 +176,7 @@ extension Forest {
   /// Stores new node `x` (which `nextNodeHandle` gave) with its content, taking it off the
   /// free list or appending it.
   @inline(__always) mutating func store(_ x: Handle, _ node: Node, _ c: ItemContent) {
+    if Int(x) < entryTags.count { entryTags[Int(x)] = -1 }
     if Int(x) == nodes.count {
       nodes.append(node)
       content.append(c)
