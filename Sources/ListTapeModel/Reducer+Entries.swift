@@ -83,35 +83,51 @@ extension ListState {
       forest.update(x, title: ops.string(ops.words[w &+ 1]), fields: ops.fields(ops.words[w &+ 2]))
       return nil
     case Int32(EventCodes.insertItems):
-      // One new item without children (the usual insert).
-      guard ops.words[w &+ 1] == 1, ops.words[w &+ 3] & 0xFFFF == 0 else { break }
       let f = ops.words[w]
       guard let a = try forest.item(entry: f, &entries) else {
         return .missingAnchor(try entries.text(f))
       }
-      let id = try entries.text(ops.words[w &+ 2])
-      do throws(ListFault) {
-        let x = try buildNode(id, ops, at: w &+ 2, base: forest.level(of: a))
-        forest.insert(x, nextTo: a, after: ops.flags(i) & 1 != 0)
-      } catch {
-        return error
+      let after = ops.flags(i) & 1 != 0
+      let built = try forest.build(ops, at: w &+ 1, base: forest.level(of: a), &entries)
+      guard case .success(let xs) = built else { return built.fault }
+      if xs.count == 1 {
+        forest.insert(xs[0], nextTo: a, after: after)
+      } else {
+        let p = forest.nodes[Int(a)].parent
+        let s = p >= 0 ? -1 : forest.nodes[Int(a)].section
+        forest.insertList(xs, parent: p, section: s, at: forest.rank(a) &+ (after ? 1 : 0))
       }
       return nil
     case Int32(EventCodes.appendItems):
-      // One new item without children under a parent (the usual append).
       let flags = ops.flags(i)
-      guard flags == 2, ops.words[w &+ 2] == 1, ops.words[w &+ 4] & 0xFFFF == 0 else { break }
-      let f = ops.words[w &+ 1]
-      guard let p = try forest.item(entry: f, &entries) else {
-        return .missingParent(try entries.text(f))
+      let sectionEntry = ops.words[w]
+      let parentEntry = ops.words[w &+ 1]
+      var p: Handle = -1
+      var s: Handle = -1
+      if flags & 2 != 0 {
+        guard let x = try forest.item(entry: parentEntry, &entries) else {
+          return .missingParent(try entries.text(parentEntry))
+        }
+        p = x
+        if flags & 1 != 0 {
+          let name = try entries.text(sectionEntry)
+          guard let t = forest.lookupSection(name) else { return .missingSection(name) }
+          guard forest.section(of: p) == t else {
+            return .parentNotInSection(parent: try entries.text(parentEntry), section: name)
+          }
+        }
+      } else if flags & 1 != 0 {
+        let name = try entries.text(sectionEntry)
+        guard let t = forest.lookupSection(name) else { return .missingSection(name) }
+        s = t
+      } else {
+        guard let last = forest.sectionOrder.last else { return .noSections }
+        s = last
       }
-      let id = try entries.text(ops.words[w &+ 3])
-      do throws(ListFault) {
-        let x = try buildNode(id, ops, at: w &+ 3, base: forest.level(of: p) &+ 1)
-        forest.insertList(x, parent: p, section: -1, at: nil)
-      } catch {
-        return error
-      }
+      let base = p >= 0 ? forest.level(of: p) &+ 1 : 0
+      let built = try forest.build(ops, at: w &+ 2, base: base, &entries)
+      guard case .success(let xs) = built else { return built.fault }
+      forest.insertList(xs, parent: p, section: s, at: nil)
       return nil
     case Int32(EventCodes.mark):
       return nil
@@ -123,18 +139,6 @@ extension ListState {
     return nil
   }
 
-  /// Builds the one node at word `w` (entry, level | expanded, title, fields), whose id is
-  /// `id`, as a detached item at level `base`, its handle known by its entry from now on.
-  private mutating func buildNode(_ id: String, _ ops: FoldOps, at w: Int, base: Int)
-    throws(ListFault) -> Handle
-  {
-    let e = ops.words[w]
-    let x = try forest.buildOne(
-      id, title: ops.string(ops.words[w &+ 2]), fields: ops.fields(ops.words[w &+ 3]),
-      expanded: ops.words[w &+ 1] >> 16 != 0, base: base)
-    forest.tag(x, e)
-    return x
-  }
 }
 
 extension Forest {
@@ -167,5 +171,75 @@ extension Forest {
       entryHandles.append(contentsOf: repeatElement(-1, count: Int(e) &+ 1 &- entryHandles.count))
     }
     entryHandles[Int(e)] = x
+  }
+}
+
+/// What building an event's nodes came to: the top items, or the fault that undid it.
+enum BuiltNodes {
+  case success([Handle])
+  case failure(ListFault)
+
+  var fault: ListFault? {
+    if case .failure(let f) = self { return f }
+    return nil
+  }
+}
+
+extension Forest {
+  /// `build` for the node list at word `w` of `ops` (a count, then each node in pre-order:
+  /// entry, level | expanded << 16, title, fields), every item built known by its entry.
+  /// A fault leaves nothing behind. - Complexity: O(items), without recursion.
+  mutating func build(_ ops: FoldOps, at w: Int, base: Int, _ entries: inout FoldEntries)
+    throws(CodecError) -> BuiltNodes
+  {
+    let n = Int(ops.words[w])
+    if n == 0 { return .success([]) }
+    func node(_ k: Int) -> (entry: Int32, level: Int, expanded: Bool, title: Int32, fields: Int32) {
+      let at = w &+ 1 &+ k &* 4
+      let l = ops.words[at &+ 1]
+      return (ops.words[at], Int(l & 0xFFFF), l >> 16 != 0, ops.words[at &+ 2], ops.words[at &+ 3])
+    }
+    if n == 1 {
+      let one = node(0)
+      let id = try entries.text(one.entry)
+      do throws(ListFault) {
+        let x = try buildOne(
+          id, title: ops.string(one.title), fields: ops.fields(one.fields),
+          expanded: one.expanded, base: base)
+        tag(x, one.entry)
+        return .success([x])
+      } catch {
+        return .failure(error)
+      }
+    }
+    var b = BuildScratch()
+    swap(&b, &scratch)
+    defer {
+      b.reset()
+      swap(&b, &scratch)
+    }
+    for k in 0..<n {
+      let m = node(k)
+      let id = try entries.text(m.entry)
+      if base &+ m.level > Self.deepestLevel {
+        undoBuild(&b)
+        return .failure(.tooDeep(item: id, level: base &+ m.level))
+      }
+      let built = ProbeKey.with(id, seed: itemIndex.seed) { key in
+        buildItem(
+          &b, level: m.level, key: key, expanded: m.expanded, selected: false,
+          title: ops.string(m.title), fields: ops.fields(m.fields), replacing: .nothing,
+          tracking: true)
+      }
+      switch built {
+      case .taken(let old):
+        undoBuild(&b)
+        return .failure(b.created.contains(old) ? .repeatedItem(id) : .duplicateItem(id))
+      case .built(let x):
+        tag(x, m.entry)
+      }
+    }
+    close(&b, to: 0)
+    return .success(b.pending)
   }
 }

@@ -42,7 +42,10 @@ extension Timeline {
     var failure: StoreError?
     var stoppedAt: Int?
     let path = self.path
-    func fold(_ ops: inout FoldOps) -> Bool {
+    func fold(_ chunk: inout FoldOps) -> Bool {
+      // One copy per chunk: folding from the `inout` would copy it at every event.
+      let ops = chunk
+      defer { chunk.removeAll() }
       for i in 0..<ops.count {
         let seq = ops.seqs[i]
         let fault: ListFault?
@@ -68,7 +71,6 @@ extension Timeline {
           return false
         }
       }
-      ops.removeAll()
       return true
     }
     if last - first >= EventPipeline.minimumEvents,

@@ -150,10 +150,26 @@ import Testing
   }
 
   /// An id deleted and added again gets a new handle; the entry's old handle, reused by
-  /// another item, must not be taken for it.
-  @Test func staleHandlesAreNeverUsed() throws {
+  /// another item, must not be taken for it. Node lists of every shape, and their faults.
+  @Test func staleHandlesAreNeverUsedAndFaultsMatch() throws {
     let events: [Event] = [
+      Event(.appendItems([OutlineNode("x")], section: nil, parent: nil)),
       Event(.appendSections(["s"])),
+      Event(.appendItems([OutlineNode("x"), OutlineNode("x")], section: nil, parent: nil)),
+      Event(
+        .appendItems(
+          [OutlineNode("p", children: [OutlineNode("q", title: "Q", fields: ["a": "b"])])],
+          section: "s", parent: nil)),
+      Event(.appendItems([OutlineNode("r")], section: "t", parent: "p")),
+      Event(.appendSections(["t"])),
+      Event(.appendItems([OutlineNode("r")], section: "t", parent: "p")),
+      Event(.appendItems([OutlineNode("r"), OutlineNode("q")], section: "t", parent: nil)),
+      Event(
+        .insertItems(
+          [OutlineNode("m1"), OutlineNode("m2", expanded: true, children: [OutlineNode("m3")])],
+          .before("q"))),
+      Event(.insertItems([OutlineNode("m4")], .before("zz"))),
+      Event(.deleteItems(["p", "zz"])),
       Event(.appendItems([OutlineNode("a"), OutlineNode("b")], section: "s", parent: nil)),
       Event(.expand(["a"])),
       Event(.deleteItems(["a"])),

@@ -43,10 +43,13 @@ if args.count == 2 && args[0] == "__replay-memory" {
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
     USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [format]
-                          [--quick]
+                          [time] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
+
+    time (issue 21, through the CLI; only when named) measures the previous release's
+    binary side by side when LISTTAPE_BASE names it.
     """)
 } else {
   let quick = args.contains("--quick")
@@ -62,4 +65,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("investigate") { InvestigateBench.run(quick: quick) }
   if wants("shapes") { ShapesBench.run(quick: quick) }
   if wants("format") { FormatBench.run(quick: quick) }
+  if selected.contains("time") { TimeBench.run(quick: quick) }
 }
