@@ -15,7 +15,7 @@ extension ListState {
   {
     try entries.sync(ops, i)
     let kind = ops.kind(i)
-    if kind == FoldOps.Kind.restart || kind == FoldOps.Kind.skip { return nil }
+    if kind >= FoldOps.Kind.restart { return nil }
     if forest.entryLineage != entries.lineage {
       forest.entryHandles.removeAll(keepingCapacity: true)
       forest.entryLineage = entries.lineage

@@ -136,7 +136,7 @@ extension Timeline {
         failure = .log(error)
       }
     }
-    try foldEach(&state, &decoder, from: from, through: total, frames: true, onFrame: frameEnded) {
+    try foldOps(&state, &decoder, from: from, through: total, frames: true, onFrame: frameEnded) {
       seq, _, _, _ in
       if seq & 0xFFFF == 0 { indexProgress?(seq, total) }
       return failure == nil

@@ -23,14 +23,20 @@ extension Timeline {
   /// read it) and the state; `body` returns false to stop there. `decoder` ends standing
   /// right after the last event folded. Logs that cannot fold on entries go through
   /// `foldEach`.
+  ///
+  /// With `frames`, `onFrame` hears of every frame read to its end (2.0), after its events
+  /// went to `body`, with the state after them.
   package func foldOps(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
-    progress: ((Int, Int) -> Void)? = nil,
+    progress: ((Int, Int) -> Void)? = nil, frames: Bool = false,
+    onFrame: (FrameEnd, inout ListState) -> Void = { _, _ in },
     _ body: (Int, ListFault?, () throws(StoreError) -> Event, inout ListState) -> Bool
   ) throws(StoreError) {
     guard foldsOnEntries else {
-      try foldEach(&state, &decoder, from: from, through: through, progress: progress) {
-        seq, event, fault, s in
+      try foldEach(
+        &state, &decoder, from: from, through: through, progress: progress, frames: frames,
+        onFrame: onFrame
+      ) { seq, event, fault, s in
         body(seq, fault, { () throws(StoreError) in event }, &s)
       }
       return
@@ -39,13 +45,13 @@ extension Timeline {
     let first = max(from, 1)
     guard first <= last else { return }
     var entries = FoldEntries(decoder.dictionary)
+    // Entries the fold had when the last frame ended (those after it are the next frame's).
+    var framed = decoder.dictionary.count
     var failure: StoreError?
     var stoppedAt: Int?
     let path = self.path
-    func fold(_ chunk: inout FoldOps) -> Bool {
-      // One copy per chunk: folding from the `inout` would copy it at every event.
-      let ops = chunk
-      defer { chunk.removeAll() }
+    func fold(_ ops: inout FoldOps) -> Bool {
+      defer { ops.removeAll() }
       for i in 0..<ops.count {
         let seq = ops.seqs[i]
         let fault: ListFault?
@@ -54,6 +60,21 @@ extension Timeline {
         } catch {
           failure = .undecodableEvent(event: seq, error, path: path)
           return false
+        }
+        if let end = ops.frameEnd(i) {
+          do throws(CodecError) {
+            let defined = try entries.entries(from: end.restarted ? 0 : min(framed, end.dictionaryCount))
+            framed = end.dictionaryCount
+            onFrame(
+              FrameEnd(
+                lastSeq: end.lastSeq, nextOffset: end.offset, segment: end.segment,
+                dictionaryCount: end.dictionaryCount, restarted: end.restarted, entries: defined),
+              &state)
+          } catch {
+            failure = .undecodableEvent(event: seq, error, path: path)
+            return false
+          }
+          continue
         }
         guard ops.isEvent(i) else { continue }
         if let progress, seq % Self.progressInterval == 0 { progress(seq, through) }
@@ -75,7 +96,7 @@ extension Timeline {
     }
     if last - first >= EventPipeline.minimumEvents,
       let pipeline = OpsPipeline(
-        reader: reader, path: path, from: first, through: last, decoder: decoder)
+        reader: reader, path: path, from: first, through: last, decoder: decoder, frames: frames)
     {
       defer { skippedAfterGaps += pipeline.skipped }
       try pipeline.consume(fold)
@@ -93,7 +114,7 @@ extension Timeline {
     defer { skippedAfterGaps += skipped }
     try LogEvents.forEachOps(
       reader, path: path, decoder: &decoder, from: first, through: last, ops: &ops,
-      skipped: { skipped += $0 }, fold)
+      frames: frames, skipped: { skipped += $0 }, fold)
     if let failure { throw failure }
   }
 }
@@ -107,7 +128,7 @@ extension LogEvents {
   static func forEachOps(
     _ reader: LogReader, path: String, decoder: inout EventDecoder, from first: Int,
     through last: Int, ops: inout FoldOps, chunk: Int = EventPipeline.chunkEvents,
-    skipped: (Int) -> Void, _ hand: (inout FoldOps) -> Bool
+    frames: Bool = false, skipped: (Int) -> Void, _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
     guard first <= last else { return }
     var failure: StoreError?
@@ -119,6 +140,11 @@ extension LogEvents {
         case .dictionary:
           do throws(CodecError) {
             try decoder.restart(view.payload, seq: firstSeq, into: &ops)
+            if frames {
+              ops.endFrame(
+                lastSeq: firstSeq - 1, offset: view.offset + view.length,
+                segment: decoder.segment, dictionary: decoder.dictionary.count, restarted: true)
+            }
           } catch {
             failure = .undecodableDictionary(event: firstSeq, error, path: path)
             return false
@@ -135,6 +161,11 @@ extension LogEvents {
           } catch {
             failure = .undecodableEvent(event: error.event ?? firstSeq, error, path: path)
             return false
+          }
+          if frames && outcome == .done {
+            ops.endFrame(
+              lastSeq: firstSeq + view.eventCount - 1, offset: view.offset + view.length,
+              segment: decoder.segment, dictionary: decoder.dictionary.count, restarted: false)
           }
           if outcome == .gap {
             let lo = max(first, firstSeq)
@@ -169,6 +200,7 @@ final class OpsPipeline: @unchecked Sendable {
   private let path: String
   private let from: Int
   private let through: Int
+  private let frames: Bool
   private let cond = NSCondition()
   // Under `cond`:
   private var ready: [FoldOps] = []
@@ -186,8 +218,12 @@ final class OpsPipeline: @unchecked Sendable {
   private var thread = pthread_t()
   #endif
 
-  init?(reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder) {
+  init?(
+    reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder,
+    frames: Bool
+  ) {
     self.reader = reader
+    self.frames = frames
     self.path = path
     self.from = from
     self.through = through
@@ -255,7 +291,7 @@ final class OpsPipeline: @unchecked Sendable {
     do throws(StoreError) {
       try LogEvents.forEachOps(
         reader, path: path, decoder: &decoder, from: from, through: through, ops: &ops,
-        skipped: { skipped += $0 }, hand)
+        frames: frames, skipped: { skipped += $0 }, hand)
     } catch {
       failure = error
     }

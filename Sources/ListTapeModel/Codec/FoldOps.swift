@@ -58,22 +58,54 @@ package struct FoldOps: Sendable {
 
   // MARK: Records
 
-  /// Record kinds: the 2.0 op codes for compact operations, and these.
+  /// Record kinds: the 2.0 op codes for compact operations, and these (events below
+  /// `restart`, records that only move the fold's dictionary on from it).
   enum Kind {
     /// An event kept whole: `events[word 4]`.
     static let whole: Int32 = 0x100
     /// A dictionary restart before the next event: `restarts[word 4]`.
-    static let restart: Int32 = 0x101
+    static let restart: Int32 = 0x200
     /// `deselect` of every selected item.
-    static let deselectAll: Int32 = 0x102
+    static let deselectAll: Int32 = 0x101
     /// An event before the first one wanted: only its definitions count.
-    static let skip: Int32 = 0x103
+    static let skip: Int32 = 0x201
+    /// Where a frame ended (`frameEnd(_:)`); flag 1: a dictionary frame.
+    static let frameEnd: Int32 = 0x202
   }
 
-  /// Whether operation `i` is an event (not a restart or a skipped event).
+  /// Whether operation `i` is an event (not a restart, a skipped event or a frame's end).
   @inline(__always) package func isEvent(_ i: Int) -> Bool {
-    let k = kind(i)
-    return k != Kind.restart && k != Kind.skip
+    kind(i) < Kind.restart
+  }
+
+  /// Records that a frame ended after event `lastSeq`: the next one starts at `offset`, and
+  /// the decoder stands in segment `segment` with `dictionary` entries.
+  package mutating func endFrame(
+    lastSeq: Int, offset: UInt64, segment: UInt64, dictionary: Int, restarted: Bool
+  ) {
+    begin(
+      kind: Kind.frameEnd, flags: restarted ? 1 : 0, seq: lastSeq, time: nil,
+      dictionary: dictionary)
+    for v in [UInt64(max(lastSeq, 0)), offset, segment] {
+      words.append(Int32(truncatingIfNeeded: v))
+      words.append(Int32(truncatingIfNeeded: v >> 32))
+    }
+  }
+
+  /// Where the frame of record `i` ended, if `i` is a frame's end: its last event, the
+  /// next frame's offset, the segment and the dictionary's size then, whether it was a
+  /// dictionary frame.
+  package func frameEnd(_ i: Int) -> (
+    lastSeq: Int, offset: UInt64, segment: UInt64, dictionaryCount: Int, restarted: Bool
+  )? {
+    guard kind(i) == Kind.frameEnd else { return nil }
+    func wide(_ k: Int) -> UInt64 {
+      UInt64(UInt32(bitPattern: word(i, k))) | UInt64(UInt32(bitPattern: word(i, k &+ 1))) << 32
+    }
+    return (
+      Int(wide(Self.header)), wide(Self.header &+ 2), wide(Self.header &+ 4), Int(word(i, 1)),
+      flags(i) & 1 != 0
+    )
   }
 
   /// Words of a record before its arguments: kind | flags << 16, dictionary size before,
@@ -339,6 +371,11 @@ package struct FoldEntries: Sendable {
     let first = Int(ops.word(i, 2))
     let n = Int(ops.word(i, 3))
     for k in first..<first &+ n { dictionary.append(ops.definitions[k]) }
+  }
+
+  /// Entries `from..<count` (an index builder copies them).
+  package mutating func entries(from start: Int) throws(CodecError) -> [String] {
+    try dictionary.entries(from: start)
   }
 
   @inline(__always) mutating func text(_ e: Int32) throws(CodecError) -> String {
