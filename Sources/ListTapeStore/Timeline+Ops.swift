@@ -63,7 +63,8 @@ extension Timeline {
         }
         if let end = ops.frameEnd(i) {
           do throws(CodecError) {
-            let defined = try entries.entries(from: end.restarted ? 0 : min(framed, end.dictionaryCount))
+            let defined = try entries.entries(
+              from: end.restarted ? 0 : min(framed, end.dictionaryCount))
             framed = end.dictionaryCount
             onFrame(
               FrameEnd(

@@ -200,4 +200,37 @@ import Testing
     #expect(byOps == byEvents)
     #expect(invariantViolations(byOps) == [])
   }
+
+  /// A state decoded from a compact checkpoint against a dictionary loaded in stored form
+  /// (an index file's) knows its entries: the fold after it matches the event fold, and
+  /// the ids it reads back are the stored ones, UUIDs of either case included.
+  @Test(arguments: IdShape.allCases)
+  func checkpointStatesFoldOnFromTheirEntries(shape: IdShape) throws {
+    var events: [Event] = []
+    SampleSession.generate(
+      events: 4_000, seed: 7, maxItems: 2_200, opening: .outline(items: 2_000, shape: shape)
+    ) { events.append($0) }
+    var encoder = EventRowEncoder()
+    let head = try framePayload(Array(events[..<3_000]), &encoder)
+    let tail = try framePayload(Array(events[3_000...]), &encoder)
+    var decoder = EventDecoder()
+    _ = try decodeFrame(head, &decoder, firstSeq: 1, count: 3_000)
+    var byEvents = ListState()
+    _ = fold(Array(events[..<3_000]), &byEvents)
+    let compact = try byEvents.compactEncoded(
+      segment: 0, dictionaryCount: decoder.dictionary.count, table: encoder.table)
+    let (stored, ends) = try decoder.dictionary.storedForm(upTo: decoder.dictionary.count)
+    var loaded = EventDecoder()
+    loaded.load(try IdDictionary(stored: stored, ends: ends), segment: 0, before: 3_001)
+    var byOps = try compact.bytes.withUnsafeBytes { try loaded.decodeCheckpoint($0) }
+    #expect(byOps == byEvents)
+    #expect(byOps.forest.entryLineage == loaded.dictionary.lineage)
+    #expect(byOps.forest.entryHandles.filter { $0 >= 0 }.count == byOps.numberOfAllItems)
+    var entries = FoldEntries(loaded.dictionary)
+    var ops = FoldOps()
+    try decodeOps(tail, &loaded, firstSeq: 3_001, count: 1_000, into: &ops)
+    #expect(try fold(ops, &byOps, &entries) == fold(Array(events[3_000...]), &byEvents))
+    #expect(byOps == byEvents)
+    #expect(invariantViolations(byOps) == [])
+  }
 }

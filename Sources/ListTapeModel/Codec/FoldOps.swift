@@ -347,9 +347,11 @@ package struct FoldEntries: Sendable {
   package internal(set) var dictionary: IdDictionary
   package internal(set) var lineage: UInt64
 
+  /// The fold's copy of `dictionary`, in its lineage (states decoded from a checkpoint
+  /// with it already know their entries).
   package init(_ dictionary: IdDictionary) {
     self.dictionary = dictionary
-    lineage = Self.newLineage()
+    lineage = self.dictionary.ensureLineage()
   }
 
   static func newLineage() -> UInt64 { UInt64.random(in: 1...UInt64.max) }
