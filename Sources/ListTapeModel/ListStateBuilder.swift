@@ -128,6 +128,7 @@ package struct ListStateBuilder {
     guard state.allowsMultipleSelection || selected.count <= 1 else {
       throw .tooManySelected(selected.count)
     }
+    state.checkInvariants()
     return state
   }
 }

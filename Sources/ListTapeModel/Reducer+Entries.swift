@@ -13,6 +13,7 @@ extension ListState {
   package mutating func apply(_ ops: FoldOps, _ i: Int, _ entries: inout FoldEntries)
     throws(CodecError) -> ListFault?
   {
+    defer { checkInvariants() }
     try entries.sync(ops, i)
     let kind = ops.kind(i)
     if kind >= FoldOps.Kind.restart { return nil }
