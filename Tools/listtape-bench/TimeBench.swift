@@ -27,7 +27,9 @@ enum TimeBench {
       tools.append(Tool(name: "old", path: base))
     }
     print("## Issue 21: time travel through the command line (\(count.formatted()) events)\n")
-    print("Load when the group started: \(loadAverage()). Each figure: new, then old.\n")
+    print(
+      "Load when the group started: \(loadAverage()). Each figure: new, then old; wall "
+        + "time (what a person waits) with the CPU time of the same runs in parentheses.\n")
     print("| figure | shape | " + tools.map(\.name).joined(separator: " | ") + " | required |")
     print("|---|---|" + tools.map { _ in "---:|" }.joined() + "---|")
     do {
@@ -51,8 +53,27 @@ enum TimeBench {
 
   static func met(_ ok: Bool) -> String { ok ? "met" : "NOT met" }
 
-  /// Wall time of one run of `tool args` (stdin from `input` when given, output dropped).
+  /// CPU seconds (user + system) of every child process that ended so far.
+  static func childCPU() -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_CHILDREN, &usage)
+    #endif
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+      + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+  }
+
+  /// CPU seconds of the runs `time` made for each value printed (on a busy machine the
+  /// wall time mostly measures the neighbours; the CPU time less so).
+  nonisolated(unsafe) static var lastCPU: [Double] = []
+
+  /// Wall time of one run of `tool args` (stdin from `input` when given, output dropped);
+  /// its CPU time goes to `lastCPU`.
   static func time(_ tool: String, _ args: [String], input: String? = nil) throws -> Double {
+    let cpu = childCPU()
+    defer { lastCPU.append(childCPU() - cpu) }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: tool)
     p.arguments = args
@@ -66,6 +87,12 @@ enum TimeBench {
   }
 
   static func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+
+  /// The median CPU time of the runs since `lastCPU` was last emptied, and empties it.
+  static func cpuMedian() -> Double {
+    defer { lastCPU.removeAll() }
+    return lastCPU.isEmpty ? 0 : median(lastCPU)
+  }
 
   static func ms(_ s: Double) -> String { String(format: "%.0f ms", s * 1000) }
 
@@ -90,8 +117,10 @@ enum TimeBench {
     var rateOK = true
     var ratioOK = true
     for (k, t) in tools.enumerated() {
+      lastCPU.removeAll()
       let s = median(try (0..<3).map { _ in try time(t.path, ["replay", log]) })
-      values.append(String(format: "%.2fM events/s", Double(count) / s / 1e6))
+      values.append(
+        String(format: "%.2fM events/s (CPU %.2f s)", Double(count) / s / 1e6, cpuMedian()))
       ratios.append(String(format: "%.2f ×", s / gunzip))
       if k == 0 {
         rateOK = Double(count) / s >= 3e6
@@ -116,15 +145,20 @@ enum TimeBench {
       for (k, t) in tools.enumerated() {
         var showTimes: [Double] = []
         var diffTimes: [Double] = []
+        var showCPU: [Double] = []
+        var diffCPU: [Double] = []
         for n in points {
+          lastCPU.removeAll()
           if !withIndex { try? FileManager.default.removeItem(atPath: index) }
           showTimes.append(try time(t.path, ["show", log, "--at", "\(n)", "--json"]))
+          showCPU.append(cpuMedian())
           if !withIndex { try? FileManager.default.removeItem(atPath: index) }
           diffTimes.append(
             try time(t.path, ["diff", log, "--from", "\(n)", "--to", "\(n + 1)"]))
+          diffCPU.append(cpuMedian())
         }
-        shows.append(ms(median(showTimes)))
-        diffs.append(ms(median(diffTimes)))
+        shows.append(ms(median(showTimes)) + " (CPU " + ms(median(showCPU)) + ")")
+        diffs.append(ms(median(diffTimes)) + " (CPU " + ms(median(diffCPU)) + ")")
         if k == 0 {
           showOK = median(showTimes) <= (withIndex ? 0.05 : 0.1)
           diffOK = median(diffTimes) <= 0.03
@@ -158,9 +192,13 @@ enum TimeBench {
     var builds: [String] = []
     var buildOK = true
     for (k, t) in tools.enumerated() {
+      lastCPU.removeAll()
       let s = median(
         try (0..<3).map { _ in try time(t.path, ["replay", log, "--to", "\(opening)"]) })
-      builds.append(String(format: "%.2f µs/item", s / Double(items) * 1e6))
+      builds.append(
+        String(
+          format: "%.2f µs/item (CPU %.2f)", s / Double(items) * 1e6,
+          cpuMedian() / Double(items) * 1e6))
       if k == 0 { buildOK = s / Double(items) <= 0.5e-6 }
     }
     row(
@@ -174,9 +212,11 @@ enum TimeBench {
       let out = dir + "/time-record-\(shape).ltape"
       try? FileManager.default.removeItem(atPath: out)
       try? FileManager.default.removeItem(atPath: out + ".idx")
+      lastCPU.removeAll()
       let s = try time(t.path, ["record", out], input: jsonl)
       try? FileManager.default.removeItem(atPath: out)
-      records.append(String(format: "%.0fk lines/s", Double(count) / s / 1e3))
+      records.append(
+        String(format: "%.0fk lines/s (CPU %.1f s)", Double(count) / s / 1e3, cpuMedian()))
       if k == 0 { recordOK = Double(count) / s >= 300e3 }
     }
     row("`listtape record`", shape, records, "≥ 300k lines/s — " + met(recordOK))

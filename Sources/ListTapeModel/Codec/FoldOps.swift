@@ -34,18 +34,23 @@ package struct FoldOps: Sendable {
 
   package var isEmpty: Bool { starts.isEmpty }
 
-  /// Empties the buffers, keeping their capacity.
+  /// Empties the buffers, keeping their capacity unless one event made them outgrow a
+  /// usual chunk (a large subtree, a burst of definitions): chunks in flight stay small.
   package mutating func removeAll() {
-    starts.removeAll(keepingCapacity: true)
-    seqs.removeAll(keepingCapacity: true)
-    times.removeAll(keepingCapacity: true)
-    words.removeAll(keepingCapacity: true)
-    strings.removeAll(keepingCapacity: true)
-    fieldSets.removeAll(keepingCapacity: true)
-    definitions.removeAll(keepingCapacity: true)
-    events.removeAll(keepingCapacity: true)
+    let keep = words.count <= Self.keptWords && definitions.count <= Self.keptWords / 8
+    starts.removeAll(keepingCapacity: keep)
+    seqs.removeAll(keepingCapacity: keep)
+    times.removeAll(keepingCapacity: keep)
+    words.removeAll(keepingCapacity: keep)
+    strings.removeAll(keepingCapacity: keep)
+    fieldSets.removeAll(keepingCapacity: keep)
+    definitions.removeAll(keepingCapacity: keep)
+    events.removeAll(keepingCapacity: keep)
     restarts.removeAll()
   }
+
+  /// Words a chunk keeps room for between uses (about 16 per event of a 4,096-event chunk).
+  static let keptWords = 1 << 16
 
   /// Drops operations from `n` on (a frame decoded past the last event wanted).
   mutating func truncate(to n: Int) {
