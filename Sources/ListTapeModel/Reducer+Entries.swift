@@ -163,6 +163,16 @@ extension Forest {
     return h
   }
 
+  /// The dictionary entry item `x` is known by in `entryLineage`, if any (a tag confirmed by
+  /// the entry's handle: tags of an earlier lineage are not).
+  func knownEntry(of x: Handle) -> Int? {
+    guard Int(x) < entryTags.count else { return nil }
+    let e = entryTags[Int(x)]
+    guard e >= 0, Int(e) < entryHandles.count, entryHandles[Int(e)] == x, nodes[Int(x)].live
+    else { return nil }
+    return Int(e)
+  }
+
   /// Records that item `x`'s id is dictionary entry `e` (of `entryLineage`).
   mutating func tag(_ x: Handle, _ e: Int32) {
     guard e >= 0 else { return }

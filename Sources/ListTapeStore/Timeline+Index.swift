@@ -121,7 +121,8 @@ extension Timeline {
           let encoded: (bytes: [UInt8], flushPoints: [Int])
           do throws(CodecError) {
             encoded = try state.compactEncoded(
-              segment: end.segment, dictionaryCount: end.dictionaryCount, table: table)
+              segment: end.segment, dictionaryCount: end.dictionaryCount, table: table,
+              lineage: end.lineage)
           } catch {
             failure = .undecodableEvent(event: end.lastSeq, error, path: path)
             return

@@ -69,7 +69,8 @@ extension Timeline {
             onFrame(
               FrameEnd(
                 lastSeq: end.lastSeq, nextOffset: end.offset, segment: end.segment,
-                dictionaryCount: end.dictionaryCount, restarted: end.restarted, entries: defined),
+                dictionaryCount: end.dictionaryCount, restarted: end.restarted, entries: defined,
+                lineage: entries.lineage),
               &state)
           } catch {
             failure = .undecodableEvent(event: seq, error, path: path)

@@ -232,5 +232,14 @@ import Testing
     #expect(try fold(ops, &byOps, &entries) == fold(Array(events[3_000...]), &byEvents))
     #expect(byOps == byEvents)
     #expect(invariantViolations(byOps) == [])
+    // Encoding with the entries the fold knows gives the bytes the id lookups give.
+    var dictionary = loaded.dictionary
+    let table = try IdTable(&dictionary)
+    let count = dictionary.count
+    let known = try byOps.compactEncoded(
+      segment: 0, dictionaryCount: count, table: table, lineage: entries.lineage)
+    let looked = try byOps.compactEncoded(segment: 0, dictionaryCount: count, table: table)
+    #expect(known.bytes == looked.bytes)
+    #expect(byOps.forest.knownEntry(of: 0) != nil || byOps.numberOfAllItems == 0)
   }
 }

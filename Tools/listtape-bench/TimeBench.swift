@@ -222,3 +222,33 @@ enum TimeBench {
     row("`listtape record`", shape, records, "≥ 300k lines/s — " + met(recordOK))
   }
 }
+
+/// `listtape-bench __index-ratio LOG`: building LOG's index file (any old one removed
+/// first) against a replay of LOG, in this process, wall and CPU time (both threads), best
+/// of three each.
+enum IndexRatio {
+  static func run(_ path: String) throws {
+    func cpu() -> Double { InvestigateBench.cpuSeconds() }
+    var builds: [(Double, Double)] = []
+    var replays: [(Double, Double)] = []
+    for _ in 0..<3 {
+      try? FileManager.default.removeItem(atPath: path + ".idx")
+      let timeline = try Timeline(path: path)
+      var c = cpu()
+      var t = Clock.now()
+      try timeline.buildIndex()
+      builds.append((Clock.now() - t, cpu() - c))
+      let fresh = try Timeline(path: path)
+      c = cpu()
+      t = Clock.now()
+      _ = try fresh.replay(through: .max) { _, _, _ in true }
+      replays.append((Clock.now() - t, cpu() - c))
+    }
+    let b = builds.min { $0.0 < $1.0 } ?? (0, 0)
+    let r = replays.min { $0.0 < $1.0 } ?? (0, 0)
+    print(
+      String(
+        format: "index build %.2f s (CPU %.2f s), replay %.2f s (CPU %.2f s): %.2f × (CPU %.2f ×)",
+        b.0, b.1, r.0, r.1, b.0 / r.0, b.1 / r.1))
+  }
+}

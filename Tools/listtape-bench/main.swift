@@ -31,6 +31,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   ShapesBench.buildOnly(args[1], runs: args.count == 3 ? Int(args[2]) ?? 5 : 5)
 } else if args.count == 3 && args[0] == "__diff" {
   try ShapesBench.diffOnly(args[1], at: Int(args[2]) ?? 1)
+} else if args.count == 2 && args[0] == "__index-ratio" {
+  try IndexRatio.run(args[1])
 } else if args.count == 2 && args[0] == "__seek-parts" {
   try SeekParts.run(args[1])
 } else if args.count == 2 && args[0] == "__fuzz-seeds" {

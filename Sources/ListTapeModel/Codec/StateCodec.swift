@@ -152,10 +152,12 @@ extension ListState {
 
   /// Encodes the state for a checkpoint of segment `segment` whose dictionary holds
   /// `dictionaryCount` entries, numbered in `table`. Throws when an id has no entry below
-  /// `dictionaryCount`.
+  /// `dictionaryCount`. With the `lineage` of the fold that made the state (whose dictionary
+  /// `table` mirrors), items the fold knows by entry are numbered without a lookup.
   package func compactEncoded(
-    segment: UInt64, dictionaryCount: Int, table: IdTable
+    segment: UInt64, dictionaryCount: Int, table: IdTable, lineage: UInt64 = 0
   ) throws(CodecError) -> (bytes: [UInt8], flushPoints: [Int]) {
+    let known = lineage != 0 && lineage == forest.entryLineage
     var sections = ByteSink()
     var levels = ByteSink()
     var flags = ByteSink()
@@ -182,7 +184,9 @@ extension ListState {
         let c = forest.content[Int(x)]
         let e: Int
         do throws(CodecError) {
-          e = try check(forest.withID(of: x) { table.number(ofBytes: $0) }, forest.id(of: x))
+          let tagged = known ? forest.knownEntry(of: x) : nil
+          e = try check(
+            tagged ?? forest.withID(of: x) { table.number(ofBytes: $0) }, forest.id(of: x))
         } catch {
           failure = error
           return
