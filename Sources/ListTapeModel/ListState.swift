@@ -297,12 +297,7 @@ extension ListState {
   package mutating func select(_ ids: [String]) throws(ListFault) {
     if ids.count == 1 {
       // One row tapped (the usual event): no list or set to build.
-      let x = try forest.requireItem(ids[0])
-      guard forest.isVisible(x) else { throw .hiddenItem(ids[0]) }
-      if !allowsMultipleSelection {
-        for y in forest.selection where y != x { forest.setSelected(y, false) }
-      }
-      forest.setSelected(x, true)
+      try select(forest.requireItem(ids[0]))
       return
     }
     var handles: [Handle] = []
@@ -322,6 +317,15 @@ extension ListState {
   }
 
   /// Deselects these items (absent or unselected ids do nothing), or everything when nil.
+  /// `select` of the one item `x`.
+  mutating func select(_ x: Handle) throws(ListFault) {
+    guard forest.isVisible(x) else { throw .hiddenItem(forest.id(of: x)) }
+    if !allowsMultipleSelection {
+      for y in forest.selection where y != x { forest.setSelected(y, false) }
+    }
+    forest.setSelected(x, true)
+  }
+
   package mutating func deselect(_ ids: [String]?) {
     if let ids {
       for id in ids {

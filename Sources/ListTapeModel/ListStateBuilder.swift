@@ -72,10 +72,11 @@ package struct ListStateBuilder {
 
   /// Adds the next item of the current section, in pre-order: `level` is at most one more
   /// than the item before's (0 for a root item), `id` well-formed UTF-8, new to the state.
+  @discardableResult
   package mutating func appendItem(
     level: Int, id: UnsafeBufferPointer<UInt8>, expanded: Bool, selected: Bool,
     title: String?, fields: [String: String]?
-  ) throws(Failure) {
+  ) throws(Failure) -> Int32 {
     guard section >= 0 else { throw .itemOutsideSection }
     guard level <= scratch.deepestNext else {
       throw .skippedLevel(level: level, depth: scratch.deepestNext)
@@ -88,9 +89,21 @@ package struct ListStateBuilder {
       &scratch, level: level, key: key, expanded: expanded, selected: selected,
       title: title, fields: fields, replacing: .nothing, tracking: false)
     switch built {
-    case .built(let x): if selected { self.selected.append(x) }
+    case .built(let x):
+      if selected { self.selected.append(x) }
+      return x
     case .taken: throw .duplicateItem(String(decoding: id, as: UTF8.self))
     }
+  }
+
+  /// Records that item `x` (as `appendItem` returned it) has entry `e` of the dictionary
+  /// whose lineage is `lineage`, so a fold on entries starts knowing it.
+  mutating func tag(_ x: Int32, entry e: Int, lineage: UInt64) {
+    if state.forest.entryLineage != lineage {
+      state.forest.entryHandles.removeAll()
+      state.forest.entryLineage = lineage
+    }
+    state.forest.tag(x, Int32(truncatingIfNeeded: e))
   }
 
   /// Links the current section's root items into its list.
@@ -115,6 +128,7 @@ package struct ListStateBuilder {
     guard state.allowsMultipleSelection || selected.count <= 1 else {
       throw .tooManySelected(selected.count)
     }
+    state.checkInvariants()
     return state
   }
 }

@@ -3,6 +3,7 @@ extension ListState {
   /// Folds one event into the state; a fault throws and leaves the state exactly as it was
   /// (a batch applies all of its events or none).
   package mutating func apply(_ event: Event) throws(ListFault) {
+    defer { checkInvariants() }
     guard case .batch(let events) = event.operation else {
       try applyOne(event.operation)
       return

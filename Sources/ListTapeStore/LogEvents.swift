@@ -13,6 +13,9 @@ package struct FrameEnd {
   package var restarted: Bool
   /// Entries the frame defined (every entry, for a restart).
   package var entries: [String]
+  /// The lineage of the fold that read the frame (`FoldEntries.lineage`; 0 for a fold of
+  /// events): states it hands over know their items' entries in it.
+  package var lineage: UInt64 = 0
 }
 
 /// Decoded events of a log of either format, read in order: the one loop behind every scan,

@@ -121,7 +121,8 @@ extension Timeline {
           let encoded: (bytes: [UInt8], flushPoints: [Int])
           do throws(CodecError) {
             encoded = try state.compactEncoded(
-              segment: end.segment, dictionaryCount: end.dictionaryCount, table: table)
+              segment: end.segment, dictionaryCount: end.dictionaryCount, table: table,
+              lineage: end.lineage)
           } catch {
             failure = .undecodableEvent(event: end.lastSeq, error, path: path)
             return
@@ -136,7 +137,7 @@ extension Timeline {
         failure = .log(error)
       }
     }
-    try foldEach(&state, &decoder, from: from, through: total, frames: true, onFrame: frameEnded) {
+    try foldOps(&state, &decoder, from: from, through: total, frames: true, onFrame: frameEnded) {
       seq, _, _, _ in
       if seq & 0xFFFF == 0 { indexProgress?(seq, total) }
       return failure == nil

@@ -14,7 +14,7 @@ public final class Timeline {
   /// is copy-on-write.
   var cachedCheckpoint: (seq: Int, state: ListState, decoder: EventDecoder)?
   /// Events skipped by scans because they follow lost events (salvaged logs).
-  package private(set) var skippedAfterGaps = 0
+  package internal(set) var skippedAfterGaps = 0
   /// 2.0: events between the seek points of an index file this timeline builds (65,536 by
   /// default; fewer points make a smaller index and slower seeks).
   package var indexSpacing = Timeline.defaultIndexSpacing
@@ -363,7 +363,7 @@ public final class Timeline {
   ) throws(StoreError) -> Int {
     guard from <= through else { return from - 1 }
     var last = from - 1
-    try foldEach(&state, &decoder, from: from, through: through) { seq, _, _, s in
+    try foldOps(&state, &decoder, from: from, through: through) { seq, _, _, s in
       last = seq
       return watching ? !until(seq, s) : true
     }
@@ -402,10 +402,26 @@ public final class Timeline {
     through n: Int, progress: ((Int, Int) -> Void)? = nil,
     onFault: (Int, Event, ListFault) -> Bool
   ) throws(StoreError) -> (state: ListState, stoppedAt: Int) {
-    try forEachState(through: n, progress: progress) { seq, event, fault, _ in
+    let last = min(n, eventCount)
+    guard last >= 1 else { return (try state(at: max(last, 0)), max(last, 0)) }
+    var state = ListState()
+    var decoder = EventDecoder()
+    var done = 0
+    var failure: StoreError?
+    try foldOps(&state, &decoder, from: 1, through: last, progress: progress) {
+      seq, fault, event, _ in
+      done = seq
       guard let fault else { return true }
-      return onFault(seq, event, fault)
+      do throws(StoreError) {
+        return onFault(seq, try event(), fault)
+      } catch {
+        failure = error
+        return false
+      }
     }
+    if let failure { throw failure }
+    progress?(done, last)
+    return (state, done)
   }
 }
 

@@ -130,7 +130,7 @@ import Testing
         try b.beginSection("S")
         for (level, id, selected) in items {
           var id = id
-          try id.withUTF8 {
+          _ = try id.withUTF8 {
             try b.appendItem(
               level: level, id: $0, expanded: false, selected: selected, title: nil, fields: nil)
           }

@@ -2,7 +2,8 @@
 // sources into one module). Input: a first byte choosing the decoder, then its bytes.
 
 /// Decodes arbitrary bytes as a 2.0 event frame (after a dictionary restart made of the
-/// input's tail) or as 1.0 records; any crash, hang or unbounded allocation is a bug.
+/// input's tail, into events or into the fold's operations, which must agree) or as 1.0
+/// records; any crash, hang, unbounded allocation or disagreement is a bug.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   guard size > 2 else { return 0 }
@@ -10,7 +11,7 @@ public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
   let count = Int(data[1]) + 1
   var decoder = EventDecoder()
   var total = 0
-  switch data[0] % 4 {
+  switch data[0] % 5 {
   case 0:
     _ = try? decoder.decodeFrame(bytes, firstSeq: 1, count: count) { _, e in
       total &+= e.op.utf8.count
@@ -27,6 +28,29 @@ public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
       seq < count / 2
     }
     _ = try? decoder.skipFrame(bytes, firstSeq: 1, count: count)
+  case 3:
+    // The fold on entries: the frame decoded into operations must give the events the
+    // event decoder gives, and folding the operations must neither trap nor hang.
+    var events: [Event] = []
+    let byEvents = try? decoder.decodeFrame(bytes, firstSeq: 1, count: count) { _, e in
+      events.append(e)
+      return true
+    }
+    var opsDecoder = EventDecoder()
+    var ops = FoldOps()
+    let byOps = try? opsDecoder.decodeFrame(
+      bytes, firstSeq: 1, count: count, from: 1, through: .max, into: &ops)
+    precondition((byEvents == .done) == (byOps == .done), "the two decoders disagree")
+    guard byOps == .done else { break }
+    var entries = FoldEntries(EventDecoder().dictionary)
+    var state = ListState()
+    var back: [Event] = []
+    for i in 0..<ops.count {
+      _ = try? state.apply(ops, i, &entries)
+      if ops.isEvent(i), let e = try? ops.event(i, &entries) { back.append(e) }
+    }
+    precondition(back == events, "operations read back other events")
+    total &+= state.numberOfAllItems
   default:
     // 1.0 records: the input split into records of the length its second byte says.
     var at = 0

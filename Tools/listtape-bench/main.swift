@@ -32,6 +32,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   ShapesBench.buildOnly(args[1], runs: args.count == 3 ? Int(args[2]) ?? 5 : 5)
 } else if args.count == 3 && args[0] == "__diff" {
   try ShapesBench.diffOnly(args[1], at: Int(args[2]) ?? 1)
+} else if args.count == 2 && args[0] == "__index-ratio" {
+  try IndexRatio.run(args[1])
 } else if args.count == 2 && args[0] == "__seek-parts" {
   try SeekParts.run(args[1])
 } else if args.count == 2 && args[0] == "__fuzz-seeds" {
@@ -44,10 +46,13 @@ if args.count == 2 && args[0] == "__replay-memory" {
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
     USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [format]
-                          [fleet] [--quick]
+                          [fleet] [time] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
+
+    time (issue 21, through the CLI; only when named) measures the previous release's
+    binary side by side when LISTTAPE_BASE names it.
     """)
 } else {
   let quick = args.contains("--quick")
@@ -64,4 +69,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("shapes") { ShapesBench.run(quick: quick) }
   if wants("format") { FormatBench.run(quick: quick) }
   if wants("fleet") { FleetBench.run(quick: quick) }
+  if selected.contains("time") { TimeBench.run(quick: quick) }
 }

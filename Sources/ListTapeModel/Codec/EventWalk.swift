@@ -222,12 +222,29 @@ enum EventWalk {
 
   /// Reads one event (with any batches and subtrees inside it) from `s`.
   static func decode<S: EventSource>(_ s: inout S) throws(CodecError) -> Event {
+    let tag = try s.tag()
+    let time: Int64? = tag & 0x80 != 0 ? try s.time(nested: false) : nil
+    return try decode(&s, tag: tag, time: time)
+  }
+
+  /// Reads the rest of an event whose tag and time were read already.
+  static func decode<S: EventSource>(_ s: inout S, tag first: UInt8, time firstTime: Int64?)
+    throws(CodecError) -> Event
+  {
     // Batches being read: the events so far, how many remain, the batch's time.
     var batches: [(events: [Event], remaining: Int, time: Int64?)] = []
+    var pending: (tag: UInt8, time: Int64?)? = (first, firstTime)
     while true {
       let depth = batches.count
-      let tag = try s.tag()
-      let time: Int64? = tag & 0x80 != 0 ? try s.time(nested: depth > 0) : nil
+      let tag: UInt8
+      let time: Int64?
+      if let p = pending {
+        (tag, time) = p
+        pending = nil
+      } else {
+        tag = try s.tag()
+        time = tag & 0x80 != 0 ? try s.time(nested: depth > 0) : nil
+      }
       let code = tag & 0x7F
       var event: Event
       if code == EventCodes.batch {

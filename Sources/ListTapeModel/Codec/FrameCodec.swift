@@ -467,12 +467,18 @@ struct FrameSource: EventSource {
 
   @inline(__always)
   mutating func id() throws(CodecError) -> String {
+    try text(of: try entry())
+  }
+
+  /// The entry number of the next identifier reference (defining it when it is new).
+  @inline(__always)
+  mutating func entry() throws(CodecError) -> Int {
     let r = try refs.byte()
     if r < FrameLayout.refEntry {
       guard Int(r) < ring.count else {
         throw refs.fail("reference to ring slot \(r) of \(ring.count)")
       }
-      return try text(of: Int(ring[Int(r)]))
+      return Int(ring[Int(r)])
     }
     let e: Int
     if r == FrameLayout.refEntry {
@@ -495,7 +501,7 @@ struct FrameSource: EventSource {
       ring[ringNext] = Int32(e)
     }
     ringNext = (ringNext + 1) & (FrameLayout.ringSize - 1)
-    return try text(of: e)
+    return e
   }
 
   @inline(__always)

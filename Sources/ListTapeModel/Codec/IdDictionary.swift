@@ -12,6 +12,16 @@ package struct IdDictionary: Sendable {
   /// Bulk-loaded entries in stored form (`IdText.store`), entry i ending at `storedEnds[i]`.
   var stored: [UInt8] = []
   var storedEnds: [UInt32] = []
+  /// A random number naming this dictionary's numbering (0 until asked for): copies share
+  /// it, a restart clears it. States keep handles by entry for one lineage
+  /// (`Forest.entryHandles`).
+  package private(set) var lineage: UInt64 = 0
+
+  /// This dictionary's lineage, drawn on first use.
+  package mutating func ensureLineage() -> UInt64 {
+    if lineage == 0 { lineage = UInt64.random(in: 1...UInt64.max) }
+    return lineage
+  }
 
   /// An empty dictionary (a log's start, before any definition).
   package init() {}
@@ -56,6 +66,47 @@ package struct IdDictionary: Sendable {
     return try materialize(e)
   }
 
+  /// Calls `body` with the UTF-8 bytes of entry `e` (which must be below `count`) without
+  /// keeping a `String` for it: a bulk-loaded entry is read from its stored form (a UUID
+  /// spelt into a buffer on the stack), unchecked (the caller validates what it keeps).
+  package mutating func withText<R>(
+    _ e: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(CodecError) -> R
+  ) throws(CodecError) -> R {
+    if strings[e].isEmpty, e < storedEnds.count {
+      let start = e == 0 ? 0 : Int(storedEnds[e - 1])
+      let end = Int(storedEnds[e])
+      return try stored.withUnsafeBufferPointer { (all) throws(CodecError) -> R in
+        let form = UnsafeBufferPointer(rebasing: all[start..<end])
+        guard let kind = form.first else {
+          throw CodecError("empty dictionary entry", offset: 0)
+        }
+        let text = UnsafeBufferPointer(rebasing: form[1...])
+        switch kind {
+        case IdText.text:
+          guard !text.isEmpty else { throw CodecError("empty identifier", offset: 1) }
+          return try body(text)
+        case IdText.uuidUpper, IdText.uuidLower:
+          guard text.count == 16 else {
+            throw CodecError("UUID entry of \(text.count) bytes", offset: 1)
+          }
+          let raw = UnsafeRawBufferPointer(text)
+          let hi = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+          let lo = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+          var spelt = IdText.UUIDText()
+          spelt.spell(hi, lo, lower: kind == IdText.uuidLower)
+          return try spelt.withBytes(body)
+        default:
+          throw CodecError("unknown identifier kind \(kind)", offset: 0)
+        }
+      }
+    }
+    var s = try entry(e)
+    let result: Result<R, CodecError> = s.withUTF8 { bytes in
+      Result { () throws(CodecError) -> R in try body(bytes) }
+    }
+    return try result.get()
+  }
+
   /// Pads the dictionary to `n` entries whose text is unknown: the definitions of events
   /// lost before a frame of a salvaged log. Events naming them cannot be decoded.
   mutating func appendHoles(upTo n: Int) {
@@ -92,6 +143,7 @@ package struct IdDictionary: Sendable {
 
   /// Empties the dictionary (a restart).
   package mutating func removeAll() {
+    lineage = 0
     strings.removeAll(keepingCapacity: true)
     stored.removeAll()
     storedEnds.removeAll()
@@ -211,23 +263,51 @@ enum IdText {
     return (lower ? uuidLower : uuidUpper, hi, lo)
   }
 
+  /// A UUID's 36 characters in a fixed buffer (no allocation).
+  struct UUIDText {
+    var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+
+    mutating func spell(_ hi: UInt64, _ lo: UInt64, lower: Bool) {
+      withUnsafeMutableBytes(of: &bytes) { raw in
+        let out = raw.bindMemory(to: UInt8.self)
+        IdText.spellUUID(hi, lo, lower: lower, into: out)
+      }
+    }
+
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws(CodecError) -> R)
+      throws(CodecError) -> R
+    {
+      var copy = bytes
+      return try withUnsafeBytes(of: &copy) { (raw) throws(CodecError) -> R in
+        try body(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<36]))
+      }
+    }
+  }
+
+  /// Writes the canonical text of a UUID (36 bytes) into `out`.
+  static func spellUUID(
+    _ hi: UInt64, _ lo: UInt64, lower: Bool, into out: UnsafeMutableBufferPointer<UInt8>
+  ) {
+    let digits: StaticString = lower ? "0123456789abcdef" : "0123456789ABCDEF"
+    let table = digits.utf8Start
+    var at = 0
+    for i in 0..<16 {
+      if i == 4 || i == 6 || i == 8 || i == 10 {
+        out[at] = 0x2D
+        at &+= 1
+      }
+      let half = i < 8 ? hi : lo
+      let byte = Int(truncatingIfNeeded: half >> (56 &- 8 &* UInt64(i & 7))) & 0xFF
+      out[at] = table[byte >> 4]
+      out[at &+ 1] = table[byte & 0xF]
+      at &+= 2
+    }
+  }
+
   /// The canonical text of a UUID held as two 64-bit halves (a byte's two digits at a time).
   static func uuidString(_ hi: UInt64, _ lo: UInt64, lower: Bool) -> String {
-    let digits: StaticString = lower ? "0123456789abcdef" : "0123456789ABCDEF"
-    return String(unsafeUninitializedCapacity: 36) { out in
-      let table = digits.utf8Start
-      var at = 0
-      for i in 0..<16 {
-        if i == 4 || i == 6 || i == 8 || i == 10 {
-          out[at] = 0x2D
-          at &+= 1
-        }
-        let half = i < 8 ? hi : lo
-        let byte = Int(truncatingIfNeeded: half >> (56 &- 8 &* UInt64(i & 7))) & 0xFF
-        out[at] = table[byte >> 4]
-        out[at &+ 1] = table[byte & 0xF]
-        at &+= 2
-      }
+    String(unsafeUninitializedCapacity: 36) { out in
+      spellUUID(hi, lo, lower: lower, into: out)
       return 36
     }
   }

@@ -152,10 +152,12 @@ extension ListState {
 
   /// Encodes the state for a checkpoint of segment `segment` whose dictionary holds
   /// `dictionaryCount` entries, numbered in `table`. Throws when an id has no entry below
-  /// `dictionaryCount`.
+  /// `dictionaryCount`. With the `lineage` of the fold that made the state (whose dictionary
+  /// `table` mirrors), items the fold knows by entry are numbered without a lookup.
   package func compactEncoded(
-    segment: UInt64, dictionaryCount: Int, table: IdTable
+    segment: UInt64, dictionaryCount: Int, table: IdTable, lineage: UInt64 = 0
   ) throws(CodecError) -> (bytes: [UInt8], flushPoints: [Int]) {
+    let known = lineage != 0 && lineage == forest.entryLineage
     var sections = ByteSink()
     var levels = ByteSink()
     var flags = ByteSink()
@@ -182,7 +184,9 @@ extension ListState {
         let c = forest.content[Int(x)]
         let e: Int
         do throws(CodecError) {
-          e = try check(forest.withID(of: x) { table.number(ofBytes: $0) }, forest.id(of: x))
+          let tagged = known ? forest.knownEntry(of: x) : nil
+          e = try check(
+            tagged ?? forest.withID(of: x) { table.number(ofBytes: $0) }, forest.id(of: x))
         } catch {
           failure = error
           return
@@ -273,6 +277,7 @@ extension ListState {
     }
     var builder = ListStateBuilder(allowsMultipleSelection: mode == 1)
     builder.reserve(items: min(total, Self.maxReserved), idBytes: 0)
+    let lineage = dictionary.ensureLineage()
     var previous: Int64 = -1
     for section in sections {
       let id = try dictionary.entry(section.entry)
@@ -286,10 +291,11 @@ extension ListState {
         guard flags <= ItemFlag.all else { throw columns[2].fail("bad item flags \(flags)") }
         let e = previous &+ 1 &+ (try columns[3].zigzag())
         previous = e
-        var id = try dictionary.entry(try entry(e, columns[3]))
+        let k = try entry(e, columns[3])
         let title = flags & ItemFlag.title != 0 ? try columns[4].string() : nil
         let fields = flags & ItemFlag.fields != 0 ? try columns[4].fields() : nil
-        let added: Result<Void, ListStateBuilder.Failure> = id.withUTF8 { bytes in
+        // The id's bytes straight from the dictionary: no `String` per item.
+        let added = try dictionary.withText(k) { bytes in
           Result { () throws(ListStateBuilder.Failure) in
             try builder.appendItem(
               level: level > UInt64(Int.max) ? Int.max : Int(level), id: bytes,
@@ -297,7 +303,10 @@ extension ListState {
               selected: flags & ItemFlag.selected != 0, title: title, fields: fields)
           }
         }
-        if case .failure(let failure) = added { throw CodecError(failure.description, offset: at) }
+        switch added {
+        case .success(let x): builder.tag(x, entry: k, lineage: lineage)
+        case .failure(let failure): throw CodecError(failure.description, offset: at)
+        }
       }
     }
     for c in columns where !c.isAtEnd { throw c.fail("\(c.remaining) bytes left after the items") }

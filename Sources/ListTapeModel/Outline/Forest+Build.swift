@@ -88,13 +88,20 @@ extension Forest {
 
   /// `build` for one new node without children (the usual event): no stack, no buffers.
   mutating func buildOne(_ n: OutlineNode, base: Int) throws(ListFault) -> Handle {
-    guard base <= Self.deepestLevel else { throw .tooDeep(item: n.id, level: base) }
+    try buildOne(n.id, title: n.title, fields: n.fields, expanded: n.expanded, base: base)
+  }
+
+  /// `buildOne` from the node's parts.
+  mutating func buildOne(
+    _ id: String, title: String?, fields: [String: String]?, expanded: Bool, base: Int
+  ) throws(ListFault) -> Handle {
+    guard base <= Self.deepestLevel else { throw .tooDeep(item: id, level: base) }
     let x = nextNodeHandle
-    let inserted = ProbeKey.with(n.id, seed: itemIndex.seed) { registerItem($0, x) }
-    guard case .inserted(let id) = inserted else { throw .duplicateItem(n.id) }
+    let inserted = ProbeKey.with(id, seed: itemIndex.seed) { registerItem($0, x) }
+    guard case .inserted(let stored) = inserted else { throw .duplicateItem(id) }
     var node = Node()
-    node.expanded = n.expanded
-    store(x, node, ItemContent(id: id, title: n.title, fields: n.fields))
+    node.expanded = expanded
+    store(x, node, ItemContent(id: stored, title: title, fields: fields))
     return x
   }
 

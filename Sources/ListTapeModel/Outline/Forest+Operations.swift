@@ -138,10 +138,15 @@ extension Forest {
   mutating func deleteItems(_ ids: [String]) {
     for id in ids {
       guard let x = lookupItem(id) else { continue }
-      detach(x)
-      releaseSubtree(x)
+      delete(x)
     }
     compactIfNeeded()
+  }
+
+  /// Removes item `x` with its descendants (the caller compacts afterwards).
+  mutating func delete(_ x: Handle) {
+    detach(x)
+    releaseSubtree(x)
   }
 
   mutating func deleteAllItems() {
@@ -172,12 +177,17 @@ extension Forest {
   /// Moves an item with its subtree next to the anchor, taking the anchor's parent and
   /// section; Apple's arithmetic: the position is computed after the item is taken out.
   mutating func moveItem(_ id: String, anchor: String, after: Bool) throws(ListFault) {
-    let x = try requireItem(id)
-    let a = try requireAnchor(anchor)
-    guard x != a else { throw .moveNextToItself(id) }
-    guard !isSelfOrAncestor(x, of: a) else { throw .moveIntoOwnSubtree(item: id, anchor: anchor) }
+    try moveItem(try requireItem(id), anchor: try requireAnchor(anchor), after: after)
+  }
+
+  /// `moveItem` of item `x` next to item `a`.
+  mutating func moveItem(_ x: Handle, anchor a: Handle, after: Bool) throws(ListFault) {
+    guard x != a else { throw .moveNextToItself(id(of: x)) }
+    guard !isSelfOrAncestor(x, of: a) else {
+      throw .moveIntoOwnSubtree(item: id(of: x), anchor: id(of: a))
+    }
     let deepest = level(of: a) &+ Int(nodes[Int(x)].height)
-    guard deepest <= Self.deepestLevel else { throw .tooDeep(item: id, level: deepest) }
+    guard deepest <= Self.deepestLevel else { throw .tooDeep(item: id(of: x), level: deepest) }
     detach(x)
     insert(x, nextTo: a, after: after)
     if nodes[Int(x)].sel > 0 && !isVisible(x) { deselectSubtree(of: x, includingSelf: true) }
@@ -226,7 +236,11 @@ extension Forest {
 
   /// Replaces the title and merges `fields` key by key; never touches structure.
   mutating func update(_ id: String, title: String?, fields: [String: String]?) throws(ListFault) {
-    let x = try requireItem(id)
+    update(try requireItem(id), title: title, fields: fields)
+  }
+
+  /// `update` of item `x`.
+  mutating func update(_ x: Handle, title: String?, fields: [String: String]?) {
     if title == nil && fields == nil { return }
     editContent(x) { n in
       if let title { n.title = title }
@@ -241,17 +255,18 @@ extension Forest {
 
   mutating func setExpanded(_ ids: [String], _ value: Bool) throws(ListFault) {
     if ids.count == 1 {
-      let x = try requireItem(ids[0])
-      setExpanded(x, value)
-      if !value { deselectSubtree(of: x, includingSelf: false) }
+      expandOrCollapse(try requireItem(ids[0]), value)
       return
     }
     var handles: [Handle] = []
     handles.reserveCapacity(ids.count)
     for id in ids { handles.append(try requireItem(id)) }
-    for x in handles {
-      setExpanded(x, value)
-      if !value { deselectSubtree(of: x, includingSelf: false) }
-    }
+    for x in handles { expandOrCollapse(x, value) }
+  }
+
+  /// `expand` or `collapse` of one item: collapsing deselects what it hides.
+  mutating func expandOrCollapse(_ x: Handle, _ value: Bool) {
+    setExpanded(x, value)
+    if !value { deselectSubtree(of: x, includingSelf: false) }
   }
 }

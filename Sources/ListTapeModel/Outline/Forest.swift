@@ -117,6 +117,13 @@ struct Forest {
   var journaled = JournalMarks()
   /// Buffers the bulk builder reuses from one event to the next (empty between events).
   var scratch = BuildScratch()
+  /// Handles by dictionary entry for a fold on entries (`FoldEntries`), valid for the
+  /// entries' `lineage` only: a cache that `entryTags` confirms at every use.
+  var entryHandles: [Handle] = []
+  /// Each node's dictionary entry, or -1; reset whenever a handle is stored again.
+  var entryTags: [Int32] = []
+  /// The lineage `entryHandles` and `entryTags` number entries in (0: none).
+  var entryLineage: UInt64 = 0
 
   /// The deepest level an item may have (protocol section 5: 256 levels, 0...255).
   static let deepestLevel = 255

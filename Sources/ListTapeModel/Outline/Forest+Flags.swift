@@ -1,0 +1,54 @@
+/// The two flags whose changes the totals carry up: expanded and selected.
+extension Forest {
+  /// Sets the expanded flag and fixes the rows of every ancestor.
+  mutating func setExpanded(_ x: Handle, _ value: Bool) {
+    guard nodes[Int(x)].expanded != value else { return }
+    edit(x) { $0.expanded = value }
+    propagate(from: x, refreshTotals(x))
+  }
+
+  /// Selects or deselects an item and fixes the selected counts above it.
+  mutating func setSelected(_ x: Handle, _ value: Bool) {
+    guard nodes[Int(x)].selected != value else { return }
+    edit(x) { $0.selected = value }
+    if value {
+      selection.insert(x)
+    } else {
+      selection.remove(x)
+    }
+    if nodes[Int(x)].live { propagate(from: x, refreshTotals(x)) }
+  }
+
+  /// Selected items in a list and below it, found through the selected counts of entries
+  /// (only blocks and items whose subtree holds a selection are visited).
+  /// - Complexity: O(selected × depth × log siblings × fan-out).
+  func selectedItems(inList root: Handle) -> [Handle] {
+    var found: [Handle] = []
+    var stack: [Handle] = [root]
+    while let b = stack.popLast() {
+      guard b >= 0, blocks[Int(b)].sel > 0 else { continue }
+      let block = blocks[Int(b)]
+      for i in 0..<Int(block.count) {
+        let h = entry(b, i)
+        if !block.leaf {
+          stack.append(h)
+          continue
+        }
+        let n = nodes[Int(h)]
+        if n.sel == 0 { continue }
+        if n.selected { found.append(h) }
+        if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
+      }
+    }
+    return found
+  }
+
+  /// Deselects every selected item below `x` (and `x` itself when `includingSelf`).
+  /// - Complexity: O(deselected × depth × log siblings × fan-out).
+  mutating func deselectSubtree(of x: Handle, includingSelf: Bool) {
+    guard nodes[Int(x)].sel > 0 else { return }
+    var found = selectedItems(inList: nodes[Int(x)].children)
+    if includingSelf && nodes[Int(x)].selected { found.append(x) }
+    for y in found { setSelected(y, false) }
+  }
+}
