@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ListTapeLog
 
 /// What an app needs around launch, suspension and termination (docs/apple.md): opening
 /// and syncing without blocking the main thread, a bounded flush for a background task,
@@ -86,19 +87,14 @@ extension ListStore {
     /// No protection.
     case none
 
-    /// Sets the class of the file at `path`; does nothing where data protection does not
-    /// exist (Linux), and a file system that refuses it leaves the file as it was.
-    func apply(to path: String) {
-      #if canImport(Darwin)
-      let type: FileProtectionType
+    /// The same class as the log layer names it (every file written beside the log gets it).
+    var protectionClass: ProtectionClass {
       switch self {
-      case .complete: type = .complete
-      case .completeUnlessOpen: type = .completeUnlessOpen
-      case .completeUntilFirstUserAuthentication: type = .completeUntilFirstUserAuthentication
-      case .none: type = .none
+      case .complete: return .complete
+      case .completeUnlessOpen: return .completeUnlessOpen
+      case .completeUntilFirstUserAuthentication: return .completeUntilFirstUserAuthentication
+      case .none: return .none
       }
-      try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: path)
-      #endif
     }
   }
 }

@@ -43,7 +43,7 @@ if args.count == 2 && args[0] == "__replay-memory" {
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
     USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [format]
-                          [--quick]
+                          [recovery] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
@@ -62,4 +62,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("investigate") { InvestigateBench.run(quick: quick) }
   if wants("shapes") { ShapesBench.run(quick: quick) }
   if wants("format") { FormatBench.run(quick: quick) }
+  if wants("recovery") { RecoveryBench.run(quick: quick) }
 }
