@@ -35,13 +35,11 @@ struct CheckpointPolicy {
     return bytesSinceCheckpoint >= spacing
   }
 
-  /// Frames since the last restart reaching `recoveryPointRatio` × its cost (before the
-  /// first restart, the last checkpoint's size stands for it: a restart costs more, so the
-  /// first comes early and measures the real cost; with neither, the log's start is the
-  /// point).
-  var recoveryPointDue: Bool {
+  /// Frames since the last restart (or the log's start) reaching `recoveryPointRatio` ×
+  /// its cost; before the first restart, `estimate` (the caller's guess) stands for it.
+  func recoveryPointDue(estimate: UInt64) -> Bool {
     guard options.recoveryPointRatio > 0 else { return false }
-    let cost = lastRestartCost > 0 ? lastRestartCost : lastCheckpointLength
+    let cost = lastRestartCost > 0 ? lastRestartCost : estimate
     guard cost > 0 else { return false }
     return bytesSinceRestart
       >= options.recoveryPointRatio.multipliedReportingOverflow(by: cost).partialValue

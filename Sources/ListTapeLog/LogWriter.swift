@@ -125,9 +125,14 @@ package final class LogWriter: @unchecked Sendable {
   /// True when the caller should call `appendCheckpoint` with the state after `eventCount` events.
   package var checkpointDue: Bool { core.checkpointDue }
 
-  /// True when the caller should write a recovery point: a dictionary restart and its
-  /// checkpoint (`LogWriterOptions.recoveryPointRatio`).
-  package var recoveryPointDue: Bool { core.recoveryPointDue }
+  /// Whether the caller owes a checkpoint (`checkpointDue`) and a recovery point: a
+  /// dictionary restart and its checkpoint, once the frames since the last restart reach
+  /// `LogWriterOptions.recoveryPointRatio` × its size on disk; before the first,
+  /// `restartEstimate` (bytes) stands for that size. One lock: recorders ask after every
+  /// event.
+  package func due(restartEstimate: UInt64) -> (checkpoint: Bool, recoveryPoint: Bool) {
+    core.due(restartEstimate: restartEstimate)
+  }
 
   /// Writes the folded state after exactly `eventCount` events (pending events are cut first).
   /// `flushPoints` are offsets where the compressor starts a new block (one per column).

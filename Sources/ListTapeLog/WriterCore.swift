@@ -253,7 +253,9 @@ final class WriterCore: @unchecked Sendable {
 
   var eventCount: UInt64 { locked { nextSeq - 1 } }
   var checkpointDue: Bool { locked { policy.checkpointDue } }
-  var recoveryPointDue: Bool { locked { policy.recoveryPointDue } }
+  func due(restartEstimate: UInt64) -> (checkpoint: Bool, recoveryPoint: Bool) {
+    locked { (policy.checkpointDue, policy.recoveryPointDue(estimate: restartEstimate)) }
+  }
   var currentSegment: UInt64 { locked { segment } }
   var unwrittenEvents: Int { locked { batch.count } }
   var flusherWakeups: Int { locked { wakeups } }

@@ -202,9 +202,12 @@ package final class Recorder {
   private func maintainDictionary() throws(StoreError) {
     guard let count = rows?.table.count else { return }
     let live = state.numberOfAllItems + state.numberOfSections
-    if count - live > restartRatio * live + restartSlack || writer.recoveryPointDue {
+    // Before the first restart its size is unknown: 16 bytes per live id (a UUID's) is at
+    // least what one costs, so the first forced restart never comes early.
+    let due = writer.due(restartEstimate: UInt64(live) * 16)
+    if count - live > restartRatio * live + restartSlack || due.recoveryPoint {
       try restartDictionary()
-    } else if writer.checkpointDue {
+    } else if due.checkpoint {
       try writeCheckpoint()
     }
   }
