@@ -54,6 +54,7 @@ extension WriterCore {
       var now = Posix.monotonicNanos()
       if state.isUsable, !batch.isEmpty, now &- batch.since >= batchDelayNanos {
         try? cut()
+        settle()
       }
       let interval = syncIntervalNanos
       if interval > 0, dirty, state.isUsable, now &- lastSync >= interval {

@@ -241,7 +241,7 @@ final class WriterCore: @unchecked Sendable {
   }
 
   /// writing → open when nothing waits and nothing is unsynced: after every call. Lock held.
-  private func settle() { state.settle(idle: batch.isEmpty && !dirty) }
+  func settle() { state.settle(idle: batch.isEmpty && !dirty) }
 
   /// Fails the writer with `e` (the first failure stays) and returns it for throwing.
   func fail(_ e: LogError) -> LogError {
