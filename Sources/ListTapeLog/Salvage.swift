@@ -37,9 +37,13 @@ public struct SalvageReport: Sendable, Equatable, CustomStringConvertible {
 
   public var description: String {
     let lost = gaps.reduce(UInt64(0)) { $0 + $1.count }
-    let summary =
+    var summary =
       "kept \(eventsKept) events in \(framesKept) frames; lost \(lost) events in \(gaps.count) gaps; "
       + "skipped \(damagedRanges.count) damaged ranges and \(framesDropped) stray frames"
+    if !repaired.isEmpty {
+      let bytes = repaired.reduce(UInt64(0)) { $0 + $1.length }
+      summary += "; rebuilt \(bytes) damaged bytes from parity"
+    }
     guard let gaveUpAt else { return summary }
     return summary
       + "; gave up at byte \(gaveUpAt): too many frame headers there whose payloads do not check "
