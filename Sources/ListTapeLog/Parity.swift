@@ -253,20 +253,20 @@ extension FrameScan {
     var patches: [(UInt64, [UInt8])] = []
     var unrepaired: [ByteRange] = []
     var from = end
+    // A header valid under the salt at its own offset is the log's own (or crafted): its
+    // length is trusted, so the search jumps over its payload, and a crafted file whose
+    // headers claim the rest of it costs one step.
     while let (at, h) = try findFrame(from: from, placedOnly: true) {
+      from = at + h.frameLength
       guard h.type == Format.typeParity, !h.isCompressed,
         try payloadProblem(h, at: at) == nil,
         let payload = try source.bytes(
           at: at + UInt64(Format.frameHeaderLength), count: Int(h.payloadLength)),
         let frame = ParityFrame(payload, at: at)
-      else {
-        from = at + 1
-        continue
-      }
+      else { continue }
       let found = try frame.repair(source)
       patches += found.patches
       unrepaired += found.unrepaired
-      from = at + h.frameLength
     }
     return (patches, unrepaired)
   }
