@@ -34,12 +34,12 @@ for arg in "$@"; do
 done
 [ ${#which[@]} -gt 0 ] || which=(address thread)
 
-log='ListTapeLogTests\.(FaultTests|KillTests|RoundTripTests)'
+log='ListTapeLogTests\.(FaultTests|KillTests|RoundTripTests|ParityTests|WriterStateTests)'
 codecs='ListTapeModelTests\.(StateCodecTests|EventRoundTripTests|EventDecodingTests)'
 replay='ListTapeStoreTests\.(HostileBytesTests|TimelineTests|GoldenTests|EventPipelineTests)'
 store='ListTapeStoreTests\.(StoreTests|StoreThreadTests|StoreKillTests)'
 address_suites="$log|$codecs|$replay|$store|ListTapeCLITests\.HostileTimeTests|ListTapeJSONTests"
-thread_suites='ListTapeStoreTests\.(StoreTests|StoreThreadTests|EventPipelineTests)|ListTapeLogTests\.RoundTripTests'
+thread_suites='ListTapeStoreTests\.(StoreTests|StoreThreadTests|EventPipelineTests)|ListTapeLogTests\.(RoundTripTests|WriterStateTests)'
 # A latency bound (p99 of send) that the instrumentation alone breaks.
 skip='callerNeverWaitsForTheDisk'
 if [ "$ci" = 1 ]; then

@@ -22,14 +22,24 @@ package protocol FileLayer: AnyObject, Sendable {
   func link(_ from: String, _ to: String) -> Int32?
   /// `unlink(2)`; the errno on failure.
   func unlink(_ path: String) -> Int32?
+  /// `rename(2)`: replaces `to` atomically; the errno on failure.
+  func rename(_ from: String, _ to: String) -> Int32?
   /// `close(2)`; the errno on failure.
   func close(_ fd: Int32) -> Int32?
   /// Called on a thread the writer starts, before it does anything (tests find it by this).
   func threadStarted(_ name: String)
+  /// The data protection class of the file at `path`, nil where there is none (Linux).
+  func protectionClass(of path: String) -> ProtectionClass?
+  /// Sets the data protection class of the file at `path` (nothing where there is none).
+  func setProtectionClass(_ protection: ProtectionClass, of path: String)
 }
 
 extension FileLayer {
   package func threadStarted(_ name: String) {}
+
+  package func rename(_ from: String, _ to: String) -> Int32? {
+    from.withCString { f in to.withCString { t in sysRename(f, t) == 0 ? nil : errno } }
+  }
 }
 
 /// The real file system.
@@ -78,9 +88,15 @@ private func sysLink(_ f: UnsafePointer<CChar>, _ t: UnsafePointer<CChar>) -> In
   Glibc.link(f, t)
 }
 private func sysUnlink(_ p: UnsafePointer<CChar>) -> Int32 { Glibc.unlink(p) }
+private func sysRename(_ f: UnsafePointer<CChar>, _ t: UnsafePointer<CChar>) -> Int32 {
+  Glibc.rename(f, t)
+}
 #elseif canImport(Darwin)
 private func sysLink(_ f: UnsafePointer<CChar>, _ t: UnsafePointer<CChar>) -> Int32 {
   Darwin.link(f, t)
 }
 private func sysUnlink(_ p: UnsafePointer<CChar>) -> Int32 { Darwin.unlink(p) }
+private func sysRename(_ f: UnsafePointer<CChar>, _ t: UnsafePointer<CChar>) -> Int32 {
+  Darwin.rename(f, t)
+}
 #endif

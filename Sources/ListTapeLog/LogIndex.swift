@@ -466,6 +466,7 @@ package final class LogIndexBuilder {
     case .success(let f): fd = f
     case .failure(let e): throw .io("cannot create index", path: temporary, errno: e)
     }
+    SystemFiles.shared.protect(temporary, like: logPath)
     do throws(LogError) {
       try writeAt(0, [UInt8](repeating: 0, count: IndexFormat.headerLength))
       if let old { try keep(old, through: keepThrough) }

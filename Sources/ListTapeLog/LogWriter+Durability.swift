@@ -30,6 +30,8 @@ extension LogWriter {
     case .success(let f): fd = f
     case .failure(let e): throw .io("cannot create", path: path, errno: e)
     }
+    // The class is set before any byte is written, and the link carries it to `path`.
+    if let protection = options.protection { files.setProtectionClass(protection, of: temporary) }
     var linked = false
     do throws(LogError) {
       try lock(fd, path: path)

@@ -35,6 +35,16 @@ package struct LogWriterOptions: Sendable, Equatable {
   /// payload a `FramePayloadEncoder` makes; dictionary frames). An existing log keeps its
   /// own format.
   package var formatMajor: UInt16 = 1
+  /// The data protection class a new log is created with (Apple platforms); nil leaves the
+  /// system's default. Files the writer saves beside a log (a cut tail) get the log's class.
+  package var protection: ProtectionClass?
+  /// PARITY frames after every group of frames (docs/log-format.md, "Parity"); nil writes
+  /// none. Recorders of 2.0 logs write them.
+  package var parity: ParityOptions?
+  /// `recoveryPointDue` turns true once the frames since the last dictionary restart (or
+  /// the log's start) reach this multiple of the last restart's size on disk (its
+  /// dictionary and checkpoint frames); 0 never. Spaces self-contained points by cost.
+  package var recoveryPointRatio: UInt64 = 0
 
   /// The defaults above.
   package init() {}

@@ -141,6 +141,9 @@ final class ByteSource {
   private var windowStart: UInt64 = 0
   private var windowLength = 0
   private static let window = 1 << 20
+  /// Bytes that replace the file's own, by offset, sorted and disjoint (blocks salvage
+  /// rebuilt from parity).
+  private var patches: [(offset: UInt64, bytes: [UInt8])] = []
 
   /// Reads through `fd` (not owned: the caller closes it).
   init(fd: Int32, path: String) throws(LogError) {
@@ -190,8 +193,49 @@ final class ByteSource {
     let got = try Posix.pread(fd, buffer, want, offset, path: path)
     windowStart = offset
     windowLength = got
+    if !patches.isEmpty { applyPatches(to: buffer, at: offset, count: got) }
     guard got >= count else { return nil }
     return UnsafeRawBufferPointer(start: buffer, count: count)
+  }
+
+  /// Reads `replacements` in place of the bytes they cover from now on (disjoint ranges).
+  func patch(_ replacements: [(UInt64, [UInt8])]) {
+    patches += replacements.map { (offset: $0.0, bytes: $0.1) }
+    patches.sort { $0.offset < $1.offset }
+    if fd == nil {
+      applyPatches(to: buffer, at: 0, count: windowLength)
+    } else {
+      windowLength = 0
+    }
+  }
+
+  /// Copies the patches overlapping `[at, at + count)` over the bytes read there.
+  private func applyPatches(to dst: UnsafeMutableRawPointer, at: UInt64, count: Int) {
+    let end = at + UInt64(count)
+    var lo = 0
+    var hi = patches.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if patches[mid].offset + UInt64(patches[mid].bytes.count) <= at {
+        lo = mid + 1
+      } else {
+        hi = mid
+      }
+    }
+    while lo < patches.count, patches[lo].offset < end {
+      let p = patches[lo]
+      let from = max(p.offset, at)
+      let to = min(p.offset + UInt64(p.bytes.count), end)
+      if from < to {
+        p.bytes.withUnsafeBytes { b in
+          if let base = b.baseAddress {
+            (dst + Int(from - at)).copyMemory(
+              from: base + Int(from - p.offset), byteCount: Int(to - from))
+          }
+        }
+      }
+      lo += 1
+    }
   }
 
   /// Drops an oversized window buffer after reading a big frame.

@@ -29,13 +29,22 @@ public struct SalvageReport: Sendable, Equatable, CustomStringConvertible {
   /// Where salvage gave up because the file is full of frame headers whose payloads do not
   /// check out (only a crafted file gets there); nil when it read the whole file.
   public var gaveUpAt: UInt64?
+  /// Damaged blocks rebuilt exactly from the log's PARITY frames before anything was read.
+  package var repaired: [ByteRange] = []
+  /// Damaged blocks that PARITY frames cover but could not rebuild (too much damage in one
+  /// group).
+  package var unrepaired: [ByteRange] = []
 
   /// The same in words, for people.
   public var description: String {
     let lost = gaps.reduce(UInt64(0)) { $0 + $1.count }
-    let summary =
+    var summary =
       "kept \(eventsKept) events in \(framesKept) frames; lost \(lost) events in \(gaps.count) gaps; "
       + "skipped \(damagedRanges.count) damaged ranges and \(framesDropped) stray frames"
+    if !repaired.isEmpty {
+      let bytes = repaired.reduce(UInt64(0)) { $0 + $1.length }
+      summary += "; rebuilt \(bytes) damaged bytes from parity"
+    }
     guard let gaveUpAt else { return summary }
     return summary
       + "; gave up at byte \(gaveUpAt): too many frame headers there whose payloads do not check "
@@ -53,6 +62,13 @@ extension LogReader {
   /// header must be intact. Folding across a gap needs a checkpoint after it.
   public static func salvage(from source: String, to destination: String) throws(LogError)
     -> SalvageReport
+  {
+    try salvage(from: source, to: destination, files: SystemFiles.shared)
+  }
+
+  /// `salvage(from:to:)`, setting the new file's protection class through `files` (tests).
+  static func salvage(from source: String, to destination: String, files: any FileLayer)
+    throws(LogError) -> SalvageReport
   {
     var st = stat()
     if lstat(destination, &st) == 0 {
@@ -78,6 +94,7 @@ extension LogReader {
     case .success(let f): dstFD = f
     case .failure(let e): throw .io("cannot create", path: tmp, errno: e)
     }
+    files.protect(tmp, like: source)
     var ok = false
     defer {
       _ = Posix.close(dstFD)
@@ -89,11 +106,18 @@ extension LogReader {
     var out = SalvageWriter(
       fd: dstFD, path: tmp, salt: newHeader.salt, end: 0)
     try out.write(newHeader.encode())
+    if oldHeader.major >= 2 { out.parity = ParityGroup(options: ParityOptions(), start: out.end) }
 
     let scan = FrameScan(
       source: src, salt: oldHeader.salt, start: UInt64(oldHeader.headerLength),
       major: oldHeader.major)
     var report = SalvageReport()
+    // First what the log's parity can rebuild: the rest of salvage then reads those blocks
+    // as they were written.
+    let repairs = try scan.parityRepairs()
+    if !repairs.patches.isEmpty { src.patch(repairs.patches) }
+    report.repaired = repairs.patches.map { ByteRange(offset: $0.0, length: UInt64($0.1.count)) }
+    report.unrepaired = repairs.unrepaired
     var nextSeq: UInt64 = 1
     var offset = UInt64(oldHeader.headerLength)
     var damageStart: UInt64?
@@ -171,6 +195,8 @@ extension LogReader {
       case Format.typeMeta:
         keep = false
         if lost > 0 { try gap(upTo: max(nextSeq, h.firstSeq &+ lost)) }
+      case Format.typeParity:
+        keep = false  // it describes the old file's bytes; the new log gets its own
       default:
         break
       }
@@ -180,7 +206,7 @@ extension LogReader {
         }
         try out.copy(h, payload: payload)
         report.framesKept += 1
-      } else if h.type != Format.typeMeta {
+      } else if h.type != Format.typeMeta && h.type != Format.typeParity {
         report.framesDropped += 1
       }
       offset += h.frameLength
@@ -189,6 +215,7 @@ extension LogReader {
       report.damagedRanges.append(ByteRange(offset: start, length: src.size - start))
     }
     report.lastEvent = nextSeq - 1
+    try out.closeParity()
     if let e = Posix.dataSync(dstFD) { throw .io("cannot sync", path: tmp, errno: e) }
     guard rename(tmp, destination) == 0 else {
       throw .io("cannot rename \(tmp)", path: destination, errno: errno)
@@ -242,6 +269,8 @@ private struct SalvageWriter {
   let path: String
   let salt: UInt32
   var end: UInt64
+  /// The output's parity group (2.0 logs), as a writer keeps it.
+  var parity: ParityGroup?
 
   mutating func write(_ bytes: [UInt8]) throws(LogError) {
     if let e = bytes.withUnsafeBytes({ Posix.writeAll(fd, $0) }) {
@@ -260,6 +289,29 @@ private struct SalvageWriter {
       throw .io("write failed", path: path, errno: e, offset: end)
     }
     end += UInt64(payload.count)
+    head.withUnsafeBytes { parity?.add($0) }
+    parity?.add(payload)
+    if parity?.isDue == true { try writeParity() }
+  }
+
+  /// Writes the parity group's PARITY frame (uncompressed) and starts the next group.
+  mutating func writeParity() throws(LogError) {
+    guard let group = parity, group.length > 0 else { return }
+    let payload = group.payload()
+    let h = FrameHeader(
+      type: Format.typeParity, flags: 0, eventCount: 0, firstSeq: 0,
+      payloadLength: UInt32(payload.count), rawLength: UInt32(payload.count),
+      offsetLow: UInt32(truncatingIfNeeded: end),
+      payloadCRC: payload.withUnsafeBytes { crc32Bytes(0, $0) })
+    var head = [UInt8](repeating: 0, count: Format.frameHeaderLength)
+    head.withUnsafeMutableBytes { h.encode(into: $0, salt: salt) }
+    try write(head + payload)
+    parity?.restart(at: end)
+  }
+
+  /// The last group's parity, when it is large enough to be worth one.
+  mutating func closeParity() throws(LogError) {
+    if parity?.isWorthClosing == true { try writeParity() }
   }
 
   mutating func writeCompressed(type: UInt8, firstSeq: UInt64, raw: [UInt8], _ d: Deflater)
@@ -277,6 +329,9 @@ private struct SalvageWriter {
     var moved = h
     moved.offsetLow = UInt32(truncatingIfNeeded: end)
     head.withUnsafeMutableBytes { moved.encode(into: $0, salt: salt) }
-    try write(head + payload)
+    let frame = head + payload
+    try write(frame)
+    frame.withUnsafeBytes { parity?.add($0) }
+    if parity?.isDue == true { try writeParity() }
   }
 }

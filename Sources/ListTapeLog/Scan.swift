@@ -68,6 +68,12 @@ struct FrameScan {
   var lastFramePayloadCRC: UInt32 = 0
   var gaps: [LogGap] = []
   var gapCount = 0
+  /// Where the frames after the last PARITY frame begin (the group a writer continues).
+  var parityGroupStart: UInt64
+  /// Bytes of frames since the last dictionary frame (2.0), or since the first frame.
+  var bytesSinceRestart: UInt64 = 0
+  /// The last recovery point's cost: its dictionary frame and the checkpoint right after it.
+  var lastRestartCost: UInt64 = 0
   /// Why the last scan stopped before the end of the file; nil if it reached the end cleanly.
   var stop: LogDamage?
 
@@ -82,6 +88,7 @@ struct FrameScan {
     self.salt = salt
     self.end = start
     self.major = major
+    self.parityGroupStart = start
   }
 
   /// Events in the valid prefix.
@@ -215,6 +222,9 @@ struct FrameScan {
       lastCheckpointSeq = h.firstSeq
       lastCheckpointLength = h.frameLength
       bytesSinceCheckpoint = 0
+      if h.firstSeq &+ 1 == lastRestartSeq && lastRestartSeq == nextSeq {
+        lastRestartCost += h.frameLength
+      }
     case Format.typeDictionary:
       dictionaryFrames += 1
       restarts.append(Mark(offset: offset, seq: h.firstSeq))
@@ -223,6 +233,8 @@ struct FrameScan {
       }
       lastRestartSeq = h.firstSeq
       bytesSinceCheckpoint += h.frameLength
+      bytesSinceRestart = 0
+      lastRestartCost = h.frameLength
     case Format.typeMeta:
       metaFrames += 1
       if lost > 0 {
@@ -232,7 +244,9 @@ struct FrameScan {
       }
     default:
       skippedFrames += 1
+      if h.type == Format.typeParity { parityGroupStart = offset + h.frameLength }
     }
+    if h.type != Format.typeDictionary { bytesSinceRestart += h.frameLength }
     end = offset + h.frameLength
   }
 

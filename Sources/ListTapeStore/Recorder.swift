@@ -44,8 +44,16 @@ package final class Recorder {
     o.maxRawBytesPerFrame = 256 << 10
     o.eventCodecVersion = 2
     o.stateCodecVersion = UInt32(ListState.compactVersion)
+    // Damage costs a bounded stretch (docs/log-format.md, "Damage and recovery points"):
+    // parity frames rebuild a damaged block exactly, and a dictionary restart at least
+    // every 50 × its own size makes a self-contained point for damage parity cannot mend.
+    o.parity = ParityOptions()
+    o.recoveryPointRatio = recoveryPointRatio
     return o
   }
+
+  /// Frames between forced recovery points, as a multiple of the last one's size.
+  package static let recoveryPointRatio: UInt64 = 50
 
   /// Options for appending to a 1.0 log (only `open` on an existing 1.0 file uses them):
   /// checkpoints at most 200k events apart (a seek folds at most that many), and at least
@@ -56,6 +64,8 @@ package final class Recorder {
     o.checkpointBytesRatio = 4
     o.minCheckpointSpacingBytes = 64 << 10
     o.maxRawBytesPerFrame = 64 << 10
+    o.parity = nil  // a 1.0 log stays as 1.0 writers made it
+    o.recoveryPointRatio = 0
     return o
   }
 
@@ -192,9 +202,12 @@ package final class Recorder {
   private func maintainDictionary() throws(StoreError) {
     guard let count = rows?.table.count else { return }
     let live = state.numberOfAllItems + state.numberOfSections
-    if count - live > restartRatio * live + restartSlack {
+    // Before the first restart its size is unknown: 16 bytes per live id (a UUID's) is at
+    // least what one costs, so the first forced restart never comes early.
+    let due = writer.due(restartEstimate: UInt64(live) * 16)
+    if count - live > restartRatio * live + restartSlack || due.recoveryPoint {
       try restartDictionary()
-    } else if writer.checkpointDue {
+    } else if due.checkpoint {
       try writeCheckpoint()
     }
   }

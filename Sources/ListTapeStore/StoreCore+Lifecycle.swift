@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ListTapeLog
 
 /// What an app needs around launch, suspension and termination (docs/apple.md): opening
 /// and syncing without blocking the main thread, a bounded flush for a background task,

@@ -72,10 +72,11 @@ package final class StoreCore: @unchecked Sendable {
 
   /// Opens the recorder of `path` as `options` say, and sets the file's protection class.
   static func openRecorder(_ path: String, _ options: Options) throws(StoreError) -> Recorder {
+    var writerOptions = options.writerOptions ?? Recorder.options(options.fsync)
+    writerOptions.protection = options.fileProtection.protectionClass
     let recorder = try Recorder.open(
-      path: path, options: options.writerOptions ?? Recorder.options(options.fsync),
-      files: options.files, onFold: options.onFold)
-    options.fileProtection.apply(to: path)
+      path: path, options: writerOptions, files: options.files, onFold: options.onFold)
+    options.files.setProtectionClass(options.fileProtection.protectionClass, of: path)
     return recorder
   }
 

@@ -43,19 +43,14 @@ public struct StoreOptions: Sendable {
     /// No protection.
     case none
 
-    /// Sets the class of the file at `path`; does nothing where data protection does not
-    /// exist (Linux), and a file system that refuses it leaves the file as it was.
-    func apply(to path: String) {
-      #if canImport(Darwin)
-      let type: FileProtectionType
+    /// The same class as the log layer names it (every file written beside the log gets it).
+    var protectionClass: ProtectionClass {
       switch self {
-      case .complete: type = .complete
-      case .completeUnlessOpen: type = .completeUnlessOpen
-      case .completeUntilFirstUserAuthentication: type = .completeUntilFirstUserAuthentication
-      case .none: type = .none
+      case .complete: return .complete
+      case .completeUnlessOpen: return .completeUnlessOpen
+      case .completeUntilFirstUserAuthentication: return .completeUntilFirstUserAuthentication
+      case .none: return .none
       }
-      try? FileManager.default.setAttributes([.protectionKey: type], ofItemAtPath: path)
-      #endif
     }
   }
 }

@@ -26,6 +26,13 @@ extension Timeline {
   package func upgrade(to output: String, progress: ((Int, Int) -> Void)? = nil)
     throws(StoreError) -> UpgradeReport
   {
+    try upgrade(to: output, files: SystemFiles.shared, progress: progress)
+  }
+
+  /// `upgrade(to:progress:)` through `files` (tests watch the rename and the directory sync).
+  func upgrade(to output: String, files: any FileLayer, progress: ((Int, Int) -> Void)? = nil)
+    throws(StoreError) -> UpgradeReport
+  {
     if FileManager.default.fileExists(atPath: output) { throw .outputExists(path: output) }
     if let damage = self.damage {
       throw .incompleteLog(path: path, damage: damage, lostEvents: 0)
@@ -38,7 +45,8 @@ extension Timeline {
     try? FileManager.default.removeItem(atPath: temporary)
     var options = Recorder.options(.interval(seconds: 1))
     options.batchDelay = 1
-    let recorder = try Recorder.open(path: temporary, options: options)
+    options.protection = files.protectionClass(of: path)
+    let recorder = try Recorder.open(path: temporary, options: options, files: files)
     var failure: StoreError?
     var written = 0
     let total = eventCount
@@ -65,13 +73,20 @@ extension Timeline {
       try? FileManager.default.removeItem(atPath: temporary)
       throw error
     }
-    guard rename(temporary, output) == 0 else {
-      let e = errno
+    if let e = files.rename(temporary, output) {
       try? FileManager.default.removeItem(atPath: temporary)
       throw .log(
         LogError(
           .io, path: output,
           message: "cannot rename \(temporary) into place: \(String(cString: strerror(e)))",
+          errno: e))
+    }
+    // The new name survives a power loss only once the directory holding it is synced.
+    if let e = files.syncDirectory(of: output) {
+      throw .log(
+        LogError(
+          .io, path: output,
+          message: "cannot sync the directory of \(output): \(String(cString: strerror(e)))",
           errno: e))
     }
     progress?(total, total)

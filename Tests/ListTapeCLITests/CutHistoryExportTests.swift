@@ -118,6 +118,6 @@ import Testing
     #expect(r.out.contains(#"return ["keyboard"]"#))
     let missing = try CLI.run(["export", path])
     #expect(missing.code == 64)
-    #expect(missing.err.hasPrefix("Error: Missing expected argument '--swift'"))
+    #expect(missing.err.hasPrefix("Error: Missing '--swift' or '--parquet'"))
   }
 }

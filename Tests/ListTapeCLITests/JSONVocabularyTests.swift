@@ -118,6 +118,8 @@ import Testing
     case ("history --json", _): return try run(["history", s, "--item", "mic", "--json"])
     case ("shrink --json", _):
       return try run(["shrink", s, "--where", predicate, "-o", dir.path("shrunk.ltape"), "--json"])
+    case ("export --parquet --json", _):
+      return try run(["export", "--parquet", s, c, "-o", dir.path("tables"), "--json"])
     case ("what-if --json", _):
       return try run(["what-if", s, "--without", "5", "--json", "-o", dir.path("w.ltape")])
     default:

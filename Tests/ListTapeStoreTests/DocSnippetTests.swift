@@ -136,7 +136,8 @@ struct Compiler {
     var arguments = [
       "swiftc", "-typecheck", "-swift-version", "6", "-I",
       products.appendingPathComponent("Modules").path,
-      "-Xcc", "-fmodule-map-file=\(DocSnippetTests.root.path)/Sources/CZlib/module.modulemap",
+      "-Xcc",
+      "-fmodule-map-file=\(DocSnippetTests.root.path)/Sources/CListTapeZlib/module.modulemap",
       "-Xcc", "-fmodule-map-file=\(products.path)/CListTapeHints.build/module.modulemap",
     ]
     if code.contains("import UIKit") {

@@ -115,6 +115,7 @@ final class OneThreadExecutor: TaskExecutor, @unchecked Sendable {
     var w = Recorder.options(.never)
     w.maxEventsBetweenCheckpoints = interval
     w.minCheckpointSpacingBytes = 1 << 40
+    w.recoveryPointRatio = 0  // no recovery point (a restart and its checkpoint) in between
     return w
   }
 

@@ -71,8 +71,9 @@ def rows_of_one(path, done):
         return
     for change in lines[:-1]:
         if change.get("to") is True:
-            op = change.get("op") or {}
-            yield (path, change["event"], op.get("op"), json.dumps(op), damaged, None)
+            recorded = change.get("recorded")
+            yield (path, change["event"], change.get("op"),
+                   json.dumps(recorded) if recorded is not None else None, damaged, None)
             return
     if damaged:
         yield (path, None, None, None, damaged, None)
@@ -85,12 +86,13 @@ def rows_of_many(done):
         raise RuntimeError(f"listtape find exited {done.returncode}: {done.stderr.strip()}")
     for line in done.stdout.splitlines():
         obj = json.loads(line) if line.strip() else {}
-        if "error" in obj:
-            yield (obj["log"], None, None, None, None, obj["error"])
+        if "log" in obj and "event" not in obj:
+            yield (obj["log"], None, None, None, None, obj.get("problem"))
         elif "log" in obj:
-            op = obj.get("op")
-            yield (obj["log"], obj.get("event"), op.get("op") if op else None,
-                   json.dumps(op) if op else None, obj.get("damaged"), None)
+            recorded = obj.get("recorded")
+            yield (obj["log"], obj.get("event"), obj.get("op"),
+                   json.dumps(recorded) if recorded is not None else None,
+                   obj.get("problem"), None)
 
 
 def scan(binary_name, expression):

@@ -46,7 +46,7 @@ if args.count == 2 && args[0] == "__replay-memory" {
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
     USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [format]
-                          [fleet] [time] [--quick]
+                          [fleet] [time] [recovery] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
@@ -70,4 +70,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("format") { FormatBench.run(quick: quick) }
   if wants("fleet") { FleetBench.run(quick: quick) }
   if selected.contains("time") { TimeBench.run(quick: quick) }
+  if wants("recovery") { RecoveryBench.run(quick: quick) }
 }

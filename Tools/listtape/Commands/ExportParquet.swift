@@ -87,7 +87,9 @@ enum ExportParquet {
             "listtape: warning: exported events 1...\(summary.events) of \(summary.log) only: "
               + Failures.message(error))
         }
-        if summary.damaged { problems += 1 }
+        // The damaged-log policy (docs/cli.md): a log that lost events in a salvage is
+        // exported with a warning and counts as damaged, as `stats` counts it.
+        if summary.damaged || summary.lostEvents > 0 { problems += 1 }
       }
       guard !exported.isEmpty else {
         throw CLIError.failure(
@@ -207,16 +209,16 @@ enum ExportParquet {
           w.field("events", events)
           w.field("eventsBytes", sizes[0])
           w.field("sessionsBytes", sizes[1])
-          w.key("damaged")
+          w.key("damagedLogs")
           w.beginArray()
-          for s in exported where s.damaged { w.string(s.log) }
+          for s in exported where s.damaged || s.lostEvents > 0 { w.string(s.log) }
           w.endArray()
-          w.key("skipped")
+          w.key("skippedLogs")
           w.beginArray()
           for s in skipped {
             w.beginObject()
             w.field("log", s.path)
-            w.field("error", s.reason)
+            w.field("problem", s.reason)
             w.endObject()
           }
           w.endArray()
@@ -227,7 +229,7 @@ enum ExportParquet {
       "listtape: exported \(Render.plural(events, "event")) of \(Render.plural(exported.count, "log")) "
       + "to \(output) (\(FleetExport.eventsFile) \(Render.count(sizes[0])) bytes, "
       + "\(FleetExport.sessionsFile) \(Render.count(sizes[1])) bytes)"
-    let damaged = exported.filter(\.damaged).count
+    let damaged = exported.filter { $0.damaged || $0.lostEvents > 0 }.count
     if damaged > 0 || !skipped.isEmpty {
       line += "; \(damaged) damaged, \(skipped.count) skipped"
     }

@@ -1,0 +1,308 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A writer's shared part, used by the appending threads and the background flusher: its
+/// state (`WriterState`) and the parts each state uses, all behind one condition. Appends
+/// fill the batch (`WriterBatch`); cutting it frames and writes it (`FrameOutput`); the
+/// counters of `CheckpointPolicy` say when the caller owes a checkpoint; syncs follow the
+/// fsync policy. Opening is `prepare` (LogWriter+Recovery), the thread `flusherLoop`
+/// (LogWriter+Flusher).
+final class WriterCore: @unchecked Sendable {
+  let path: String
+  let options: LogWriterOptions
+  let files: any FileLayer
+  /// Format major version of the file, and (2.0) what turns records into frame payloads.
+  let major: UInt16
+  private let frames: (any FramePayloadEncoder)?
+  let cond = NSCondition()
+
+  // Behind `cond`.
+  /// Where the writer is in its life; every change is a named transition.
+  var state = WriterState.open
+  let batch: WriterBatch
+  let output: FrameOutput
+  var policy: CheckpointPolicy
+  /// The number the next event appended gets.
+  private(set) var nextSeq: UInt64
+  /// The event number the current 2.0 segment began before (0: the log's start).
+  private(set) var segment: UInt64
+  private var framePayload: [UInt8] = []
+  private var flushPoints: [Int] = []
+  /// Frames written since the last sync of either kind (the interval flusher's cue).
+  var dirty = false
+  /// Frames written since the last full sync (what `close()` must still force out).
+  private var unflushed = false
+  /// When the last sync of either kind started (monotonic ns).
+  var lastSync: UInt64
+  /// The descriptor was closed (by `close`, or not yet: `deinit` closes it).
+  private var fdClosed = false
+  let maxEvents: Int
+  let maxRaw: Int
+
+  /// The flusher thread's bookkeeping (LogWriter+Flusher).
+  let flusherDone = DispatchSemaphore(value: 0)
+  var flusherRunning = false
+  /// When the flusher will next wake by itself (monotonic ns), or nil: it waits for a signal.
+  var flusherDeadline: UInt64?
+  var wakeups = 0
+
+  /// The writer of the log that `prepare` opened on `fd`.
+  init(
+    fd: Int32, path: String, options: LogWriterOptions, frames: (any FramePayloadEncoder)?,
+    files: any FileLayer, prepared: PreparedLog
+  ) throws(LogError) {
+    guard let deflater = Deflater(level: min(max(options.compressionLevel, 0), 9)) else {
+      throw LogError(.io, path: path, message: "zlib deflateInit failed")
+    }
+    let maxRaw = min(max(options.maxRawBytesPerFrame, 1), Format.maxEventsRaw)
+    let batchCapacity = min(maxRaw, 1 << 20) + 64
+    self.path = path
+    self.options = options
+    self.files = files
+    self.major = prepared.header.major
+    self.frames = prepared.header.major >= 2 ? frames : nil
+    self.maxEvents = min(max(options.maxEventsPerFrame, 1), Int(UInt16.max))
+    self.maxRaw = maxRaw
+    self.batch = WriterBatch(capacity: batchCapacity)
+    self.output = FrameOutput(
+      fd: fd, path: path, files: files, salt: prepared.header.salt, deflater: deflater,
+      end: prepared.scan.end, syncedEnd: prepared.syncedEnd, batchCapacity: batchCapacity)
+    output.parity = prepared.parity
+    self.policy = CheckpointPolicy(options: options, scan: prepared.scan)
+    self.nextSeq = prepared.scan.nextSeq
+    self.segment = prepared.scan.lastRestartSeq
+    self.lastSync = Posix.monotonicNanos()
+  }
+
+  deinit {
+    if !fdClosed { _ = files.close(output.fd) }
+  }
+
+  /// Runs `body` under the lock.
+  func underLock<R>(_ body: () throws(LogError) -> R) throws(LogError) -> R {
+    cond.lock()
+    defer { cond.unlock() }
+    return try body()
+  }
+
+  /// Runs `body` under the lock (for reads that cannot fail).
+  func locked<R>(_ body: () -> R) -> R {
+    cond.lock()
+    defer { cond.unlock() }
+    return body()
+  }
+
+  // MARK: Appending
+
+  func append(_ r: UnsafeRawBufferPointer) throws(LogError) {
+    try underLock { () throws(LogError) in
+      try state.checkUsable(path: path)
+      let n = r.count
+      guard n <= Format.maxRecord else {
+        throw LogError(.tooLarge, path: path, message: "record of \(n) bytes exceeds the cap")
+      }
+      if !batch.isEmpty && batch.bytes + n + 5 > maxRaw { try cut() }
+      let opened = batch.add(r, seq: nextSeq, now: Posix.monotonicNanos)
+      state.beginWriting()
+      nextSeq += 1
+      policy.appended()
+      if batch.count >= maxEvents || batch.bytes >= maxRaw {
+        try cut()
+        settle()
+      } else if opened {
+        noteWork()
+      }
+    }
+  }
+
+  /// Writes a CHECKPOINT (state after `eventCount` events) or, in 2.0, a DICTIONARY frame.
+  func appendFrame(_ type: UInt8, _ raw: UnsafeRawBufferPointer, flushPoints: [Int])
+    throws(LogError)
+  {
+    try underLock { () throws(LogError) in
+      try state.checkUsable(path: path)
+      let what = type == Format.typeCheckpoint ? "checkpoint" : "dictionary"
+      guard type == Format.typeCheckpoint || major >= 2 else {
+        throw LogError(.unsupportedVersion, path: path, message: "a 1.0 log has no \(what) frames")
+      }
+      guard raw.count <= Format.maxRaw(type: type) else {
+        throw LogError(
+          .tooLarge, path: path, message: "\(what) of \(raw.count) bytes exceeds the cap")
+      }
+      try cut()
+      let isCheckpoint = type == Format.typeCheckpoint
+      try writeFrame(
+        type: type, count: 0, firstSeq: isCheckpoint ? nextSeq &- 1 : nextSeq, raw: raw,
+        flushPoints: flushPoints)
+      if isCheckpoint {
+        output.shrinkIfLarge()
+      } else {
+        segment = nextSeq
+      }
+      settle()
+    }
+  }
+
+  func flush() throws(LogError) {
+    try underLock { () throws(LogError) in
+      try state.checkUsable(path: path)
+      try cut()
+      settle()
+    }
+  }
+
+  func sync() throws(LogError) {
+    try underLock { () throws(LogError) in
+      try state.checkUsable(path: path)
+      try cut()
+      try syncLocked()
+      settle()
+    }
+  }
+
+  /// Compresses and writes the batch as one EVENTS frame. Lock held.
+  func cut() throws(LogError) {
+    guard !batch.isEmpty else { return }
+    if let frames {
+      framePayload.removeAll(keepingCapacity: true)
+      flushPoints.removeAll(keepingCapacity: true)
+      if let problem = frames.payload(
+        records: batch.records, count: batch.count, segment: segment, into: &framePayload,
+        flushPoints: &flushPoints)
+      {
+        throw fail(LogError(.poisoned, path: path, message: "cannot encode frame: \(problem)"))
+      }
+      let points = flushPoints
+      let written: Result<Void, LogError> = framePayload.withUnsafeBytes { raw in
+        Result { () throws(LogError) in
+          try writeFrame(
+            type: Format.typeEvents, count: batch.count, firstSeq: batch.firstSeq, raw: raw,
+            flushPoints: points)
+        }
+      }
+      try written.get()
+      if framePayload.capacity > (8 << 20) { framePayload = [] }
+    } else {
+      try writeFrame(
+        type: Format.typeEvents, count: batch.count, firstSeq: batch.firstSeq, raw: batch.records)
+    }
+    batch.clear()
+  }
+
+  /// Writes one frame (and the parity frame it makes due), counts it, and syncs under
+  /// `.always`; fails the writer when the write does. Lock held.
+  private func writeFrame(
+    type: UInt8, count: Int, firstSeq: UInt64, raw: UnsafeRawBufferPointer, flushPoints: [Int] = []
+  ) throws(LogError) {
+    let written: FrameOutput.Written
+    do {
+      written = try output.write(
+        type: type, count: count, firstSeq: firstSeq, raw: raw, flushPoints: flushPoints,
+        nextSeq: nextSeq)
+    } catch {
+      throw fail(error)
+    }
+    policy.wrote(type, length: written.length, parityLength: written.parityLength)
+    try frameWritten()
+  }
+
+  /// A frame reached the file: it is unsynced, and the interval flusher gets a deadline.
+  /// Lock held.
+  private func frameWritten() throws(LogError) {
+    let wasDirty = dirty
+    dirty = true
+    unflushed = true
+    state.beginWriting()
+    if options.fsync == .always { try syncLocked() }
+    // The first unsynced frame since a sync gives the interval flusher its deadline; later
+    // frames do not wake it again.
+    if !wasDirty && syncIntervalNanos > 0 { noteWork() }
+  }
+
+  /// A full sync of everything written; fails the writer when it fails. Lock held.
+  private func syncLocked() throws(LogError) {
+    if options.fsync != .never {
+      if let e = files.sync(output.fd, .full) {
+        throw fail(
+          LogError(
+            .poisoned, path: path, message: "fsync failed: \(errnoText(e)); writer stopped",
+            offset: output.end, errno: e))
+      }
+      output.synced(upTo: output.end)
+      lastSync = Posix.monotonicNanos()
+    }
+    dirty = false
+    unflushed = false
+  }
+
+  /// writing → open when nothing waits and nothing is unsynced: after every call. Lock held.
+  func settle() { state.settle(idle: batch.isEmpty && !dirty) }
+
+  /// Fails the writer with `e` (the first failure stays) and returns it for throwing.
+  func fail(_ e: LogError) -> LogError {
+    state.fail(e)
+    return e
+  }
+
+  // MARK: Reading the counters
+
+  var eventCount: UInt64 { locked { nextSeq - 1 } }
+  var checkpointDue: Bool { locked { policy.checkpointDue } }
+  func due(restartEstimate: UInt64) -> (checkpoint: Bool, recoveryPoint: Bool) {
+    locked { (policy.checkpointDue, policy.recoveryPointDue(estimate: restartEstimate)) }
+  }
+  var currentSegment: UInt64 { locked { segment } }
+  var unwrittenEvents: Int { locked { batch.count } }
+  var flusherWakeups: Int { locked { wakeups } }
+  var currentState: WriterState { locked { state } }
+
+  // MARK: Close
+
+  /// Stops the flusher, writes the batch and a parity frame worth writing, syncs (unless
+  /// the policy is `.never`), and closes the descriptor: any state → closed. Throws the
+  /// failure that stopped the writer, if any.
+  func close() throws(LogError) {
+    cond.lock()
+    if case .closed = state {
+      cond.unlock()
+      return
+    }
+    let failed: LogError?
+    if case .failed(let e) = state { failed = e } else { failed = nil }
+    state.close()
+    cond.broadcast()
+    let running = flusherRunning
+    cond.unlock()
+    if running { flusherDone.wait() }
+    cond.lock()
+    defer { cond.unlock() }
+    var failure: LogError?
+    if failed == nil {
+      do throws(LogError) {
+        try cut()
+        // A group large enough closes with its parity; a smaller one is continued (re-read)
+        // by the next writer.
+        if output.parity?.isWorthClosing == true {
+          let length = try output.writeParity(nextSeq: nextSeq)
+          policy.wrote(Format.typeParity, length: 0, parityLength: length)
+          unflushed = true
+        }
+        if unflushed { try syncLocked() }
+      } catch {
+        failure = error
+      }
+      state = .closed
+    }
+    fdClosed = true
+    if let e = files.close(output.fd), failure == nil, failed == nil {
+      failure = .io("close failed", path: path, errno: e)
+    }
+    if let failure { throw failure }
+    if let failed { throw failed }
+  }
+}
