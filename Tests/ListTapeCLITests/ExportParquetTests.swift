@@ -433,7 +433,8 @@ enum Python {
   @Test(.enabled(if: pythonHas("pyarrow"), "pyarrow is not installed (pip install pyarrow)"))
   func aSalvagedLogCountsWhatItLost() throws {
     let dir = try TempDir()
-    let generated = try CLI.run(["generate", "--events", "20000", "--seed", "3"])
+    // About 580 KB: room for a burst wider than the parity repairs, well before the end.
+    let generated = try CLI.run(["generate", "--events", "100000", "--seed", "3"])
     let log = dir.path("big.ltape")
     #expect(try CLI.run(["record", log], input: Data(generated.out.utf8)).code == 0)
     var bytes = try Data(contentsOf: URL(fileURLWithPath: log))

@@ -13,29 +13,34 @@ import Glibc
 import Darwin
 #endif
 
-/// A counter the store's hooks bump from its threads, noting whether any of them was the
-/// thread that made the call.
+/// A counter the store's hooks bump from their threads, noting whether any of them ran on
+/// the caller's queue: the main queue, which a `@MainActor` caller runs on.
+///
+/// Not a thread identity: on Linux, `dispatch_main` retires the main thread and pool threads
+/// take turns serving the main queue, so a global-queue job can run on the very thread that
+/// served the caller a moment before. A queue-specific value tells the queues apart.
 final class Counter: @unchecked Sendable {
+  private static let mainQueue = DispatchSpecificKey<Bool>()
   private let lock = NSLock()
   private var value = 0
-  private var caller: pthread_t?
   private var onCaller = false
 
-  /// Makes the current thread the caller's.
+  /// Marks the main queue, the `@MainActor` caller's, so `add` can tell it apart.
   func callerIsHere() {
-    locked { caller = pthread_self() }
+    DispatchQueue.main.setSpecific(key: Self.mainQueue, value: true)
   }
 
   func add() {
+    let onMain = DispatchQueue.getSpecific(key: Self.mainQueue) == true
     locked {
       value += 1
-      if let caller, pthread_equal(caller, pthread_self()) != 0 { onCaller = true }
+      if onMain { onCaller = true }
     }
   }
 
   var count: Int { locked { value } }
 
-  /// Whether every `add` ran on another thread than the caller's.
+  /// Whether every `add` ran off the caller's queue.
   var neverOnCaller: Bool { locked { !onCaller } }
 
   private func locked<R>(_ body: () -> R) -> R {
