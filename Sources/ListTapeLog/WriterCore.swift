@@ -80,7 +80,14 @@ final class WriterCore: @unchecked Sendable {
   }
 
   deinit {
-    if !fdClosed { _ = files.close(output.fd) }
+    if !fdClosed { _ = Self.release(output.fd, files: files) }
+  }
+
+  /// Unlocks, then closes. A child process being spawned holds a copy of the descriptor
+  /// until it execs, and with it the lock; `LOCK_UN` releases the lock for every copy.
+  static func release(_ fd: Int32, files: any FileLayer) -> Int32? {
+    _ = flock(fd, LOCK_UN)
+    return files.close(fd)
   }
 
   /// Runs `body` under the lock.
@@ -299,7 +306,7 @@ final class WriterCore: @unchecked Sendable {
       state = .closed
     }
     fdClosed = true
-    if let e = files.close(output.fd), failure == nil, failed == nil {
+    if let e = Self.release(output.fd, files: files), failure == nil, failed == nil {
       failure = .io("close failed", path: path, errno: e)
     }
     if let failure { throw failure }

@@ -134,6 +134,48 @@ struct RoundTripTests {
     #expect(!reader.isBeingWritten)
   }
 
+  #if os(Linux)
+  /// A process spawned while the writer is open keeps a copy of its descriptor (here on
+  /// purpose, as every spawn does until its exec): close must still release the lock.
+  @Test("close releases the lock even while a child holds a copy of the descriptor")
+  func closeUnlocksEveryCopy() throws {
+    let dir = TempDir()
+    let path = dir.file("shared.log")
+    let w = try LogWriter.open(path: path)
+    try w.append([1])
+    // The writer's descriptor: the one open on the log's inode (it was created under a
+    // temporary name, so /proc's link text does not name the log).
+    var logStat = stat()
+    #expect(stat(path, &logStat) == 0)
+    let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+    let fd = try #require(
+      fds.compactMap { Int32($0) }.first { fd in
+        var s = stat()
+        return fstat(fd, &s) == 0 && s.st_ino == logStat.st_ino && s.st_dev == logStat.st_dev
+      })
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_adddup2(&actions, fd, 9)
+    let words: [String] = ["/bin/sleep", "60"]
+    let argv = words.map { strdup($0) } + [nil]
+    defer { for p in argv { free(p) } }
+    var pid: pid_t = 0
+    #expect(posix_spawn(&pid, "/bin/sleep", &actions, nil, argv, environ) == 0)
+    defer {
+      kill(pid, SIGKILL)
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+    }
+    let reader = try LogReader(path: path)
+    #expect(reader.isBeingWritten)
+    try w.close()
+    #expect(!reader.isBeingWritten)
+    let again = try LogWriter.open(path: path)
+    try again.close()
+  }
+  #endif
+
   @Test("a second writer is refused at once; the lock returns on close")
   func secondWriterRefused() throws {
     let dir = TempDir()
