@@ -5,8 +5,9 @@ import Dispatch
 /// the pages' encoding and compression run beside the rows' making. Groups are appended in
 /// the order they were handed over: the file is the same as with one thread.
 ///
-/// `@unchecked Sendable`: `spare` and `failure` change only on the encoding queue, and the
-/// caller reads them only after waiting for it.
+/// `@unchecked Sendable`: `failure` changes only on the encoding queue and `spare` only on
+/// the caller's thread; the caller reads `failure`, and reuses rows the queue had, only
+/// after waiting for the queue.
 package final class RowGroupPipeline: @unchecked Sendable {
   private let queue = DispatchQueue(label: "listtape.parquet.encode")
   private let group = DispatchGroup()
