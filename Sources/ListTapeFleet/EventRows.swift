@@ -1,41 +1,185 @@
 import ListTapeInvestigate
 import ListTapeModel
 import ListTapeParquet
+import ListTapeStore
 
 /// Turns each folded event of one log into a row of `events.parquet` and keeps the log's
 /// counts for its `sessions` row.
 struct EventRows {
   typealias C = FleetTables.Event
-  let writer: ParquetRows
+  /// The rows being filled; the caller swaps in empty ones when they fill a row group.
+  var writer: ParquetRows
   let log: String
-  /// Takes the rows when they fill a row group (encodes and appends them).
-  let flush: (ParquetRows) throws(ParquetError) -> Void
   /// The deepest level after the last event: it changes only when items come or go.
   private var depth: Int?
 
-  init(
-    rows: ParquetRows, log: String, flush: @escaping (ParquetRows) throws(ParquetError) -> Void
-  ) {
+  /// Whether `op` wrote the row's event columns (the fold's record of the event), and
+  /// whether the event may change the deepest level.
+  private var pending = false
+  private var structural = true
+  /// The dictionary numbering the row group's keys follow (`ParquetRows.append(_:key:)`).
+  private var lineage: UInt64 = 0
+  /// An id `op` could not read (a record naming an entry the fold lacks): the row was
+  /// written with an empty id, and the export of this log stops after it.
+  private(set) var failure: (seq: Int, error: CodecError)?
+
+  init(rows: ParquetRows, log: String) {
     self.writer = rows
     self.log = log
-    self.flush = flush
+    // Keys name strings of one log's dictionary (and the log column's key its path).
+    rows.forgetKeys()
   }
 
-  mutating func add(
-    _ seq: Int, _ event: Event, _ fault: ListFault?, _ state: ListState,
-    into s: inout SessionSummary
-  ) throws(ParquetError) {
+  /// Writes the event columns of the row for record `i` of `ops` (synced into `entries`):
+  /// ids go in by entry number, hashed only the first time a row group meets an entry.
+  mutating func op(
+    _ ops: FoldOps, _ i: Int, _ entries: inout FoldEntries, into s: inout SessionSummary
+  ) {
+    if let event = ops.wholeEvent(i) {
+      eventColumns(ops.seqs[i], event, into: &s)
+      pending = true
+      return
+    }
+    guard let f = ops.fields(i), Self.readable(f, ops, entries) else { return }
+    if entries.lineage != lineage {
+      writer.forgetKeys()
+      lineage = entries.lineage
+    }
     let w = writer
-    w.append(C.log, string: log)
+    let seq = ops.seqs[i]
+    common(seq, ops.time(i), name: f.name, into: &s)
+    keyed(C.section, f.section, seq, &entries)
+    keyed(C.parent, f.parent, seq, &entries)
+    keyed(C.anchor, f.anchor, seq, &entries)
+    var k = f.idsStart
+    for _ in 0..<f.idsCount {
+      keyed(C.ids, ops.entry(atWord: k), seq, &entries)
+      k &+= f.idsStride
+    }
+    if let label = f.label {
+      w.append(C.label, string: label)
+      s.marks += 1
+    } else {
+      w.appendNull(C.label)
+    }
+    structural = f.structural
+    pending = true
+  }
+
+  /// Whether every entry the record names is one the fold has text for (else the event
+  /// goes the `Event` way, which reports why it does not decode).
+  private static func readable(_ f: FoldOpFields, _ ops: FoldOps, _ entries: FoldEntries) -> Bool {
+    guard f.section == -1 || entries.hasText(f.section),
+      f.parent == -1 || entries.hasText(f.parent),
+      f.anchor == -1 || entries.hasText(f.anchor)
+    else { return false }
+    var k = f.idsStart
+    for _ in 0..<f.idsCount {
+      guard entries.hasText(ops.entry(atWord: k)) else { return false }
+      k &+= f.idsStride
+    }
+    return true
+  }
+
+  /// Column `c`'s value (or next element) entry `e`, or null for -1.
+  private mutating func keyed(_ c: Int, _ e: Int32, _ seq: Int, _ entries: inout FoldEntries) {
+    let w = writer
+    guard e >= 0 else {
+      if c != C.ids { w.appendNull(c) }
+      return
+    }
+    if w.append(c, key: Int(e)) { return }
+    do throws(CodecError) {
+      try entries.withText(e) { bytes in
+        w.append(c, utf8: UnsafeRawBufferPointer(bytes), key: Int(e))
+      }
+    } catch {
+      w.append(c, string: "")
+      if failure == nil { failure = (seq, error) }
+    }
+  }
+
+  /// The log, event, time and op columns.
+  private func common(_ seq: Int, _ time: Int64?, name: Int, into s: inout SessionSummary) {
+    let w = writer
+    if !w.append(C.log, key: 0) {
+      var path = log
+      path.withUTF8 { w.append(C.log, utf8: UnsafeRawBufferPointer($0), key: 0) }
+    }
     w.append(C.event, int64: Int64(seq))
-    if let t = event.time {
+    if let t = time {
       w.append(C.time, int64: t)
       if s.firstTime == nil { s.firstTime = t }
       s.lastTime = t
     } else {
       w.appendNull(C.time)
     }
-    w.append(C.op, string: event.op)
+    if !w.append(C.op, key: name) {
+      var text = ListOperation.allNames[name]
+      text.withUTF8 { w.append(C.op, utf8: UnsafeRawBufferPointer($0), key: name) }
+    }
+  }
+
+  /// Ends the row of event `seq`: its event columns from `op` or, when `op` did not write
+  /// them (the fold went by events), from `event()`; then its fault and the list's counts.
+  mutating func add(
+    _ seq: Int, _ fault: ListFault?, _ event: () throws(StoreError) -> Event,
+    _ state: ListState, into s: inout SessionSummary
+  ) throws(StoreError) {
+    if !pending { eventColumns(seq, try event(), into: &s) }
+    pending = false
+    stateColumns(seq, fault, state, into: &s)
+  }
+
+  /// `add` for a fold by events.
+  mutating func add(
+    _ seq: Int, _ event: Event, _ fault: ListFault?, _ state: ListState,
+    into s: inout SessionSummary
+  ) {
+    eventColumns(seq, event, into: &s)
+    stateColumns(seq, fault, state, into: &s)
+  }
+
+  /// Whether the row group is full (time to swap in empty rows).
+  var isFull: Bool { writer.isFull }
+
+  private mutating func stateColumns(
+    _ seq: Int, _ fault: ListFault?, _ state: ListState, into s: inout SessionSummary
+  ) {
+    let w = writer
+    if let fault {
+      let kind = fault.kind
+      let index = Self.kindIndex[kind] ?? 0
+      if !w.append(C.fault, key: index) {
+        var text = kind.rawValue
+        text.withUTF8 { w.append(C.fault, utf8: UnsafeRawBufferPointer($0), key: index) }
+      }
+      w.append(C.reason, string: fault.description)
+      s.faults += 1
+      s.faultsByKind[index] += 1
+    } else {
+      w.appendNull(C.fault)
+      w.appendNull(C.reason)
+    }
+    if fault == nil && structural { depth = state.deepestLevel }
+    s.events = seq
+    s.sections = state.numberOfSections
+    s.items = state.numberOfAllItems
+    s.visible = state.numberOfItems
+    s.selected = state.numberOfSelectedItems
+    s.depth = depth
+    w.append(C.sections, int32: Int32(clamping: s.sections))
+    w.append(C.items, int32: Int32(clamping: s.items))
+    w.append(C.visible, int32: Int32(clamping: s.visible))
+    w.append(C.selected, int32: Int32(clamping: s.selected))
+    if let depth { w.append(C.depth, int32: Int32(depth)) } else { w.appendNull(C.depth) }
+    w.endRow()
+  }
+
+  /// The event columns from an `Event`.
+  private mutating func eventColumns(_ seq: Int, _ event: Event, into s: inout SessionSummary) {
+    let w = writer
+    common(seq, event.time, name: event.operation.nameIndex, into: &s)
     var section: String?
     var parent: String?
     var anchor: String?
@@ -98,31 +242,8 @@ struct EventRows {
     optional(C.section, section)
     optional(C.parent, parent)
     optional(C.anchor, anchor)
-    if let fault {
-      let kind = fault.kind
-      w.append(C.fault, string: kind.rawValue)
-      w.append(C.reason, string: fault.description)
-      s.faults += 1
-      s.faultsByKind[Self.kindIndex[kind] ?? 0] += 1
-    } else {
-      w.appendNull(C.fault)
-      w.appendNull(C.reason)
-    }
     optional(C.label, label)
-    if fault == nil && structural { depth = state.deepestLevel }
-    s.events = seq
-    s.sections = state.numberOfSections
-    s.items = state.numberOfAllItems
-    s.visible = state.numberOfItems
-    s.selected = state.numberOfSelectedItems
-    s.depth = depth
-    w.append(C.sections, int32: Int32(clamping: s.sections))
-    w.append(C.items, int32: Int32(clamping: s.items))
-    w.append(C.visible, int32: Int32(clamping: s.visible))
-    w.append(C.selected, int32: Int32(clamping: s.selected))
-    if let depth { w.append(C.depth, int32: Int32(depth)) } else { w.appendNull(C.depth) }
-    w.endRow()
-    if w.isFull { try flush(w) }
+    self.structural = structural
   }
 
   private func optional(_ c: Int, _ value: String?) {

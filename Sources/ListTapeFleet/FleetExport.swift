@@ -44,6 +44,9 @@ package final class FleetExport {
 
   private let events: ParquetWriter
   private let sessions: ParquetWriter
+  /// The rows `add(_:as:progress:)` fills, and the thread that encodes them when full.
+  private var rows: ParquetRows
+  private let pipeline: RowGroupPipeline
   /// How a decoding error reads in the `damage` column (the command line's wording).
   private let describe: (StoreError) -> String
 
@@ -60,9 +63,14 @@ package final class FleetExport {
     sessions = try ParquetWriter(
       path: base + Self.sessionsFile, columns: FleetTables.sessions, options: small)
     self.describe = describe
+    rows = events.rows
+    let events = self.events
+    pipeline = RowGroupPipeline(spare: try events.makeRows()) { group throws(ParquetError) in
+      try events.append(group)
+    }
   }
 
-  /// Event rows written so far.
+  /// Event rows written so far (all of them once `close()` returned).
   package var eventRows: Int64 { events.rowCount }
 
   /// Folds `timeline` and writes a row per readable event and its `sessions` row, under
@@ -71,10 +79,11 @@ package final class FleetExport {
   package func add(
     _ timeline: Timeline, as log: String, progress: ((Int, Int) -> Void)? = nil
   ) throws(ParquetError) -> SessionSummary {
-    let events = self.events
-    let summary = try Self.fold(timeline, as: log, into: events.rows, progress: progress) {
-      rows throws(ParquetError) in try events.append(try rows.encode())
+    let pipeline = self.pipeline
+    let (summary, rows) = try Self.fold(timeline, as: log, into: rows, progress: progress) {
+      full throws(ParquetError) in try pipeline.hand(full)
     }
+    self.rows = rows
     try writeSession(summary)
     return summary
   }
@@ -100,7 +109,12 @@ package final class FleetExport {
   /// One worker: logs one after another into rows of its own, until none is left.
   fileprivate func work(_ shared: Workers) throws(ParquetError) {
     let events = self.events
-    let rows = try events.makeRows()
+    var rows = try events.makeRows()
+    let pipeline = RowGroupPipeline(spare: try events.makeRows()) { group throws(ParquetError) in
+      try shared.locked { () throws(ParquetError) in try events.append(group) }
+    }
+    // A failure below leaves no group being encoded behind.
+    defer { _ = try? pipeline.finish() }
     while let i = shared.next() {
       let opened: Result<Timeline, StoreError>
       do throws(StoreError) {
@@ -112,39 +126,63 @@ package final class FleetExport {
         if case .failure(let error) = opened { shared.locked { shared.report(i, .failure(error)) } }
         continue
       }
-      let summary = try Self.fold(timeline, as: shared.paths[i], into: rows, progress: nil) {
-        rows throws(ParquetError) in
-        let group = try rows.encode()
-        try shared.locked { () throws(ParquetError) in try events.append(group) }
+      let summary: SessionSummary
+      (summary, rows) = try Self.fold(timeline, as: shared.paths[i], into: rows, progress: nil) {
+        full throws(ParquetError) in try pipeline.hand(full)
       }
       try shared.locked { () throws(ParquetError) in
         try writeSession(summary)
         shared.report(i, .success(summary))
       }
     }
+    try pipeline.finish()
     let last = try rows.encode()
     try shared.locked { () throws(ParquetError) in try events.append(last) }
   }
 
-  /// Folds one log into `rows`, handing them to `flush` whenever they fill a row group.
+  /// Folds one log into `rows`, handing them to `flush` whenever they fill a row group
+  /// (which gives back rows to fill on); returns the log's summary and the rows it ended
+  /// with.
   private static func fold(
     _ timeline: Timeline, as log: String, into rows: ParquetRows,
     progress: ((Int, Int) -> Void)?,
-    flush: @escaping (ParquetRows) throws(ParquetError) -> Void
-  ) throws(ParquetError) -> SessionSummary {
+    flush: (ParquetRows) throws(ParquetError) -> ParquetRows
+  ) throws(ParquetError) -> (SessionSummary, ParquetRows) {
     var summary = SessionSummary(log: log)
     summary.bytes = timeline.fileBytes
     summary.format = timeline.formatMajor
     summary.damage = timeline.damage
     summary.lostEvents = timeline.gaps.reduce(0) { $0 + Int($1.count) }
     let skippedBefore = timeline.skippedAfterGaps
-    var eventRows = EventRows(rows: rows, log: log, flush: flush)
+    var eventRows = EventRows(rows: rows, log: log)
     var failure: ParquetError?
+    var state = ListState()
+    var decoder = EventDecoder()
+    var last = 0
+    // On entries when the log allows it (`onOp` writes the row's event columns from the
+    // fold's record), else by events.
+    func onOp(_ ops: FoldOps, _ i: Int, _ entries: inout FoldEntries) {
+      eventRows.op(ops, i, &entries, into: &summary)
+    }
     do throws(StoreError) {
-      _ = try timeline.forEachState(through: timeline.eventCount, progress: progress) {
-        seq, event, fault, state in
+      try timeline.foldOps(
+        &state, &decoder, from: 1, through: timeline.eventCount, progress: progress,
+        onOp: onOp
+      ) { seq, fault, event, state in
+        do throws(StoreError) {
+          try eventRows.add(seq, fault, event, state, into: &summary)
+        } catch {
+          summary.undecodable = error
+          return false
+        }
+        last = seq
+        if let (at, error) = eventRows.failure {
+          summary.undecodable = .undecodableEvent(event: at, error, path: timeline.path)
+          return false
+        }
+        guard eventRows.isFull else { return true }
         do throws(ParquetError) {
-          try eventRows.add(seq, event, fault, state, into: &summary)
+          eventRows.writer = try flush(eventRows.writer)
           return true
         } catch {
           failure = error
@@ -154,13 +192,16 @@ package final class FleetExport {
     } catch {
       summary.undecodable = error
     }
+    progress?(last, timeline.eventCount)
     if let failure { throw failure }
     summary.skippedEvents = timeline.skippedAfterGaps - skippedBefore
-    return summary
+    return (summary, eventRows.writer)
   }
 
   /// Writes both footers and closes the files.
   package func close() throws(ParquetError) {
+    try pipeline.finish()
+    if rows !== events.rows && rows.count > 0 { try events.append(try rows.encode()) }
     try events.close()
     try sessions.close()
   }

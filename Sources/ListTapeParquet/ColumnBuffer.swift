@@ -15,6 +15,10 @@ struct ColumnBuffer {
   var strings = ByteDictionary()
   /// Whether the row being filled has a list element yet.
   var rowHasElement = false
+  /// The dictionary entry of each caller's key met since the keys were last forgotten:
+  /// entry << 32 | `keyGeneration` (`ParquetRows.append(_:key:)`).
+  private var keyed: [UInt64] = []
+  private var keyGeneration: UInt32 = 1
 
   init(_ column: ParquetColumn) { self.column = column }
 
@@ -55,5 +59,31 @@ struct ColumnBuffer {
     bools.removeAll(keepingCapacity: true)
     indices.removeAll(keepingCapacity: true)
     strings.removeAll()
+    forgetKeys()
+  }
+
+  /// The dictionary entry the caller's `key` stands for in this chunk, if met.
+  @inline(__always) func entry(key: Int) -> UInt32? {
+    guard key < keyed.count else { return nil }
+    let v = keyed[key]
+    return UInt32(truncatingIfNeeded: v) == keyGeneration
+      ? UInt32(truncatingIfNeeded: v >> 32) : nil
+  }
+
+  /// Records that `key` stands for dictionary entry `entry` until the keys are forgotten.
+  mutating func remember(key: Int, entry: UInt32) {
+    if key >= keyed.count {
+      keyed.append(contentsOf: repeatElement(0, count: max(key + 1, keyed.count * 2) - keyed.count))
+    }
+    keyed[key] = UInt64(entry) << 32 | UInt64(keyGeneration)
+  }
+
+  /// Forgets every key (a new chunk, or the caller renumbered its strings).
+  mutating func forgetKeys() {
+    keyGeneration &+= 1
+    if keyGeneration == 0 {
+      for k in keyed.indices { keyed[k] = 0 }
+      keyGeneration = 1
+    }
   }
 }

@@ -79,9 +79,36 @@ package final class ParquetRows {
 
   /// Column `c`'s value in this row (or, for a list column, its next element): UTF-8 bytes.
   package func append(_ c: Int, utf8 bytes: UnsafeRawBufferPointer) {
+    appendEntry(c, buffers[c].strings.index(of: bytes), bytes: bytes.count)
+  }
+
+  /// Column `c`'s value (or next element): the string the caller numbers `key` (a small
+  /// integer), if this row group has met that key since the keys were last forgotten; false
+  /// when it has not, and the caller gives the bytes with `append(_:utf8:key:)`. A known key
+  /// costs an array read instead of hashing the bytes.
+  package func append(_ c: Int, key: Int) -> Bool {
+    guard let i = buffers[c].entry(key: key) else { return false }
+    appendEntry(c, i, bytes: buffers[c].strings.length(Int(i)))
+    return true
+  }
+
+  /// `append(_:utf8:)`, remembering that `key` stands for `bytes` in column `c` until
+  /// `forgetKeys()`.
+  package func append(_ c: Int, utf8 bytes: UnsafeRawBufferPointer, key: Int) {
+    precondition(key >= 0, "negative key")
     let i = buffers[c].strings.index(of: bytes)
+    buffers[c].remember(key: key, entry: i)
+    appendEntry(c, i, bytes: bytes.count)
+  }
+
+  /// Forgets every column's keys: the caller's numbering of strings changed.
+  package func forgetKeys() {
+    for c in 0..<columns.count { buffers[c].forgetKeys() }
+  }
+
+  @inline(__always) private func appendEntry(_ c: Int, _ i: UInt32, bytes: Int) {
     buffers[c].indices.append(i)
-    groupBytes.pointee += 4 + bytes.count
+    groupBytes.pointee += 4 + bytes
     if buffers[c].column.repetition == .list {
       buffers[c].reps.append(buffers[c].rowHasElement ? 1 : 0)
       buffers[c].defs.append(1)

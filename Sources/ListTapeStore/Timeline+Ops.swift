@@ -25,11 +25,14 @@ extension Timeline {
   /// `foldEach`.
   ///
   /// With `frames`, `onFrame` hears of every frame read to its end (2.0), after its events
-  /// went to `body`, with the state after them.
+  /// went to `body`, with the state after them. When the fold goes on entries, `onOp` gets
+  /// each event's record (with the fold's dictionary, synced past it) just before `body`
+  /// gets the event: a reader of ids by entry needs no `Event`.
   package func foldOps(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     progress: ((Int, Int) -> Void)? = nil, frames: Bool = false,
     onFrame: (FrameEnd, inout ListState) -> Void = { _, _ in },
+    onOp: (FoldOps, Int, inout FoldEntries) -> Void = { _, _, _ in },
     _ body: (Int, ListFault?, () throws(StoreError) -> Event, inout ListState) -> Bool
   ) throws(StoreError) {
     guard foldsOnEntries else {
@@ -80,6 +83,7 @@ extension Timeline {
         }
         guard ops.isEvent(i) else { continue }
         if let progress, seq % Self.progressInterval == 0 { progress(seq, through) }
+        onOp(ops, i, &entries)
         let go = body(
           seq, fault,
           { () throws(StoreError) in

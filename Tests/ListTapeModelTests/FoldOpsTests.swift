@@ -98,6 +98,12 @@ import Testing
       var replayEntries = FoldEntries(opsDecoder.dictionary)
       for i in 0..<ops.count where ops.isEvent(i) { back.append(try ops.event(i, &replayEntries)) }
       #expect(back == decoded, "frame \(frame)")
+      // And their fields (what `export --parquet` reads without an `Event`) name the same.
+      var k = 0
+      for i in 0..<ops.count where ops.isEvent(i) {
+        try expectFields(ops, i, &replayEntries, decoded[k], "frame \(frame) event \(k)")
+        k += 1
+      }
       seq += n
     }
     #expect(invariantViolations(byOps) == [])
@@ -241,5 +247,60 @@ import Testing
     let looked = try byOps.compactEncoded(segment: 0, dictionaryCount: count, table: table)
     #expect(known.bytes == looked.bytes)
     #expect(byOps.forest.knownEntry(of: 0) != nil || byOps.numberOfAllItems == 0)
+  }
+
+  /// Record `i`'s fields (`FoldOps.fields`) name what `event` does: its op, section, parent,
+  /// anchor, ids (inserted subtrees in pre-order), label and time.
+  func expectFields(
+    _ ops: FoldOps, _ i: Int, _ entries: inout FoldEntries, _ event: Event, _ what: String
+  ) throws {
+    #expect(ops.time(i) == event.time, "\(what)")
+    guard let f = ops.fields(i) else {
+      #expect(ops.wholeEvent(i) == event, "\(what)")
+      return
+    }
+    #expect(ops.wholeEvent(i) == nil, "\(what)")
+    func text(_ e: Int32) throws -> String? {
+      e < 0 ? nil : try entries.withText(e) { String(decoding: $0, as: UTF8.self) }
+    }
+    var ids: [String] = []
+    var w = f.idsStart
+    for _ in 0..<f.idsCount {
+      ids.append(try text(ops.entry(atWord: w)) ?? "")
+      w += f.idsStride
+    }
+    var section: String?
+    var parent: String?
+    var anchor: String?
+    var label: String?
+    var expected: [String] = []
+    func subtrees(_ nodes: [OutlineNode]) { for n in nodes { n.forEachID { expected.append($0) } } }
+    switch event.operation {
+    case .expand(let x), .collapse(let x), .select(let x), .reloadItems(let x),
+      .reconfigureItems(let x), .deleteItems(let x):
+      expected = x
+    case .deselect(let x): expected = x ?? []
+    case .moveItem(let id, let a):
+      expected = [id]
+      anchor = a.id
+    case .insertItems(let nodes, let a):
+      subtrees(nodes)
+      anchor = a.id
+    case .appendItems(let nodes, let s, let p):
+      subtrees(nodes)
+      section = s
+      parent = p
+    case .update(let item, _, _): expected = [item]
+    case .mark(let text): label = text
+    default:
+      Issue.record("\(what): \(event.op) has fields")
+    }
+    #expect(ListOperation.allNames[f.name] == event.op, "\(what)")
+    #expect(event.operation.nameIndex == f.name, "\(what)")
+    #expect(ids == expected, "\(what)")
+    #expect(try text(f.section) == section, "\(what)")
+    #expect(try text(f.parent) == parent, "\(what)")
+    #expect(try text(f.anchor) == anchor, "\(what)")
+    #expect(f.label == label, "\(what)")
   }
 }
