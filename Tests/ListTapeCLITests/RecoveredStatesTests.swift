@@ -1,0 +1,176 @@
+import Foundation
+import ListTapeJSON
+import ListTapeLog
+import ListTapeModel
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeStore
+
+/// docs/cli.md, "Damaged logs", on a 2.0 log with recovery points: one frame damaged in the
+/// middle past what parity mends, salvaged; every command gives the original's answers from
+/// the recovery point after the gap on, and says plainly which answers rest on states that
+/// are not the recorded ones (between the gap and that point), never with a decoding error.
+@Suite struct RecoveredStatesTests {
+  struct Fixture {
+    let dir: TempDir
+    let original: String
+    let salvaged: String
+    /// The events the salvage lost.
+    let gap: ClosedRange<Int>
+    /// The first recovery point after the gap: states are exact again from it on.
+    let restored: Int
+    let events: [Event]
+
+    init() throws {
+      dir = try TempDir()
+      original = dir.path("original.ltape")
+      // Small frames, parity 8 KiB wide, and a recovery point every few checkpoints' worth
+      // of bytes, so that a 40,000-event log has several (the recorder's own spacing puts
+      // them megabytes apart).
+      var options = Recorder.options(.never)
+      options.maxEventsPerFrame = 300
+      options.maxEventsBetweenCheckpoints = 1_000_000
+      options.minCheckpointSpacingBytes = 16 << 10
+      var parity = ParityOptions()
+      parity.width = 8 << 10
+      parity.blockSize = 512
+      parity.groupWidths = 8
+      options.parity = parity
+      options.recoveryPointRatio = 3
+      let recorder = try Recorder.open(path: original, options: options)
+      recorder.restartSlack = 1 << 30
+      var events: [Event] = []
+      try SampleSession.generate(
+        events: 40_000, seed: 31, maxItems: 900, opening: .outline(items: 600, shape: .uuid)
+      ) { e in
+        _ = try recorder.record(e)
+        events.append(e)
+      }
+      try recorder.close()
+      self.events = events
+      // Three parity widths of damage from the frame holding event 20,000: a gap.
+      var offset = 0
+      try LogReader(path: original).forEachFrame(from: 20_000, through: 20_000) { view in
+        offset = Int(view.offset)
+        return false
+      }
+      var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: original)))
+      for i in offset..<(offset + 3 * (8 << 10)) { bytes[i] ^= 0x5A }
+      let damaged = dir.path("damaged.ltape")
+      try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+      salvaged = dir.path("salvaged.ltape")
+      let r = try CLI.run(["salvage", damaged, "-o", salvaged])
+      #expect(r.code == 0, "\(r.err)")
+      let reader = try LogReader(path: salvaged)
+      let first = try #require(reader.gaps.first)
+      gap = Int(first.firstEvent)...Int(first.firstEvent + first.count - 1)
+      let point = try #require(reader.recoveryPoint(atOrAfter: UInt64(gap.upperBound)))
+      restored = Int(point.seq)
+      #expect(restored > gap.upperBound + 1 && restored < 38_000, "a stretch to label")
+    }
+
+    /// A state in the stretch between the gap and the recovery point.
+    var inexact: Int { (gap.upperBound + restored) / 2 }
+  }
+
+  /// The JSON lines of `out` that have an `event` key, by event number.
+  static func byEvent(_ out: String) throws -> [(event: Int, line: String, exact: Bool)] {
+    try out.split(separator: "\n").compactMap { line in
+      guard case .object(let o) = try JSONParser.parse(String(line)),
+        case .int(let n)? = o["event"]
+      else { return nil }
+      return (Int(n), String(line), o["exact"] != .bool(false))
+    }
+  }
+
+  @Test func showAndDiffGiveTheOriginalsStatesFromTheRecoveryPointOn() throws {
+    let f = try Fixture()
+    for n in [f.restored, f.restored + 1, (f.restored + 40_000) / 2, 40_000] {
+      let r = try CLI.run(["show", f.salvaged, "--at", "\(n)", "--json"])
+      #expect(r.code == 0, "\(n): \(r.err)")
+      #expect(r.out == (try CLI.run(["show", f.original, "--at", "\(n)", "--json"])).out, "\(n)")
+    }
+    let n = f.inexact
+    let text = try CLI.run(["show", f.salvaged, "--at", "\(n)"])
+    #expect(text.code == 2)
+    #expect(text.err.contains("the state at event \(n) is not the recorded one"), "\(text.err)")
+    #expect(text.err.contains("exact again from event \(f.restored)"), "\(text.err)")
+    #expect(text.out.lines[0].hasSuffix("(not the recorded state)"))
+    let json = try CLI.run(["show", f.salvaged, "--at", "\(n)", "--json"])
+    #expect(json.code == 2)
+    #expect(json.out.hasSuffix(",\"exact\":false}\n"))
+    for r in [text, json] {
+      #expect(!r.err.contains("decode"), "\(r.err)")
+    }
+    let to = "\(f.restored + 3_000)"
+    let diff = try CLI.run(["diff", f.salvaged, "--from", "\(f.restored)", "--to", to])
+    #expect(diff.code == 0, "\(diff.err)")
+    let same = try CLI.run(["diff", f.original, "--from", "\(f.restored)", "--to", to])
+    #expect(diff.out.lines.dropFirst(2) == same.out.lines.dropFirst(2))
+  }
+
+  @Test func verifyStatsFindAndHistoryLabelWhatIsNotRecorded() throws {
+    let f = try Fixture()
+    let lost = "\(f.gap.lowerBound)...\(f.gap.upperBound)"
+    // verify reports the gap, never a checkpoint after it that needs the lost dictionary.
+    let verify = try CLI.run(["verify", f.salvaged])
+    #expect(verify.code == 2)
+    #expect(verify.out.contains("salvaged: "), "\(verify.out)")
+    #expect(verify.out.contains("events \(lost) lost"), "\(verify.out)")
+    #expect(!verify.out.contains("decode"), "\(verify.out)")
+
+    // stats: the log's numbering, the lost events apart, faults only from recorded states.
+    let stats = try CLI.run(["stats", f.salvaged, "--json"])
+    #expect(stats.code == 2)
+    #expect(
+      stats.out.contains(#""events":40000,"lost":[[\#(f.gap.lowerBound),\#(f.gap.upperBound)]]"#))
+    #expect(stats.out.contains(#""notReplayed":[[\#(f.gap.lowerBound),\#(f.restored)]]"#))
+    let statsText = try CLI.run(["stats", f.salvaged])
+    #expect(statsText.out.contains("in a salvage (events \(lost))"), "\(statsText.out)")
+
+    // find --faults: the original's faults, less those the gap hides; none of the gap's own.
+    let faults = try Self.byEvent(try CLI.run(["find", f.salvaged, "--faults", "--json"]).out)
+    let originalFaults = try Self.byEvent(
+      try CLI.run(["find", f.original, "--faults", "--json"]).out)
+    #expect(Set(faults.map(\.line)).isSubset(of: Set(originalFaults.map(\.line))))
+    #expect(
+      faults.map(\.line)
+        == originalFaults.filter { !(f.gap.lowerBound...f.restored).contains($0.event) }
+        .map(\.line))
+
+    // find --where and history: after the recovery point, what the original says; in the
+    // stretch before it, labelled.
+    func compare(_ args: [String]) throws {
+      let salvaged = try Self.byEvent(try CLI.run([args[0], f.salvaged] + args.dropFirst()).out)
+      let original = try Self.byEvent(try CLI.run([args[0], f.original] + args.dropFirst()).out)
+      let after = original.filter { $0.event > f.restored }
+      let exactAfter = salvaged.filter { $0.event > f.restored && $0.exact }
+      #expect(Set(exactAfter.map(\.line)).isSubset(of: Set(after.map(\.line))), "\(args)")
+      #expect(exactAfter.count >= after.count - 1 && !after.isEmpty, "\(args)")
+      #expect(
+        salvaged.filter { $0.event > f.gap.upperBound && $0.event <= f.restored }
+          .allSatisfy { !$0.exact }, "\(args)")
+      #expect(salvaged.contains { !$0.exact }, "\(args)")
+      #expect(
+        salvaged.filter { $0.event < f.gap.lowerBound }.map(\.line)
+          == original.filter { $0.event < f.gap.lowerBound }.map(\.line), "\(args)")
+    }
+    try compare(["find", "--where", "count(visible)", "--json"])
+    // An item updated both in the stretch and after the recovery point.
+    func updated(_ range: ClosedRange<Int>) -> Set<String> {
+      Set(
+        f.events[(range.lowerBound - 1)..<range.upperBound].compactMap {
+          if case .update(let item, _, _) = $0.operation { return item }
+          return nil
+        })
+    }
+    let item = try #require(
+      updated((f.gap.upperBound + 1)...f.restored)
+        .intersection(updated((f.restored + 1)...40_000)).sorted().first)
+    try compare(["history", "--item", item, "--json"])
+    let history = try CLI.run(["history", f.salvaged, "--item", item])
+    #expect(history.code == 2)
+    #expect(history.out.contains("(not the recorded state)"))
+  }
+}
