@@ -64,7 +64,7 @@ extension Timeline {
 
   /// The self-contained points in `from...through` at which a continuous fold re-anchors:
   /// the starts of the exact stretches after gaps.
-  func anchors(from: Int, through: Int) -> [Int] {
+  package func anchors(from: Int, through: Int) -> [Int] {
     guard !gaps.isEmpty, from <= through else { return [] }
     return cachedStretches.map(\.start).filter { $0 > 0 && $0 >= from && $0 <= through }
   }

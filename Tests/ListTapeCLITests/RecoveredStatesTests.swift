@@ -173,4 +173,50 @@ import Testing
     #expect(history.code == 2)
     #expect(history.out.contains("(not the recorded state)"))
   }
+
+  /// The page's `#check` lines (outcome and state hash per event) of a window of `log`.
+  static func pageCheck(_ log: String, from: Int, to: Int, in dir: TempDir, name: String) throws
+    -> (summary: String, lines: [String], html: String)
+  {
+    let html = dir.path(name + ".html")
+    let r = try CLI.run(["html", log, "--from", "\(from)", "--to", "\(to)", "-o", html])
+    #expect(r.err.contains("wrote \(html)"), "\(r.err)")
+    let dom = try Chromium.dumpDOM(html, hash: "#check").dom
+    let summary =
+      dom.components(separatedBy: "<output id=\"selftest\">").last?
+      .components(separatedBy: "<").first ?? ""
+    let checked =
+      dom.components(separatedBy: "<pre id=\"check\">").last?
+      .components(separatedBy: "</pre>").first ?? ""
+    return (summary, checked.split(separator: "\n").map(String.init), html)
+  }
+
+  /// A page over the gap opens (every number of the window is there: lost and undecodable
+  /// events as marks), its states from the recovery point on are the original page's, and
+  /// its header labels the states in between.
+  @Test(.enabled(if: chromiumAvailable(), "chromium is not installed (apt-get install chromium)"))
+  func htmlOverTheGapLabelsItsStatesAndRestoresThem() throws {
+    let f = try Fixture()
+    let from = f.gap.lowerBound - 300
+    let to = min(f.restored + 2_000, 40_000)
+    let salvaged = try Self.pageCheck(f.salvaged, from: from, to: to, in: f.dir, name: "s")
+    let original = try Self.pageCheck(f.original, from: from, to: to, in: f.dir, name: "o")
+    #expect(salvaged.summary.hasPrefix("check: ok, \(to - from + 1) events"), "\(salvaged.summary)")
+    #expect(original.summary.hasPrefix("check: ok, \(to - from + 1) events"))
+    let line = { (n: Int) in n - from }
+    #expect(salvaged.lines.count == to - from + 1)
+    #expect(salvaged.lines[..<line(f.gap.lowerBound)] == original.lines[..<line(f.gap.lowerBound)])
+    // From the recovery point on, the same states (at the point itself the outcome of its
+    // event, folded onto an inexact state, may differ; its state hash may not).
+    #expect(
+      salvaged.lines[line(f.restored)].suffix(8) == original.lines[line(f.restored)].suffix(8))
+    #expect(salvaged.lines[(line(f.restored) + 1)...] == original.lines[(line(f.restored) + 1)...])
+    #expect(salvaged.lines[line(f.inexact)] != original.lines[line(f.inexact)])
+    let head = "<span class=\"inexact\">  (not the recorded state)</span>"
+    let inexact = try Chromium.dumpDOM(salvaged.html, hash: "#event=\(f.inexact)").dom
+    #expect(inexact.contains("<span>event \(f.inexact) of 40000</span>" + head))
+    let exact = try Chromium.dumpDOM(salvaged.html, hash: "#event=\(f.restored)").dom
+    #expect(exact.contains("<span>event \(f.restored) of 40000</span>"))
+    #expect(!exact.contains(head))
+  }
 }
