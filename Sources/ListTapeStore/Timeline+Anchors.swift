@@ -123,17 +123,15 @@ extension Timeline {
       }
       var swapped = false
       var stopped = false
-      try foldRun(
-        &state, &decoder, from: lo, through: point, progress: progress, frames: frames,
-        onFrame: { end, s in
-          // The point's own event may not decode: its frame still ends in the restored state.
-          if !swapped && end.lastSeq >= point {
-            s = restored.state
-            swapped = true
-          }
-          frameEnded(end, &s)
+      func runFrameEnded(_ end: FrameEnd, _ s: inout ListState) {
+        // The point's own event may not decode: its frame still ends in the restored state.
+        if !swapped && end.lastSeq >= point {
+          s = restored.state
+          swapped = true
         }
-      ) { seq, event, fault, s in
+        frameEnded(end, &s)
+      }
+      func runBody(_ seq: Int, _ event: Event, _ fault: ListFault?, _ s: inout ListState) -> Bool {
         if seq == point {
           s = restored.state
           swapped = true
@@ -141,6 +139,9 @@ extension Timeline {
         stopped = !body(seq, event, fault, &s)
         return !stopped
       }
+      try foldRun(
+        &state, &decoder, from: lo, through: point, progress: progress, frames: frames,
+        onFrame: runFrameEnded, runBody)
       if stopped { return }
       state = restored.state
       decoder = restored.decoder
