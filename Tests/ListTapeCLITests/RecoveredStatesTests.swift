@@ -6,6 +6,7 @@ import ListTapeSamples
 import Testing
 
 @testable import ListTapeStore
+@testable import listtape
 
 /// docs/cli.md, "Damaged logs", on a 2.0 log with recovery points: one frame damaged in the
 /// middle past what parity mends, salvaged; every command gives the original's answers from
@@ -218,5 +219,27 @@ import Testing
     let exact = try Chromium.dumpDOM(salvaged.html, hash: "#event=\(f.restored)").dom
     #expect(exact.contains("<span>event \(f.restored) of 40000</span>"))
     #expect(!exact.contains(head))
+  }
+
+  /// scrub on the salvaged log: a state in the stretch says it is not the recorded one, the
+  /// one after the recovery point does not, and the fault count is that of find --faults
+  /// (faults folded from recorded states only).
+  @Test(.enabled(if: toolAvailable("tmux"), "tmux is not installed (apt-get install tmux)"))
+  func scrubLabelsTheStretchAndCountsOnlyRecordedFaults() throws {
+    let f = try Fixture()
+    let faults = try Self.byEvent(try CLI.run(["find", f.salvaged, "--faults", "--json"]).out)
+    let tmux = try TmuxSession(ScrubTests.command(f.salvaged, "--at \(f.inexact)"), width: 160)
+    try tmux.wait(seconds: 60) {
+      $0.contains("event \(f.inexact) of 40000") && $0.contains("(not the recorded state)")
+    }
+    try tmux.waitFor("✗ " + Render.plural(faults.count, "fault"), seconds: 60)
+    try tmux.keys("g")
+    try tmux.waitFor("go to event")
+    try tmux.type("\(f.restored + 1)")
+    try tmux.keys("Enter")
+    let exact = try tmux.waitFor("event \(f.restored + 1) of 40000", seconds: 30)
+    #expect(!exact.contains("(not the recorded state)"))
+    try tmux.keys("q")
+    try tmux.wait { $0.contains("EXIT=") && $0.contains("TTY-RESTORED") }
   }
 }
