@@ -115,5 +115,14 @@ import Testing
       #expect(try reopened.state(at: n) == want, "event \(n)")
     }
     #expect(!reopened.hasInexactSeekPoints(try #require(reopened.reader.index)))
+    // Only the inexact stretch goes without: the original log gets a point every ~300
+    // events, and the salvaged one as many outside the stretch.
+    let pristine = try Timeline(path: s.recorded.path)
+    pristine.indexSpacing = 300
+    try pristine.buildIndex()
+    let all = try #require(pristine.reader.index).seekPoints.map { Int($0.seq) }
+    #expect(all.count >= s.recorded.events.count / 600, "\(all.count) seek points")
+    let outside = all.filter { $0 < s.gap.lowerBound || $0 > Int(point.seq) + 600 }
+    #expect(points.count >= outside.count * 3 / 4, "\(points.count) of \(outside.count)")
   }
 }
