@@ -94,7 +94,10 @@ let package = Package(
       dependencies: ["ListTapeParquet", "ListTapeModel", "ListTapeSamples"]),
     .testTarget(
       name: "ListTapeCLITests",
-      dependencies: ["listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog", "ListTapeSamples"]
+      dependencies: [
+        "listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog", "ListTapeSamples",
+        "ListTapeStore",
+      ]
     ),
   ],
   swiftLanguageModes: [.v6]

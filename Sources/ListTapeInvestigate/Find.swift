@@ -9,6 +9,9 @@ public struct ValueChange: Sendable {
   public var from: QueryValue
   /// The value after it.
   public var to: QueryValue
+  /// Whether both states are the recorded ones (false after events lost in a salvage,
+  /// through the point that restores the states).
+  package var exact = true
 }
 
 /// Exact full scans: every event where an expression changes value, every fault.
@@ -26,14 +29,22 @@ public enum Find {
     var current = initial
     var count = 0
     let total = timeline.eventCount
+    let steps = timeline.exactSteps
+    // Whether `current` comes from a recorded state: not after an inexact step, even when
+    // the event that restores the states is one a salvage left undecodable (not delivered).
+    var currentIsExact = true
     try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
       seq, e, _, s in
+      let step = steps.at(seq)
       let v = query.evaluate(s)
       if v != current {
-        onChange(ValueChange(event: seq, from: current, to: v), e)
+        var change = ValueChange(event: seq, from: current, to: v)
+        change.exact = step == .exact && currentIsExact
+        onChange(change, e)
         current = v
         count += 1
       }
+      currentIsExact = step.stateIsExact
       return true
     }
     return (initial, count)

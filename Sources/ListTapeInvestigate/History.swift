@@ -57,6 +57,9 @@ package struct HistoryEntry: Sendable {
   package var before: ItemState?
   /// The item after the event (nil when absent).
   package var after: ItemState?
+  /// Whether the states before and after the event are the recorded ones (false after
+  /// events lost in a salvage, through the point that restores the states).
+  package var exact = true
 }
 
 /// Every event that touched an item: named it, or changed its place, flags or content.
@@ -72,11 +75,18 @@ package enum History {
     var current: ItemState?
     var count = 0
     let total = timeline.eventCount
+    let steps = timeline.exactSteps
+    // Whether `current` comes from a recorded state (as in `Find.changes`).
+    var currentIsExact = true
     try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
       seq, e, fault, s in
+      let step = steps.at(seq)
+      defer { currentIsExact = step.stateIsExact }
       let named = e.operation.names(item: id)
-      // Only events that name the item, or change the list around it, can touch it.
-      let after = named || current != nil ? ItemState(s, id) : nil
+      // Only events that name the item, or change the list around it, can touch it; after
+      // a gap the restored state may hold it without any event naming it.
+      let look = named || current != nil || step != .exact || !currentIsExact
+      let after = look ? ItemState(s, id) : nil
       let changed: Bool
       switch (current, after) {
       case (nil, nil): changed = false
@@ -84,9 +94,10 @@ package enum History {
       default: changed = true
       }
       if named || changed {
-        body(
-          HistoryEntry(event: seq, op: e, named: named, fault: fault, before: current, after: after)
-        )
+        var entry = HistoryEntry(
+          event: seq, op: e, named: named, fault: fault, before: current, after: after)
+        entry.exact = step == .exact && currentIsExact
+        body(entry)
         count += 1
       }
       current = after

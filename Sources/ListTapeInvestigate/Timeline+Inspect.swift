@@ -38,11 +38,19 @@ package enum VerifyProblem: Sendable {
 
 /// Counts for `stats`: events per op, faults, sizes and the time span.
 package struct LogStats: Sendable {
-  /// Events readable in order.
+  /// Events in the log's numbering (a salvaged log's lost and undecodable events among
+  /// them, counted apart too).
   package var events: Int
+  /// Event ranges a salvage lost.
+  package var lost: [ClosedRange<Int>] = []
+  /// Events kept by a salvage that cannot be decoded (they name ids lost with a gap).
+  package var undecodable = 0
+  /// Events whose faults are not counted: lost, or folded onto a state that is not the
+  /// recorded one (after a gap, through the point that restores the states).
+  package var inexact: [ClosedRange<Int>] = []
   /// Events per op, most frequent first (ties by name).
   package var opCounts: [(op: String, count: Int)]
-  /// Events that faulted when folded.
+  /// Events that faulted when folded from a recorded state.
   package var faults: Int
   /// Faults by kind, most frequent first (ties by name).
   package var faultsByKind: [(kind: FaultKind, count: Int)] = []
@@ -112,14 +120,17 @@ extension Timeline {
           last = seq
           return true
         }
-        guard stop < limit || limitIsCheckpoint,
-          let cp = try logCheckpoint(atOrBefore: stop), cp.seq == stop
-        else { continue }
+        guard stop < limit || limitIsCheckpoint else { continue }
         if lostRanges.contains(where: { $0.lowerBound > exactSince && $0.lowerBound <= stop }) {
-          guard case .exact(let point?) = exactness(at: stop), point == stop else { continue }
+          // Only a self-contained point is decoded: another checkpoint after a gap may name
+          // dictionary entries the gap lost.
+          guard case .exact(let point?) = exactness(at: stop), point == stop,
+            let cp = try logCheckpoint(atOrBefore: stop), cp.seq == stop
+          else { continue }
           (state, decoder, exactSince) = (cp.state, cp.decoder, stop)
           continue
         }
+        guard let cp = try logCheckpoint(atOrBefore: stop), cp.seq == stop else { continue }
         guard cp.state == state, cp.lastTime.map({ $0 == decoder.lastTime }) ?? true else {
           report.problem = .checkpointDisagrees(event: stop)
           report.offset = nil
@@ -146,21 +157,24 @@ extension Timeline {
     var state = ListState()
     var decoder = EventDecoder()
     let total = eventCount
-    try foldEach(&state, &decoder, from: 1, through: total, progress: progress) { _, e, fault, _ in
+    let steps = exactSteps
+    let skippedBefore = skippedAfterGaps
+    try foldEach(&state, &decoder, from: 1, through: total, progress: progress) { n, e, fault, _ in
       counts[e.op, default: 0] += 1
+      let step = steps.at(n)
       if let t = e.time {
         first = min(first ?? t, t)
         last = max(last ?? t, t)
       }
       if case .mark = e.operation { marks += 1 }
-      if let fault {
+      if let fault, step == .exact {
         faults += 1
         kinds[fault.kind, default: 0] += 1
       }
       return true
     }
     let (frames, checkpoints, checkpointBytes) = reader.frameCounts
-    return LogStats(
+    var stats = LogStats(
       events: total,
       opCounts: counts.map { (op: $0.key, count: $0.value) }.sorted {
         $0.count != $1.count ? $0.count > $1.count : $0.op < $1.op
@@ -169,5 +183,9 @@ extension Timeline {
       bytes: fileBytes, frames: frames, checkpoints: checkpoints,
       checkpointBytes: Int(checkpointBytes), firstTime: first, lastTime: last, marks: marks,
       format: formatMajor, indexBytes: indexBytes)
+    stats.lost = lostRanges
+    stats.undecodable = skippedAfterGaps - skippedBefore
+    stats.inexact = notReplayed(through: total)
+    return stats
   }
 }

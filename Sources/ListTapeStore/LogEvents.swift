@@ -166,8 +166,12 @@ enum LogEvents {
                   restarted: false,
                   entries: try decoder.entries(from: min(before, decoder.dictionary.count))))
             } catch {
-              failure = .undecodableEvent(event: error.event ?? firstSeq, error, path: path)
-              return false
+              // A salvaged log: the frame names entries lost with a gap; an index build
+              // then keeps none of the segment's later entries (Timeline+Index).
+              if !acrossGaps {
+                failure = .undecodableEvent(event: error.event ?? firstSeq, error, path: path)
+                return false
+              }
             }
           }
           return !stopped

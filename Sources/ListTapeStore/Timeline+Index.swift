@@ -52,6 +52,12 @@ extension Timeline {
   /// a frame boundary, and the dictionary of each segment.
   package func buildIndex() throws(StoreError) {
     guard let old = reader.index else { return try buildIndex(extending: nil) }
+    if hasInexactSeekPoints(old) {
+      // Built across a salvage gap by an older version: its points after the gap cannot be
+      // trusted.
+      reader.discardIndex("seek points between a gap and the point that restores it")
+      return try buildIndex(extending: nil)
+    }
     do {
       try buildIndex(extending: old)
     } catch {
@@ -102,6 +108,13 @@ extension Timeline {
     var failure: StoreError?
     let total = eventCount
     let spacing = indexSpacing
+    // A salvaged log: no seek point where the fold is not the recorded state (between a gap
+    // and the point that restores it), so no seek starts from one (Timeline+Anchors).
+    let steps = exactSteps
+    // Whether every entry of the segment so far is known: after a gap, entries defined in
+    // lost frames are not, and the segment's dictionary stops at the first one (its states
+    // after the gap are inexact anyway, until the next restart).
+    var whole = true
     func frameEnded(_ end: FrameEnd, _ state: inout ListState) {
       guard failure == nil else { return }
       do throws(LogError) {
@@ -111,13 +124,18 @@ extension Timeline {
           stored.removeAll(keepingCapacity: true)
           ends.removeAll(keepingCapacity: true)
           segment = end.segment
+          whole = true
+        } else if ends.count + end.entries.count != end.dictionaryCount {
+          whole = false
         }
-        for id in end.entries {
+        for id in end.entries where whole {
           table.add(id)
           IdDictionary.appendStored(id, to: &stored)
           ends.append(UInt32(truncatingIfNeeded: stored.count))
         }
-        if !end.restarted && end.lastSeq - lastPoint >= spacing {
+        if !end.restarted && end.lastSeq - lastPoint >= spacing && whole
+          && steps.stateIsExact(at: end.lastSeq)
+        {
           let encoded: (bytes: [UInt8], flushPoints: [Int])
           do throws(CodecError) {
             encoded = try state.compactEncoded(

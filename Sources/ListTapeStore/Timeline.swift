@@ -27,6 +27,10 @@ public final class Timeline {
   package var buildsIndex = true
   /// Seeks that folded more than `indexSpacing` events: the second builds the index.
   var longFolds = 0
+  /// `exactStretches` for the events read so far (salvaged logs; `Timeline+Anchors`).
+  var stretchCache: (events: Int, stretches: [(start: Int, events: ClosedRange<Int>)])?
+  /// Whether the index file was checked for seek points in inexact stretches.
+  var indexCheckedForGaps = false
 
   /// Opens and scans a log.
   public init(path: String) throws(StoreError) {
@@ -187,10 +191,24 @@ public final class Timeline {
   /// (nil when it applied) and the state, read in place; `body` returns false to stop. Every
   /// scan that folds (replay, seeks, find, history, stats, verify, the viewers) goes through
   /// here. `progress` gets `(event, through)` every `progressInterval` events.
+  ///
+  /// In a salvaged log the fold re-anchors after each gap at the self-contained point that
+  /// restores it (`foldAnchored`); `exactSteps` says which states are the recorded ones.
   package func foldEach(
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     progress: ((Int, Int) -> Void)? = nil,
     frames: Bool = false, onFrame: (FrameEnd, inout ListState) -> Void = { _, _ in },
+    _ body: (Int, Event, ListFault?, inout ListState) -> Bool
+  ) throws(StoreError) {
+    try foldAnchored(
+      &state, &decoder, from: from, through: through, progress: progress, frames: frames,
+      onFrame: onFrame, body)
+  }
+
+  /// `foldEach` without re-anchoring: one run of events.
+  func foldRun(
+    _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
+    progress: ((Int, Int) -> Void)?, frames: Bool, onFrame: (FrameEnd, inout ListState) -> Void,
     _ body: (Int, Event, ListFault?, inout ListState) -> Bool
   ) throws(StoreError) {
     func prefetch(_ hints: UnsafeBufferPointer<FoldHint>, _ i: Int) {
@@ -325,10 +343,12 @@ public final class Timeline {
     var decoder = EventDecoder()
     var start = 1
     ensureIndex(near: n)
-    let nearest = checkpointSeq(atOrBefore: n)
+    // A salvaged log: never from a checkpoint inside a stretch of inexact states.
+    let bound = seekBound(for: n)
+    let nearest = checkpointSeq(atOrBefore: bound)
     if nearest > 0, let cached = cachedCheckpoint, cached.seq == nearest {
       (state, decoder, start) = (cached.state, cached.decoder, cached.seq + 1)
-    } else if let cp = try checkpoint(atOrBefore: n) {
+    } else if let cp = try checkpoint(atOrBefore: bound) {
       state = cp.state
       decoder = cp.decoder
       start = cp.seq + 1

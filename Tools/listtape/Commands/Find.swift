@@ -78,12 +78,14 @@ enum FindCommand: Command {
               w.field("from", change.from)
               w.field("to", change.to)
               w.recorded(event)
+              if !change.exact { w.field("exact", false) }
             })
         } else {
           out.line(
             style.bold("event \(change.event)") + ": \(change.from) → "
               + style.green(change.to.description) + "  "
-              + Render.event(event, number: nil, style: style))
+              + Render.event(event, number: nil, style: style)
+              + (change.exact ? "" : "  " + style.yellow("(not the recorded state)")))
         }
       }
     }
@@ -110,8 +112,12 @@ enum FindCommand: Command {
     let total = timeline.eventCount
     let progress = Progress("scanning", events: total)
     var count = 0
+    // After events lost in a salvage, faults are listed only where the state before the
+    // event is the recorded one (as `replay` counts them).
+    let steps = timeline.exactSteps
     _ = try replaying { () throws(StoreError) in
       try timeline.replay(through: total, progress: progress.update) { n, event, fault in
+        guard steps.at(n) == .exact else { return true }
         progress.finish()
         count += 1
         if json {
@@ -127,8 +133,15 @@ enum FindCommand: Command {
     }
     progress.finish()
     if !json {
+      let skipped = timeline.notReplayed(through: total)
+      let note =
+        skipped.isEmpty
+        ? ""
+        : "; not searched (states after lost events): "
+          + skipped.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
       out.line(
-        style.dim("\(Render.plural(count, "fault")) in \(Render.plural(total, "event"))"))
+        style.dim(
+          "\(Render.plural(count, "fault")) in \(Render.plural(total, "event"))" + note))
     }
     return count
   }

@@ -51,24 +51,24 @@ enum GenerateCommand: Command {
     let output = try OutputFile.open(
       arguments.output ?? "-", force: arguments.force, content: .text, for: self)
     var w = JSONWriter(reservingCapacity: 1 << 17)
-    var failure: CLIError?
-    SampleSession.generate(
-      events: arguments.events, seed: arguments.seed, maxItems: arguments.maxItems,
-      opening: opening
-    ) { event in
-      guard failure == nil else { return }
-      event.encode(to: &w)
-      w.endLine()
-      if w.bytes.count >= 1 << 16 {
-        do throws(CLIError) {
+    // A write error stops the generator at once (throwing out of it): nothing more is made.
+    do {
+      try SampleSession.generate(
+        events: arguments.events, seed: arguments.seed, maxItems: arguments.maxItems,
+        opening: opening
+      ) { event in
+        event.encode(to: &w)
+        w.endLine()
+        if w.bytes.count >= 1 << 16 {
           try output.write(w.bytes)
-        } catch {
-          failure = error
+          w.reset()
         }
-        w.reset()
       }
+    } catch let error as CLIError {
+      throw error
+    } catch {
+      throw .failure("\(error)", code: ExitCode.io)
     }
-    if let failure { throw failure }
     try output.write(w.bytes)
     try output.commit()
     return ExitCode.success

@@ -53,11 +53,13 @@ enum HistoryCommand: Command {
               write(entry.before, to: &w)
               w.key("after")
               write(entry.after, to: &w)
+              if !entry.exact { w.field("exact", false) }
             })
         } else {
           var line = Render.event(entry.op, number: entry.event, style: style)
           if !entry.named { line += "  " + style.dim("(indirect)") }
           if let fault = entry.fault { line += "  " + style.red("fault: \(fault)") }
+          if !entry.exact { line += "  " + style.yellow("(not the recorded state)") }
           out.line(line)
           out.line("    \(describe(entry.before)) → \(style.bold(describe(entry.after)))")
         }

@@ -74,6 +74,7 @@ enum RecordCommand: Command {
     if arguments.once && socketPath == nil {
       throw usageError("'--once' needs '--listen <path>'")
     }
+    try checkKind(of: path)
     // The socket first: a path that cannot be listened on leaves no new log behind.
     var listener: Listener? = nil
     if let socketPath {
@@ -170,6 +171,29 @@ enum RecordCommand: Command {
       guard let line else { return nil }
       batch.append(line)
     }
+  }
+}
+
+extension RecordCommand {
+  /// Refuses a LOG that exists and is a pipe, a device or a socket, before anything is
+  /// created: a log is appended to, read back and synced in place (opening a pipe would wait
+  /// for a reader, a device would take the header and fail). A missing path is created; a
+  /// directory is the log layer's error (66).
+  static func checkKind(of path: String) throws(CLIError) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return }
+    let kind: String
+    switch info.st_mode & S_IFMT {
+    case S_IFREG, S_IFDIR: return
+    case S_IFIFO: kind = "a pipe"
+    case S_IFCHR, S_IFBLK: kind = "a device"
+    case S_IFSOCK: kind = "a socket"
+    default: kind = "a special file"
+    }
+    throw .failure(
+      "cannot record to \(path): it is \(kind), and a log must be a regular file; record to "
+        + "a file, then 'listtape events LOG --json' streams its events",
+      code: ExitCode.cannotCreate)
   }
 }
 

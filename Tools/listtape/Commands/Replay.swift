@@ -65,7 +65,7 @@ enum ReplayCommand: Command {
     let stopped = strict && !faults.isEmpty
     // Where the fold ended: the last event folded when --strict stopped it, else --to.
     let end = stopped ? result.stoppedAt : through
-    let skipped = skippedStretches(timeline, through: end)
+    let skipped = timeline.notReplayed(through: end)
     if json {
       out.bytes(
         JSONWriter.line { w in
@@ -122,18 +122,6 @@ enum ReplayCommand: Command {
     }
     if timeline.readStoppedShort || !skipped.isEmpty { return ExitCode.damaged }
     return faults.isEmpty ? ExitCode.success : ExitCode.faults
-  }
-
-  /// The events up to `n` whose states are not the recorded ones, so not replayed.
-  static func skippedStretches(_ timeline: Timeline, through n: Int) -> [ClosedRange<Int>] {
-    var covered = 1
-    var out: [ClosedRange<Int>] = []
-    for (start, events) in timeline.exactStretches {
-      if start + 1 > covered && covered <= n { out.append(covered...min(start, n)) }
-      covered = max(covered, events.upperBound + 1)
-    }
-    if covered <= n { out.append(covered...n) }
-    return out
   }
 }
 

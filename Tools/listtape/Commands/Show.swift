@@ -82,8 +82,14 @@ extension Timeline {
     do throws(StoreError) {
       event = try self.event(n)
     } catch {
-      guard case .inexact = exactness else { throw error }
-      event = nil  // lost, or undecodable after lost events: the warning says so
+      // Lost, or undecodable after lost events: the warning says so, or the state is
+      // restored at `n` itself (a recovery point whose own event the gap left unreadable).
+      switch exactness {
+      case .inexact: break
+      case .exact(let point?) where point == n: break
+      case .exact: throw error
+      }
+      event = nil
     }
     var (state, _) = try exactState(at: n - 1)
     var fault: ListFault?

@@ -36,7 +36,10 @@ enum StatsCommand: Command {
         JSONWriter.line { w in
           w.field("log", path)
           w.field("events", stats.events)
+          w.ranges("lost", stats.lost)
+          w.field("undecodable", stats.undecodable)
           w.field("faults", stats.faults)
+          w.ranges("notReplayed", stats.inexact)
           w.field("bytes", stats.bytes)
           w.field("bytesPerEvent", (perEvent * 100).rounded() / 100)
           w.field("frames", stats.frames)
@@ -62,9 +65,28 @@ enum StatsCommand: Command {
     }
     out.line(style.bold(path))
     row("events", Render.count(stats.events))
-    row(
-      "faults",
-      stats.faults == 0 ? "0" : style.red(Render.count(stats.faults)))
+    if !stats.lost.isEmpty {
+      let count = stats.lost.reduce(0) { $0 + $1.count }
+      row(
+        "lost",
+        "\(Render.plural(count, "event")) in a salvage ("
+          + stats.lost.prefix(5).map(Failures.events).joined(separator: ", ")
+          + (stats.lost.count > 5 ? ", …" : "") + "); ops and faults leave them out")
+    }
+    if stats.undecodable > 0 {
+      row(
+        "undecodable",
+        "\(Render.plural(stats.undecodable, "event")) kept but naming ids lost with a gap; "
+          + "ops and faults leave them out")
+    }
+    var faults = stats.faults == 0 ? "0" : style.red(Render.count(stats.faults))
+    if !stats.inexact.isEmpty {
+      faults +=
+        " (not counted after lost events: "
+        + stats.inexact.prefix(5).map { "\($0.lowerBound)...\($0.upperBound)" }
+        .joined(separator: ", ") + (stats.inexact.count > 5 ? ", …" : "") + ")"
+    }
+    row("faults", faults)
     row("bytes", "\(Render.count(stats.bytes)) (\(Render.decimal(perEvent, 1)) bytes/event)")
     row("format", "\(stats.format).0")
     row(
@@ -109,5 +131,20 @@ extension String {
   /// Spaces then the string, up to `width` characters.
   func leftPadding(_ width: Int) -> String {
     count >= width ? self : String(repeating: " ", count: width - count) + self
+  }
+}
+
+extension JSONWriter {
+  /// `key: [[first, last], …]`, the vocabulary's lists of ranges.
+  mutating func ranges(_ key: String, _ ranges: [ClosedRange<Int>]) {
+    self.key(key)
+    beginArray()
+    for r in ranges {
+      beginArray()
+      int(r.lowerBound)
+      int(r.upperBound)
+      endArray()
+    }
+    endArray()
   }
 }

@@ -110,6 +110,7 @@ enum HTMLPage {
     .tick.here { background: var(--acc); width: 2px; height: 18px; top: -2px; pointer-events: none; }
     main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 20px; }
     #eventhead { font-weight: 600; } #fault { color: var(--fault); min-height: 1.45em; }
+    #eventhead .inexact { color: var(--mark); }
     .section { font-weight: 700; color: var(--acc); margin-top: 8px; }
     .section .dim { font-weight: 400; }
     .row { white-space: pre; padding: 0 4px; border-radius: 4px; }
@@ -150,6 +151,10 @@ enum HTMLPage {
     var FROM = D.from, TO = D.to, FIRST = D.from - 1;
     var faults = new Map(D.faults), marks = new Map(D.marks);
     var markList = D.marks.map(function (m) { return m[0]; });
+    // A salvaged log: the ranges of states that are not the recorded ones (docs/cli.md,
+    // "Damaged logs"); a checkpoint right after one restores the recorded state.
+    var inexact = D.inexact || [];
+    function isInexact(n) { return inexact.some(function (r) { return r[0] <= n && n <= r[1]; }); }
     var faultList = D.faults.map(function (f) { return f[0]; });
 
     // ---- The reducer: ListTapeModel compiled to WebAssembly with Embedded Swift. ----
@@ -306,6 +311,7 @@ enum HTMLPage {
       var head = $('eventhead');
       head.replaceChildren();
       head.appendChild(el('span', '', 'event ' + n + ' of ' + D.total));
+      if (isInexact(n)) head.appendChild(el('span', 'inexact', '  (not the recorded state)'));
       if (n >= FROM) {
         var e = event(n);
         head.appendChild(el('span', 'op', '  ' + e.op));
@@ -369,6 +375,9 @@ enum HTMLPage {
       for (var n = FROM; n <= TO; n++) {
         var outcome = step(), message = outcome === 0 ? 'ok' : (outcome === 1 ? 'fault: ' : 'malformed: ') + result();
         if ((outcome === 1) !== faults.has(n) || (outcome === 1 && message !== 'fault: ' + faults.get(n))) bad.push('fault at event ' + n);
+        // A salvaged log: the checkpoint after a stretch of inexact states restores the
+        // recorded state, which the fold cannot reach.
+        if (c < cps.length && cps[c][0] === n && isInexact(n - 1)) load(cps[c++]);
         W.lt_state(n);
         var bytes = resultBytes(), h = 0x811c9dc5;
         for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;

@@ -26,7 +26,8 @@ struct HTMLReport {
   /// What the page embeds, each part escaped for a `<script>` element.
   struct Parts {
     /// `{"version", "name", "total", "from", "to", "descriptions", "faults", "marks",
-    /// "checkpoints"}`; a checkpoint is `[n, base64 of the state codec]`.
+    /// "checkpoints", "inexact"}`; a checkpoint is `[n, base64 of the state codec]`;
+    /// `inexact` the `[first, last]` ranges of states that are not the recorded ones.
     var data: [UInt8]
     /// The window's events, one protocol JSON object a line.
     var events: [UInt8]
@@ -61,6 +62,52 @@ struct HTMLReport {
     Self.checkpoint(state, at: from - 1, to: &checkpoints)
     var lastCheckpoint = from - 1
     var failure: Failure?
+    // A salvaged log: the page needs every number of the window, so each lost or
+    // undecodable event becomes a mark (it changes nothing, as the native fold skips it),
+    // and each point where the fold re-anchors gets a checkpoint of the restored state.
+    let steps = timeline.exactSteps
+    var restored: [Int: ListState] = [:]
+    var inexact = JSONWriter()
+    inexact.beginArray()
+    if steps.hasGaps {
+      do {
+        for point in timeline.anchors(from: from, through: through) {
+          restored[point] = try timeline.restoredState(from: point, through: point)
+        }
+      } catch {
+        throw .replay(error)
+      }
+      var open: Int?
+      func close(_ end: Int) {
+        if let start = open {
+          inexact.beginArray()
+          inexact.int(start)
+          inexact.int(end)
+          inexact.endArray()
+          open = nil
+        }
+      }
+      for n in max(from - 1, 0)...through {
+        if steps.stateIsExact(at: n) { close(n - 1) } else if open == nil { open = n }
+      }
+      close(through)
+    }
+    inexact.endArray()
+    var next = from
+    func placeholders(before n: Int) {
+      while next < n {
+        Event(.mark("(event \(next) lost in a salvage, or unreadable after lost events)"))
+          .encode(to: &events)
+        events.endLine()
+        descriptions.string("(lost in a salvage, or unreadable after lost events)")
+        if let state = restored[next] {
+          Self.checkpoint(state, at: next, to: &checkpoints)
+          lastCheckpoint = next
+        }
+        next += 1
+      }
+      next = n + 1
+    }
     func size() -> Int {
       events.bytes.count + descriptions.bytes.count + checkpoints.bytes.count
         + faults.bytes.count + marks.bytes.count
@@ -68,6 +115,7 @@ struct HTMLReport {
     do {
       try timeline.foldEach(&state, &decoder, from: from, through: through) {
         n, event, fault, state in
+        placeholders(before: n)
         // An event may name a long id many times over (a log's back-references are a byte
         // each): refuse before writing its JSON, not after.
         let idBytes = event.operation.itemIDBytes
@@ -96,7 +144,7 @@ struct HTMLReport {
         // Sections count too: a checkpoint holds every section's id.
         let every =
           checkpointEvery ?? max(64, (state.numberOfAllItems + state.numberOfSections) / 2)
-        if n - lastCheckpoint >= every {
+        if n - lastCheckpoint >= every || restored[n] != nil {
           Self.checkpoint(state, at: n, to: &checkpoints)
           lastCheckpoint = n
         }
@@ -111,6 +159,7 @@ struct HTMLReport {
       throw .replay(error)
     }
     if let failure { throw failure }
+    placeholders(before: through + 1)
     if size() > Self.maxBytes { throw .tooLarge(bytes: size(), atEvent: through) }
     descriptions.endArray()
     faults.endArray()
@@ -137,6 +186,7 @@ struct HTMLReport {
     field("faults", faults)
     field("marks", marks)
     field("checkpoints", checkpoints)
+    field("inexact", inexact)
     out.append(UInt8(ascii: "}"))
     return Parts(data: Self.escapeForScript(out), events: Self.escapeForScript(events.bytes))
   }

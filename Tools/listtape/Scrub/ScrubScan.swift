@@ -85,6 +85,8 @@ final class ScrubScan: @unchecked Sendable {
     var keptFaults = 0
     do throws(StoreError) {
       let timeline = try Timeline(path: path)
+      // After events lost in a salvage, only faults folded from a recorded state are marked.
+      let steps = timeline.exactSteps
       _ = try timeline.forEachState(through: total) { n, event, fault, _ in
         let labels = event.operation.markLabels
         if !labels.isEmpty {
@@ -95,7 +97,7 @@ final class ScrubScan: @unchecked Sendable {
             batch.marks.append((n, labels.joined(separator: ", ")))
           }
         }
-        if let fault {
+        if let fault, steps.at(n) == .exact {
           batch.faultTotal += 1
           batch.faultBuckets[bucket(n)] += 1
           if keptFaults < Self.limit {

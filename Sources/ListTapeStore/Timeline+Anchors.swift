@@ -1,0 +1,181 @@
+import ListTapeLog
+import ListTapeModel
+
+/// How far one step of a fold over a salvaged log is the recorded one (docs/cli.md,
+/// "Damaged logs"): every continuous fold re-anchors at the self-contained point after a
+/// gap, so the states between a gap and that point are the only ones it cannot vouch for.
+package enum StepExactness: Sendable, Equatable {
+  /// The states before and after the event are the recorded ones, and so is its fault.
+  case exact
+  /// The state after the event is the recorded one again (a self-contained point restored
+  /// it); the state before was not, so the event's fault is not known.
+  case restored
+  /// The state after the event is not the recorded one.
+  case inexact
+
+  /// Whether the state after the event is the recorded one.
+  package var stateIsExact: Bool { self != .inexact }
+}
+
+/// The exactness of every step of a log, computed once before a fold (its callbacks must
+/// not use the timeline) and asked per event. A log without gaps answers `.exact` at once.
+package struct ExactSteps: Sendable {
+  /// Each exact stretch: the point its fold starts from and its events.
+  let stretches: [(start: Int, events: ClosedRange<Int>)]
+  /// Whether the log lost events (else every step is exact).
+  package let hasGaps: Bool
+
+  /// Whether event `n`'s step is the recorded one (`n` is a number the fold delivers: a
+  /// lost event has no step).
+  /// - Complexity: O(1) without gaps, else O(log stretches).
+  package func at(_ n: Int) -> StepExactness {
+    guard hasGaps else { return .exact }
+    var lo = 0
+    var hi = stretches.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if stretches[mid].start < n { lo = mid + 1 } else { hi = mid }
+    }
+    // stretches[lo] is the first stretch starting at or after n.
+    if lo < stretches.count && stretches[lo].start == n && n > 0 { return .restored }
+    if lo > 0 && stretches[lo - 1].events.contains(n) { return .exact }
+    return .inexact
+  }
+
+  /// Whether the state after event `n` (0: the empty list) is the recorded one.
+  package func stateIsExact(at n: Int) -> Bool { n == 0 || at(n).stateIsExact }
+}
+
+extension Timeline {
+  /// The exactness of every step, for folds to label what they report.
+  package var exactSteps: ExactSteps {
+    guard !gaps.isEmpty else { return ExactSteps(stretches: [], hasGaps: false) }
+    return ExactSteps(stretches: cachedStretches, hasGaps: true)
+  }
+
+  /// `exactStretches`, computed once per event count (the gaps and checkpoints are fixed
+  /// for the events read so far).
+  var cachedStretches: [(start: Int, events: ClosedRange<Int>)] {
+    if let cached = stretchCache, cached.events == eventCount { return cached.stretches }
+    let stretches = exactStretches
+    stretchCache = (eventCount, stretches)
+    return stretches
+  }
+
+  /// The self-contained points in `from...through` at which a continuous fold re-anchors:
+  /// the starts of the exact stretches after gaps.
+  package func anchors(from: Int, through: Int) -> [Int] {
+    guard !gaps.isEmpty, from <= through else { return [] }
+    return cachedStretches.map(\.start).filter { $0 > 0 && $0 >= from && $0 <= through }
+  }
+
+  /// The latest event at or before `n` whose state is the recorded one and from which a
+  /// fold to `n` meets no self-contained point: `n` itself when its state is exact, else
+  /// the last exact event before the gaps that make it inexact (0 at worst). A seek to `n`
+  /// starts from a checkpoint at or before it, so that every fold reaching an inexact state
+  /// reaches the same one (never from a checkpoint or seek point inside an inexact stretch).
+  /// - Complexity: a search of the gaps and checkpoints; no decoding.
+  package func seekBound(for n: Int) -> Int {
+    guard !gaps.isEmpty else { return n }
+    if !indexCheckedForGaps, let index = reader.index {
+      indexCheckedForGaps = true
+      if hasInexactSeekPoints(index) {
+        reader.discardIndex("seek points between a gap and the point that restores it")
+      }
+    }
+    var bound = n
+    while bound > 0, case .inexact(let lost, _) = exactness(at: bound) {
+      bound = lost.lowerBound - 1
+    }
+    return bound
+  }
+
+  /// `foldEach` re-anchored: after each gap the fold takes the state of the self-contained
+  /// point that restores it (decoded before the run that reaches it, so callbacks never
+  /// share the reader) and folds on from there. `body` sees the restored state at that
+  /// point's event; the states between the gap and it are folded without the lost events
+  /// (`ExactSteps` labels them).
+  func foldAnchored(
+    _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
+    progress: ((Int, Int) -> Void)?, frames: Bool,
+    onFrame: (FrameEnd, inout ListState) -> Void,
+    _ body: (Int, Event, ListFault?, inout ListState) -> Bool
+  ) throws(StoreError) {
+    let points = anchors(from: from, through: through)
+    guard !points.isEmpty else {
+      return try foldRun(
+        &state, &decoder, from: from, through: through, progress: progress, frames: frames,
+        onFrame: onFrame, body)
+    }
+    var lo = from
+    // A run ending at a point reads the restart right after it, and so does the next run.
+    var lastRestart: Int?
+    func frameEnded(_ end: FrameEnd, _ s: inout ListState) {
+      if end.restarted {
+        if lastRestart == end.lastSeq { return }
+        lastRestart = end.lastSeq
+      }
+      onFrame(end, &s)
+    }
+    for point in points {
+      guard let restored = try logCheckpoint(atOrBefore: point), restored.seq == point else {
+        throw .log(LogError(.damaged, path: path, message: "no checkpoint after event \(point)"))
+      }
+      var swapped = false
+      var stopped = false
+      func runFrameEnded(_ end: FrameEnd, _ s: inout ListState) {
+        // The point's own event may not decode: its frame still ends in the restored state.
+        if !swapped && end.lastSeq >= point {
+          s = restored.state
+          swapped = true
+        }
+        frameEnded(end, &s)
+      }
+      func runBody(_ seq: Int, _ event: Event, _ fault: ListFault?, _ s: inout ListState) -> Bool {
+        if seq == point {
+          s = restored.state
+          swapped = true
+        }
+        stopped = !body(seq, event, fault, &s)
+        return !stopped
+      }
+      try foldRun(
+        &state, &decoder, from: lo, through: point, progress: progress, frames: frames,
+        onFrame: runFrameEnded, runBody)
+      if stopped { return }
+      state = restored.state
+      decoder = restored.decoder
+      lo = point + 1
+    }
+    try foldRun(
+      &state, &decoder, from: lo, through: through, progress: progress, frames: frames,
+      onFrame: frameEnded, body)
+  }
+}
+
+extension Timeline {
+  /// Whether an index file holds a seek point where the state is not the recorded one: one
+  /// built by folding across a gap, which the index build no longer does.
+  func hasInexactSeekPoints(_ index: LogIndex) -> Bool {
+    guard !gaps.isEmpty else { return false }
+    let steps = exactSteps
+    return index.seekPoints.contains { !steps.stateIsExact(at: Int(clamping: $0.seq)) }
+  }
+}
+
+extension Timeline {
+  /// The events up to `n` that are not replayed: the lost ones and those folded onto a
+  /// state that is not the recorded one, through the point that restores it (their faults
+  /// would be the gap's). Ranges in order; empty for a log without gaps.
+  package func notReplayed(through n: Int) -> [ClosedRange<Int>] {
+    guard !gaps.isEmpty else { return [] }
+    var covered = 1
+    var out: [ClosedRange<Int>] = []
+    for (start, events) in cachedStretches {
+      if start + 1 > covered && covered <= n { out.append(covered...min(start, n)) }
+      covered = max(covered, events.upperBound + 1)
+    }
+    if covered <= n { out.append(covered...n) }
+    return out
+  }
+}

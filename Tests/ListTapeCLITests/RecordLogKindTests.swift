@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `record` refuses a LOG that is a pipe or a device before it creates anything: a log is
+/// appended to, read back and synced in place (opening a pipe would wait for a reader).
+@Suite struct RecordLogKindTests {
+  static let event = Data(#"{"op":"appendSections","sections":["a"]}"#.utf8 + [0x0A])
+
+  static func entries(_ dir: TempDir) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted()
+  }
+
+  @Test func aPipeIsRefusedBeforeAnythingIsCreated() throws {
+    let dir = try TempDir()
+    let fifo = dir.path("log.ltape")
+    #expect(mkfifo(fifo, 0o644) == 0)
+    // Without the check, opening the pipe waits for a reader: CLI.run's guard calls it hung.
+    let r = try CLI.run(["record", fifo, "--listen", dir.path("sock")], input: Self.event)
+    #expect(r.code == 73)
+    #expect(
+      r.err
+        == "listtape: error: cannot record to \(fifo): it is a pipe, and a log must be a "
+        + "regular file; record to a file, then 'listtape events LOG --json' streams its "
+        + "events\n")
+    #expect(try Self.entries(dir) == ["log.ltape"], "no socket, no index, no tail file")
+  }
+
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/null"), "needs /dev/null"))
+  func aDeviceIsRefused() throws {
+    let r = try CLI.run(["record", "/dev/null"], input: Self.event)
+    #expect(r.code == 73)
+    #expect(r.err.contains("cannot record to /dev/null: it is a device"), "\(r.err)")
+    #expect(r.err.split(separator: "\n").count == 1)
+  }
+}
