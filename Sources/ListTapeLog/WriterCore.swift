@@ -37,6 +37,10 @@ final class WriterCore: @unchecked Sendable {
   var dirty = false
   /// Frames written since the last full sync (what `close()` must still force out).
   private var unflushed = false
+  /// The first frame after reopening a log that has frames is synced at once: it carries
+  /// the sync point that vouches for the prefix (which an unsyncing writer may have left
+  /// without one), so no later frame may reach the disk before it (LogWriter+Durability).
+  private var syncFirstFrame: Bool
   /// When the last sync of either kind started (monotonic ns).
   var lastSync: UInt64
   /// The descriptor was closed (by `close`, or not yet: `deinit` closes it).
@@ -77,6 +81,8 @@ final class WriterCore: @unchecked Sendable {
     self.nextSeq = prepared.scan.nextSeq
     self.segment = prepared.scan.lastRestartSeq
     self.lastSync = Posix.monotonicNanos()
+    self.syncFirstFrame =
+      options.fsync != .never && prepared.syncedEnd > UInt64(prepared.header.headerLength)
   }
 
   deinit {
@@ -225,7 +231,10 @@ final class WriterCore: @unchecked Sendable {
     dirty = true
     unflushed = true
     state.beginWriting()
-    if options.fsync == .always { try syncLocked() }
+    if options.fsync == .always || syncFirstFrame {
+      syncFirstFrame = false
+      try syncLocked()
+    }
     // The first unsynced frame since a sync gives the interval flusher its deadline; later
     // frames do not wake it again.
     if !wasDirty && syncIntervalNanos > 0 { noteWork() }
