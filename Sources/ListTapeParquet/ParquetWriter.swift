@@ -245,21 +245,6 @@ package final class ParquetWriter {
     }
     offset += Int64(bytes.count)
   }
-
-  private static func appendLE<T: FixedWidthInteger>(_ v: T, to out: inout [UInt8]) {
-    var x = v.littleEndian
-    withUnsafeBytes(of: &x) { out.append(contentsOf: $0) }
-  }
-
-  private static func appendLength(_ n: Int, to out: inout [UInt8]) {
-    appendLE(UInt32(truncatingIfNeeded: n), to: &out)
-  }
-
-  private static func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] {
-    var out: [UInt8] = []
-    appendLE(v, to: &out)
-    return out
-  }
 }
 
 private struct RowGroupMeta {
