@@ -12,12 +12,12 @@ extension ListState {
     for s in forest.sectionOrder {
       w.beginObject()
       w.key("id")
-      w.string(forest.sections[Int(s)].id)
+      w.string(forest.sectionID(s))
       w.key("items")
       w.beginArray()
       forest.walk(list: forest.sections[Int(s)].roots, visibleOnly: false) { x, level in
         let n = forest.nodes[Int(x)]
-        let c = forest.content[Int(x)]
+        let (title, fields) = forest.withContent(x) { ItemText.decode($0) }
         w.beginObject()
         w.key("id")
         w.string(forest.id(of: x))
@@ -31,11 +31,11 @@ extension ListState {
         w.int(level)
         w.key("expanded")
         w.bool(n.expanded)
-        if let title = c.title {
+        if let title {
           w.key("title")
           w.string(title)
         }
-        if let fields = c.fields {
+        if let fields {
           w.key("fields")
           OutlineNode.encodeFields(fields, to: &w)
         }

@@ -140,6 +140,15 @@ struct ByteSource {
     return String(decoding: units, as: UTF8.self)
   }
 
+  /// Skips the next `n` bytes (already counted by `count()`), checking they are UTF-8.
+  @inline(__always) mutating func skipText(_ n: Int) throws(CodecError) {
+    guard n <= remaining else { throw fail("string of \(n) bytes exceeds the \(remaining) left") }
+    let units = UnsafeBufferPointer(
+      start: base.baseAddress.map { ($0 + offset).assumingMemoryBound(to: UInt8.self) }, count: n)
+    guard UTF8Validation.isValid(units) else { throw fail("invalid UTF-8 in string") }
+    offset += n
+  }
+
   /// Fields written by `ByteSink.fields` (a later duplicate key wins).
   mutating func fields() throws(CodecError) -> [String: String] {
     let n = try count(minBytes: 2)

@@ -129,13 +129,23 @@ package struct EventDecoder: Sendable {
   var ringNext = 0
   /// The event number the next record must have (unless it is a reset point).
   package internal(set) var expected = 1
-  /// Format 2.0: the current segment's dictionary...
-  package internal(set) var dictionary = IdDictionary()
+  /// Format 2.0: the current segment's dictionary, its repeated definitions...
+  package internal(set) var dictionary = IdSpace()
+  package internal(set) var aliases = DefinitionAliases()
   /// ...and the event number its restart came before (0: the log's start).
   package internal(set) var segment: UInt64 = 0
+  /// A number naming the log read (from its UUID), from which each segment's dictionary
+  /// draws its lineage (`lineage(log:segment:)`).
+  package private(set) var logID: UInt64 = 0
 
   /// A decoder for a log's first event.
   package init() {}
+
+  /// A decoder for the first event of the log named `logID`.
+  package init(logID: UInt64) {
+    self.logID = logID
+    dictionary.setLineage(Self.lineage(log: logID, segment: 0))
+  }
 
   /// Decodes record number `seq`. Records must come in order; after a gap only a reset
   /// point can be decoded (anything else throws rather than guess at references).
