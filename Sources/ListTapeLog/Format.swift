@@ -43,6 +43,10 @@ enum Format {
   static let maxInflateRatio = 1032
 
   static let metaGap: UInt8 = 1
+  /// 1.0 event records restart their codec (the identifier ring and the running time) at
+  /// events 1, 1 + k, 1 + 2k, … for this k, so a record decodes given the records since the
+  /// last such event (the model's `EventCodecLayout.resetInterval`; a test holds them equal).
+  static let v1RecordResetInterval: UInt64 = 256
 
   static func maxRaw(type: UInt8) -> Int {
     switch type {

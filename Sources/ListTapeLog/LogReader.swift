@@ -24,6 +24,8 @@ package final class LogReader {
   package internal(set) var index: LogIndex?
   /// What became of the index file at open.
   package internal(set) var indexStatus = IndexStatus.missing
+  /// `exactStretches` for the scan so far (LogReader+Recovery).
+  var stretchCache: (key: StretchKey, stretches: [ExactStretch])?
 
   /// Opens and scans the log at `path`. With `useIndex` (2.0 logs), a valid index file
   /// next to it stands in for the scan of the frames it covers; only later ones are scanned.

@@ -50,23 +50,14 @@ extension Timeline {
   /// The exactness of every step, for folds to label what they report.
   package var exactSteps: ExactSteps {
     guard !gaps.isEmpty else { return ExactSteps(stretches: [], hasGaps: false) }
-    return ExactSteps(stretches: cachedStretches, hasGaps: true)
-  }
-
-  /// `exactStretches`, computed once per event count (the gaps and checkpoints are fixed
-  /// for the events read so far).
-  var cachedStretches: [(start: Int, events: ClosedRange<Int>)] {
-    if let cached = stretchCache, cached.events == eventCount { return cached.stretches }
-    let stretches = exactStretches
-    stretchCache = (eventCount, stretches)
-    return stretches
+    return ExactSteps(stretches: exactStretches, hasGaps: true)
   }
 
   /// The self-contained points in `from...through` at which a continuous fold re-anchors:
   /// the starts of the exact stretches after gaps.
   package func anchors(from: Int, through: Int) -> [Int] {
     guard !gaps.isEmpty, from <= through else { return [] }
-    return cachedStretches.map(\.start).filter { $0 > 0 && $0 >= from && $0 <= through }
+    return exactStretches.map(\.start).filter { $0 > 0 && $0 >= from && $0 <= through }
   }
 
   /// The latest event at or before `n` whose state is the recorded one and from which a
@@ -171,7 +162,7 @@ extension Timeline {
     guard !gaps.isEmpty else { return [] }
     var covered = 1
     var out: [ClosedRange<Int>] = []
-    for (start, events) in cachedStretches {
+    for (start, events) in exactStretches {
       if start + 1 > covered && covered <= n { out.append(covered...min(start, n)) }
       covered = max(covered, events.upperBound + 1)
     }

@@ -27,8 +27,6 @@ public final class Timeline {
   package var buildsIndex = true
   /// Seeks that folded more than `indexSpacing` events: the second builds the index.
   var longFolds = 0
-  /// `exactStretches` for the events read so far (salvaged logs; `Timeline+Anchors`).
-  var stretchCache: (events: Int, stretches: [(start: Int, events: ClosedRange<Int>)])?
   /// Whether the index file was checked for seek points in inexact stretches.
   var indexCheckedForGaps = false
 

@@ -139,6 +139,12 @@ import Testing
     // A torn single-frame log has nothing readable: html says so (2), not "no events" (1).
     let html = try CLI.run(["html", torn, "-o", dir.path("torn2.html")])
     #expect(html.err.contains("no event of \(torn) is readable"), "\(html.err)")
+    // Every reading command says so, never "only events 1...0 are read".
+    for args in [["show", torn], ["events", torn], ["stats", torn], ["replay", torn]] {
+      let r = try CLI.run(args)
+      #expect(r.err.contains("; no event is readable"), "\(args): \(r.err)")
+      #expect(!r.err.contains("1...0"), "\(args): \(r.err)")
+    }
   }
 
   @Test func statsTimeSpanIsNeverNegative() throws {

@@ -103,8 +103,10 @@ enum Failures {
   static func warnings(_ timeline: Timeline) -> [String] {
     var out: [String] = []
     if let damage = timeline.damage {
-      out.append(
-        "\(damage) (\(timeline.path)); only events 1...\(timeline.eventCount) are read")
+      let read =
+        timeline.eventCount == 0
+        ? "no event is readable" : "only events 1...\(timeline.eventCount) are read"
+      out.append("\(damage) (\(timeline.path)); \(read)")
     }
     let lost = timeline.lostRanges
     for (i, gap) in lost.prefix(5).enumerated() {
