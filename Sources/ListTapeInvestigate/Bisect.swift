@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// What a check says about the state at one event (git bisect's vocabulary).

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 extension Timeline {
@@ -20,14 +21,22 @@ extension Timeline {
       throw .outputExists(path: output)
     }
     let recorder = try Recorder.open(path: output, fsync: fsync)
-    var decoder = EventDecoder()
+    var ids = ListState()
+    var decoder = startDecoder()
     var written = 0
+    var failure: StoreError?
     do throws(StoreError) {
-      try scanEvents(from: 1, through: n, decoder: &decoder) { (_, e) throws(StoreError) in
-        _ = try recorder.record(e)
+      try forEachEvent(from: 1, through: n, ids: &ids, decoder: &decoder) { _, e in
+        do throws(StoreError) {
+          _ = try recorder.record(e)
+        } catch {
+          failure = error
+          return false
+        }
         written += 1
         return true
       }
+      if let failure { throw failure }
       try recorder.close()
     } catch {
       try? recorder.close()

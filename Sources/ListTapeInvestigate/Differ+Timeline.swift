@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 // The diff of two points of a log, apart from the state differ (Diff.swift,
@@ -24,11 +25,10 @@ extension Differ {
     }
     var b = a
     var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
-    try timeline.scanEvents(from: lo + 1, through: hi, decoder: &decoder) { _, event in
-      touched.note(event, before: b)
-      try? b.apply(event)
-      return true
-    }
+    try timeline.fold(
+      &b, &decoder, from: lo + 1, through: hi,
+      before: { ops, i, s in touched.note(ops.event(i, s.ids), before: s) }
+    ) { _, _, _, _ in true }
     return from <= to
       ? diff(a, b, touched: touched, context: context)
       : diff(b, a, touched: touched, context: context)

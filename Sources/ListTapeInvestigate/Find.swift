@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// One change of an expression's value during a full scan.
@@ -24,7 +25,7 @@ public enum Find {
     onChange: (ValueChange, Event) -> Void
   ) throws(StoreError) -> (initial: QueryValue, changes: Int) {
     var state = ListState()
-    var decoder = EventDecoder()
+    var decoder = timeline.startDecoder()
     let initial = query.evaluate(state)
     var current = initial
     var count = 0
@@ -33,14 +34,15 @@ public enum Find {
     // Whether `current` comes from a recorded state: not after an inexact step, even when
     // the event that restores the states is one a salvage left undecodable (not delivered).
     var currentIsExact = true
-    try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
-      seq, e, _, s in
+    try timeline.fold(&state, &decoder, from: 1, through: total, progress: progress) {
+      ops, i, _, s in
+      let seq = ops.seqs[i]
       let step = steps.at(seq)
       let v = query.evaluate(s)
       if v != current {
         var change = ValueChange(event: seq, from: current, to: v)
         change.exact = step == .exact && currentIsExact
-        onChange(change, e)
+        onChange(change, ops.event(i, s.ids))
         current = v
         count += 1
       }

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// An item as it stood after one event.
@@ -71,15 +72,17 @@ package enum History {
     _ body: (HistoryEntry) -> Void
   ) throws(StoreError) -> Int {
     var state = ListState()
-    var decoder = EventDecoder()
+    var decoder = timeline.startDecoder()
     var current: ItemState?
     var count = 0
     let total = timeline.eventCount
     let steps = timeline.exactSteps
     // Whether `current` comes from a recorded state (as in `Find.changes`).
     var currentIsExact = true
-    try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
-      seq, e, fault, s in
+    try timeline.fold(&state, &decoder, from: 1, through: total, progress: progress) {
+      ops, i, fault, s in
+      let seq = ops.seqs[i]
+      let e = ops.event(i, s.ids)
       let step = steps.at(seq)
       defer { currentIsExact = step.stateIsExact }
       let named = e.operation.names(item: id)

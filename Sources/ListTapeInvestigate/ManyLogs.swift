@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// One log's answer in a search of many logs.
@@ -251,21 +252,13 @@ extension Timeline {
   package func firstEvent(where query: Query) throws(StoreError) -> (event: Int, op: Event?)? {
     var state = ListState()
     if query.holds(in: state) { return (0, nil) }
-    var decoder = EventDecoder()
+    var decoder = startDecoder()
     var found: (event: Int, op: Event?)?
-    try scanEvents(from: 1, through: eventCount, decoder: &decoder) { seq, event in
-      guard Self.apply(event, to: &state, then: query) else { return true }
-      found = (seq, event)
+    try fold(&state, &decoder, from: 1, through: eventCount, readAhead: false) { ops, i, _, s in
+      guard query.holds(in: s) else { return true }
+      found = (ops.seqs[i], ops.event(i, s.ids))
       return false
     }
     return found
-  }
-
-  /// Folds `event` into `state` and evaluates `query` there, through `inout`: the closure's
-  /// captured state is then used in place, not copied (retaining every table) per event.
-  @inline(__always)
-  private static func apply(_ event: Event, to state: inout ListState, then query: Query) -> Bool {
-    try? state.apply(event)
-    return query.holds(in: state)
   }
 }

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// What `Shrink.run` kept of a log.
@@ -336,10 +337,7 @@ struct LogPrefixes {
     var at = from
     while at < n {
       let stop = min(n, (at / spacing + 1) * spacing)
-      try timeline.scanEvents(from: at + 1, through: stop, decoder: &decoder) { _, event in
-        try? state.apply(event)
-        return true
-      }
+      try timeline.fold(&state, &decoder, from: at + 1, through: stop) { _, _, _, _ in true }
       at = stop
       if at < n && !saved.contains(where: { $0.n == at }) {
         saved.append((at, state, decoder))

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// A fault present in one history and not in the other.
@@ -103,7 +104,9 @@ package enum WhatIf {
       if !Differ.diff(before, real, touched: touched, context: 0).isEmpty { other = before }
     }
     var range = 0
-    try timeline.scanEvents(from: first, through: total, decoder: &decoder) { n, event in
+    var ids = ListState()
+    try timeline.forEachEvent(from: first, through: total, ids: &ids, decoder: &decoder) {
+      n, event in
       while range < without.count && without[range].upperBound < n { range += 1 }
       if range < without.count && without[range].contains(n) {
         if other == nil && held == nil {
@@ -209,22 +212,31 @@ package enum WhatIf {
     let without = merged(ranges)
     var written = 0
     try writeLog(output) { recorder throws(StoreError) in
-      var decoder = EventDecoder()
+      var ids = ListState()
+      var decoder = timeline.startDecoder()
       var range = 0
-      try timeline.scanEvents(from: 1, through: timeline.eventCount, decoder: &decoder) {
-        (n, event) throws(StoreError) in
+      var failure: StoreError?
+      try timeline.forEachEvent(
+        from: 1, through: timeline.eventCount, ids: &ids, decoder: &decoder
+      ) { n, event in
         while range < without.count && without[range].upperBound < n { range += 1 }
-        if range < without.count && without[range].contains(n) {
-          if n == without[0].lowerBound {
-            _ = try recorder.record(Event(.mark(label), time: event.time))
-            written += 1
+        do throws(StoreError) {
+          if range < without.count && without[range].contains(n) {
+            if n == without[0].lowerBound {
+              _ = try recorder.record(Event(.mark(label), time: event.time))
+              written += 1
+            }
+            return true
           }
-          return true
+          _ = try recorder.record(event)
+        } catch {
+          failure = error
+          return false
         }
-        _ = try recorder.record(event)
         written += 1
         return true
       }
+      if let failure { throw failure }
     }
     return written
   }

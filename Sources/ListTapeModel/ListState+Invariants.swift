@@ -53,7 +53,8 @@ struct InvariantChecker {
       fail("entry maps longer than the \(f.ids.count) ids")
     }
     if f.entryOf.count != f.nodes.count || f.content.count != f.nodes.count {
-      fail("per-node arrays of \(f.entryOf.count) and \(f.content.count) for \(f.nodes.count) nodes")
+      fail(
+        "per-node arrays of \(f.entryOf.count) and \(f.content.count) for \(f.nodes.count) nodes")
     }
     var sectionsSeen = Set<Handle>()
     let rows = f.sectionOrder.reduce(0) { $0 + f.visibleCount(inSection: $1) }

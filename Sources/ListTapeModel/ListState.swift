@@ -218,7 +218,9 @@ extension ListState {
   }
 
   /// Depth of an item (0 for roots), nil when absent. - Complexity: O(depth).
-  package func level(of id: String) -> Int? { forest.handle(ofItem: id).map { forest.level(of: $0) } }
+  package func level(of id: String) -> Int? {
+    forest.handle(ofItem: id).map { forest.level(of: $0) }
+  }
 
   /// The parent of an item, nil for a root or an absent item (as on a section snapshot).
   package func parent(of id: String) -> String? {

@@ -48,7 +48,8 @@ package struct ListStateBuilder {
   /// A builder whose items and sections are entries of `ids` (a log's dictionary).
   package init(allowsMultipleSelection: Bool, ids: IdSpace) {
     state.allowsMultipleSelection = allowsMultipleSelection
-    state.forest.ids = ids
+    state.forest.ids = ids.withoutStringTable()
+    state.forest.idsFollowLog = true
   }
 
   /// Makes room for `items` more items, so that the tables grow once instead of doubling
@@ -66,8 +67,10 @@ package struct ListStateBuilder {
       state.forest.blocks.reserveCapacity(blocks)
       state.forest.slots.reserveCapacity(blocks * BlockLayout.stride)
     }
-    if state.forest.handleOf.count < state.forest.ids.count {
-      state.forest.handleOf = [Handle](repeating: -1, count: state.forest.ids.count)
+    let entries = state.forest.ids.count
+    if state.forest.handleOf.count < entries {
+      state.forest.handleOf.append(
+        contentsOf: repeatElement(-1, count: entries &- state.forest.handleOf.count))
     }
   }
 
@@ -93,13 +96,15 @@ package struct ListStateBuilder {
     level: Int, id: UnsafeBufferPointer<UInt8>, expanded: Bool, selected: Bool,
     title: String?, fields: [String: String]?
   ) throws(Failure) -> Int32 {
+    try checkPlace(level: level)
     guard !id.isEmpty else { throw .emptyIdentifier }
     guard UTF8Validation.isValid(id) else { throw .invalidUTF8 }
     let e = IdText.withStored(id) { form in
       state.forest.ids.entry(ofText: id) ?? state.forest.ids.append(stored: form)
     }
     let c = state.forest.storeText(title: title, fields: fields)
-    return try appendItem(level: level, entry: e, expanded: expanded, selected: selected, content: c)
+    return try appendItem(
+      level: level, entry: e, expanded: expanded, selected: selected, content: c)
   }
 
   /// Adds the next item as `appendItem(level:id:…)` does, its id entry `e` of the ids and
@@ -109,11 +114,7 @@ package struct ListStateBuilder {
   mutating func appendItem(
     level: Int, entry e: Int32, expanded: Bool, selected: Bool, content c: ContentRef
   ) throws(Failure) -> Int32 {
-    guard section >= 0 else { throw .itemOutsideSection }
-    guard level <= scratch.deepestNext else {
-      throw .skippedLevel(level: level, depth: scratch.deepestNext)
-    }
-    guard level <= Forest.deepestLevel else { throw .tooDeep(level: level) }
+    try checkPlace(level: level)
     let built = state.forest.buildItem(
       &scratch, level: level, entry: e, expanded: expanded, selected: selected,
       content: c, replacing: .nothing, tracking: false)
@@ -123,6 +124,16 @@ package struct ListStateBuilder {
       return x
     case .taken: throw .duplicateItem(state.forest.ids.text(Int(e)))
     }
+  }
+
+  /// Checks that an item at `level` may come next: inside a section, at most one level
+  /// below the item before, not below the deepest level.
+  private func checkPlace(level: Int) throws(Failure) {
+    guard section >= 0 else { throw .itemOutsideSection }
+    guard level <= scratch.deepestNext else {
+      throw .skippedLevel(level: level, depth: scratch.deepestNext)
+    }
+    guard level <= Forest.deepestLevel else { throw .tooDeep(level: level) }
   }
 
   /// Links the current section's root items into its list.

@@ -24,6 +24,15 @@ extension ListState {
     let kind = ops.kind(i)
     if kind == FoldOps.Kind.restart {
       let r = ops.restarts[Int(ops.word(i, FoldOps.header))]
+      if ops.flags(i) & 1 != 0 {
+        // The log lost the restart: nothing of the state can be named in the new segment.
+        let mode = allowsMultipleSelection
+        self = ListState()
+        allowsMultipleSelection = mode
+        forest.ids = r.dictionary.withoutStringTable()
+        forest.idsFollowLog = true
+        return nil
+      }
       try forest.renumber(to: r.dictionary, aliases: r.aliases, before: ops.seqs[i])
       return nil
     }
@@ -64,7 +73,7 @@ extension ListState {
   private mutating func applyBatch(_ ops: FoldOps, atWord start: Int) throws(ListFault) {
     // Open batches: the next record, the end, the index of the next event.
     var open: [(next: Int, end: Int, index: Int)] = [
-      (start &+ FoldOps.header &+ 1, start &+ ops.length(atWord: start), 0)
+      (start &+ FoldOps.header &+ 1, ops.batchEnd(atWord: start), 0)
     ]
     while let top = open.last {
       if top.next >= top.end {
@@ -75,13 +84,14 @@ extension ListState {
       open[open.count &- 1].next &+= ops.length(atWord: w)
       open[open.count &- 1].index &+= 1
       if ops.kind(atWord: w) == Int32(EventCodes.batch) {
-        open.append((w &+ FoldOps.header &+ 1, w &+ ops.length(atWord: w), 0))
+        open.append((w &+ FoldOps.header &+ 1, ops.batchEnd(atWord: w), 0))
         continue
       }
       do throws(ListFault) {
         try applyOne(ops, atWord: w)
       } catch {
-        var fault = ListFault.inBatch(index: top.index, op: Self.opName(ops, atWord: w), fault: error)
+        var fault = ListFault.inBatch(
+          index: top.index, op: Self.opName(ops, atWord: w), fault: error)
         for level in open.dropLast().reversed() {
           fault = .inBatch(index: level.index &- 1, op: "batch", fault: fault)
         }
@@ -276,19 +286,20 @@ extension ListState {
 
 extension Forest {
   /// Brings the ids up to where record `i` of `ops` expects them (a fold on a log's
-  /// records): drops entries past its dictionary's size (a frame decoded again), then
-  /// appends its definitions.
+  /// records): appends the definitions it makes that the ids lack. Ids may run ahead of the
+  /// records (loaded whole from an index, or read past a frame's stop): an entry of one
+  /// lineage always names the same id, so those are not written again.
   mutating func follow(_ ops: FoldOps, _ i: Int) throws(CodecError) {
     let before = Int(ops.dictBefore[i])
     guard before >= 0 else { return }
-    if ids.count > before { ids.truncate(to: before) }
-    guard ids.count == before else {
+    guard ids.count >= before else {
       throw CodecError(
         "event needs \(before) dictionary entries, the state knows \(ids.count)", offset: 0)
     }
     let first = Int(ops.defFirst[i])
     let n = Int(ops.defCount[i])
-    if n > 0 { ids.append(from: ops.definitions, first..<first &+ n) }
+    let known = ids.count &- before
+    if n > known { ids.append(from: ops.definitions, (first &+ known)..<(first &+ n)) }
   }
 
   /// Renumbers every live item and section into `dictionary`, a restart's (which lists the
@@ -300,7 +311,7 @@ extension Forest {
     throws(CodecError)
   {
     var newEntryOf = entryOf
-    var newSectionEntry = sections.map(\.entry)
+    var newSectionEntry = sections.map { $0.entry }
     var p = 0
     var agree = true
     func next(_ old: Int32) -> Int32? {
@@ -354,6 +365,7 @@ extension Forest {
     entryOf = newEntryOf
     handleOf = newHandleOf
     sectionOf = newSectionOf
-    ids = dictionary
+    ids = dictionary.withoutStringTable()
+    idsFollowLog = true
   }
 }

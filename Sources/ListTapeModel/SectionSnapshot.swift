@@ -96,7 +96,9 @@ package struct SectionSnapshot: Equatable, Sendable {
   }
 
   /// Depth of an item (0 for roots), nil when absent.
-  package func level(of id: String) -> Int? { forest.handle(ofItem: id).map { forest.level(of: $0) } }
+  package func level(of id: String) -> Int? {
+    forest.handle(ofItem: id).map { forest.level(of: $0) }
+  }
 
   /// The parent of an item, nil for a root or an absent item.
   package func parent(of id: String) -> String? {

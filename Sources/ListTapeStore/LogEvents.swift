@@ -44,12 +44,19 @@ package enum LogEvents {
     let first = max(from, 1)
     guard first <= last else { return }
     var stopped = false
-    if reader.formatVersion.major == 1 {
-      try records(
-        reader, path: path, &decoder, first, last, &ops, chunk, skipped, &stopped, hand)
-    } else {
-      try frames2(
-        reader, path: path, &decoder, first, last, &ops, chunk, frames, skipped, &stopped, hand)
+    do throws(StoreError) {
+      if reader.formatVersion.major == 1 {
+        try records(
+          reader, path: path, &decoder, first, last, &ops, chunk, skipped, &stopped, hand)
+      } else {
+        try frames2(
+          reader, path: path, &decoder, first, last, &ops, chunk, frames, skipped, &stopped,
+          hand)
+      }
+    } catch {
+      // The events decoded before the failure are handed over first.
+      if !stopped && !ops.isEmpty { _ = hand(&ops) }
+      throw error
     }
     if !stopped && !ops.isEmpty { _ = hand(&ops) }
   }
@@ -77,7 +84,8 @@ package enum LogEvents {
           if frames {
             ops.endFrame(
               lastSeq: firstSeq - 1, offset: view.offset + view.length,
-              segment: decoder.segment, dictionary: decoder.dictionary.count, restarted: true)
+              segment: decoder.segment, dictionary: decoder.defined, restarted: true,
+              aliasesFree: decoder.aliases.map.isEmpty)
           }
           return true
         case .checkpoint:
@@ -102,8 +110,8 @@ package enum LogEvents {
             if frames {
               ops.endFrame(
                 lastSeq: firstSeq + view.eventCount - 1, offset: view.offset + view.length,
-                segment: decoder.segment, dictionary: decoder.dictionary.count,
-                restarted: false)
+                segment: decoder.segment, dictionary: decoder.defined,
+                restarted: false, aliasesFree: decoder.aliases.map.isEmpty)
             }
           case .stopped:
             break
@@ -131,7 +139,7 @@ package enum LogEvents {
     var stop = false
     try rawRecords(reader, first, last, skipped) { (seq, bytes) throws(StoreError) in
       let event = try decode1(&decoder, bytes, seq, path: path)
-      ops.append(event, seq: seq, defining: &decoder.dictionary)
+      decoder.record(event, seq: seq, into: &ops)
       if ops.count >= chunk && !hand(&ops) {
         stop = true
         return false

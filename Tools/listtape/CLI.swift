@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeInvestigate
+import ListTapeRead
 import ListTapeStore
 
 /// The tool: its subcommands and the dispatch from a command line to one of them.

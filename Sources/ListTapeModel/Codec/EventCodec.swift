@@ -132,6 +132,9 @@ package struct EventDecoder: Sendable {
   /// Format 2.0: the current segment's dictionary, its repeated definitions...
   package internal(set) var dictionary = IdSpace()
   package internal(set) var aliases = DefinitionAliases()
+  /// Entries the log has defined before the next frame (the dictionary may hold more: an
+  /// index file's whole segment, or definitions read past a stop).
+  package internal(set) var defined = 0
   /// ...and the event number its restart came before (0: the log's start).
   package internal(set) var segment: UInt64 = 0
   /// A number naming the log read (from its UUID), from which each segment's dictionary

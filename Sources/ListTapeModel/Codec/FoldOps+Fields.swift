@@ -24,56 +24,57 @@ extension FoldOps {
   /// The fields of top-level record `i`.
   package func fields(_ i: Int) -> FoldOpFields { fields(atWord: Int(starts[i])) }
 
-  /// The fields of the record at word `start` (a batch's own: its events are records of
-  /// their own, `batchRecords(atWord:)`).
+  /// The fields of the record at word `start`. A batch has no section, parent or anchor of
+  /// its own: its ids are those of the events inside it (`batchRecords(atWord:)`).
   package func fields(atWord start: Int) -> FoldOpFields {
     let kind = kind(atWord: start)
     let w = start &+ Self.header
     var f = FoldOpFields()
     f.name = kind == Kind.deselectAll ? Int(EventCodes.deselect) &- 1 : Int(kind) &- 1
+    func list(at k: Int) {
+      f.idsStart = k &+ 1
+      f.idsCount = Int(words[k])
+    }
+    func nodes(at k: Int) {
+      f.idsStart = k &+ 1
+      f.idsCount = Int(words[k])
+      f.idsStride = 3
+      f.structural = true
+    }
     switch kind {
-    case Int32(EventCodes.expand), Int32(EventCodes.collapse), Int32(EventCodes.select),
-      Int32(EventCodes.deselect), Int32(EventCodes.reloadItems),
-      Int32(EventCodes.reconfigureItems), Int32(EventCodes.deleteItems),
-      Int32(EventCodes.appendSections), Int32(EventCodes.deleteSections),
-      Int32(EventCodes.reloadSections):
-      f.idsStart = w &+ 1
-      f.idsCount = Int(words[w])
-      f.structural =
-        kind == Int32(EventCodes.deleteItems) || kind == Int32(EventCodes.deleteSections)
+    case Int32(EventCodes.deleteSections), Int32(EventCodes.deleteItems):
+      list(at: w)
+      f.structural = true
+    case Int32(EventCodes.appendSections), Int32(EventCodes.reloadSections),
+      Int32(EventCodes.reloadItems), Int32(EventCodes.reconfigureItems),
+      Int32(EventCodes.expand), Int32(EventCodes.collapse), Int32(EventCodes.select),
+      Int32(EventCodes.deselect):
+      list(at: w)
     case Int32(EventCodes.insertSections):
-      f.idsStart = w &+ 1
-      f.idsCount = Int(words[w])
+      list(at: w)
       f.anchor = words[w &+ 1 &+ f.idsCount]
-    case Int32(EventCodes.moveItem), Int32(EventCodes.moveSection):
+    case Int32(EventCodes.moveSection):
+      f.section = words[w]
+      f.anchor = words[w &+ 1]
+    case Int32(EventCodes.moveItem):
       f.idsStart = w
       f.idsCount = 1
       f.anchor = words[w &+ 1]
-      f.structural = kind == Int32(EventCodes.moveItem)
-    case Int32(EventCodes.insertItems):
-      f.anchor = words[w]
-      f.idsStart = w &+ 2
-      f.idsCount = Int(words[w &+ 1])
-      f.idsStride = 3
       f.structural = true
     case Int32(EventCodes.appendItems):
       f.section = words[w]
       f.parent = words[w &+ 1]
-      f.idsStart = w &+ 3
-      f.idsCount = Int(words[w &+ 2])
-      f.idsStride = 3
-      f.structural = true
-    case Int32(EventCodes.replaceChildren), Int32(EventCodes.applySectionSnapshot):
-      if kind == Int32(EventCodes.replaceChildren) {
-        f.parent = words[w]
-      } else {
-        f.section = words[w]
-      }
-      f.idsStart = w &+ 2
-      f.idsCount = Int(words[w &+ 1])
-      f.idsStride = 3
-      f.structural = true
-    case Int32(EventCodes.deleteAllItems):
+      nodes(at: w &+ 2)
+    case Int32(EventCodes.insertItems):
+      f.anchor = words[w]
+      nodes(at: w &+ 1)
+    case Int32(EventCodes.replaceChildren):
+      f.parent = words[w]
+      nodes(at: w &+ 1)
+    case Int32(EventCodes.applySectionSnapshot):
+      f.section = words[w]
+      nodes(at: w &+ 1)
+    case Int32(EventCodes.deleteAllItems), Int32(EventCodes.batch):
       f.structural = true
     case Int32(EventCodes.update):
       f.idsStart = w
@@ -90,13 +91,31 @@ extension FoldOps {
   package func batchRecords(atWord start: Int) -> [Int] {
     var out: [Int] = []
     var w = start &+ Self.header &+ 1
-    let end = start &+ length(atWord: start)
+    let end = batchEnd(atWord: start)
     while w < end {
       out.append(w)
       w &+= length(atWord: w)
     }
     return out
   }
+
+  /// Labels of the marks top-level record `i` sets (a batch's nested marks included), in
+  /// order.
+  package func markLabels(_ i: Int) -> [String] {
+    var out: [String] = []
+    var stack = [Int(starts[i])]
+    while let w = stack.popLast() {
+      if isBatch(atWord: w) {
+        stack.append(contentsOf: batchRecords(atWord: w).reversed())
+      } else if kind(atWord: w) == Int32(EventCodes.mark) {
+        out.append(text(words[w &+ Self.header]))
+      }
+    }
+    return out
+  }
+
+  /// The protocol's op name of top-level record `i`.
+  package func name(_ i: Int) -> String { ListState.opName(self, atWord: Int(starts[i])) }
 
   /// Whether the record at word `w` is a batch.
   package func isBatch(atWord w: Int) -> Bool { kind(atWord: w) == Int32(EventCodes.batch) }

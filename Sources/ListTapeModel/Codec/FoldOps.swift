@@ -103,6 +103,28 @@ package struct FoldOps: Sendable {
   /// Words of a record before its arguments.
   static let header = 2
 
+  /// A flag of a record inside a batch whose event has a time of its own: the record's
+  /// last two words hold it.
+  static let timed: Int32 = 0x4000
+
+  /// The time of the record at word `w` inside a batch, nil when it has none.
+  func nestedTime(atWord w: Int) -> Int64? {
+    guard flags(atWord: w) & Self.timed != 0 else { return nil }
+    let end = w &+ length(atWord: w)
+    return Int64(UInt32(bitPattern: words[end &- 2])) | Int64(words[end &- 1]) << 32
+  }
+
+  /// Ends the record started at word `w`, with its own time when it has one (inside a
+  /// batch).
+  mutating func end(_ w: Int, time: Int64?) {
+    if let time {
+      words[w] |= Self.timed << 16
+      words.append(Int32(truncatingIfNeeded: time))
+      words.append(Int32(truncatingIfNeeded: time >> 32))
+    }
+    end(w)
+  }
+
   /// Record `i`'s time, nil when untimed.
   @inline(__always) package func time(_ i: Int) -> Int64? {
     let t = times[i]
@@ -160,6 +182,9 @@ package struct FoldOps: Sendable {
     words[w &+ 1] = Int32(truncatingIfNeeded: words.count &- w)
   }
 
+  /// Gives the record at word `w` (the last one written, already ended) its own time.
+  mutating func reopen(_ w: Int, time: Int64) { end(w, time: time) }
+
   /// Adds a text (a title and fields blob, a label, an unknown id) and returns its index.
   mutating func addText(_ bytes: UnsafeRawBufferPointer) -> Int32 {
     texts.append(contentsOf: bytes)
@@ -191,12 +216,21 @@ package struct FoldOps: Sendable {
   /// Text `k` as a string.
   func text(_ k: Int32) -> String { withText(k) { ItemText.string($0) } }
 
-  /// Records that the top-level record being written defined entries `from..<to` of
+  /// Records before event `seq` that entries `range` of `dictionary` are holes (a salvaged
+  /// log lost their definitions), so that a state following the records numbers the
+  /// entries after them as the decoder does.
+  mutating func holes(_ dictionary: IdSpace, _ range: Range<Int>, seq: Int) {
+    guard !range.isEmpty else { return }
+    end(beginTop(kind: Kind.skip, seq: seq, time: nil, dictionary: range.lowerBound))
+    defined(dictionary, range)
+  }
+
+  /// Records that the top-level record being written defined entries `range` of
   /// `dictionary` (the decoder's).
-  mutating func defined(_ dictionary: IdSpace, from: Int) {
-    guard dictionary.count > from, !defCount.isEmpty else { return }
-    definitions.append(from: dictionary, from..<dictionary.count)
-    defCount[defCount.count &- 1] = Int32(truncatingIfNeeded: dictionary.count &- from)
+  mutating func defined(_ dictionary: IdSpace, _ range: Range<Int>) {
+    guard !range.isEmpty, !defCount.isEmpty else { return }
+    definitions.append(from: dictionary, range)
+    defCount[defCount.count &- 1] = Int32(truncatingIfNeeded: range.count)
   }
 
   // MARK: Frames and restarts
@@ -204,7 +238,8 @@ package struct FoldOps: Sendable {
   /// Records that a frame ended after event `lastSeq`: the next one starts at `offset`, and
   /// the decoder stands in segment `segment` with `dictionary` entries.
   package mutating func endFrame(
-    lastSeq: Int, offset: UInt64, segment: UInt64, dictionary: Int, restarted: Bool
+    lastSeq: Int, offset: UInt64, segment: UInt64, dictionary: Int, restarted: Bool,
+    aliasesFree: Bool
   ) {
     let w = beginTop(kind: Kind.frameEnd, seq: lastSeq, time: nil, dictionary: dictionary)
     words.append(Int32(truncatingIfNeeded: frameEnds.count))
@@ -212,7 +247,7 @@ package struct FoldOps: Sendable {
     frameEnds.append(
       FrameEndRecord(
         lastSeq: max(lastSeq, 0), offset: offset, segment: segment, dictionaryCount: dictionary,
-        restarted: restarted))
+        restarted: restarted, aliasesFree: aliasesFree))
   }
 
   /// Where the frame of record `i` ended, if `i` is a frame's end.
@@ -221,9 +256,13 @@ package struct FoldOps: Sendable {
     return frameEnds[Int(word(i, Self.header))]
   }
 
-  /// Records a dictionary restart (`dictionary`, the new one) before event `seq`.
-  mutating func restart(_ dictionary: IdSpace, aliases: DefinitionAliases, seq: Int) {
-    let w = beginTop(kind: Kind.restart, seq: seq, time: nil, dictionary: 0)
+  /// Records a dictionary restart (`dictionary`, the new one) before event `seq`; `lost`
+  /// when the log lost the restart itself (a salvaged log: the dictionary is holes, and the
+  /// state after it cannot be the recorded one).
+  mutating func restart(
+    _ dictionary: IdSpace, aliases: DefinitionAliases, seq: Int, lost: Bool = false
+  ) {
+    let w = beginTop(kind: Kind.restart, flags: lost ? 1 : 0, seq: seq, time: nil, dictionary: 0)
     words.append(Int32(truncatingIfNeeded: restarts.count))
     end(w)
     restarts.append((dictionary, aliases))
@@ -237,6 +276,8 @@ package struct FrameEndRecord: Sendable, Equatable {
   package var segment: UInt64
   package var dictionaryCount: Int
   package var restarted: Bool
+  /// Whether no definition of the segment so far repeats an earlier entry's id.
+  package var aliasesFree: Bool
 }
 
 // MARK: - Decoding frames into records
@@ -257,11 +298,11 @@ enum OpWalk {
     let tag = try s.tag()
     let time: Int64? = tag & 0x80 != 0 ? try s.time(nested: false) : nil
     let textMark = ops.textEnds.count
-    let before = s.dictionary.count
+    let before = s.defined
     s.touchedHole = false
     ops.top(seq: seq, time: time, dictionary: before)
     try decodeRecord(&s, tag: tag, into: &ops)
-    ops.defined(s.dictionary, from: before)
+    ops.defined(s.dictionary, before..<s.defined)
     if s.touchedHole {
       ops.dropLast(textsFrom: textMark)
       return .lost
@@ -271,17 +312,20 @@ enum OpWalk {
 
   /// Reads an event whose tag was read (and time, at the top) as a record, batches with
   /// an explicit stack so that nesting never deepens the call stack.
-  private static func decodeRecord(_ s: inout FrameSource, tag first: UInt8, into ops: inout FoldOps)
+  private static func decodeRecord(
+    _ s: inout FrameSource, tag first: UInt8, into ops: inout FoldOps
+  )
     throws(CodecError)
   {
-    // Open batch records: where each starts and how many events it still expects.
-    var batches: [(start: Int, remaining: Int)] = []
+    // Open batch records: where each starts, how many events it still expects, its time.
+    var batches: [(start: Int, remaining: Int, time: Int64?)] = []
     var tag = first
     while true {
       let depth = batches.count
+      var time: Int64?
       if depth > 0 {
         tag = try s.tag()
-        if tag & 0x80 != 0 { _ = try s.time(nested: true) }
+        if tag & 0x80 != 0 { time = try s.time(nested: true) }
       }
       let code = tag & 0x7F
       if code == EventCodes.batch {
@@ -290,18 +334,21 @@ enum OpWalk {
         let n = try s.count(.events)
         ops.words.append(Int32(truncatingIfNeeded: n))
         if n > 0 {
-          batches.append((w, n))
+          batches.append((w, n, time))
           continue
         }
-        ops.end(w)
+        ops.end(w, time: time)
       } else {
+        let w = ops.words.count
         try operation(code, depth: depth, &s, &ops)
+        // The record ended at its arguments: its time goes after them.
+        if let time { ops.reopen(w, time: time) }
       }
       // Close every batch the finished event completes.
       while let last = batches.last {
         batches[batches.count &- 1].remaining &-= 1
         guard last.remaining == 1 else { break }
-        ops.end(last.start)
+        ops.end(last.start, time: last.time)
         batches.removeLast()
       }
       if batches.isEmpty { return }
@@ -445,27 +492,32 @@ extension FoldOps {
   /// one lookup each.
   package mutating func append(_ event: Event, seq: Int = 0, ids: inout IdSpace) {
     top(seq: seq, time: event.time, dictionary: -1)
-    // Events still to write, innermost batch last.
-    var batches: [(start: Int, events: [Event], next: Int)] = []
+    // Events still to write, innermost batch last, with the time each batch ends with.
+    var batches: [(start: Int, events: [Event], next: Int, time: Int64?)] = []
     var current = event.operation
+    // A nested event's own time (the top-level one's is `times[i]`).
+    var time: Int64?
     while true {
       if case .batch(let events) = current {
         let b = begin(kind: Int32(EventCodes.batch))
         words.append(Int32(truncatingIfNeeded: events.count))
         if events.isEmpty {
-          end(b)
+          end(b, time: time)
         } else {
-          batches.append((b, events, 0))
+          batches.append((b, events, 0, time))
         }
       } else {
+        let w = words.count
         operation(current, &ids)
+        if let time { reopen(w, time: time) }
       }
       while let top = batches.last, top.next == top.events.count {
-        end(top.start)
+        end(top.start, time: top.time)
         batches.removeLast()
       }
       guard let top = batches.last else { return }
       current = top.events[top.next].operation
+      time = top.events[top.next].time
       batches[batches.count &- 1].next &+= 1
     }
   }
@@ -477,7 +529,7 @@ extension FoldOps {
     let before = ids.count
     append(event, seq: seq, ids: &ids)
     dictBefore[dictBefore.count &- 1] = Int32(truncatingIfNeeded: before)
-    defined(ids, from: before)
+    defined(ids, before..<ids.count)
   }
 
   /// The entry of an id an event refers to, or an unknown entry holding its text.
@@ -586,6 +638,14 @@ extension FoldOps {
 
 extension FoldOps {
   /// The text of entry `e` of `ids`, or of an unknown entry's text.
+  package func name(entry e: Int32, _ ids: IdSpace) -> String { name(e, ids) }
+
+  /// Where the events of the batch record at word `w` end (before its own time, if any).
+  func batchEnd(atWord w: Int) -> Int {
+    w &+ length(atWord: w) &- (flags(atWord: w) & Self.timed != 0 ? 2 : 0)
+  }
+
+  /// The text of entry `e` of `ids`, or of an unknown entry's text.
   func name(_ e: Int32, _ ids: IdSpace) -> String {
     if e >= 0 { return Int(e) < ids.count ? ids.text(Int(e)) : "?" }
     return text(-2 &- e)
@@ -601,9 +661,10 @@ extension FoldOps {
     guard kind(atWord: start) == Int32(EventCodes.batch) else {
       return simpleOperation(atWord: start, ids)
     }
-    // Open batches: their events so far, their next record, their end.
-    var open: [(events: [Event], next: Int, end: Int)] = [
-      ([], start &+ Self.header &+ 1, start &+ length(atWord: start))
+    // Open batches: their events so far, their next record, where their events end, their
+    // own time.
+    var open: [(events: [Event], next: Int, end: Int, time: Int64?)] = [
+      ([], start &+ Self.header &+ 1, batchEnd(atWord: start), nil)
     ]
     while true {
       let top = open.count &- 1
@@ -611,15 +672,16 @@ extension FoldOps {
         let done = open.removeLast()
         let op = ListOperation.batch(done.events)
         if open.isEmpty { return op }
-        open[open.count &- 1].events.append(Event(op))
+        open[open.count &- 1].events.append(Event(op, time: done.time))
         continue
       }
       let w = open[top].next
       open[top].next &+= length(atWord: w)
       if kind(atWord: w) == Int32(EventCodes.batch) {
-        open.append(([], w &+ Self.header &+ 1, w &+ length(atWord: w)))
+        open.append(([], w &+ Self.header &+ 1, batchEnd(atWord: w), nestedTime(atWord: w)))
       } else {
-        open[top].events.append(Event(simpleOperation(atWord: w, ids)))
+        open[top].events.append(
+          Event(simpleOperation(atWord: w, ids), time: nestedTime(atWord: w)))
       }
     }
   }

@@ -410,7 +410,14 @@ struct FrameSource: EventSource {
   var definitions: DefinitionReader
   var misc: ByteSource
   var strings: ByteSource
+  /// The segment's dictionary as far as it is known: it may run ahead of this frame (loaded
+  /// whole from an index file, or read past a stop), since an entry always names the same id.
   var dictionary = IdSpace()
+  /// Entries defined before the event being read: the count references by age count back
+  /// from, and the entry the next definition becomes.
+  var defined = 0
+  /// Where a definition that `dictionary` already holds is read, to be dropped.
+  var reread = IdSpace()
   /// Duplicate definitions and the earlier entry each repeats (`EventDecoder.aliases`).
   var aliases = DefinitionAliases()
   var ring: [Int32] = []
@@ -499,10 +506,10 @@ struct FrameSource: EventSource {
       let high = try age2.varint()
       guard high < 1 << 40 else { throw age2.fail("entry age overflows") }
       let age = Int(try age0.byte()) | Int(try age1.byte()) << 8 | Int(high) << 16
-      guard age < dictionary.count else {
-        throw age0.fail("reference to entry \(age) back of \(dictionary.count)")
+      guard age < defined else {
+        throw age0.fail("reference to entry \(age) back of \(defined)")
       }
-      e = Int32(truncatingIfNeeded: dictionary.count &- 1 &- age)
+      e = Int32(truncatingIfNeeded: defined &- 1 &- age)
       if dictionary.extent(Int(e)).isEmpty { touchedHole = true }
       e = aliases.canonical(e)
     } else if r == FrameLayout.refDefine {
@@ -519,9 +526,17 @@ struct FrameSource: EventSource {
     return e
   }
 
-  /// Reads the next definition into the dictionary; returns the entry it names (an earlier
-  /// one when it repeats an id).
+  /// Reads the next definition into the dictionary (or checks it against the entry the
+  /// dictionary already holds there); returns the entry it names (an earlier one when it
+  /// repeats an id).
   mutating func definition() throws(CodecError) -> Int32 {
+    let e = defined
+    defined &+= 1
+    if e < dictionary.count {
+      reread.removeAll(lineage: 0)
+      try definitions.read(into: &reread)
+      return aliases.canonical(Int32(truncatingIfNeeded: e))
+    }
     try definitions.read(into: &dictionary)
     return aliases.check(last: &dictionary)
   }

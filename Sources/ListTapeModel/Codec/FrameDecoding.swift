@@ -46,12 +46,6 @@ package struct DefinitionAliases: Sendable, Equatable {
     return first
   }
 
-  /// Forgets what is at or past entry `n` (a frame decoded again defines it again).
-  mutating func truncate(to n: Int) {
-    vetted = min(vetted, n)
-    if !map.isEmpty { map = map.filter { Int($0.key) < n } }
-  }
-
   /// Forgets everything (a restart).
   mutating func removeAll() {
     vetted = 0
@@ -76,6 +70,7 @@ extension EventDecoder {
       }
     }
     segment = UInt64(seq)
+    defined = dictionary.count
     expected = seq
   }
 
@@ -89,10 +84,12 @@ extension EventDecoder {
   }
 
   /// Starts over with a dictionary loaded in bulk for segment `segment` (an index file's),
-  /// checked through `aliases.vetted` entries.
+  /// checked through `aliases.vetted` entries, `defined` of them defined before event `seq`.
   package mutating func load(
-    _ dictionary: IdSpace, aliases: DefinitionAliases, segment: UInt64, before seq: Int
+    _ dictionary: IdSpace, aliases: DefinitionAliases, segment: UInt64, defined: Int,
+    before seq: Int
   ) {
+    self.defined = defined
     self.dictionary = dictionary
     self.dictionary.setLineage(Self.lineage(log: logID, segment: segment))
     self.aliases = aliases
@@ -122,24 +119,28 @@ extension EventDecoder {
     acrossGaps: Bool = false, lost: (Int) -> Void = { _ in }, into ops: inout FoldOps
   ) throws(CodecError) -> FrameOutcome {
     let head = try FrameHeaderFields(payload)
+    var lostRestart = false
     if acrossGaps && head.segment > segment {
       // The restart that began this frame's segment was lost.
       dictionary.removeAll(lineage: Self.lineage(log: logID, segment: head.segment))
       aliases.removeAll()
       segment = head.segment
+      defined = 0
+      lostRestart = true
     }
-    if acrossGaps {
+    if acrossGaps && dictionary.count < head.dictBase {
+      // Entries defined in lost frames: holes, which events naming them are lost with.
+      let known = dictionary.count
       while dictionary.count < head.dictBase {
         dictionary.append(stored: UnsafeRawBufferPointer(start: nil, count: 0))
       }
       aliases.vetted = max(aliases.vetted, dictionary.count)
+      if !lostRestart { ops.holes(dictionary, known..<dictionary.count, seq: firstSeq) }
     }
+    if lostRestart { ops.restart(dictionary, aliases: aliases, seq: firstSeq, lost: true) }
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
-    if head.dictBase < dictionary.count {
-      dictionary.truncate(to: head.dictBase)
-      aliases.truncate(to: head.dictBase)
-    }
     var source = FrameSource(head.columns)
+    source.defined = head.dictBase
     swap(&source.dictionary, &dictionary)
     swap(&source.aliases, &aliases)
     defer {
@@ -174,6 +175,7 @@ extension EventDecoder {
       // The decoder reads on to the frame's end; the records stop at `through` (a fold
       // that wants more positions a decoder again).
       while source.definitions.remaining > 0 { _ = try source.definition() }
+      defined = source.defined
       expected = firstSeq &+ count
       return .stopped(at: stoppedAt)
     }
@@ -182,6 +184,7 @@ extension EventDecoder {
       problem.event = firstSeq &+ count &- 1
       throw problem
     }
+    defined = source.defined
     expected = firstSeq &+ count
     return .done
   }
@@ -212,11 +215,8 @@ extension EventDecoder {
   {
     let head = try FrameHeaderFields(payload)
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
-    if head.dictBase < dictionary.count {
-      dictionary.truncate(to: head.dictBase)
-      aliases.truncate(to: head.dictBase)
-    }
     var source = FrameSource(head.columns)
+    source.defined = head.dictBase
     swap(&source.dictionary, &dictionary)
     swap(&source.aliases, &aliases)
     defer {
@@ -224,6 +224,7 @@ extension EventDecoder {
       swap(&source.aliases, &aliases)
     }
     while source.definitions.remaining > 0 { _ = try source.definition() }
+    defined = source.defined
     expected = firstSeq &+ count
     return .done
   }
@@ -248,5 +249,15 @@ extension EventDecoder {
   ) {
     let head = try FrameHeaderFields(payload)
     return (head.segment, head.dictBase)
+  }
+}
+
+extension EventDecoder {
+  /// A 1.0 decoder numbers the ids it meets from `ids` on (the state the fold starts from).
+  package mutating func adopt(_ ids: IdSpace) { dictionary = ids }
+
+  /// Appends a 1.0 event as records, numbering its new ids after those met so far.
+  package mutating func record(_ event: Event, seq: Int, into ops: inout FoldOps) {
+    ops.append(event, seq: seq, defining: &dictionary)
   }
 }

@@ -10,7 +10,8 @@ extension Forest {
 
   /// Stores new node `x` (which `nextNodeHandle` gave) with its id's entry and content,
   /// taking it off the free list or appending it. The entry map is the caller's business.
-  @inline(__always) mutating func store(_ x: Handle, _ node: Node, entry e: Int32, _ c: ContentRef) {
+  @inline(__always) mutating func store(_ x: Handle, _ node: Node, entry e: Int32, _ c: ContentRef)
+  {
     if Int(x) == nodes.count {
       nodes.append(node)
       entryOf.append(e)
@@ -111,6 +112,37 @@ extension Forest {
   mutating func compactIfNeeded() {
     guard !inBatch else { return }
     if textGarbage > 4096 && textGarbage &* 2 > text.count { compactText() }
+    let live = itemCount &+ sectionOrder.count
+    if !idsFollowLog && ids.count &- live > live &+ Self.idSlack { compactIDs() }
+  }
+
+  /// Dead ids a state of its own keeps before it renumbers (as a log's recorder restarts
+  /// its dictionary).
+  static let idSlack = 4_096
+
+  /// Renumbers the ids to the live ones, sections first, then items by handle: O(live),
+  /// paid for by the dead ids it drops. The string table is built again on next use.
+  mutating func compactIDs() {
+    var fresh = IdSpace()
+    var newSectionOf: [Handle] = []
+    var newHandleOf: [Handle] = []
+    for s in sectionOrder {
+      let e = sections[Int(s)].entry
+      let n = ids.withStored(Int(e)) { fresh.append(stored: $0) }
+      sections[Int(s)].entry = n
+      newSectionOf.append(s)
+      newHandleOf.append(-1)
+    }
+    for x in nodes.indices where nodes[x].live {
+      let n = ids.withStored(Int(entryOf[x])) { fresh.append(stored: $0) }
+      entryOf[x] = n
+      newHandleOf.append(Handle(truncatingIfNeeded: x))
+      newSectionOf.append(-1)
+    }
+    _ = fresh.ensureLineage()
+    ids = fresh
+    handleOf = newHandleOf
+    sectionOf = newSectionOf
   }
 
   /// Copies the live items' text to a fresh arena.

@@ -95,6 +95,9 @@ struct Forest {
   var freeNodes: [Handle] = []
   /// Every id the forest knows; items and sections are keyed by entry.
   var ids = IdSpace()
+  /// Whether `ids` is a log's dictionary (a fold of the log's records follows it), which
+  /// only the log renumbers; else the forest renumbers its ids when dead ones pile up.
+  var idsFollowLog = false
   /// The live item of each entry (-1: none), by entry; shorter than `ids` when the last
   /// entries name no item.
   var handleOf: [Handle] = []

@@ -56,8 +56,9 @@ package struct IdSpace: Sendable {
   /// Gives this space the lineage `l` (a dictionary of a known log segment).
   package mutating func setLineage(_ l: UInt64) { lineage = l }
 
-  /// Where entry `e`'s stored form lies in `bytes`.
-  @inline(__always) func extent(_ e: Int) -> Range<Int> {
+  /// Where entry `e`'s stored form lies in `bytes` (empty: a hole, an entry whose definition
+  /// a salvaged log lost).
+  @inline(__always) package func extent(_ e: Int) -> Range<Int> {
     (e == 0 ? 0 : Int(ends[e &- 1]))..<Int(ends[e])
   }
 
@@ -76,7 +77,9 @@ package struct IdSpace: Sendable {
     -> R
   {
     let r = extent(e)
-    return bytes.withUnsafeBytes { all in IdText.withText(UnsafeRawBufferPointer(rebasing: all[r]), body) }
+    return bytes.withUnsafeBytes { all in
+      IdText.withText(UnsafeRawBufferPointer(rebasing: all[r]), body)
+    }
   }
 
   /// Entry `e`'s text.
@@ -106,7 +109,11 @@ package struct IdSpace: Sendable {
     let e = Int32(truncatingIfNeeded: ends.count)
     bytes.append(contentsOf: form)
     ends.append(UInt32(truncatingIfNeeded: bytes.count))
-    if table.isBuilt { table.insertIfAbsent(e, self) }
+    if table.isBuilt {
+      var t = takeTable()
+      t.insertIfAbsent(e, self)
+      table = t
+    }
     return e
   }
 
@@ -118,30 +125,28 @@ package struct IdSpace: Sendable {
     let base = UInt32(truncatingIfNeeded: bytes.count)
     let first = ends.count
     bytes.append(contentsOf: stored)
-    ends.reserveCapacity(ends.count &+ newEnds.count)
     for end in newEnds { ends.append(base &+ end) }
     if table.isBuilt {
-      for e in first..<ends.count { table.insertIfAbsent(Int32(truncatingIfNeeded: e), self) }
+      var t = takeTable()
+      for e in first..<ends.count { t.insertIfAbsent(Int32(truncatingIfNeeded: e), self) }
+      table = t
     }
   }
 
-  /// Appends entries `from..<to` of `other` (a dictionary this space follows).
+  /// Appends entries `range` of `other` (a dictionary this space follows).
   package mutating func append(from other: IdSpace, _ range: Range<Int>) {
     guard !range.isEmpty else { return }
     let lo = range.lowerBound == 0 ? 0 : Int(other.ends[range.lowerBound &- 1])
     let hi = Int(other.ends[range.upperBound &- 1])
-    other.bytes.withUnsafeBytes { all in
-      other.ends.withUnsafeBufferPointer { e in
-        let shifted = UnsafeBufferPointer(rebasing: e[range])
-        let base = UInt32(truncatingIfNeeded: lo)
-        // Ends relative to `lo`.
-        var relative: [UInt32] = []
-        relative.reserveCapacity(shifted.count)
-        for end in shifted { relative.append(end &- base) }
-        relative.withUnsafeBufferPointer {
-          append(stored: UnsafeRawBufferPointer(rebasing: all[lo..<hi]), ends: $0)
-        }
-      }
+    let first = ends.count
+    // Ends shift by where the entries land here against where they lay there.
+    let shift = UInt32(truncatingIfNeeded: bytes.count) &- UInt32(truncatingIfNeeded: lo)
+    bytes.append(contentsOf: other.bytes[lo..<hi])
+    for k in range { ends.append(other.ends[k] &+ shift) }
+    if table.isBuilt {
+      var t = takeTable()
+      for e in first..<ends.count { t.insertIfAbsent(Int32(truncatingIfNeeded: e), self) }
+      table = t
     }
   }
 
@@ -181,14 +186,14 @@ package struct IdSpace: Sendable {
 
   /// The first entry whose id has the UTF-8 bytes `text`, or nil.
   package mutating func entry(ofText text: UnsafeBufferPointer<UInt8>) -> Int32? {
-    if !table.isBuilt { table.build(self) }
+    buildTable()
     return IdText.withStored(text) { table.find($0, self) }
   }
 
   /// The first entry whose id is entry `e`'s (`e` itself unless it repeats an earlier
   /// one), building the string table when needed.
   package mutating func firstEntry(sameAs e: Int) -> Int32 {
-    if !table.isBuilt { table.build(self) }
+    buildTable()
     let r = extent(e)
     let found = bytes.withUnsafeBytes { table.find(UnsafeRawBufferPointer(rebasing: $0[r]), self) }
     return found ?? Int32(truncatingIfNeeded: e)
@@ -201,6 +206,31 @@ package struct IdSpace: Sendable {
       if let e = entry(ofText: text) { return e }
       return IdText.withStored(text) { append(stored: $0) }
     }
+  }
+
+  /// The string table, moved out of the space (put it back when done), so that the space
+  /// it is handed with holds no second reference to it (which would copy its slots at every
+  /// write).
+  private mutating func takeTable() -> EntryTable {
+    var t = EntryTable()
+    swap(&t, &table)
+    return t
+  }
+
+  /// Builds the string table if it is not built.
+  private mutating func buildTable() {
+    guard !table.isBuilt else { return }
+    var t = takeTable()
+    t.build(self)
+    table = t
+  }
+
+  /// This space without its string table (a state taking a decoder's dictionary: the fold
+  /// asks nothing by string, so it should not keep the table up to date).
+  package func withoutStringTable() -> IdSpace {
+    var copy = self
+    copy.table = EntryTable()
+    return copy
   }
 
   /// Whether the string table is built (for tests: a fold on entries never builds it).
@@ -263,7 +293,9 @@ struct EntryTable: Sendable {
       self = bigger
     }
     let r = space.extent(Int(e))
-    let found: Int32? = space.bytes.withUnsafeBytes { find(UnsafeRawBufferPointer(rebasing: $0[r]), space) }
+    let found: Int32? = space.bytes.withUnsafeBytes {
+      find(UnsafeRawBufferPointer(rebasing: $0[r]), space)
+    }
     if found != nil { return }
     let h = space.bytes.withUnsafeBytes { Self.hash(UnsafeRawBufferPointer(rebasing: $0[r])) }
     place(UInt64(h) << 32 | UInt64(UInt32(bitPattern: e) &+ 1))

@@ -212,7 +212,8 @@ extension Forest {
   mutating func storeText(_ blob: UnsafeRawBufferPointer) -> ContentRef {
     guard !blob.isEmpty else { return .none }
     let ref = ContentRef(
-      offset: UInt32(truncatingIfNeeded: text.count), length: UInt32(truncatingIfNeeded: blob.count))
+      offset: UInt32(truncatingIfNeeded: text.count), length: UInt32(truncatingIfNeeded: blob.count)
+    )
     text.append(contentsOf: blob)
     return ref
   }
@@ -223,6 +224,7 @@ extension Forest {
     let start = text.count
     ItemText.encode(title: title, fields: fields, into: &text)
     return ContentRef(
-      offset: UInt32(truncatingIfNeeded: start), length: UInt32(truncatingIfNeeded: text.count &- start))
+      offset: UInt32(truncatingIfNeeded: start),
+      length: UInt32(truncatingIfNeeded: text.count &- start))
   }
 }

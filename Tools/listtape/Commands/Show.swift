@@ -1,5 +1,6 @@
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape show LOG [--at POINT]`: the list as it was at an event.

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// The time-travel viewer: the list at event N, the event and its fault, a timeline bar
@@ -259,9 +260,9 @@ final class ScrubViewer {
           return last
         }
       case .fault:
-        _ = try timeline.forEachState(from: from, through: through) { n, _, fault, _ in
+        _ = try timeline.forEachState(from: from, through: through) { ops, i, fault, _ in
           guard fault != nil else { return true }
-          found = n
+          found = ops.seqs[i]
           return last
         }
       }
