@@ -24,6 +24,8 @@ package struct SessionSummary: Sendable {
   /// Events a salvage lost, and events after such a gap that could not be decoded.
   package var lostEvents = 0
   package var skippedEvents = 0
+  /// Rows whose state is not the recorded one (after events lost in a salvage).
+  package var inexactRows = 0
   /// The list after the last event exported.
   package var sections = 0
   package var items = 0
@@ -155,6 +157,8 @@ package final class FleetExport {
     summary.lostEvents = timeline.gaps.reduce(0) { $0 + Int($1.count) }
     let skippedBefore = timeline.skippedAfterGaps
     var eventRows = EventRows(rows: rows, log: log)
+    // After events lost in a salvage: which rows hold states that are not the recorded ones.
+    let steps = timeline.exactSteps
     var failure: ParquetError?
     var state = ListState()
     var decoder = EventDecoder()
@@ -170,7 +174,7 @@ package final class FleetExport {
         onOp: onOp
       ) { seq, fault, event, state in
         do throws(StoreError) {
-          try eventRows.add(seq, fault, event, state, into: &summary)
+          try eventRows.add(seq, fault, event, state, step: steps.at(seq), into: &summary)
         } catch {
           summary.undecodable = error
           return false

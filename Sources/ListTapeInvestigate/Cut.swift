@@ -5,7 +5,8 @@ import ListTapeStore
 
 extension Timeline {
   /// Writes events 1...n, times included, to a new log at `output` (which must not exist),
-  /// so a session can be branched from a past state and recorded onward.
+  /// so a session can be branched from a past state and recorded onward. Event N of the new
+  /// log is event N of this one: events a salvage lost stay a gap (`copyEvents`).
   /// Returns the number of events written.
   @discardableResult
   package func cut(
@@ -20,19 +21,13 @@ extension Timeline {
       throw .outputExists(path: output)
     }
     let recorder = try Recorder.open(path: output, fsync: fsync)
-    var decoder = EventDecoder()
-    var written = 0
     do throws(StoreError) {
-      try scanEvents(from: 1, through: n, decoder: &decoder) { (_, e) throws(StoreError) in
-        _ = try recorder.record(e)
-        written += 1
-        return true
-      }
+      let written = try copyEvents(through: n, into: recorder)
       try recorder.close()
+      return written
     } catch {
       try? recorder.close()
       throw error
     }
-    return written
   }
 }

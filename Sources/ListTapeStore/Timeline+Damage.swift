@@ -44,6 +44,15 @@ extension Timeline {
     return .inexact(lost: gap, exactFrom: next)
   }
 
+  /// Whether a fold from the state at `a` through event `b` reads only recorded states: both
+  /// lie in one exact stretch (no lost events between them).
+  /// - Complexity: the reader's stretches (cached), then O(log gaps).
+  package func foldIsExact(from a: Int, through b: Int) -> Bool {
+    guard !gaps.isEmpty else { return true }
+    guard let stretch = reader.exactStretch(containing: UInt64(max(a, 0))) else { return false }
+    return UInt64(max(b, a)) <= stretch.end
+  }
+
   /// The state at `n` and whether it is the recorded one. Exact states after a gap are
   /// folded from the recovery point before them, or a later checkpoint of the log (never
   /// through the gap, never from the index file); an inexact one is the fold without the

@@ -135,6 +135,28 @@ enum Failures {
       ? "event \(range.lowerBound)" : "events \(range.lowerBound)...\(range.upperBound)"
   }
 
+  /// Why the states after event `last` were not judged: they are not the recorded ones.
+  static func notJudged(after last: Int, _ timeline: Timeline) -> String {
+    "the states after it are not the recorded ones and were not judged (\(lost(after: last, timeline)))"
+  }
+
+  /// An answer at event `n` that rests on a state that is not the recorded one.
+  static func restsOn(_ n: Int, _ timeline: Timeline) -> String {
+    "it rests on a state that is not the recorded one (\(lost(after: n - 1, timeline)))"
+  }
+
+  /// `events 8,969...10,113 were lost in a salvage; exact again from event 18,049`: the gap
+  /// that makes the states after event `n` inexact.
+  static func lost(after n: Int, _ timeline: Timeline) -> String {
+    let probe =
+      timeline.reader.exactStretch(containing: UInt64(max(n, 0))).map { Int($0.end) + 1 } ?? n + 1
+    guard case .inexact(let gap, let exactFrom) = timeline.exactness(at: probe) else {
+      return "events were lost in a salvage"
+    }
+    return "\(events(gap)) \(gap.count == 1 ? "was" : "were") lost in a salvage"
+      + (exactFrom.map { "; exact again from event \($0)" } ?? "")
+  }
+
   /// Says plainly that the state at `n` is not the recorded one, or nil when it is.
   static func inexactState(_ exactness: StateExactness, event n: Int, _ timeline: Timeline)
     -> String?
