@@ -157,7 +157,10 @@ public enum Bisect {
         } else {
           r.stateAtFirst = try timeline.state(at: first)
         }
-        if first > 0 { r.eventAtFirst = try timeline.event(first) }
+        // A salvaged log's answer may be a recovery point whose own event was lost.
+        if first > 0 {
+          r.eventAtFirst = steps.hasGaps ? try? timeline.event(first) : try timeline.event(first)
+        }
       } catch {
         throw .timeline(error)
       }

@@ -94,8 +94,8 @@ extension Timeline {
       }
     }
     var bound = n
-    while bound > 0, case .inexact(let lost, _) = exactness(at: bound) {
-      bound = lost.lowerBound - 1
+    while bound > 0, case .inexact(let gap, _) = exactness(at: bound) {
+      bound = min(bound - 1, Int(gap.firstEvent) - 1)
     }
     return bound
   }

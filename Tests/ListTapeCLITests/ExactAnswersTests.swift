@@ -113,6 +113,20 @@ import Testing
     #expect(result["exact"] == .bool(false), "\(r.out.suffix(400))")
     #expect(Self.int(result["first"]) == c)
     #expect(result["candidates"] == .array([.int(Int64(a)), .int(Int64(c))]))
+
+    // find over several logs: the salvaged log's first match among its recorded states,
+    // labelled; the original's, exact (no key).
+    let many = try CLI.run(["find", "--where", expression, f.original, f.salvaged, "--json"])
+    let lines = try many.out.split(separator: "\n").dropLast().map(Self.object)
+    func line(of log: String) -> JSONObject? { lines.first { $0["log"] == .string(log) } }
+    let fromOriginal = try #require(line(of: f.original))
+    #expect(Self.int(fromOriginal["event"]) == first)
+    #expect(fromOriginal["exact"] == nil)
+    let fromSalvaged = try #require(line(of: f.salvaged))
+    #expect((Self.int(fromSalvaged["event"]) ?? 0) >= c)
+    #expect(fromSalvaged["exact"] == .bool(false))
+    let text = try CLI.run(["find", "--where", expression, f.original, f.salvaged])
+    #expect(text.out.contains("(not exact: states after events lost in a salvage"), "\(text.out)")
   }
 
   @Test func divergeOfALogAndItsSalvageNamesTheLostStretch() throws {
