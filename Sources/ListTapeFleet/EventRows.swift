@@ -1,6 +1,7 @@
 import ListTapeInvestigate
 import ListTapeModel
 import ListTapeParquet
+import ListTapeRead
 import ListTapeStore
 
 /// Turns each folded event of one log into a row of `events.parquet` and keeps the log's
@@ -124,18 +125,22 @@ struct EventRows {
   }
 
   /// Ends the row of event `seq` (its event columns written by `op`): its fault and the
-  /// list's counts.
+  /// list's counts. `step` says whether the states before and after the event are the
+  /// recorded ones (a salvaged log): the row's `exact`, and only an exact step's fault is
+  /// counted.
   mutating func add(
-    _ seq: Int, _ fault: ListFault?, _ state: ListState, into s: inout SessionSummary
+    _ seq: Int, _ fault: ListFault?, _ state: ListState, step: StepExactness = .exact,
+    into s: inout SessionSummary
   ) {
-    stateColumns(seq, fault, state, into: &s)
+    stateColumns(seq, fault, state, step: step, into: &s)
   }
 
   /// Whether the row group is full (time to swap in empty rows).
   var isFull: Bool { writer.isFull }
 
   private mutating func stateColumns(
-    _ seq: Int, _ fault: ListFault?, _ state: ListState, into s: inout SessionSummary
+    _ seq: Int, _ fault: ListFault?, _ state: ListState, step: StepExactness,
+    into s: inout SessionSummary
   ) {
     let w = writer
     if let fault {
@@ -146,8 +151,10 @@ struct EventRows {
         text.withUTF8 { w.append(C.fault, utf8: UnsafeRawBufferPointer($0), key: index) }
       }
       w.append(C.reason, string: fault.description)
-      s.faults += 1
-      s.faultsByKind[index] += 1
+      if step == .exact {
+        s.faults += 1
+        s.faultsByKind[index] += 1
+      }
     } else {
       w.appendNull(C.fault)
       w.appendNull(C.reason)
@@ -164,6 +171,8 @@ struct EventRows {
     w.append(C.visible, int32: Int32(clamping: s.visible))
     w.append(C.selected, int32: Int32(clamping: s.selected))
     if let depth { w.append(C.depth, int32: Int32(depth)) } else { w.appendNull(C.depth) }
+    w.append(C.exact, bool: step.stateIsExact)
+    if !step.stateIsExact { s.inexactRows += 1 }
     w.endRow()
   }
 

@@ -25,6 +25,8 @@ package struct SessionSummary: Sendable {
   /// Events a salvage lost, and events after such a gap that could not be decoded.
   package var lostEvents = 0
   package var skippedEvents = 0
+  /// Rows whose state is not the recorded one (after events lost in a salvage).
+  package var inexactRows = 0
   /// The list after the last event exported.
   package var sections = 0
   package var items = 0
@@ -156,6 +158,8 @@ package final class FleetExport {
     summary.lostEvents = timeline.gaps.reduce(0) { $0 + Int($1.count) }
     let skippedBefore = timeline.skippedAfterGaps
     var eventRows = EventRows(rows: rows, log: log)
+    // After events lost in a salvage: which rows hold states that are not the recorded ones.
+    let steps = timeline.exactSteps
     var failure: ParquetError?
     var state = ListState()
     var decoder = timeline.startDecoder()
@@ -166,7 +170,7 @@ package final class FleetExport {
       ) { ops, i, fault, state in
         let seq = ops.seqs[i]
         eventRows.op(ops, i, state.ids, into: &summary)
-        eventRows.add(seq, fault, state, into: &summary)
+        eventRows.add(seq, fault, state, step: steps.at(seq), into: &summary)
         last = seq
         guard eventRows.isFull else { return true }
         do throws(ParquetError) {

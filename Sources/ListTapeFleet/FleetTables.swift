@@ -22,6 +22,7 @@ package enum FleetTables {
     ParquetColumn("visible", .int32),
     ParquetColumn("selected", .int32),
     ParquetColumn("depth", .int32, .optional),
+    ParquetColumn("exact", .bool),
   ]
 
   /// Column numbers of `events`.
@@ -42,6 +43,7 @@ package enum FleetTables {
     static let visible = 13
     static let selected = 14
     static let depth = 15
+    static let exact = 16
   }
 
   /// `sessions.parquet`: a log's counts (as `listtape stats` gives them), its damage, and

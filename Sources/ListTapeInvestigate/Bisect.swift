@@ -32,6 +32,9 @@ public struct BisectProbe: Sendable {
   public var verdict: Verdict
   /// Why the search probed it.
   public var purpose: ProbePurpose
+  /// Whether the state probed is the recorded one. One that is not (after events lost in
+  /// a salvage) is never judged: its verdict is `.skip`.
+  package var exact = true
 }
 
 /// Why a bisect stopped without an answer: the log failed, or the check did.
@@ -62,6 +65,11 @@ public struct BisectResult: Sendable {
   public var eventAtFirst: Event?
   /// The state after event `first` (nil when `first` is nil).
   package var stateAtFirst: ListState?
+  /// Whether the answer rests only on recorded states: the pair around `first` (or, when
+  /// the predicate never holds, the last event) is exact, and no state that is not the
+  /// recorded one hides it among `candidates`. States after events lost in a salvage are
+  /// skipped, never judged (docs/cli.md, "Damaged logs").
+  package var exact = true
 
   /// The verdict of the probe at event `n`, if it was probed.
   public func verdict(at n: Int) -> Verdict? { probes.first { $0.event == n }?.verdict }
@@ -101,6 +109,9 @@ public enum Bisect {
     var cursor = Cursor(timeline)
     var probes: [BisectProbe] = []
     var known: [Int: Verdict] = [:]
+    // After events lost in a salvage: the states that are not the recorded ones, skipped.
+    let steps = timeline.exactSteps
+    func judgeable(_ n: Int) -> Bool { steps.stateIsExact(at: n) }
     func move(to n: Int) throws(BisectError<CheckError>) {
       do {
         try cursor.move(to: n)
@@ -110,15 +121,19 @@ public enum Bisect {
     }
     func probe(_ n: Int, _ purpose: ProbePurpose) throws(BisectError<CheckError>) -> Verdict {
       if let v = known[n] { return v }
-      try move(to: n)
       let v: Verdict
-      do {
-        v = try check(n, cursor.state)
-      } catch {
-        throw .check(error)
+      if judgeable(n) {
+        try move(to: n)
+        do {
+          v = try check(n, cursor.state)
+        } catch {
+          throw .check(error)
+        }
+      } else {
+        v = .skip
       }
       known[n] = v
-      let p = BisectProbe(event: n, verdict: v, purpose: purpose)
+      let p = BisectProbe(event: n, verdict: v, purpose: purpose, exact: judgeable(n))
       probes.append(p)
       onProbe(p)
       return v
@@ -129,6 +144,12 @@ public enum Bisect {
       var r = BisectResult(
         first: first, candidates: candidates, probes: probes, contradictions: contradictions,
         seeks: cursor.seeks, folded: cursor.folded)
+      if steps.hasGaps {
+        let around = first.map { [$0 - 1, $0] } ?? [total]
+        r.exact =
+          around.allSatisfy { $0 < 0 || judgeable($0) }
+          && (candidates.map { c in c.allSatisfy(judgeable) } ?? true)
+      }
       guard let first else { return r }
       do throws(StoreError) {
         // The state at the answer, without a seek when the search ended standing on it.
@@ -137,7 +158,10 @@ public enum Bisect {
         } else {
           r.stateAtFirst = try timeline.state(at: first)
         }
-        if first > 0 { r.eventAtFirst = try timeline.event(first) }
+        // A salvaged log's answer may be a recovery point whose own event was lost.
+        if first > 0 {
+          r.eventAtFirst = steps.hasGaps ? try? timeline.event(first) : try timeline.event(first)
+        }
       } catch {
         throw .timeline(error)
       }
@@ -151,7 +175,7 @@ public enum Bisect {
       let v = try probe(hi, .boundary)
       if v == .bad { break }
       if v == .good { return try result(nil) }
-      hi -= 1
+      hi = judgeable(hi) ? hi - 1 : steps.previousExact(before: hi)
     }
     guard hi >= 0 else { return try result(nil) }
     var lo = -1
@@ -186,10 +210,16 @@ public enum Bisect {
       try move(to: max(lo, 0))
       var failure: CheckError?
       let hit: Int?
+      // The last state the scan judged good: the boundary pair is logged only when the
+      // event before the hit was judged (not a state after lost events).
+      var lastGood = lo
       do {
         hit = try cursor.advance(through: hi - 1) { n, s in
+          guard judgeable(n) else { return false }
           do throws(CheckError) {
-            return try check(n, s) == .bad
+            if try check(n, s) == .bad { return true }
+            lastGood = n
+            return false
           } catch {
             failure = error
             return true
@@ -201,7 +231,7 @@ public enum Bisect {
       if let failure { throw .check(failure) }
       // The scan checked every event it passed: log the boundary pair it found.
       let found = hit ?? hi
-      for (n, v) in [(found - 1, Verdict.good), (found, Verdict.bad)]
+      for (n, v) in [(lastGood, Verdict.good), (found, Verdict.bad)]
       where n >= 0 && known[n] == nil {
         known[n] = v
         let p = BisectProbe(event: n, verdict: v, purpose: .scan)
@@ -209,11 +239,11 @@ public enum Bisect {
         onProbe(p)
       }
       hi = found
-      lo = found - 1
+      lo = lastGood
     }
     while hi - lo > 1 {
       let mid = lo + (hi - lo) / 2
-      guard let n = nearestUnskipped(mid, lo: lo, hi: hi, skipped) else {
+      guard let n = nearestUnskipped(mid, lo: lo, hi: hi, skipped, steps: steps) else {
         return try result(hi, (lo + 1)...hi)
       }
       switch try probe(n, .search) {
@@ -243,13 +273,25 @@ public enum Bisect {
     return try result(hi, nil, Array(Set(contradictions)).sorted())
   }
 
-  /// The unskipped event strictly between lo and hi closest to `mid`, alternating sides.
-  static func nearestUnskipped(_ mid: Int, lo: Int, hi: Int, _ skipped: Set<Int>) -> Int? {
-    var d = 0
-    while mid - d > lo || mid + d < hi {
-      for n in [mid + d, mid - d] where n > lo && n < hi && !skipped.contains(n) { return n }
-      d += 1
+  /// The event strictly between lo and hi closest to `mid` (the later one on a tie) that
+  /// is neither skipped nor after events lost in a salvage without a recovery point
+  /// between (a run of those is passed over at once).
+  static func nearestUnskipped(
+    _ mid: Int, lo: Int, hi: Int, _ skipped: Set<Int>, steps: ExactSteps = .none
+  ) -> Int? {
+    var up = mid
+    while up < hi, skipped.contains(up) || !steps.stateIsExact(at: up) {
+      up = steps.stateIsExact(at: up) ? up + 1 : steps.nextExact(after: up) ?? hi
     }
-    return nil
+    var down = mid - 1
+    while down > lo, skipped.contains(down) || !steps.stateIsExact(at: down) {
+      down = steps.stateIsExact(at: down) ? down - 1 : steps.previousExact(before: down)
+    }
+    switch (up < hi, down > lo) {
+    case (true, true): return up - mid <= mid - down ? up : down
+    case (true, false): return up
+    case (false, true): return down
+    case (false, false): return nil
+    }
   }
 }

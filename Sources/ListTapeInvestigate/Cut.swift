@@ -6,7 +6,8 @@ import ListTapeStore
 
 extension Timeline {
   /// Writes events 1...n, times included, to a new log at `output` (which must not exist),
-  /// so a session can be branched from a past state and recorded onward.
+  /// so a session can be branched from a past state and recorded onward. Event N of the new
+  /// log is event N of this one: events a salvage lost stay a gap (`copyEvents`).
   /// Returns the number of events written.
   @discardableResult
   package func cut(
@@ -21,27 +22,13 @@ extension Timeline {
       throw .outputExists(path: output)
     }
     let recorder = try Recorder.open(path: output, fsync: fsync)
-    var ids = ListState()
-    var decoder = startDecoder()
-    var written = 0
-    var failure: StoreError?
     do throws(StoreError) {
-      try forEachEvent(from: 1, through: n, ids: &ids, decoder: &decoder) { _, e in
-        do throws(StoreError) {
-          _ = try recorder.record(e)
-        } catch {
-          failure = error
-          return false
-        }
-        written += 1
-        return true
-      }
-      if let failure { throw failure }
+      let written = try copyEvents(through: n, into: recorder)
       try recorder.close()
+      return written
     } catch {
       try? recorder.close()
       throw error
     }
-    return written
   }
 }

@@ -19,6 +19,19 @@ package struct Divergence: Sendable {
   package var firstDifferentRecord: Int?
   /// Events folded and state fingerprints compared while searching.
   package var comparedStates: Int
+  /// The events whose states were not compared, in order: those after events lost in a
+  /// salvage (in either recording) until a recovery point restores them. Empty when every
+  /// state was compared.
+  package var notCompared: [ClosedRange<Int>] = []
+
+  /// Whether the answer rests only on recorded states: no state before `event` (before the
+  /// end, when the states never differ) went uncompared. When `event` is nil and some did,
+  /// the recordings are only known to agree where they were compared.
+  package var exact: Bool {
+    guard let first = notCompared.first else { return true }
+    guard let event else { return false }
+    return first.lowerBound > event
+  }
 }
 
 /// Finds the first event where two recordings' states differ without diffing every state:
@@ -26,8 +39,10 @@ package struct Divergence: Sendable {
 /// they disagree, then folds both and fingerprints the states only at events whose
 /// operations differ.
 package enum Diverge {
-  /// Where recordings `a` and `b` first disagree.
+  /// Where recordings `a` and `b` first disagree. After events lost in a salvage (in either),
+  /// only states both recordings hold as recorded are compared (`findAcrossGaps`).
   package static func find(_ a: Timeline, _ b: Timeline) throws(StoreError) -> Divergence {
+    if !a.gaps.isEmpty || !b.gaps.isEmpty { return try findAcrossGaps(a, b) }
     let common = min(a.eventCount, b.eventCount)
     guard
       let first = try a.firstDifferentEvent(b, through: common)
@@ -74,6 +89,103 @@ package enum Diverge {
       n += count
     }
     return Divergence(firstDifferentRecord: first, comparedStates: compared)
+  }
+
+  /// `find` when either recording lost events in a salvage: the states both hold as the
+  /// recorded ones come in runs (`comparable`); each run starts from both recordings'
+  /// exact states (compared there) and folds on, comparing where the events differ. The
+  /// first difference found is the answer; when there is none, the first state that could
+  /// not be compared is where they part, and the answer says so (`exact` false).
+  /// - Complexity: a seek per run and recording, then a fold of both through the runs.
+  static func findAcrossGaps(_ a: Timeline, _ b: Timeline) throws(StoreError) -> Divergence {
+    let end = max(a.eventCount, b.eventCount)
+    let runs = comparable(a, b, through: end)
+    var result = Divergence(comparedStates: 0)
+    var covered = 0
+    for run in runs {
+      if run.lowerBound > covered { result.notCompared.append(covered...(run.lowerBound - 1)) }
+      covered = run.upperBound + 1
+    }
+    if covered <= end { result.notCompared.append(covered...end) }
+    result.firstDifferentRecord = result.notCompared.first?.lowerBound
+    for run in runs {
+      var (stateA, decoderA) = try a.seek(to: min(run.lowerBound, a.eventCount))
+      var (stateB, decoderB) = try b.seek(to: min(run.lowerBound, b.eventCount))
+      var idsA = ListState()
+      var idsB = ListState()
+      result.comparedStates += 1
+      if stateA != stateB {
+        result.event = run.lowerBound
+        result.eventA = try? a.event(run.lowerBound)
+        result.eventB = try? b.event(run.lowerBound)
+        (result.stateA, result.stateB) = (stateA, stateB)
+        return result
+      }
+      var n = run.lowerBound + 1
+      let window = 4_096
+      while n <= run.upperBound {
+        let last = min(run.upperBound, n + window - 1)
+        var eventsA: [Event] = []
+        try a.forEachEvent(from: n, through: last, ids: &idsA, decoder: &decoderA) { _, e in
+          eventsA.append(e)
+          return true
+        }
+        var eventsB: [Event] = []
+        try b.forEachEvent(from: n, through: last, ids: &idsB, decoder: &decoderB) { _, e in
+          eventsB.append(e)
+          return true
+        }
+        for i in 0...(last - n) {
+          let ea = i < eventsA.count ? eventsA[i] : nil
+          let eb = i < eventsB.count ? eventsB[i] : nil
+          if ea != eb, result.firstDifferentRecord.map({ $0 > n + i }) ?? true {
+            result.firstDifferentRecord = n + i
+          }
+          if let ea { try? stateA.apply(ea) }
+          if let eb { try? stateB.apply(eb) }
+          if ea?.operation != eb?.operation {
+            result.comparedStates += 1
+            if stateA != stateB {
+              (result.event, result.eventA, result.eventB) = (n + i, ea, eb)
+              (result.stateA, result.stateB) = (stateA, stateB)
+              return result
+            }
+          }
+        }
+        n = last + 1
+      }
+    }
+    result.event = result.notCompared.first?.lowerBound
+    if let n = result.event {
+      result.eventA = try? a.event(n)
+      result.eventB = try? b.event(n)
+    }
+    return result
+  }
+
+  /// The runs of states (0 the empty list, N the state after event N, through `end`) that
+  /// both recordings hold as the recorded ones; past a recording's last event its state is
+  /// its last one.
+  static func comparable(_ a: Timeline, _ b: Timeline, through end: Int) -> [ClosedRange<Int>] {
+    func runs(_ t: Timeline) -> [ClosedRange<Int>] {
+      var out = t.reader.exactStretches.map { Int($0.start)...Int($0.end) }
+      if let last = out.last, last.upperBound == t.eventCount, end > t.eventCount {
+        out[out.count - 1] = last.lowerBound...end
+      }
+      return out
+    }
+    let x = runs(a)
+    let y = runs(b)
+    var out: [ClosedRange<Int>] = []
+    var i = 0
+    var j = 0
+    while i < x.count && j < y.count {
+      let lo = max(x[i].lowerBound, y[j].lowerBound)
+      let hi = min(x[i].upperBound, y[j].upperBound)
+      if lo <= hi { out.append(lo...hi) }
+      if x[i].upperBound < y[j].upperBound { i += 1 } else { j += 1 }
+    }
+    return out
   }
 
   /// The first event number ≤ `through` whose stored record bytes differ, comparing the two

@@ -31,12 +31,17 @@ public enum Find {
     var count = 0
     let total = timeline.eventCount
     let steps = timeline.exactSteps
-    // Whether `current` comes from a recorded state: not after an inexact step, even when
-    // the event that restores the states is one a salvage left undecodable (not delivered).
+    // Whether `current` is the recorded state right before the next event: not after an
+    // inexact step, and not when the fold passed over numbers (lost or undecodable events:
+    // `current` is then the value before them, and the event that restores the states may
+    // be one of them).
     var currentIsExact = true
+    var previous = 0
     try timeline.fold(&state, &decoder, from: 1, through: total, progress: progress) {
       ops, i, _, s in
       let seq = ops.seqs[i]
+      if seq != previous + 1 { currentIsExact = false }
+      previous = seq
       let step = steps.at(seq)
       let v = query.evaluate(s)
       if v != current {

@@ -77,12 +77,16 @@ package enum History {
     var count = 0
     let total = timeline.eventCount
     let steps = timeline.exactSteps
-    // Whether `current` comes from a recorded state (as in `Find.changes`).
+    // Whether `current` is the recorded state right before the next event (as in
+    // `Find.changes`: not after an inexact step, nor across numbers the fold passed over).
     var currentIsExact = true
+    var previous = 0
     try timeline.fold(&state, &decoder, from: 1, through: total, progress: progress) {
       ops, i, fault, s in
       let seq = ops.seqs[i]
       let e = ops.event(i, s.ids)
+      if seq != previous + 1 { currentIsExact = false }
+      previous = seq
       let step = steps.at(seq)
       defer { currentIsExact = step.stateIsExact }
       let named = e.operation.names(item: id)

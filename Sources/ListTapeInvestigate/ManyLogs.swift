@@ -18,6 +18,10 @@ package struct LogMatch: Sendable {
   /// Where and why reading stopped before the end of the file (the answer then covers what
   /// was read); nil when the whole log reads.
   package var damage: LogDamage?
+  /// Whether the answer rests only on recorded states: no state that is not the recorded
+  /// one (after events lost in a salvage, never judged) came before `event` (before the
+  /// end, when it never holds).
+  package var exact = true
 }
 
 /// A log among many that was read only in part, or not at all.
@@ -127,8 +131,8 @@ package enum ManyLogs {
         let hit = try timeline.firstEvent(where: (try? Query(query.description)) ?? query)
         return .success(
           LogMatch(
-            path: path, event: hit?.event, op: hit?.op, events: timeline.eventCount,
-            damage: timeline.damage))
+            path: path, event: hit.first?.event, op: hit.first?.op, events: timeline.eventCount,
+            damage: timeline.damage, exact: hit.exact))
       } catch {
         return .failure(LogProblem(path: path, reason: .unreadable(error)))
       }
@@ -248,17 +252,30 @@ private struct Unchecked<T>: @unchecked Sendable {
 extension Timeline {
   /// The first event after which `query` holds (0 when it holds on the empty list), with
   /// that event; nil when it never holds. Folds on the calling thread only, so many logs can
-  /// be searched at once, one per core.
-  package func firstEvent(where query: Query) throws(StoreError) -> (event: Int, op: Event?)? {
+  /// be searched at once, one per core. After events lost in a salvage, states that are not
+  /// the recorded ones are never judged (the fold re-anchors at recovery points), and
+  /// `exact` says whether any came before the answer (or the end).
+  package func firstEvent(where query: Query) throws(StoreError) -> (
+    first: (event: Int, op: Event?)?, exact: Bool
+  ) {
     var state = ListState()
-    if query.holds(in: state) { return (0, nil) }
+    if query.holds(in: state) { return ((0, nil), true) }
     var decoder = startDecoder()
     var found: (event: Int, op: Event?)?
+    let steps = exactSteps
+    var exact = true
     try fold(&state, &decoder, from: 1, through: eventCount, readAhead: false) { ops, i, _, s in
+      let seq = ops.seqs[i]
+      guard steps.stateIsExact(at: seq) else {
+        exact = false
+        return true
+      }
       guard query.holds(in: s) else { return true }
-      found = (ops.seqs[i], ops.event(i, s.ids))
+      found = (seq, ops.event(i, s.ids))
       return false
     }
-    return found
+    // Lost events at the end (no state after them folded) also leave the answer unjudged.
+    if found == nil && !steps.stateIsExact(at: eventCount) { exact = false }
+    return (found, exact)
   }
 }

@@ -18,6 +18,11 @@ package struct ShrinkResult: Sendable {
   /// anchors and sections, transitively), when one was tried; whether it kept the
   /// predicate true (then the search started from it instead of the whole log).
   package var slice: (events: Int, held: Bool)?
+  /// Whether the search rested on the recorded history. False for a log that lost events
+  /// in a salvage: the search then shrinks the events that remain, folded from the empty
+  /// list without the lost ones, which is not the recorded history (the kept events still
+  /// keep their numbers in the log, and their own fold satisfies the predicate).
+  package var exact = true
 }
 
 /// How far a shrink has come, for a progress line.
@@ -95,6 +100,9 @@ package enum Shrink {
   ) throws(ShrinkError<CheckError>) -> ShrinkResult? {
     let total = timeline.eventCount
     var search = Search(predicate: predicate, progress: progress)
+    if !timeline.gaps.isEmpty {
+      return try runOverRemaining(timeline, &search)
+    }
     let last = try Search<CheckError>.reading { () throws(StoreError) in
       try timeline.state(at: total)
     }
@@ -122,6 +130,37 @@ package enum Shrink {
     result.events = units.map(\.event)
     result.tests += search.tests
     result.folded = search.folded
+    return result
+  }
+
+  /// A log that lost events in a salvage: its lost events cannot be replayed, so the search
+  /// works on the events that remain, in memory, folded from the empty list (whose final
+  /// state must satisfy the predicate); the result says it is not exact.
+  static func runOverRemaining<CheckError: Error>(
+    _ timeline: Timeline, _ search: inout Search<CheckError>
+  ) throws(ShrinkError<CheckError>) -> ShrinkResult? {
+    var units: [Unit] = []
+    try Search<CheckError>.reading { () throws(StoreError) in
+      try timeline.forEachEvent { n, event in
+        units.append(Unit(number: n, event: event))
+        return true
+      }
+    }
+    var state = ListState()
+    for u in units { try? state.apply(u.event) }
+    guard try search.judge(state, units.count) else { return nil }
+    var result = ShrinkResult(
+      kept: [], events: [], original: timeline.eventCount, tests: 1, folded: units.count)
+    result.exact = false
+    while true {
+      let kept = try search.pass(over: units)
+      if kept.count == units.count { break }
+      units = kept
+    }
+    result.kept = units.map(\.number)
+    result.events = units.map(\.event)
+    result.tests += search.tests
+    result.folded += search.folded
     return result
   }
 

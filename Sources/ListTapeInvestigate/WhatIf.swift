@@ -36,6 +36,10 @@ package struct WhatIfReport: Sendable {
   package var at: Int
   /// What differs there, from the real state to the counterfactual one.
   package var diff: StateDiff
+  /// Whether the report rests only on recorded states: the replay, from the state before
+  /// the first removed event through the last event it folded, crossed no events lost in a
+  /// salvage (docs/cli.md, "Damaged logs").
+  package var exact = true
 }
 
 /// Counterfactual replay: the log with some events left out, compared with the real one.
@@ -104,9 +108,11 @@ package enum WhatIf {
       if !Differ.diff(before, real, touched: touched, context: 0).isEmpty { other = before }
     }
     var range = 0
+    var folded = first - 1
     var ids = ListState()
     try timeline.forEachEvent(from: first, through: total, ids: &ids, decoder: &decoder) {
       n, event in
+      folded = n
       while range < without.count && without[range].upperBound < n { range += 1 }
       if range < without.count && without[range].contains(n) {
         if other == nil && held == nil {
@@ -155,6 +161,7 @@ package enum WhatIf {
       }
       return n <= last || other != nil || n < point
     }
+    report.exact = timeline.foldIsExact(from: first - 1, through: max(folded, point))
     return report
   }
 
@@ -202,8 +209,9 @@ package enum WhatIf {
   }
 
   /// Writes the counterfactual log at `output` (which must not exist): every event but the
-  /// removed ones, times kept, with a mark labelled `mark` (saying what was left out) where
-  /// the first removed event was. Returns the number of events written.
+  /// removed ones, times kept, each removed one replaced by a mark labelled `label` (saying
+  /// what was left out), so that event N of the new log is event N of this one (events a
+  /// salvage lost stay a gap). Returns the number of events written.
   @discardableResult
   package static func write(
     _ timeline: Timeline, without ranges: [ClosedRange<Int>], mark label: String,
@@ -212,31 +220,16 @@ package enum WhatIf {
     let without = merged(ranges)
     var written = 0
     try writeLog(output) { recorder throws(StoreError) in
-      var ids = ListState()
-      var decoder = timeline.startDecoder()
       var range = 0
-      var failure: StoreError?
-      try timeline.forEachEvent(
-        from: 1, through: timeline.eventCount, ids: &ids, decoder: &decoder
-      ) { n, event in
-        while range < without.count && without[range].upperBound < n { range += 1 }
-        do throws(StoreError) {
-          if range < without.count && without[range].contains(n) {
-            if n == without[0].lowerBound {
-              _ = try recorder.record(Event(.mark(label), time: event.time))
-              written += 1
-            }
-            return true
-          }
-          _ = try recorder.record(event)
-        } catch {
-          failure = error
-          return false
-        }
-        written += 1
-        return true
-      }
-      if let failure { throw failure }
+      written = try timeline.copyEvents(
+        through: timeline.eventCount, into: recorder,
+        replacing: { n, event in
+          while range < without.count && without[range].upperBound < n { range += 1 }
+          guard range < without.count && without[range].contains(n) else { return event }
+          return Event(.mark(label), time: event.time)
+        },
+        // A recovery point restores the counterfactual state only before any removal.
+        adopts: { point in point < (without.first?.lowerBound ?? Int.max) })
     }
     return written
   }

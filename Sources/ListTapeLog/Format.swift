@@ -43,6 +43,11 @@ enum Format {
   static let maxInflateRatio = 1032
 
   static let metaGap: UInt8 = 1
+  /// META kind 2 (salvage writes it): a dictionary frame was lost before the next event, no
+  /// event with it; a u64, the event number that frame came before, follows. The events
+  /// of its segment cannot be decoded, and the states from here on are not the recorded
+  /// ones until a recovery point.
+  static let metaLostRestart: UInt8 = 2
   /// 1.0 event records restart their codec (the identifier ring and the running time) at
   /// events 1, 1 + k, 1 + 2k, … for this k, so a record decodes given the records since the
   /// last such event (the model's `EventCodecLayout.resetInterval`; a test holds them equal).

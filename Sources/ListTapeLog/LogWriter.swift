@@ -165,6 +165,12 @@ package final class LogWriter: @unchecked Sendable {
     if let failure { throw failure }
   }
 
+  /// Records that the next `count` event numbers hold no event (a META gap frame, as
+  /// salvage writes for lost events; pending events are cut first): a copy of a salvaged
+  /// log keeps its numbering. Readers call the states after it inexact until a recovery
+  /// point.
+  package func appendGap(_ count: UInt64) throws(LogError) { try core.appendGap(count) }
+
   /// Format 2.0: the event number the current segment began before (0: the log's start).
   package var segment: UInt64 { core.currentSegment }
 

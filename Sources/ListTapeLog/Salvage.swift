@@ -24,6 +24,10 @@ public struct SalvageReport: Sendable, Equatable, CustomStringConvertible {
   public var gaps: [LogGap] = []
   /// Byte runs of the old log that were skipped.
   public var damagedRanges: [ByteRange] = []
+  /// Where a dictionary frame was lost without any event (the events of its segment do not
+  /// decode): the event number of the META frame (kind 2) recording it, before which it
+  /// stood.
+  package var lostRestarts: [UInt64] = []
   /// Valid frames skipped because they repeat or precede events already kept.
   public var framesDropped = 0
   /// Where salvage gave up because the file is full of frame headers whose payloads do not
@@ -66,8 +70,29 @@ extension LogReader {
     try salvage(from: source, to: destination, files: SystemFiles.shared)
   }
 
+  /// `salvage(from:to:)` for a 2.0 log whose payloads `segments` can place: it tells the
+  /// segment an EVENTS or CHECKPOINT payload (inflated) belongs to, the event number its
+  /// DICTIONARY frame came before (0: the log's start), or nil. With it, salvage notices a
+  /// dictionary frame lost without any event (the frames after it name a segment whose
+  /// dictionary it never kept): it records that with a META frame (kind 2), which readers
+  /// treat as a gap of no event, and drops the checkpoints of that segment (they cannot be
+  /// decoded without its dictionary).
+  package static func salvage(
+    from source: String, to destination: String, segments: SegmentOfPayload?
+  ) throws(LogError) -> SalvageReport {
+    try salvage(from: source, to: destination, files: SystemFiles.shared, segments: segments)
+  }
+
+  /// What `salvage(from:to:segments:)` asks of a payload: (whether it is a checkpoint, the
+  /// inflated payload) → its segment.
+  package typealias SegmentOfPayload = (_ checkpoint: Bool, _ payload: UnsafeRawBufferPointer) ->
+    UInt64?
+
   /// `salvage(from:to:)`, setting the new file's protection class through `files` (tests).
-  static func salvage(from source: String, to destination: String, files: any FileLayer)
+  static func salvage(
+    from source: String, to destination: String, files: any FileLayer,
+    segments: SegmentOfPayload? = nil
+  )
     throws(LogError) -> SalvageReport
   {
     var st = stat()
@@ -122,6 +147,13 @@ extension LogReader {
     var offset = UInt64(oldHeader.headerLength)
     var damageStart: UInt64?
     var scratch: [UInt8] = []
+    // 2.0: the segment of the frames kept last, and whether its dictionary frame was kept
+    // (the log's start needs none).
+    var segment: UInt64 = 0
+    var segmentKept = true
+    // The event after the last one an intact event frame header vouches for.
+    var claimedEnd: UInt64 = 0
+    let segments = oldHeader.major >= 2 ? segments : nil
 
     /// Records a META gap frame for events `nextSeq..<upTo`.
     func gap(upTo: UInt64) throws(LogError) {
@@ -134,6 +166,15 @@ extension LogReader {
       nextSeq = upTo
     }
 
+    /// Records that the dictionary frame of segment `lost` was lost with no event: a META
+    /// frame (kind 2) before event `nextSeq`.
+    func lostRestart(_ lost: UInt64) throws(LogError) {
+      var raw: [UInt8] = [Format.metaLostRestart]
+      withUnsafeBytes(of: lost.littleEndian) { raw += $0 }
+      try out.writeCompressed(type: Format.typeMeta, firstSeq: nextSeq, raw: raw, deflater)
+      report.lostRestarts.append(nextSeq)
+    }
+
     // Checking a candidate frame costs its payload (and its inflated size). A damaged file
     // has few candidates that fail; a crafted one can put a header that claims the rest of
     // the file at every byte, which would make salvage quadratic. Past this budget for
@@ -141,13 +182,23 @@ extension LogReader {
     let budget = UInt64(256 << 20) + 4 * src.size
     var spent: UInt64 = 0
     while offset < src.size {
-      var usable: (FrameHeader, UInt64)?  // header and events lost (META gap)
+      // Header, events lost (META gap), and the payload's segment (2.0, `segments`).
+      var usable: (FrameHeader, UInt64, UInt64?)?
       if case .ok(let h) = try scan.check(at: offset, placed: false, payload: false) {
+        // An event frame whose header checks out at its own place, next in numbering, but
+        // whose payload may not: its header vouches that its events were recorded (a lost
+        // tail is then a gap too, not a shorter log).
+        if h.type == Format.typeEvents, h.offsetLow == UInt32(truncatingIfNeeded: offset),
+          h.firstSeq == max(nextSeq, claimedEnd)
+        {
+          claimedEnd = h.firstSeq + UInt64(h.eventCount)
+        }
         if try scan.payloadProblem(h, at: offset) == nil {
-          if let lost = try decodes(
-            h, at: offset, src: src, major: oldHeader.major, inflater: inflater, scratch: &scratch)
+          if let (lost, seg) = try decodes(
+            h, at: offset, src: src, major: oldHeader.major, inflater: inflater, scratch: &scratch,
+            segments: segments)
           {
-            usable = (h, lost)
+            usable = (h, lost, seg)
           } else {
             spent += UInt64(h.payloadLength) + UInt64(h.rawLength)
           }
@@ -155,7 +206,7 @@ extension LogReader {
           spent += UInt64(h.payloadLength)
         }
       }
-      guard let (h, lost) = usable else {
+      guard let (h, lost, frameSegment) = usable else {
         if damageStart == nil { damageStart = offset }
         guard spent <= budget else {
           report.gaveUpAt = offset
@@ -181,16 +232,30 @@ extension LogReader {
           keep = false
         } else {
           try gap(upTo: h.firstSeq)
+          if let s = frameSegment, s > segment {
+            // Its segment's dictionary frame was lost with the damage.
+            try lostRestart(s)
+            (segment, segmentKept) = (s, false)
+          }
           nextSeq += UInt64(h.eventCount)
           report.eventsKept += UInt64(h.eventCount)
         }
       case Format.typeCheckpoint:
         keep = h.firstSeq == nextSeq - 1
+        if let s = frameSegment, s != segment || !segmentKept {
+          // Its segment's dictionary was lost: it cannot be decoded here.
+          keep = false
+          if s > segment {
+            try lostRestart(s)
+            (segment, segmentKept) = (s, false)
+          }
+        }
       case Format.typeDictionary:
         if h.firstSeq < nextSeq {
           keep = false
         } else {
           try gap(upTo: h.firstSeq)
+          (segment, segmentKept) = (h.firstSeq, true)
         }
       case Format.typeMeta:
         keep = false
@@ -214,6 +279,8 @@ extension LogReader {
     if let start = damageStart {
       report.damagedRanges.append(ByteRange(offset: start, length: src.size - start))
     }
+    // Events whose frames' headers survived at the end, their payloads not: a gap.
+    try gap(upTo: claimedEnd)
     report.lastEvent = nextSeq - 1
     try out.closeParity()
     if let e = Posix.dataSync(dstFD) { throw .io("cannot sync", path: tmp, errno: e) }
@@ -231,14 +298,14 @@ extension LogReader {
   /// its records, or (META) parses. Returns events lost for a META gap (0 otherwise), nil if bad.
   private static func decodes(
     _ h: FrameHeader, at offset: UInt64, src: ByteSource, major: UInt16, inflater: Inflater,
-    scratch: inout [UInt8]
-  ) throws(LogError) -> UInt64? {
+    scratch: inout [UInt8], segments: SegmentOfPayload?
+  ) throws(LogError) -> (lost: UInt64, segment: UInt64?)? {
     guard let pb = try src.bytes(at: offset + 36, count: Int(h.payloadLength)) else { return nil }
     if scratch.count < Int(h.rawLength) {
       scratch = [UInt8](repeating: 0, count: Int(h.rawLength))
     }
     let n = Int(h.rawLength)
-    return scratch.withUnsafeMutableBytes { all -> UInt64? in
+    return scratch.withUnsafeMutableBytes { all -> (lost: UInt64, segment: UInt64?)? in
       let dst = UnsafeMutableRawBufferPointer(rebasing: all[0..<n])
       if h.isCompressed {
         if inflater.inflateExact(pb, into: dst) != nil { return nil }
@@ -248,16 +315,18 @@ extension LogReader {
       let raw = UnsafeRawBufferPointer(dst)
       switch h.type {
       case Format.typeEvents:
-        guard major == 1 else { return 0 }
-        return RecordFraming.check(raw, count: Int(h.eventCount)) == nil ? 0 : nil
+        guard major == 1 else { return (0, segments?(false, raw)) }
+        return RecordFraming.check(raw, count: Int(h.eventCount)) == nil ? (0, nil) : nil
+      case Format.typeCheckpoint:
+        return (0, segments?(true, raw))
       case Format.typeMeta:
         guard let kind = raw.first else { return nil }
-        guard kind == Format.metaGap else { return 0 }
+        guard kind == Format.metaGap else { return (0, nil) }
         guard raw.count >= 9 else { return nil }
         let lost = raw.loadLE(UInt64.self, at: 1)
-        return lost >= 1 && lost < UInt64.max / 2 ? lost : nil
+        return lost >= 1 && lost < UInt64.max / 2 ? (lost, nil) : nil
       default:
-        return 0
+        return (0, nil)
       }
     }
   }

@@ -16,13 +16,21 @@ struct Mark: Sendable, Equatable {
 public struct LogGap: Sendable, Equatable {
   /// First lost event number.
   public var firstEvent: UInt64
-  /// How many consecutive events were lost.
+  /// How many consecutive events were lost: 0 when frames were lost without any event (a
+  /// dictionary restart before `firstEvent`, whose segment's events then do not decode).
   public var count: UInt64
+
+  package init(firstEvent: UInt64, count: UInt64) {
+    self.firstEvent = firstEvent
+    self.count = count
+  }
 }
 
-/// Outcome of decoding a META frame: events it declares lost, or why it is bad.
+/// Outcome of decoding a META frame: events it declares lost, frames it declares lost
+/// without any event (a dictionary restart), or why it is bad.
 enum MetaResult {
   case lost(UInt64)
+  case lostRestart
   case bad(DamageReason)
 }
 
@@ -158,6 +166,7 @@ struct FrameScan {
       raw.withUnsafeMutableBytes { $0.copyMemory(from: pb) }
     }
     guard let kind = raw.first else { return .bad(.badMetaFrame("empty")) }
+    if kind == Format.metaLostRestart { return .lostRestart }
     guard kind == Format.metaGap else { return .lost(0) }
     guard raw.count >= 9 else { return .bad(.badMetaFrame("short gap record")) }
     let count = raw.withUnsafeBytes { $0.loadLE(UInt64.self, at: 1) }
@@ -184,20 +193,25 @@ struct FrameScan {
         return
       }
       var lost: UInt64 = 0
+      var lostRestart = false
       if h.type == Format.typeMeta {
         switch try metaGap(h, at: offset, inflater: inflater) {
         case .bad(let reason):
           stop = try classify(at: offset, reason: reason)
           return
         case .lost(let n): lost = n
+        case .lostRestart: lostRestart = true
         }
       }
-      accept(h, at: offset, lost: lost)
+      accept(h, at: offset, lost: lost, lostRestart: lostRestart)
     }
   }
 
-  /// Records a validated frame in the counters and the sparse index.
-  mutating func accept(_ h: FrameHeader, at offset: UInt64, lost: UInt64 = 0) {
+  /// Records a validated frame in the counters and the sparse index. A META frame's `lost`
+  /// events, or its lost restart (a gap of no event: the states after it are not exact).
+  mutating func accept(
+    _ h: FrameHeader, at offset: UInt64, lost: UInt64 = 0, lostRestart: Bool = false
+  ) {
     frames += 1
     lastFrameOffset = offset
     lastFramePayloadCRC = h.payloadCRC
@@ -237,7 +251,7 @@ struct FrameScan {
       lastRestartCost = h.frameLength
     case Format.typeMeta:
       metaFrames += 1
-      if lost > 0 {
+      if lost > 0 || lostRestart {
         gapCount += 1
         if gaps.count < Self.maxGapsKept { gaps.append(LogGap(firstEvent: nextSeq, count: lost)) }
         nextSeq += lost

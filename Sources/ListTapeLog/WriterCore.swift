@@ -161,6 +161,32 @@ final class WriterCore: @unchecked Sendable {
     }
   }
 
+  /// Writes a META gap frame: the next `count` event numbers hold no event (a copy of a
+  /// salvaged log keeps its numbering). Pending events are cut first.
+  func appendGap(_ count: UInt64) throws(LogError) {
+    try underLock { () throws(LogError) in
+      try state.checkUsable(path: path)
+      guard count >= 1, count <= UInt64.max / 2 - nextSeq else {
+        throw LogError(.tooLarge, path: path, message: "a gap of \(count) events")
+      }
+      try cut()
+      var raw: [UInt8] = [Format.metaGap]
+      withUnsafeBytes(of: count.littleEndian) { raw += $0 }
+      let first = nextSeq
+      nextSeq += count
+      let failure: LogError? = raw.withUnsafeBytes { r in
+        do throws(LogError) {
+          try writeFrame(type: Format.typeMeta, count: 0, firstSeq: first, raw: r)
+        } catch {
+          return error
+        }
+        return nil
+      }
+      if let failure { throw failure }
+      settle()
+    }
+  }
+
   func flush() throws(LogError) {
     try underLock { () throws(LogError) in
       try state.checkUsable(path: path)

@@ -45,6 +45,25 @@ package struct ExactSteps: Sendable {
 
   /// Whether the state after event `n` (0: the empty list) is the recorded one.
   package func stateIsExact(at n: Int) -> Bool { n == 0 || at(n).stateIsExact }
+
+  /// Every step exact: a log without gaps.
+  package static let none = ExactSteps(stretches: [], hasGaps: false)
+
+  /// The first event after `n` whose state is exact (nil when none is).
+  /// - Complexity: O(stretches).
+  package func nextExact(after n: Int) -> Int? {
+    guard hasGaps else { return n + 1 }
+    if stateIsExact(at: n + 1) { return n + 1 }
+    return stretches.first { $0.start > n }?.start
+  }
+
+  /// The last event before `n` whose state is exact (0, the empty list, at worst).
+  /// - Complexity: O(stretches).
+  package func previousExact(before n: Int) -> Int {
+    guard hasGaps, n > 1 else { return max(n - 1, 0) }
+    guard let s = stretches.last(where: { $0.start < n }) else { return 0 }
+    return min(s.events.upperBound, n - 1)
+  }
 }
 
 extension Timeline {
@@ -71,8 +90,8 @@ extension Timeline {
     guard !gaps.isEmpty else { return n }
     checkIndexForGaps()
     var bound = n
-    while bound > 0, case .inexact(let lost, _) = exactness(at: bound) {
-      bound = lost.lowerBound - 1
+    while bound > 0, case .inexact(let gap, _) = exactness(at: bound) {
+      bound = min(bound - 1, Int(gap.firstEvent) - 1)
     }
     return bound
   }

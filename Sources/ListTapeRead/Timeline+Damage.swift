@@ -13,14 +13,22 @@ package enum StateExactness: Equatable, Sendable {
   /// The recorded state. `restoredFrom` is the recovery point its stretch starts from when
   /// events were lost before it (nil when none were).
   case exact(restoredFrom: Int?)
-  /// Not the recorded state: folded without the events of `lost` (event `n` itself may be
-  /// one of them). `exactFrom` is the first later event whose state is exact again, nil
-  /// when no recovery point follows.
-  case inexact(lost: ClosedRange<Int>, exactFrom: Int?)
+  /// Not the recorded state: folded without what `gap` lost (its events, event `n` itself
+  /// perhaps among them, or a dictionary restart and with it the events that name its
+  /// entries). `exactFrom` is the first later event whose state is exact again, nil when no
+  /// recovery point follows.
+  case inexact(gap: LogGap, exactFrom: Int?)
 
   package var isExact: Bool {
     if case .exact = self { return true }
     return false
+  }
+}
+
+extension LogGap {
+  /// The events lost, nil when none were (a dictionary restart was).
+  package var events: ClosedRange<Int>? {
+    count > 0 ? Int(firstEvent)...Int(firstEvent + count - 1) : nil
   }
 }
 
@@ -39,10 +47,22 @@ extension Timeline {
     if let stretch = reader.exactStretch(containing: UInt64(n)) {
       return .exact(restoredFrom: stretch.start > 0 ? Int(stretch.start) : nil)
     }
-    let lost = lostRanges
-    let gap = lost.last { $0.lowerBound <= n } ?? lost.first ?? n...n
+    // The last gap the reader keeps at or before n (past them all, in a log declaring more
+    // than it keeps, the last kept one).
+    let gap =
+      gaps.last { $0.firstEvent <= UInt64(n) } ?? gaps.first
+      ?? LogGap(firstEvent: UInt64(n), count: 0)
     let next = reader.exactStretches.first { $0.start > UInt64(n) }.map { Int($0.start) }
-    return .inexact(lost: gap, exactFrom: next)
+    return .inexact(gap: gap, exactFrom: next)
+  }
+
+  /// Whether a fold from the state at `a` through event `b` reads only recorded states: both
+  /// lie in one exact stretch (no lost events between them).
+  /// - Complexity: the reader's stretches (cached), then O(log gaps).
+  package func foldIsExact(from a: Int, through b: Int) -> Bool {
+    guard !gaps.isEmpty else { return true }
+    guard let stretch = reader.exactStretch(containing: UInt64(max(a, 0))) else { return false }
+    return UInt64(max(b, a)) <= stretch.end
   }
 
   /// The state at `n` and whether it is the recorded one. Exact states after a gap are

@@ -71,10 +71,18 @@ public final class Timeline {
     -> SalvageReport
   {
     do {
-      return try LogReader.salvage(from: path, to: output)
+      return try LogReader.salvage(from: path, to: output, segments: segment(ofPayload:_:))
     } catch {
       throw .log(error)
     }
+  }
+
+  /// The segment a 2.0 event frame's or checkpoint's payload belongs to (salvage asks, to
+  /// notice a dictionary frame lost without any event).
+  static func segment(ofPayload checkpoint: Bool, _ payload: UnsafeRawBufferPointer) -> UInt64? {
+    checkpoint
+      ? (try? ListState.compactHeader(payload))?.segment
+      : FrameLayout.segment(ofEventFrame: payload)
   }
 
   /// Size of the file in bytes.

@@ -27,6 +27,10 @@ package final class Recorder {
   /// `restartSlack`), bounding a reader's dictionary to about (1 + ratio) × live ids.
   package var restartRatio = 1
   package var restartSlack = 4_096
+  /// Whether `state` is the recorded one: false after `recordGap`, until `adopt`. While it
+  /// is not, no checkpoint or recovery point is written (a reader would take one for the
+  /// recorded state).
+  package private(set) var isExact = true
 
   /// Writer tuning used by the tools: checkpoints close enough together that a seek replays
   /// only a few thousand events, far enough apart that they stay a small share of the file.
@@ -183,7 +187,9 @@ package final class Recorder {
     } catch {
       fault = error
     }
-    if rows != nil {
+    if !isExact {
+      // No checkpoint of a state that is not the recorded one.
+    } else if rows != nil {
       try maintainDictionary()
     } else if writer.checkpointDue {
       do {
@@ -193,6 +199,34 @@ package final class Recorder {
       }
     }
     return fault
+  }
+
+  /// Records that the next `count` event numbers hold no event (2.0 logs): a copy of a
+  /// salvaged log keeps the log's numbering, its lost events (and those that did not decode
+  /// after them) a gap as salvage writes one. The state from here on is not the recorded
+  /// one, until `adopt`.
+  package func recordGap(_ count: Int) throws(StoreError) {
+    guard count > 0 else { return }
+    guard rows != nil else {
+      throw .log(
+        LogError(.unsupportedVersion, path: writer.path, message: "a 1.0 log records no gaps"))
+    }
+    do {
+      try writer.appendGap(UInt64(count))
+    } catch {
+      throw .log(error)
+    }
+    isExact = false
+  }
+
+  /// After a gap: takes `state` as the recorded state after the last event (a recovery
+  /// point of the log being copied restored it) and writes a recovery point (a dictionary
+  /// restart and its checkpoint), so a reader of this log finds the states exact from here,
+  /// as in the original.
+  package func adopt(_ state: ListState) throws(StoreError) {
+    self.state = state
+    isExact = true
+    try restartDictionary()
   }
 
   /// 2.0: restarts the dictionary when dead entries dominate, and writes due checkpoints.

@@ -87,7 +87,7 @@ import Testing
     #expect(r.out.hasSuffix("no differences (6 items unchanged)\n"))
     let json = try CLI.run(["diff", path, "--from", "4", "--to", "5", "--json"])
     #expect(json.code == 0)
-    #expect(json.out.contains(#""identical":true,"changes":0"#))
+    #expect(json.out.contains(#""identical":true,"exact":true,"changes":0"#))
   }
 
   @Test func twoLogsAtOnePoint() throws {

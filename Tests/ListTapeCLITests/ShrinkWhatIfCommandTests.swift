@@ -207,14 +207,21 @@ enum PlantedBug {
     let out = dir.path("without.ltape")
     let r = try CLI.run(["what-if", path, "--without", "6-7", "--without", "11", "-o", out])
     #expect(r.code == 0)
-    #expect(r.err.contains("wrote 10 events (without 6-7, 11, with a mark) to \(out)"))
+    #expect(
+      r.err.contains(
+        "wrote 12 events (events 6-7, 11 each replaced by a mark, so every event keeps its "
+          + "number) to \(out)"), "\(r.err)")
     let events = try CLI.run(["events", out, "--json"]).out.split(separator: "\n").map(String.init)
     let original = try CLI.run(["events", path, "--json"]).out.split(separator: "\n").map(
       String.init)
-    #expect(events.count == 10)
-    #expect(Array(events.prefix(5)) == Array(original.prefix(5)))
-    #expect(events[5].contains(#""op":"mark","label":"what-if: without 6-7, 11""#))
-    #expect(Array(events[6...]) == [original[7], original[8], original[9], original[11]])
+    #expect(events.count == original.count)
+    for i in events.indices {
+      if [5, 6, 10].contains(i) {
+        #expect(events[i].contains(#""op":"mark","label":"what-if: without 6-7, 11""#), "\(i)")
+      } else {
+        #expect(events[i] == original[i], "\(i)")
+      }
+    }
     let again = try CLI.run(["what-if", path, "--without", "1", "-o", out])
     #expect(again.code == 73)
     let range = try CLI.run(["what-if", path, "--without", "13"])

@@ -139,6 +139,50 @@ import Testing
     }
   }
 
+  /// A copy that keeps a salvaged log's numbers (`cut`, `what-if -o`) records its lost
+  /// events as a gap: from there the recorder writes no checkpoint and no recovery point of
+  /// its state (not the recorded one), until it adopts the restored state, where it writes
+  /// a recovery point; readers then call the same states exact as in the original.
+  @Test func aRecordedGapHoldsBackCheckpointsUntilTheStateIsAdopted() throws {
+    let dir = Scratch()
+    defer { dir.remove() }
+    let path = dir.path("copy.ltape")
+    var options = Recorder.options(.never)
+    options.maxEventsBetweenCheckpoints = 50
+    options.minCheckpointSpacingBytes = 0
+    options.checkpointBytesRatio = 0
+    options.recoveryPointRatio = 1
+    let recorder = try Recorder.open(path: path, options: options)
+    var events: [Event] = []
+    SampleSession.generate(events: 3_000, seed: 9, maxItems: 200) { events.append($0) }
+    for e in events[..<1_000] { _ = try recorder.record(e) }
+    try recorder.recordGap(200)
+    #expect(!recorder.isExact)
+    for e in events[1_200..<2_000] { _ = try recorder.record(e) }
+    var restored = ListState()
+    for e in events[..<2_000] { try? restored.apply(e) }
+    try recorder.adopt(restored)
+    #expect(recorder.isExact)
+    for e in events[2_000...] {
+      _ = try recorder.record(e)
+      try? restored.apply(e)
+    }
+    try recorder.close()
+
+    let timeline = try Timeline(path: path)
+    timeline.buildsIndex = false
+    #expect(timeline.eventCount == 3_000)
+    #expect(timeline.lostRanges == [1_001...1_200])
+    let checkpoints = timeline.reader.checkpointSeqs
+    #expect(checkpoints.contains { $0 < 1_000 } && checkpoints.contains { $0 > 2_000 })
+    #expect(!checkpoints.contains { $0 > 1_000 && $0 < 2_000 })
+    #expect(timeline.reader.isRecoveryPoint(checkpointSeq: 2_000))
+    #expect(
+      timeline.reader.exactStretches.map { [$0.start, $0.end] } == [[0, 1_000], [2_000, 3_000]])
+    #expect(try timeline.exactState(at: 3_000).state == restored)
+    #expect(!timeline.exactness(at: 1_500).isExact)
+  }
+
   /// The log layer's 1.0 reset interval is the codec's.
   @Test func theVersion1ResetIntervalIsTheCodecs() {
     #expect(Int(Format.v1RecordResetInterval) == EventCodecLayout.resetInterval)

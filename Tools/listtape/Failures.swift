@@ -33,6 +33,10 @@ enum Failures {
         return "cannot upgrade a damaged log: \(damage) (\(path)); 'listtape salvage' writes "
           + "a log of every readable event, which upgrade takes"
       }
+      if lost == 0 {
+        return "cannot upgrade a log that lost a dictionary frame in a salvage: events after it "
+          + "do not decode, and their numbers would change (\(path))"
+      }
       return "cannot upgrade a log that lost \(Render.plural(lost, "event")) in a salvage: their "
         + "numbers would change (\(path))"
     case .afterGap(let n, let from, let path):
@@ -109,25 +113,33 @@ enum Failures {
         ? "no event is readable" : "only events 1...\(timeline.eventCount) are read"
       out.append("\(damage) (\(timeline.path)); \(read)")
     }
-    let lost = timeline.lostRanges
-    for (i, gap) in lost.prefix(5).enumerated() {
-      var line = "salvaged log: \(events(gap)) lost; "
-      let end = i + 1 < lost.count ? lost[i + 1].lowerBound - 1 : timeline.eventCount
-      if case .inexact(_, let exactFrom) = timeline.exactness(at: gap.upperBound), let exactFrom {
+    let gaps = timeline.gaps
+    for (i, gap) in gaps.prefix(5).enumerated() {
+      let first = Int(gap.firstEvent)
+      var line = "salvaged log: \(what(gap)) lost; "
+      let end = i + 1 < gaps.count ? Int(gaps[i + 1].firstEvent) - 1 : timeline.eventCount
+      let probe = gap.events?.upperBound ?? first
+      if case .inexact(_, let exactFrom) = timeline.exactness(at: probe), let exactFrom {
         line +=
-          "states at events \(gap.lowerBound)...\(exactFrom - 1) are not the recorded ones "
+          "states at events \(first)...\(exactFrom - 1) are not the recorded ones "
           + "(exact again from event \(exactFrom), a checkpoint)"
       } else {
         line +=
-          "states at events \(gap.lowerBound)...\(end) are not the recorded ones (no checkpoint "
+          "states at events \(first)...\(end) are not the recorded ones (no checkpoint "
           + "after the gap restores them)"
       }
       out.append(line + " (\(timeline.path))")
     }
-    if lost.count > 5 {
-      out.append("salvaged log: \(lost.count - 5) more gaps (\(timeline.path))")
+    if gaps.count > 5 {
+      out.append("salvaged log: \(gaps.count - 5) more gaps (\(timeline.path))")
     }
     return out
+  }
+
+  /// What a gap lost: `events 8,969...10,113`, or `a dictionary frame before event 602`
+  /// (no event with it; the events of its segment do not decode).
+  static func what(_ gap: LogGap) -> String {
+    gap.events.map(events) ?? "a dictionary frame before event \(gap.firstEvent)"
   }
 
   /// `event 9` or `events 8,969...10,113`.
@@ -136,17 +148,42 @@ enum Failures {
       ? "event \(range.lowerBound)" : "events \(range.lowerBound)...\(range.upperBound)"
   }
 
+  /// Why the states after event `last` were not judged: they are not the recorded ones.
+  static func notJudged(after last: Int, _ timeline: Timeline) -> String {
+    "the states after it are not the recorded ones and were not judged (\(lost(after: last, timeline)))"
+  }
+
+  /// An answer at event `n` that rests on a state that is not the recorded one.
+  static func restsOn(_ n: Int, _ timeline: Timeline) -> String {
+    "it rests on a state that is not the recorded one (\(lost(after: n - 1, timeline)))"
+  }
+
+  /// `events 8,969...10,113 were lost in a salvage; exact again from event 18,049`: the gap
+  /// that makes the states after event `n` inexact.
+  static func lost(after n: Int, _ timeline: Timeline) -> String {
+    let probe =
+      timeline.reader.exactStretch(containing: UInt64(max(n, 0))).map { Int($0.end) + 1 } ?? n + 1
+    guard case .inexact(let gap, let exactFrom) = timeline.exactness(at: probe) else {
+      return "events were lost in a salvage"
+    }
+    return "\(what(gap)) \(gap.count == 1 ? "was" : "were") lost in a salvage"
+      + (exactFrom.map { "; exact again from event \($0)" } ?? "")
+  }
+
   /// Says plainly that the state at `n` is not the recorded one, or nil when it is.
   static func inexactState(_ exactness: StateExactness, event n: Int, _ timeline: Timeline)
     -> String?
   {
-    guard case .inexact(let lost, let exactFrom) = exactness else { return nil }
+    guard case .inexact(let gap, let exactFrom) = exactness else { return nil }
     let next = exactFrom.map { "; states are exact again from event \($0)" } ?? ""
-    let why =
-      lost.contains(n)
-      ? "event \(n) was lost in a salvage (with \(events(lost)))"
-      : "\(events(lost)) were lost in a salvage and no checkpoint between them and event \(n) "
-        + "restores it"
+    let why: String
+    if let lost = gap.events, lost.contains(n) {
+      why = "event \(n) was lost in a salvage (with \(events(lost)))"
+    } else {
+      why =
+        "\(what(gap)) \(gap.count == 1 ? "was" : "were") lost in a salvage and no checkpoint "
+        + "between them and event \(n) restores it"
+    }
     return "the state at event \(n) is not the recorded one: \(why)\(next) (\(timeline.path))"
   }
 }

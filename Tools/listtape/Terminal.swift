@@ -65,12 +65,18 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
 
 /// Messages on standard error, one line at a time, unbuffered.
 enum Diagnostics {
-  static func line(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-  }
+  /// Where messages go instead of standard error, for a command run in process (the claim
+  /// sweep runs thousands); nil: standard error.
+  @TaskLocal static var sink: (@Sendable (String) -> Void)?
+
+  static func line(_ text: String) { write(text + "\n") }
 
   static func write(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
+    if let sink {
+      sink(text)
+    } else {
+      FileHandle.standardError.write(Data(text.utf8))
+    }
   }
 }
 

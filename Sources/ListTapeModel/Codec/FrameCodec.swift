@@ -32,6 +32,15 @@ package enum FrameLayout {
   static let misc = 11
   static let strings = 12
   static let columnCount = 13
+
+  /// The segment a 2.0 event frame's payload belongs to (the event number its dictionary
+  /// frame came before; 0: the log's start), read from its header; nil when the payload
+  /// does not start like one.
+  package static func segment(ofEventFrame payload: UnsafeRawBufferPointer) -> UInt64? {
+    var head = ByteSource(payload)
+    guard (try? head.byte()) == version else { return nil }
+    return try? head.varint()
+  }
 }
 
 // MARK: - Rows

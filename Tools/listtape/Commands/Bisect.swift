@@ -95,8 +95,9 @@ enum BisectCommand: Command {
 
     /// Each probe as it is made: on standard error, or a JSON line on standard output.
     func probe(_ p: BisectProbe) {
+      let why = Self.purpose(p.purpose) + (p.exact ? "" : ", not the recorded state")
       guard arguments.json else {
-        Diagnostics.line("probe \(p.event): \(p.verdict.rawValue) (\(Self.purpose(p.purpose)))")
+        Diagnostics.line("probe \(p.event): \(p.verdict.rawValue) (\(why))")
         return
       }
       io.out.bytes(
@@ -104,6 +105,7 @@ enum BisectCommand: Command {
           w.field("event", p.event)
           w.field("verdict", p.verdict.rawValue)
           w.field("purpose", Self.purpose(p.purpose))
+          if !p.exact { w.field("exact", false) }
         })
     }
 
@@ -155,6 +157,7 @@ enum BisectCommand: Command {
             w.null()
           }
           w.field("monotonic", result.contradictions.isEmpty)
+          w.field("exact", result.exact)
           w.key("contradictions")
           w.beginArray()
           for n in result.contradictions { w.int(n) }
@@ -176,8 +179,16 @@ enum BisectCommand: Command {
       let out = io.out
       let style = io.style
       guard let n = result.first, let state = result.stateAtFirst else {
-        if result.probes.allSatisfy({ $0.verdict == .skip }) {
+        let judged = result.probes.filter { $0.verdict != .skip }
+        if judged.isEmpty {
           out.line("every event probed was skipped: the check could not judge any state")
+        } else if !result.exact, let last = judged.map(\.event).max() {
+          // The states after the last one judged are not the recorded ones.
+          out.line(
+            (arguments.query == nil
+              ? "no bad event through event \(last): the check says good there"
+              : "\(subject) does not hold through event \(last): false there")
+              + "; " + Failures.notJudged(after: last, timeline))
         } else {
           out.line(
             arguments.query == nil
@@ -188,9 +199,15 @@ enum BisectCommand: Command {
       }
       let what = arguments.query == nil ? "first bad event" : "first event where \(subject) holds"
       if let c = result.candidates {
+        let hide =
+          result.exact
+          ? "skipped events hide which"
+          : "states that are not the recorded ones, after events lost in a salvage, hide which"
         out.line(
           style.bold("\(what): one of \(c.lowerBound)...\(c.upperBound)")
-            + " (skipped events hide which; \(holds) at \(n))")
+            + " (\(hide); \(holds) at \(n))")
+      } else if !result.exact {
+        out.line(style.bold("\(what): \(n)") + " (not exact: \(Failures.restsOn(n, timeline)))")
       } else {
         out.line(style.bold("\(what): \(n)"))
       }

@@ -83,15 +83,14 @@ enum DiffCommand: Command {
     }
     // After events lost in a salvage, each state comes from the point that restores it (or
     // is said plainly not to be the recorded one).
-    var inexact = false
-    for side in sides where !side.timeline.gaps.isEmpty {
-      if let note = Failures.inexactState(
+    var inexactSides: [Bool] = []
+    for side in sides {
+      let note = Failures.inexactState(
         side.timeline.exactness(at: side.event), event: side.event, side.timeline)
-      {
-        Diagnostics.line("listtape: warning: \(note)")
-        inexact = true
-      }
+      if let note { Diagnostics.line("listtape: warning: \(note)") }
+      inexactSides.append(note != nil)
     }
+    let inexact = inexactSides.contains(true)
     // Two points of one log: one seek, then only what the events between them touched.
     let diff = try replaying { () throws(StoreError) in
       if sides.contains(where: { !$0.timeline.gaps.isEmpty }) {
@@ -119,14 +118,18 @@ enum DiffCommand: Command {
             w.endObject()
           }
           w.field("identical", diff.isEmpty)
+          w.field("exact", !inexact)
           w.field("changes", diff.changeCount)
           w.key("diff")
           DiffText.write(diff, to: &w)
         })
     } else {
       let style = io.style
-      io.out.line(style.bold("--- \(sides[0].path) at event \(sides[0].event)"))
-      io.out.line(style.bold("+++ \(sides[1].path) at event \(sides[1].event)"))
+      let label = { (i: Int) in
+        inexactSides[i] ? "  " + style.yellow("(not the recorded state)") : ""
+      }
+      io.out.line(style.bold("--- \(sides[0].path) at event \(sides[0].event)") + label(0))
+      io.out.line(style.bold("+++ \(sides[1].path) at event \(sides[1].event)") + label(1))
       DiffText.print(diff, context: arguments.context, style: style, into: io.out)
     }
     if inexact || sides.contains(where: { $0.timeline.readStoppedShort }) {

@@ -66,16 +66,38 @@ enum DivergeCommand: Command {
           }
           w.field("firstDifferentRecord", found.firstDifferentRecord)
           w.field("comparedStates", found.comparedStates)
+          w.field("exact", found.exact)
+          w.key("notCompared")
+          w.beginArray()
+          for range in found.notCompared {
+            w.beginArray()
+            w.int(range.lowerBound)
+            w.int(range.upperBound)
+            w.endArray()
+          }
+          w.endArray()
           w.key("diff")
           if let diff { DiffText.write(diff, to: &w) } else { w.null() }
         })
-    } else if let n = found.event {
-      out.line(style.bold("\(pathA) and \(pathB) diverge at event \(n)"))
+    } else if let n = found.event, diff == nil {
+      // No difference among the states compared: they part where one was not compared.
+      out.line(
+        style.bold("\(pathA) and \(pathB) part at event \(n)") + ": \(uncompared(found, a, b))")
+      out.line("the states agree wherever both logs hold the recorded ones")
       for (path, timeline, event) in [(pathA, a, found.eventA), (pathB, b, found.eventB)] {
-        let what =
-          event.map { Render.event($0, number: n, style: style) }
-          ?? style.dim("(past its last event, \(timeline.eventCount))")
-        out.line("  \(path): \(what)")
+        out.line("  \(path): \(describe(event, n, timeline, style))")
+      }
+    } else if let n = found.event {
+      if found.exact {
+        out.line(style.bold("\(pathA) and \(pathB) diverge at event \(n)"))
+      } else {
+        out.line(
+          style.bold("\(pathA) and \(pathB) differ at event \(n)")
+            + " (not exact: the first difference among the states compared; "
+            + "\(uncompared(found, a, b)))")
+      }
+      for (path, timeline, event) in [(pathA, a, found.eventA), (pathB, b, found.eventB)] {
+        out.line("  \(path): \(describe(event, n, timeline, style))")
       }
       if let first = found.firstDifferentRecord {
         out.line(
@@ -97,5 +119,21 @@ enum DivergeCommand: Command {
     }
     if a.readIncompletely || b.readIncompletely { return ExitCode.damaged }
     return found.event == nil ? ExitCode.notFound : ExitCode.success
+  }
+
+  /// Event `n` of a recording, or why it has none there.
+  static func describe(_ event: Event?, _ n: Int, _ timeline: Timeline, _ style: Style) -> String {
+    if let event { return Render.event(event, number: n, style: style) }
+    if n > timeline.eventCount { return style.dim("(past its last event, \(timeline.eventCount))") }
+    return style.dim("(lost in a salvage, or unreadable after lost events)")
+  }
+
+  /// `events 11294...23589 of salv.ltape are after events lost in a salvage (…)`.
+  static func uncompared(_ found: Divergence, _ a: Timeline, _ b: Timeline) -> String {
+    let ranges = found.notCompared.map { Failures.events($0) }.joined(separator: ", ")
+    let whose = [a, b].filter { !$0.gaps.isEmpty }.map(\.path).joined(separator: " and ")
+    return
+      "the states at \(ranges) are not the recorded ones in \(whose) (events lost in a salvage) "
+      + "and were not compared"
   }
 }

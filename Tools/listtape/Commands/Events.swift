@@ -72,18 +72,39 @@ enum EventsCommand: Command {
     var scratch = JSONWriter(reservingCapacity: 4096)
     var buffer: [UInt8] = []
     buffer.reserveCapacity(1 << 16)
+    // After events lost in a salvage: which states are not the recorded ones, and where the
+    // numbers hold no event (docs/cli.md, "Damaged logs").
+    let steps = timeline.exactSteps
+    var next = first
+    func hole(before n: Int) {
+      guard !json, n > next else { return }
+      out.line(
+        style.dim(
+          "… \(Failures.events(next...(n - 1))): lost in a salvage, or unreadable after lost events"
+        ))
+    }
     do {
       try timeline.forEachEvent(from: first, through: to) { n, event in
+        defer { next = n + 1 }
         if let op, event.op != op { return true }
+        hole(before: n)
+        let exact = steps.stateIsExact(at: n)
         if json {
           scratch.reset()
           event.encode(to: &scratch)
+          var bytes = scratch.bytes
+          if !exact {
+            // One key after the event's own (which `record` ignores): the state after it is
+            // not the recorded one.
+            bytes.removeLast()
+            bytes.append(contentsOf: #","exact":false}"#.utf8)
+          }
           if numbered {
             // `{"event":N,` then the event's own object without its opening brace.
             buffer.append(contentsOf: "{\"event\":\(n),".utf8)
-            buffer.append(contentsOf: scratch.bytes.dropFirst())
+            buffer.append(contentsOf: bytes.dropFirst())
           } else {
-            buffer.append(contentsOf: scratch.bytes)
+            buffer.append(contentsOf: bytes)
           }
           buffer.append(0x0A)
           if buffer.count > 60_000 {
@@ -91,13 +112,16 @@ enum EventsCommand: Command {
             buffer.removeAll(keepingCapacity: true)
           }
         } else {
-          out.line(Render.event(event, number: numbered ? n : nil, style: style))
+          out.line(
+            Render.event(event, number: numbered ? n : nil, style: style)
+              + (exact ? "" : style.dim("  (not the recorded state)")))
         }
         return true
       }
     } catch {
       throw CLIError(error)
     }
+    if op == nil { hole(before: min(to, timeline.eventCount) + 1) }
     out.bytes(buffer)
     return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }

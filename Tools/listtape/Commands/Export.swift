@@ -84,7 +84,8 @@ enum ExportCommand: Command {
     }
     let inexact = Failures.inexactState(exactness, event: n, timeline)
     if let inexact { Diagnostics.line("listtape: warning: \(inexact)") }
-    try output.write(Array(SwiftExport.source(state, event: n, log: path).utf8))
+    try output.write(
+      Array(SwiftExport.source(state, event: n, log: path, exact: inexact == nil).utf8))
     try output.commit()
     return timeline.readStoppedShort || inexact != nil ? ExitCode.damaged : ExitCode.success
   }

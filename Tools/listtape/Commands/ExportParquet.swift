@@ -210,6 +210,7 @@ enum ExportParquet {
           w.field("events", events)
           w.field("eventsBytes", sizes[0])
           w.field("sessionsBytes", sizes[1])
+          w.field("exact", exported.allSatisfy { $0.inexactRows == 0 })
           w.key("damagedLogs")
           w.beginArray()
           for s in exported where s.damaged || s.lostEvents > 0 { w.string(s.log) }

@@ -72,21 +72,32 @@ enum FindManyCommand {
           problems += 1
           if !json { Diagnostics.line("listtape: warning: \(damage)") }
         }
+        // A salvaged log: states that are not the recorded ones are never judged.
+        let unjudged =
+          m.exact
+          ? nil
+          : "states after events lost in a salvage were not judged"
+            + (m.event.map { " before event \($0)" } ?? "")
         if json {
-          if m.event != nil || damage != nil {
+          if m.event != nil || damage != nil || unjudged != nil {
             out.bytes(
               JSONWriter.line { w in
                 w.field("log", m.path)
                 w.field("event", m.event)
                 w.recorded(m.op)
                 if let damage { w.field("problem", damage) }
+                if !m.exact { w.field("exact", false) }
               })
           }
         } else if let event = m.event {
           let what =
             m.op.map { Render.event($0, number: nil, style: style) }
             ?? style.dim("(holds on the empty list)")
-          out.line(style.bold("\(m.path): event \(event)") + "  " + what)
+          let label = unjudged.map { "  " + style.yellow("(not exact: \($0))") } ?? ""
+          out.line(style.bold("\(m.path): event \(event)") + "  " + what + label)
+        } else if let unjudged {
+          Diagnostics.line(
+            "listtape: warning: \(m.path): no match among its recorded states; \(unjudged)")
         }
       }
       out.flush()

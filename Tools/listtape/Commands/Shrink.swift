@@ -80,9 +80,11 @@ enum ShrinkCommand: Command {
       }
     }
     guard let result = found else {
-      throw .failure(
-        "the state after the last event \(timeline.eventCount) does not satisfy the predicate "
-          + "(\(path))", code: ExitCode.notFound)
+      let which =
+        timeline.gaps.isEmpty
+        ? "the state after the last event \(timeline.eventCount)"
+        : "the fold of the events that remain after those lost in a salvage"
+      throw .failure("\(which) does not satisfy the predicate (\(path))", code: ExitCode.notFound)
     }
     try outputFile.writeFile { (file) throws(CLIError) in
       try replaying { () throws(StoreError) in try Shrink.write(result, to: file) }
@@ -102,6 +104,7 @@ enum ShrinkCommand: Command {
           w.beginArray()
           for n in result.kept { w.int(n) }
           w.endArray()
+          w.field("exact", result.exact)
           w.field("tests", result.tests)
           w.field("folded", result.folded)
           w.field("seconds", (seconds * 1000).rounded() / 1000)
@@ -114,6 +117,12 @@ enum ShrinkCommand: Command {
           + " → \(output)")
       for (n, event) in zip(result.kept, result.events) {
         out.line("  " + Render.event(event, number: n, style: style))
+      }
+      if !result.exact {
+        out.line(
+          style.bold("not exact:") + " \(path) lost events in a salvage; these are events that "
+            + "remain (numbered as in it), shrunk from their fold without the lost ones, which is "
+            + "not the recorded history")
       }
       out.line(
         style.dim(

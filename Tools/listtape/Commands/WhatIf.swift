@@ -26,9 +26,12 @@ enum WhatIfCommand: Command {
       event after which the two histories' states differ (always a removed event), the \
       faults that appear or vanish because of the removal, and the diff from the real state \
       to the counterfactual one at --at (default: the last event). -o also writes the \
-      counterfactual log, with a mark saying what was left out where the first removed \
-      event was (a file, a pipe or a device, not '-': standard output carries the report; an \
-      existing file is refused unless --force).
+      counterfactual log, each removed event replaced by a mark saying what was left out, so \
+      that every event keeps its number (a file, a pipe or a device, not '-': standard output \
+      carries the report; an existing file is refused unless --force).
+
+      After events lost in a salvage, a replay that folds states that are not the recorded \
+      ones says so ("not exact", "exact": false in JSON).
 
       Exit status: 0; 73 the output already exists; 2 damaged log.
       """,
@@ -75,13 +78,22 @@ enum WhatIfCommand: Command {
       }
       try outputFile.commit()
       Diagnostics.line(
-        "listtape: wrote \(Render.plural(written, "event")) (without \(without), with a mark) "
-          + "to \(outputFile.name)")
+        "listtape: wrote \(Render.plural(written, "event")) (events \(without) each replaced by a "
+          + "mark, so every event keeps its number) to \(outputFile.name)")
     }
     if arguments.json {
       writeJSON(report, path: path, output: arguments.output, into: io.out)
     } else {
       render(report, path: path, style: io.style, context: arguments.context, into: io.out)
+      if !report.exact {
+        let stretch = timeline.reader.exactStretch(
+          containing: UInt64(max(report.without[0].lowerBound - 1, 0)))
+        let after = stretch.map { Int($0.end) } ?? report.without[0].lowerBound - 1
+        io.out.line(
+          io.style.bold("not exact:")
+            + " the replay folds states that are not the recorded ones after event \(after) "
+            + "(\(Failures.lost(after: after, timeline)))")
+      }
     }
     return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
@@ -149,6 +161,7 @@ enum WhatIfCommand: Command {
         faults("faultsRemoved", r.vanished.filter(\.removed))
         w.field("at", r.at)
         w.field("identical", r.diff.isEmpty)
+        w.field("exact", r.exact)
         w.field("changes", r.diff.changeCount)
         w.key("diff")
         DiffText.write(r.diff, to: &w)
