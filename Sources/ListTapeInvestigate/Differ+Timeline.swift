@@ -25,10 +25,10 @@ extension Differ {
     }
     var b = a
     var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
-    try timeline.fold(
-      &b, &decoder, from: lo + 1, through: hi,
-      before: { ops, i, s in touched.note(ops.event(i, s.ids), before: s) }
-    ) { _, _, _, _ in true }
+    func note(_ ops: FoldOps, _ i: Int, _ s: ListState) {
+      touched.note(ops.event(i, s.ids), before: s)
+    }
+    try timeline.fold(&b, &decoder, from: lo + 1, through: hi, before: note) { _, _, _, _ in true }
     return from <= to
       ? diff(a, b, touched: touched, context: context)
       : diff(b, a, touched: touched, context: context)

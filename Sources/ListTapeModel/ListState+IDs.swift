@@ -40,13 +40,17 @@ extension ListState {
     let kind = ops.kind(i)
     if kind == FoldOps.Kind.restart {
       let r = ops.restarts[Int(ops.word(i, FoldOps.header))]
-      if forest.itemCount == 0 && forest.sectionOrder.isEmpty || ops.flags(i) & 1 != 0 {
+      if forest.itemCount == 0 && forest.sectionOrder.isEmpty
+        || ops.flags(i) & FoldOps.lostRestart != 0
+      {
         forest.ids = r.dictionary.withoutStringTable()
         forest.idsFollowLog = true
         forest.handleOf.removeAll()
         forest.sectionOf.removeAll()
       } else {
-        try forest.renumber(to: r.dictionary, aliases: r.aliases, before: ops.seqs[i])
+        try forest.renumber(
+          to: r.dictionary, aliases: r.aliases, before: ops.seqs[i],
+          dropping: ops.flags(i) & FoldOps.afterGaps != 0)
       }
       return
     }

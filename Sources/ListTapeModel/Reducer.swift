@@ -24,7 +24,7 @@ extension ListState {
     let kind = ops.kind(i)
     if kind == FoldOps.Kind.restart {
       let r = ops.restarts[Int(ops.word(i, FoldOps.header))]
-      if ops.flags(i) & 1 != 0 {
+      if ops.flags(i) & FoldOps.lostRestart != 0 {
         // The log lost the restart: nothing of the state can be named in the new segment.
         let mode = allowsMultipleSelection
         self = ListState()
@@ -33,7 +33,9 @@ extension ListState {
         forest.idsFollowLog = true
         return nil
       }
-      try forest.renumber(to: r.dictionary, aliases: r.aliases, before: ops.seqs[i])
+      try forest.renumber(
+        to: r.dictionary, aliases: r.aliases, before: ops.seqs[i],
+        dropping: ops.flags(i) & FoldOps.afterGaps != 0)
       return nil
     }
     if kind == FoldOps.Kind.frameEnd { return nil }
@@ -307,9 +309,10 @@ extension Forest {
   /// that order when the ids agree byte for byte, else by looking each id up in it. Throws
   /// when the restart lacks an id the state holds. - Complexity: O(live ids), no hashing
   /// when the restart lists the state's ids.
-  mutating func renumber(to dictionary: IdSpace, aliases: DefinitionAliases, before seq: Int)
-    throws(CodecError)
-  {
+  mutating func renumber(
+    to dictionary: IdSpace, aliases: DefinitionAliases, before seq: Int, dropping: Bool = false
+  ) throws(CodecError) {
+    if dropping { dropUnlisted(in: dictionary) }
     var newEntryOf = entryOf
     var newSectionEntry = sections.map { $0.entry }
     var p = 0
@@ -367,5 +370,21 @@ extension Forest {
     sectionOf = newSectionOf
     ids = dictionary.withoutStringTable()
     idsFollowLog = true
+  }
+
+  /// Deletes the sections and items whose ids `dictionary` does not list (a restart met in
+  /// a salvaged log's stretch of states that are not the recorded ones, which need not hold
+  /// what the recorder held). - Complexity: O(live ids), hashing each.
+  mutating func dropUnlisted(in dictionary: IdSpace) {
+    var lookup = dictionary
+    func listed(_ e: Int32) -> Bool {
+      ids.withStored(Int(e)) { form in IdText.withText(form) { lookup.entry(ofText: $0) } } != nil
+    }
+    for s in Array(sectionOrder) where !listed(sections[Int(s)].entry) { deleteSection(s) }
+    for x in nodes.indices where nodes[x].live && !listed(entryOf[x]) {
+      // A deleted ancestor took it already when it is no longer live.
+      if nodes[x].live { delete(Handle(truncatingIfNeeded: x)) }
+    }
+    compactIfNeeded()
   }
 }

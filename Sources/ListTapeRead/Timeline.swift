@@ -210,6 +210,8 @@ public final class Timeline {
         }
         guard ops.isEvent(i) else { continue }
         if !restored, let restore, seq == restore.seq {
+          // The point's event is read with the ids of the state it was folded onto.
+          ops.keepEvent(i, state.ids)
           state = restore.state
           restored = true
         }
@@ -236,9 +238,10 @@ public final class Timeline {
       var ops = FoldOps()
       var skipped = 0
       defer { skippedAfterGaps += skipped }
+      func skip(_ k: Int) { skipped += k }
       try LogEvents.decode(
         reader, path: path, decoder: &decoder, from: first, through: last, ops: &ops,
-        frames: wantsFrames, skipped: { skipped += $0 }
+        frames: wantsFrames, skipped: skip
       ) { chunk in
         defer { chunk.removeAll() }
         return foldChunk(&chunk)

@@ -76,7 +76,7 @@ package enum LogEvents {
         switch view.kind {
         case .dictionary:
           do throws(CodecError) {
-            try decoder.restart(view.payload, seq: firstSeq, into: &ops)
+            try decoder.restart(view.payload, seq: firstSeq, afterGaps: acrossGaps, into: &ops)
           } catch {
             failure = .undecodableDictionary(event: firstSeq, error, path: path)
             return false

@@ -52,8 +52,8 @@ package struct LogStart {
     let first = EventCodecLayout.resetPoint(atOrBefore: n)
     let path = self.path
     var skipped = 0
-    try LogEvents.rawRecords(reader, first, n, { skipped += $0 }) {
-      (seq, bytes) throws(StoreError) in
+    func skip(_ k: Int) { skipped += k }
+    try LogEvents.rawRecords(reader, first, n, skip) { (seq, bytes) throws(StoreError) in
       _ = try LogEvents.decode1(&decoder, bytes, seq, path: path)
       return true
     }
@@ -161,9 +161,10 @@ package struct LogStart {
     var ops = FoldOps()
     var failure: StoreError?
     let path = self.path
+    func skip(_: Int) {}
     try LogEvents.decode(
       reader, path: path, decoder: &decoder, from: from, through: through, ops: &ops,
-      skipped: { _ in }
+      skipped: skip
     ) { chunk in
       defer { chunk.removeAll() }
       for i in 0..<chunk.count {

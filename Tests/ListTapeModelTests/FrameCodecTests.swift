@@ -344,7 +344,7 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
       #expect(back == state)
       #expect(invariantViolations(back).isEmpty)
       // A dictionary short of the entries the state needs is refused.
-      var short = IdSpace()
+      let short = IdSpace()
       #expect(throws: CodecError.self) {
         _ = try bytes.withUnsafeBytes { raw in
           try ListState(compact: raw, ids: short, aliases: DefinitionAliases())
@@ -373,7 +373,7 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     }
     let (bytes, columns) = try state.compactEncoded(
       segment: 0, dictionaryCount: table.count, table: table)
-    var check = dictionary
+    let check = dictionary
     #expect(
       try bytes.withUnsafeBytes {
         try ListState(compact: $0, ids: check, aliases: DefinitionAliases())

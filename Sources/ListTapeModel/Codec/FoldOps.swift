@@ -62,6 +62,7 @@ package struct FoldOps: Sendable {
     definitions.removeAll()
     restarts.removeAll()
     frameEnds.removeAll()
+    madeEvents.removeAll()
   }
 
   /// Words a chunk keeps room for between uses (about 16 per event of a 4,096-event chunk).
@@ -125,6 +126,13 @@ package struct FoldOps: Sendable {
     end(w)
   }
 
+  /// Events made already for records the fold swapped the state under (`madeEvent`).
+  var madeEvents: [Int: Event] = [:]
+
+  /// Keeps the event of top-level record `i` made now, with the ids as they stand, for
+  /// `event(_:_:)` to give back after the fold swaps the state (a recovery point).
+  package mutating func keepEvent(_ i: Int, _ ids: IdSpace) { madeEvents[i] = event(i, ids) }
+
   /// Record `i`'s time, nil when untimed.
   @inline(__always) package func time(_ i: Int) -> Int64? {
     let t = times[i]
@@ -158,6 +166,17 @@ package struct FoldOps: Sendable {
     dictBefore.removeLast()
     defFirst.removeLast()
     defCount.removeLast()
+  }
+
+  /// Turns the last top-level record into a `skip` record: its definitions stay, its
+  /// operation goes (an event that names an entry a salvaged log lost).
+  mutating func unrecord(textsFrom textMark: Int) {
+    let w = Int(starts[starts.count &- 1])
+    words.removeSubrange(w...)
+    end(begin(kind: Kind.skip))
+    let lo = textMark == 0 ? 0 : Int(textEnds[textMark &- 1])
+    texts.removeSubrange(lo...)
+    textEnds.removeSubrange(textMark...)
   }
 
   /// Starts top-level record `kind` with no arguments written yet; returns where it starts.
@@ -256,13 +275,19 @@ package struct FoldOps: Sendable {
     return frameEnds[Int(word(i, Self.header))]
   }
 
-  /// Records a dictionary restart (`dictionary`, the new one) before event `seq`; `lost`
-  /// when the log lost the restart itself (a salvaged log: the dictionary is holes, and the
-  /// state after it cannot be the recorded one).
+  /// A restart record's flag: the log lost the restart itself (a salvaged log: the
+  /// dictionary is holes, and the state after it cannot be the recorded one).
+  static let lostRestart: Int32 = 1
+  /// A restart record's flag: the log lost events before it (a salvaged log), so a state
+  /// folded to it may hold ids the restart does not list: they go.
+  static let afterGaps: Int32 = 2
+
+  /// Records a dictionary restart (`dictionary`, the new one) before event `seq` (`flags`:
+  /// `lostRestart`, `afterGaps`).
   mutating func restart(
-    _ dictionary: IdSpace, aliases: DefinitionAliases, seq: Int, lost: Bool = false
+    _ dictionary: IdSpace, aliases: DefinitionAliases, seq: Int, flags: Int32 = 0
   ) {
-    let w = beginTop(kind: Kind.restart, flags: lost ? 1 : 0, seq: seq, time: nil, dictionary: 0)
+    let w = beginTop(kind: Kind.restart, flags: flags, seq: seq, time: nil, dictionary: 0)
     words.append(Int32(truncatingIfNeeded: restarts.count))
     end(w)
     restarts.append((dictionary, aliases))
@@ -304,7 +329,8 @@ enum OpWalk {
     try decodeRecord(&s, tag: tag, into: &ops)
     ops.defined(s.dictionary, before..<s.defined)
     if s.touchedHole {
-      ops.dropLast(textsFrom: textMark)
+      // What the event defined stays (later events name it): only its operation goes.
+      ops.unrecord(textsFrom: textMark)
       return .lost
     }
     return .decoded
@@ -653,7 +679,8 @@ extension FoldOps {
 
   /// The event top-level record `i` holds, its ids read from `ids` (synced past `i`).
   package func event(_ i: Int, _ ids: IdSpace) -> Event {
-    Event(operation(atWord: Int(starts[i]), ids), time: time(i))
+    if !madeEvents.isEmpty, let e = madeEvents[i] { return e }
+    return Event(operation(atWord: Int(starts[i]), ids), time: time(i))
   }
 
   /// The operation of the record at word `w`, nested batches included (explicit stack).

@@ -75,12 +75,14 @@ extension EventDecoder {
   }
 
   /// Applies a restart as `restart(_:seq:)` does and records it in `ops`, so that the
-  /// fold's state is renumbered there too.
+  /// fold's state is renumbered there too (`afterGaps`: in a salvaged log).
   package mutating func restart(
-    _ payload: UnsafeRawBufferPointer, seq: Int, into ops: inout FoldOps
+    _ payload: UnsafeRawBufferPointer, seq: Int, afterGaps: Bool = false,
+    into ops: inout FoldOps
   ) throws(CodecError) {
     try restart(payload, seq: seq)
-    ops.restart(dictionary, aliases: aliases, seq: seq)
+    ops.restart(
+      dictionary, aliases: aliases, seq: seq, flags: afterGaps ? FoldOps.afterGaps : 0)
   }
 
   /// Starts over with a dictionary loaded in bulk for segment `segment` (an index file's),
@@ -137,7 +139,9 @@ extension EventDecoder {
       aliases.vetted = max(aliases.vetted, dictionary.count)
       if !lostRestart { ops.holes(dictionary, known..<dictionary.count, seq: firstSeq) }
     }
-    if lostRestart { ops.restart(dictionary, aliases: aliases, seq: firstSeq, lost: true) }
+    if lostRestart {
+      ops.restart(dictionary, aliases: aliases, seq: firstSeq, flags: FoldOps.lostRestart)
+    }
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
     var source = FrameSource(head.columns)
     source.defined = head.dictBase
