@@ -26,7 +26,8 @@ public enum Find {
   ) throws(StoreError) -> (initial: QueryValue, changes: Int) {
     var state = ListState()
     var decoder = timeline.startDecoder()
-    let initial = query.evaluate(state)
+    var evaluation = Query.Evaluation(query)
+    let initial = evaluation.evaluate(state)
     var current = initial
     var count = 0
     let total = timeline.eventCount
@@ -43,7 +44,7 @@ public enum Find {
       if seq != previous + 1 { currentIsExact = false }
       previous = seq
       let step = steps.at(seq)
-      let v = query.evaluate(s)
+      let v = evaluation.evaluate(s)
       if v != current {
         var change = ValueChange(event: seq, from: current, to: v)
         change.exact = step == .exact && currentIsExact

@@ -259,7 +259,8 @@ extension Timeline {
     first: (event: Int, op: Event?)?, exact: Bool
   ) {
     var state = ListState()
-    if query.holds(in: state) { return ((0, nil), true) }
+    var evaluation = Query.Evaluation(query)
+    if evaluation.holds(in: state) { return ((0, nil), true) }
     var decoder = startDecoder()
     var found: (event: Int, op: Event?)?
     let steps = exactSteps
@@ -270,7 +271,7 @@ extension Timeline {
         exact = false
         return true
       }
-      guard query.holds(in: s) else { return true }
+      guard evaluation.holds(in: s) else { return true }
       found = (seq, ops.event(i, s.ids))
       return false
     }

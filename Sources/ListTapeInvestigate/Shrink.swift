@@ -411,12 +411,12 @@ extension Query {
     func walk(_ node: Node) -> Bool {
       switch node {
       case .literal, .countSections: return true
-      case .visible(let id), .expanded(let id), .exists(let id), .level(let id), .parent(let id):
-        items.append(id)
+      case .visible(let r), .expanded(let r), .exists(let r), .level(let r), .parent(let r):
+        items.append(r.id)
         return true
       case .row: return false
-      case .selected(let id):
-        items.append(id)
+      case .selected(let r):
+        items.append(r.id)
         selection = true
         return true
       case .countSelected:

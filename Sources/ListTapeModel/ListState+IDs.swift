@@ -4,6 +4,10 @@ extension ListState {
   /// Every id the state knows, by entry (a log's dictionary, for a state folded from it).
   package var ids: IdSpace { forest.ids }
 
+  /// Builds the ids' string table now (O(entries)), for a caller about to ask this state,
+  /// and states folded from it, many questions by string: the fold keeps it up to date.
+  package mutating func indexIDs() { forest.ids.buildTable() }
+
   /// The state's ids in a lineage of their own (drawn now if they had none), so a 1.0
   /// decoder can number the ids it meets as the state does.
   package mutating func sharedIDs() -> IdSpace {

@@ -42,15 +42,7 @@ extension ListState {
   /// Where an item sits: its section, parent and previous sibling (nil when first); nil
   /// when absent. - Complexity: O(depth × log siblings).
   package func placement(of id: String) -> (section: String, parent: String?, after: String?)? {
-    guard let x = forest.handle(ofItem: id) else { return nil }
-    let n = forest.nodes[Int(x)]
-    let section = forest.sectionID(forest.section(of: x))
-    let r = forest.rank(x)
-    let previous = r > 0 ? forest.element(at: r - 1, in: forest.listRoot(of: x)) : nil
-    return (
-      section, n.parent >= 0 ? forest.id(of: n.parent) : nil,
-      previous.map { forest.id(of: $0) }
-    )
+    item(id).map { placement(of: $0) }
   }
 
   /// Index of an item in its section's depth-first pre-order, nil when absent (for diffs

@@ -82,7 +82,8 @@ extension ListState {
 
   /// Visible rows of a section, or nil when absent. - Complexity: O(1).
   package func numberOfItems(inSection id: String) -> Int? {
-    forest.handle(ofSection: id).map { forest.visibleCount(inSection: $0) }
+    var probe = IdProbe(id)
+    return numberOfItems(inSection: &probe)
   }
 
   /// Every item of the list, visible or not. - Complexity: O(1).
@@ -205,28 +206,26 @@ extension ListState {
     try apply(Event(.collapse(ids)))
   }
 
-  package func contains(_ id: String) -> Bool { forest.handle(ofItem: id) != nil }
+  package func contains(_ id: String) -> Bool { item(id) != nil }
 
   /// Whether the item is expanded; false when absent.
   package func isExpanded(_ id: String) -> Bool {
-    forest.handle(ofItem: id).map { forest.nodes[Int($0)].expanded } ?? false
+    item(id).map(isExpanded) ?? false
   }
 
   /// Whether every ancestor is expanded; false when absent. - Complexity: O(depth).
   package func isVisible(_ id: String) -> Bool {
-    forest.handle(ofItem: id).map { forest.isVisible($0) } ?? false
+    item(id).map(isVisible) ?? false
   }
 
   /// Depth of an item (0 for roots), nil when absent. - Complexity: O(depth).
   package func level(of id: String) -> Int? {
-    forest.handle(ofItem: id).map { forest.level(of: $0) }
+    item(id).map { level(of: $0) }
   }
 
   /// The parent of an item, nil for a root or an absent item (as on a section snapshot).
   package func parent(of id: String) -> String? {
-    guard let x = forest.handle(ofItem: id) else { return nil }
-    let p = forest.nodes[Int(x)].parent
-    return p >= 0 ? forest.id(of: p) : nil
+    item(id).flatMap { parent(of: $0) }
   }
 
   /// Where a visible item shows: its section's position and its row among the section's
@@ -269,11 +268,11 @@ extension ListState {
   }
 
   package func title(of id: String) -> String? {
-    forest.handle(ofItem: id).flatMap { forest.title(of: $0) }
+    item(id).flatMap { title(of: $0) }
   }
 
   package func fields(of id: String) -> [String: String]? {
-    forest.handle(ofItem: id).flatMap { forest.fields(of: $0) }
+    item(id).flatMap { fields(of: $0) }
   }
 }
 
@@ -287,7 +286,7 @@ extension ListState {
   }
 
   package func isSelected(_ id: String) -> Bool {
-    forest.handle(ofItem: id).map { forest.nodes[Int($0)].selected } ?? false
+    item(id).map(isSelected) ?? false
   }
 
   /// Selects visible items; in single-selection mode replaces the selection and takes at

@@ -150,29 +150,14 @@ struct Forest {
   }
 
   /// The entry of `id` without building the string table: through it when built, else by
-  /// comparing every entry (O(entries); callers that ask often use `lookupItem`).
+  /// comparing every entry (O(entries); callers that ask often use an `IdProbe`).
   func findEntry(_ id: String) -> Int32? {
-    var copy = ids
-    if copy.hasStringTable { return copy.entry(of: id) }
-    var id = id
-    return id.withUTF8 { text in
-      IdText.withStored(text) { form in
-        ids.bytes.withUnsafeBytes { all in
-          var start = 0
-          for (e, end) in ids.ends.enumerated() {
-            let r = start..<Int(end)
-            start = Int(end)
-            guard r.count == form.count else { continue }
-            let same = IdentifierIndex.equal(
-              UnsafeRawBufferPointer(rebasing: all[r]).assumingMemoryBound(to: UInt8.self),
-              form.assumingMemoryBound(to: UInt8.self))
-            if same { return Int32(truncatingIfNeeded: e) }
-          }
-          return nil
-        }
-      }
-    }
+    var probe = IdProbe(id)
+    return findEntry(&probe)
   }
+
+  /// The entry `probe` names (its cost).
+  @inline(__always) func findEntry(_ probe: inout IdProbe) -> Int32? { probe.entry(in: ids) }
 
   /// Totals of a list (or block) by its root block; 0 for an empty list.
   @inline(__always) func visSum(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].vis }

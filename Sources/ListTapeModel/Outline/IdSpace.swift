@@ -218,7 +218,7 @@ package struct IdSpace: Sendable {
   }
 
   /// Builds the string table if it is not built.
-  private mutating func buildTable() {
+  package mutating func buildTable() {
     guard !table.isBuilt else { return }
     var t = takeTable()
     t.build(self)
@@ -235,6 +235,72 @@ package struct IdSpace: Sendable {
 
   /// Whether the string table is built (for tests: a fold on entries never builds it).
   package var hasStringTable: Bool { table.isBuilt }
+
+  /// The first entry in `range` whose stored form is `form`, found by comparing each
+  /// (no table: O(entries in range)).
+  package func scan(for form: UnsafeRawBufferPointer, in range: Range<Int>) -> Int32? {
+    guard !range.isEmpty else { return nil }
+    let key = form.assumingMemoryBound(to: UInt8.self)
+    return bytes.withUnsafeBufferPointer { all in
+      ends.withUnsafeBufferPointer { ends in
+        var start = range.lowerBound == 0 ? 0 : Int(ends[range.lowerBound &- 1])
+        for e in range {
+          let end = Int(ends[e])
+          if end &- start == key.count
+            && IdentifierIndex.equal(UnsafeBufferPointer(rebasing: all[start..<end]), key)
+          {
+            return Int32(truncatingIfNeeded: e)
+          }
+          start = end
+        }
+        return nil
+      }
+    }
+  }
+}
+
+/// An id asked about in many states of one fold (a query's `selected("x")` at every event):
+/// it remembers, per lineage, the entry it found or how many entries it has compared, so a
+/// state whose ids only grew since is searched in its new entries alone.
+package struct IdProbe: Sendable {
+  /// The id, as given.
+  package let id: String
+  private let stored: [UInt8]
+  private var lineage: UInt64 = 0
+  private var compared = 0
+  private var found: Int32 = -1
+
+  package init(_ id: String) {
+    self.id = id
+    var form: [UInt8] = []
+    IdText.store(id, into: &form)
+    stored = form
+  }
+
+  /// The first entry of `ids` naming this id, or nil. - Complexity: O(1) amortized over
+  /// the states of one fold; O(entries) for a space of no lineage without a string table.
+  package mutating func entry(in ids: IdSpace) -> Int32? {
+    if ids.hasStringTable {
+      var copy = ids
+      return stored.withUnsafeBytes { form in
+        IdText.withText(form) { copy.entry(ofText: $0) }
+      }
+    }
+    if ids.lineage == 0 {
+      return stored.withUnsafeBytes { ids.scan(for: $0, in: 0..<ids.count) }
+    }
+    // A lineage names one numbering whose spaces are prefixes of each other.
+    if ids.lineage != lineage || compared > ids.count {
+      lineage = ids.lineage
+      compared = 0
+      found = -1
+    }
+    if found < 0 && compared < ids.count {
+      found = stored.withUnsafeBytes { ids.scan(for: $0, in: compared..<ids.count) } ?? -1
+      compared = ids.count
+    }
+    return found >= 0 ? found : nil
+  }
 }
 
 /// The string → entry table of an `IdSpace`: open addressing over entry numbers, keyed by
@@ -266,7 +332,8 @@ struct EntryTable: Sendable {
   func find(_ form: UnsafeRawBufferPointer, _ space: IdSpace) -> Int32? {
     let h = Self.hash(form)
     let mask = slots.count &- 1
-    var i = Int(h) & mask
+    // In UInt32 first: a hash above Int32.max is no Int on a 32-bit platform (wasm32).
+    var i = Int(h & UInt32(truncatingIfNeeded: mask))
     let key = UnsafeBufferPointer(rebasing: form.assumingMemoryBound(to: UInt8.self)[...])
     while true {
       let s = slots[i]
@@ -304,7 +371,7 @@ struct EntryTable: Sendable {
 
   private mutating func place(_ s: UInt64) {
     let mask = slots.count &- 1
-    var i = Int(UInt32(truncatingIfNeeded: s >> 32)) & mask
+    var i = Int(UInt32(truncatingIfNeeded: s >> 32) & UInt32(truncatingIfNeeded: mask))
     while slots[i] != 0 { i = (i &+ 1) & mask }
     slots[i] = s
   }
