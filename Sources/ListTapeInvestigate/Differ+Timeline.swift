@@ -17,9 +17,8 @@ extension Differ {
     let lo = min(from, to)
     let hi = max(from, to)
     var (a, decoder) = try timeline.seek(to: lo)
-    // The touched items are noted and compared by string: past a few events, the string
-    // table costs less than comparing every entry at each lookup.
-    if hi - lo > 16 { a.indexIDs() }
+    // The touched items are noted and compared by string.
+    a.indexIDs()
     // Folding forward beats a second seek while it costs less than decoding a checkpoint
     // (about 30k events' worth) and folding from it.
     guard hi - lo <= 30_000 + hi - timeline.checkpointSeq(atOrBefore: hi) else {

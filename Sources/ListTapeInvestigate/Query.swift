@@ -124,7 +124,7 @@ public struct Query: Sendable, CustomStringConvertible {
       case .selected(let r): return .bool(s.item(&probes[r.slot]).map(s.isSelected) ?? false)
       case .exists(let r): return .bool(s.item(&probes[r.slot]) != nil)
       case .countVisible(let section):
-        if let section { return .int(s.numberOfItems(inSection: &probes[section.slot]) ?? 0) }
+        if let r = section { return .int(s.section(&probes[r.slot]).map(s.numberOfItems) ?? 0) }
         return .int(s.numberOfItems)
       case .countItems: return .int(s.numberOfAllItems)
       case .countSelected: return .int(s.numberOfSelectedItems)

@@ -8,12 +8,19 @@ extension ListState {
   /// and states folded from it, many questions by string: the fold keeps it up to date.
   package mutating func indexIDs() { forest.ids.buildTable() }
 
-  /// The state's ids in a lineage of their own (drawn now if they had none), so a 1.0
-  /// decoder can number the ids it meets as the state does.
+  /// The state's ids in a lineage of their own (drawn now if they had none), for records
+  /// made from events (`FoldOps.append(_:seq:defining:)`) that this state will follow.
   package mutating func sharedIDs() -> IdSpace {
     _ = forest.ids.ensureLineage()
     forest.idsFollowLog = true
     return forest.ids
+  }
+
+  /// Gives a 1.0 decoder the state's ids, in a lineage of their own (drawn now if they had
+  /// none), so that it numbers the ids it meets as the state does.
+  package mutating func shareIDs(with decoder: inout EventDecoder) {
+    _ = sharedIDs()
+    decoder.adopt(&forest.ids)
   }
 
   /// Makes the state number its ids as `dictionary` does before a fold of its records: a

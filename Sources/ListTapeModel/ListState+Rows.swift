@@ -15,23 +15,7 @@ extension ListState {
   /// Every item of a section in depth-first pre-order (or only the visible ones), with what
   /// a renderer needs; nil when the section is absent. - Complexity: O(items in the section).
   package func rows(inSection id: String, visibleOnly: Bool = false) -> [OutlineRow]? {
-    guard let s = forest.handle(ofSection: id) else { return nil }
-    var out: [OutlineRow] = []
-    // Visibility is inherited: track the expanded state of the open ancestors by depth.
-    var shown: [Bool] = []
-    forest.walk(list: forest.sections[Int(s)].roots, visibleOnly: visibleOnly) { x, level in
-      let n = forest.nodes[Int(x)]
-      let (title, fields) = forest.withContent(x) { ItemText.decode($0) }
-      shown.removeSubrange(level...)
-      let visible = shown.allSatisfy { $0 }
-      shown.append(visible && n.expanded)
-      out.append(
-        OutlineRow(
-          id: forest.id(of: x), parent: n.parent >= 0 ? forest.id(of: n.parent) : nil, level: level,
-          expanded: n.expanded, hasChildren: n.children >= 0, isVisible: visible,
-          isSelected: n.selected, title: title, fields: fields))
-    }
-    return out
+    section(id).map { rows(in: $0, visibleOnly: visibleOnly) }
   }
 }
 

@@ -73,8 +73,8 @@ extension ListState {
 
   /// Visible items of a section (what the collection view shows), or nil when absent.
   package func itemIdentifiers(inSection id: String) -> [String]? {
-    guard let s = forest.handle(ofSection: id) else { return nil }
-    return forest.items(inSection: s, visibleOnly: true).map { forest.id(of: $0) }
+    guard let s = section(id) else { return nil }
+    return forest.items(inSection: s.handle, visibleOnly: true).map { forest.id(of: $0) }
   }
 
   /// Visible rows in the whole list. - Complexity: O(1).
@@ -82,8 +82,7 @@ extension ListState {
 
   /// Visible rows of a section, or nil when absent. - Complexity: O(1).
   package func numberOfItems(inSection id: String) -> Int? {
-    var probe = IdProbe(id)
-    return numberOfItems(inSection: &probe)
+    section(id).map { numberOfItems(in: $0) }
   }
 
   /// Every item of the list, visible or not. - Complexity: O(1).
@@ -251,14 +250,12 @@ extension ListState {
 
   /// Every item of a section in depth-first pre-order, or nil when absent.
   package func allItems(inSection id: String) -> [String]? {
-    guard let s = forest.handle(ofSection: id) else { return nil }
-    return forest.items(inSection: s, visibleOnly: false).map { forest.id(of: $0) }
+    section(id).map { allItems(in: $0) }
   }
 
   /// Root items of a section in order, or nil when absent.
   package func rootItems(inSection id: String) -> [String]? {
-    guard let s = forest.handle(ofSection: id) else { return nil }
-    return forest.list(forest.sections[Int(s)].roots).map { forest.id(of: $0) }
+    section(id).map { rootItems(in: $0) }
   }
 
   /// Direct children of an item in order, or nil when absent.

@@ -261,7 +261,7 @@ public final class Timeline {
   /// it); a 1.0 decoder takes the state's ids as its numbering.
   private func align(_ state: inout ListState, _ decoder: inout EventDecoder) throws(StoreError) {
     if formatMajor < 2 {
-      decoder.adopt(state.sharedIDs())
+      state.shareIDs(with: &decoder)
       return
     }
     do {

@@ -138,8 +138,7 @@ package enum LogEvents {
   ) throws(StoreError) {
     var stop = false
     try rawRecords(reader, first, last, skipped) { (seq, bytes) throws(StoreError) in
-      let event = try decode1(&decoder, bytes, seq, path: path)
-      decoder.record(event, seq: seq, into: &ops)
+      try decode1(&decoder, bytes, seq, path: path, into: &ops)
       if ops.count >= chunk && !hand(&ops) {
         stop = true
         return false
@@ -149,10 +148,12 @@ package enum LogEvents {
     stopped = stop
   }
 
-  /// Decodes 1.0 record number `seq`, naming the event number when it does not decode.
+  /// Decodes 1.0 record number `seq` into `ops`, naming the event number when it does not
+  /// decode.
   package static func decode1(
-    _ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int, path: String
-  ) throws(StoreError) -> Event {
+    _ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int, path: String,
+    into ops: inout FoldOps
+  ) throws(StoreError) {
     if seq != d.expected && !EventCodecLayout.isResetPoint(seq) {
       // Events were lost before this one (a salvaged log): its back-references and time
       // delta point into them, so it cannot be decoded until the next reset point.
@@ -160,7 +161,7 @@ package enum LogEvents {
       throw .afterGap(event: seq, decodableFrom: resume, path: path)
     }
     do {
-      return try d.decode(bytes, seq: seq)
+      try d.decode(bytes, seq: seq, into: &ops)
     } catch {
       throw .undecodableEvent(event: seq, error, path: path)
     }

@@ -53,8 +53,10 @@ package struct LogStart {
     let path = self.path
     var skipped = 0
     func skip(_ k: Int) { skipped += k }
+    var ops = FoldOps()
     try LogEvents.rawRecords(reader, first, n, skip) { (seq, bytes) throws(StoreError) in
-      _ = try LogEvents.decode1(&decoder, bytes, seq, path: path)
+      try LogEvents.decode1(&decoder, bytes, seq, path: path, into: &ops)
+      ops.removeAll()
       return true
     }
     return decoder
@@ -156,7 +158,7 @@ package struct LogStart {
         throw .undecodableDictionary(event: Int(decoder.segment), error, path: path)
       }
     } else {
-      decoder.adopt(state.sharedIDs())
+      state.shareIDs(with: &decoder)
     }
     var ops = FoldOps()
     var failure: StoreError?

@@ -314,10 +314,27 @@ enum OpOutcome {
   case lost
 }
 
-/// Reads events from a frame's columns into records.
+/// Where `OpWalk` reads an event's parts: a 2.0 frame's columns (`FrameSource`) or a 1.0
+/// record. Identifiers come as entries of the source's dictionary, defined there when new.
+protocol OpSource: EventSource {
+  /// The entry of the next identifier reference (defining it when new); sets
+  /// `touchedHole` when it names an entry whose definition was lost.
+  mutating func entryRef() throws(CodecError) -> Int32
+  /// Entries defined so far: the next definition's number.
+  var defined: Int { get }
+  /// The dictionary entries are read from.
+  var dictionary: IdSpace { get }
+  /// Set when an identifier read since it was cleared is a hole in the dictionary.
+  var touchedHole: Bool { get set }
+}
+
+extension FrameSource: OpSource {}
+
+/// Reads events into records, from a 2.0 frame's columns or a 1.0 record.
 enum OpWalk {
   /// Reads one top-level event (with any batch inside it) numbered `seq` into `ops`.
-  static func decode(_ s: inout FrameSource, seq: Int, into ops: inout FoldOps) throws(CodecError)
+  static func decode<S: OpSource>(_ s: inout S, seq: Int, into ops: inout FoldOps)
+    throws(CodecError)
     -> OpOutcome
   {
     let tag = try s.tag()
@@ -338,8 +355,8 @@ enum OpWalk {
 
   /// Reads an event whose tag was read (and time, at the top) as a record, batches with
   /// an explicit stack so that nesting never deepens the call stack.
-  private static func decodeRecord(
-    _ s: inout FrameSource, tag first: UInt8, into ops: inout FoldOps
+  private static func decodeRecord<S: OpSource>(
+    _ s: inout S, tag first: UInt8, into ops: inout FoldOps
   )
     throws(CodecError)
   {
@@ -382,8 +399,8 @@ enum OpWalk {
   }
 
   /// One operation's record (not a batch).
-  private static func operation(
-    _ code: UInt8, depth: Int, _ s: inout FrameSource, _ ops: inout FoldOps
+  private static func operation<S: OpSource>(
+    _ code: UInt8, depth: Int, _ s: inout S, _ ops: inout FoldOps
   ) throws(CodecError) {
     func entries() throws(CodecError) {
       let n = try s.count(.ids)
@@ -472,7 +489,7 @@ enum OpWalk {
 
   /// A node list with its subtrees as a count of nodes, then each node in pre-order: its
   /// entry, its level | expanded << 16, its text (-1: no title or fields).
-  private static func nodes(depth: Int, _ s: inout FrameSource, _ ops: inout FoldOps)
+  private static func nodes<S: OpSource>(depth: Int, _ s: inout S, _ ops: inout FoldOps)
     throws(CodecError)
   {
     guard depth < CodecLimits.maxDepth else { throw s.fail("items nested too deeply") }

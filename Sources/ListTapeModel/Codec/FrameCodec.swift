@@ -544,6 +544,10 @@ struct FrameSource: EventSource {
     if e < dictionary.count {
       reread.removeAll(lineage: 0)
       try definitions.read(into: &reread)
+      // A dictionary loaded whole (an index file's) must agree with the log it stands for.
+      guard reread.same(0, as: e, in: dictionary) else {
+        throw definitions.kinds.fail("definition of entry \(e) differs from the dictionary loaded")
+      }
       return aliases.canonical(Int32(truncatingIfNeeded: e))
     }
     try definitions.read(into: &dictionary)

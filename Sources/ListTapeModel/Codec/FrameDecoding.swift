@@ -257,11 +257,18 @@ extension EventDecoder {
 }
 
 extension EventDecoder {
-  /// A 1.0 decoder numbers the ids it meets from `ids` on (the state the fold starts from).
-  package mutating func adopt(_ ids: IdSpace) { dictionary = ids }
-
-  /// Appends a 1.0 event as records, numbering its new ids after those met so far.
-  package mutating func record(_ event: Event, seq: Int, into ops: inout FoldOps) {
-    ops.append(event, seq: seq, defining: &dictionary)
+  /// A 1.0 decoder numbers the ids it meets from `ids` on (the ids of the state the fold
+  /// starts from): its ring's ids are found (or defined) there first, unless `ids`
+  /// continues its own numbering.
+  package mutating func adopt(_ ids: inout IdSpace) {
+    if !(dictionary.lineage != 0 && dictionary.lineage == ids.lineage
+      && dictionary.count <= ids.count)
+    {
+      for k in ring.indices {
+        ring[k] = dictionary.withText(Int(ring[k])) { ids.define(text: $0) }
+      }
+    }
+    dictionary = ids
   }
+
 }

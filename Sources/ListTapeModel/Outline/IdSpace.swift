@@ -202,10 +202,13 @@ package struct IdSpace: Sendable {
   /// The entry of `id`, appending it when new.
   package mutating func define(_ id: String) -> Int32 {
     var id = id
-    return id.withUTF8 { text in
-      if let e = entry(ofText: text) { return e }
-      return IdText.withStored(text) { append(stored: $0) }
-    }
+    return id.withUTF8 { define(text: $0) }
+  }
+
+  /// The entry of the id whose UTF-8 bytes are `text`, appending it when new.
+  package mutating func define(text: UnsafeBufferPointer<UInt8>) -> Int32 {
+    if let e = entry(ofText: text) { return e }
+    return IdText.withStored(text) { append(stored: $0) }
   }
 
   /// The string table, moved out of the space (put it back when done), so that the space

@@ -4,6 +4,12 @@ package struct ItemRef: Equatable, Sendable {
   let handle: Handle
 }
 
+/// A live section of one state, as `sections` lists them: valid for that state until it
+/// changes. Walking a state's own sections this way asks nothing by string.
+package struct SectionRef: Equatable, Sendable {
+  let handle: Handle
+}
+
 /// Questions about one item, asked by `ItemRef`: the by-id questions find the item first
 /// (by string, or through an `IdProbe`, which a caller asking at every state of a fold
 /// pays for once, not at each state).
@@ -62,10 +68,62 @@ extension ListState {
 
   package func fields(of x: ItemRef) -> [String: String]? { forest.fields(of: x.handle) }
 
-  /// Visible items of the section `probe` names, nil when absent.
-  package func numberOfItems(inSection probe: inout IdProbe) -> Int? {
+  /// The live section `probe` names, nil when absent.
+  package func section(_ probe: inout IdProbe) -> SectionRef? {
     guard let e = forest.findEntry(&probe) else { return nil }
     let s = forest.section(entry: e)
-    return s >= 0 ? forest.visibleCount(inSection: s) : nil
+    return s >= 0 ? SectionRef(handle: s) : nil
+  }
+
+  /// The sections in display order. - Complexity: O(sections).
+  package var sections: [SectionRef] { forest.sectionOrder.map(SectionRef.init) }
+
+  /// The live section `id` names, nil when absent (`item(_:)`'s cost).
+  package func section(_ id: String) -> SectionRef? {
+    guard let e = forest.findEntry(id) else { return nil }
+    let s = forest.section(entry: e)
+    return s >= 0 ? SectionRef(handle: s) : nil
+  }
+
+  /// The section's id.
+  package func id(of s: SectionRef) -> String { forest.sectionID(s.handle) }
+
+  /// Visible items of the section. - Complexity: O(1).
+  package func numberOfItems(in s: SectionRef) -> Int { forest.visibleCount(inSection: s.handle) }
+
+  /// Every item of the section, visible or not. - Complexity: O(1).
+  package func numberOfAllItems(in s: SectionRef) -> Int { forest.itemCount(inSection: s.handle) }
+
+  /// Every item of the section in depth-first pre-order.
+  package func allItems(in s: SectionRef) -> [String] {
+    forest.items(inSection: s.handle, visibleOnly: false).map { forest.id(of: $0) }
+  }
+
+  /// The section's root items in order.
+  package func rootItems(in s: SectionRef) -> [String] {
+    forest.list(forest.sections[Int(s.handle)].roots).map { forest.id(of: $0) }
+  }
+
+  /// Every item of the section in depth-first pre-order (or only the visible ones), with what
+  /// a renderer needs. - Complexity: O(items in the section).
+  package func rows(in s: SectionRef, visibleOnly: Bool = false) -> [OutlineRow] {
+    var out: [OutlineRow] = []
+    // shown[l]: whether the open item at level l is visible and expanded, so an item at
+    // level l + 1 is visible exactly when shown[l] is.
+    var shown: [Bool] = []
+    forest.walk(list: forest.sections[Int(s.handle)].roots, visibleOnly: visibleOnly) {
+      x, level in
+      let n = forest.nodes[Int(x)]
+      let (title, fields) = forest.withContent(x) { ItemText.decode($0) }
+      shown.removeSubrange(level...)
+      let visible = level == 0 || shown[level - 1]
+      shown.append(visible && n.expanded)
+      out.append(
+        OutlineRow(
+          id: forest.id(of: x), parent: n.parent >= 0 ? forest.id(of: n.parent) : nil, level: level,
+          expanded: n.expanded, hasChildren: n.children >= 0, isVisible: visible,
+          isSelected: n.selected, title: title, fields: fields))
+    }
+    return out
   }
 }
