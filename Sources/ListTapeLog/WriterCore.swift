@@ -80,7 +80,7 @@ final class WriterCore: @unchecked Sendable {
     self.policy = CheckpointPolicy(options: options, scan: prepared.scan)
     self.nextSeq = prepared.scan.nextSeq
     self.segment = prepared.scan.lastRestartSeq
-    self.lastSync = Posix.monotonicNanos()
+    self.lastSync = options.clock?.now ?? Posix.monotonicNanos()
     self.syncFirstFrame =
       options.fsync != .never && prepared.syncedEnd > UInt64(prepared.header.headerLength)
   }
@@ -120,7 +120,7 @@ final class WriterCore: @unchecked Sendable {
         throw LogError(.tooLarge, path: path, message: "record of \(n) bytes exceeds the cap")
       }
       if !batch.isEmpty && batch.bytes + n + 5 > maxRaw { try cut() }
-      let opened = batch.add(r, seq: nextSeq, now: Posix.monotonicNanos)
+      let opened = batch.add(r, seq: nextSeq, now: currentTime)
       state.beginWriting()
       nextSeq += 1
       policy.appended()
@@ -276,7 +276,7 @@ final class WriterCore: @unchecked Sendable {
             offset: output.end, errno: e))
       }
       output.synced(upTo: output.end)
-      lastSync = Posix.monotonicNanos()
+      lastSync = currentTime()
     }
     dirty = false
     unflushed = false
