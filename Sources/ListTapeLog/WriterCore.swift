@@ -199,9 +199,27 @@ final class WriterCore: @unchecked Sendable {
     try underLock { () throws(LogError) in
       try state.checkUsable(path: path)
       try cut()
+      try closeParityGroup()
       try syncLocked()
       settle()
     }
+  }
+
+  /// Writes the open parity group's PARITY frame when the group is worth one (at least
+  /// `groupWidths` blocks: its parity then costs no more than a full group's), so that what
+  /// `sync()` and `close()` make durable is protected as a closed group is. A smaller group
+  /// stays open (a reopening writer continues it). Lock held.
+  private func closeParityGroup() throws(LogError) {
+    guard output.parity?.isWorthClosing == true else { return }
+    let length: UInt64
+    do {
+      length = try output.writeParity(nextSeq: nextSeq)
+    } catch {
+      throw fail(error)
+    }
+    policy.wrote(Format.typeParity, length: 0, parityLength: length)
+    unflushed = true
+    dirty = true
   }
 
   /// Compresses and writes the batch as one EVENTS frame. Lock held.
@@ -329,11 +347,7 @@ final class WriterCore: @unchecked Sendable {
         try cut()
         // A group large enough closes with its parity; a smaller one is continued (re-read)
         // by the next writer.
-        if output.parity?.isWorthClosing == true {
-          let length = try output.writeParity(nextSeq: nextSeq)
-          policy.wrote(Format.typeParity, length: 0, parityLength: length)
-          unflushed = true
-        }
+        try closeParityGroup()
         if unflushed { try syncLocked() }
       } catch {
         failure = error
