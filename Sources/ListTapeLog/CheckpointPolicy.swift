@@ -8,6 +8,8 @@ struct CheckpointPolicy {
   private(set) var lastCheckpointLength: UInt64
   /// Bytes of frames since the last dictionary frame (or the log's start).
   private(set) var bytesSinceRestart: UInt64
+  /// Events since the last dictionary frame (or the log's start).
+  private(set) var eventsSinceRestart: UInt64
   /// The last recovery point's size: its dictionary frame and the checkpoint right after.
   private(set) var lastRestartCost: UInt64
   /// The last frame was a dictionary frame: a checkpoint now completes its recovery point.
@@ -20,6 +22,8 @@ struct CheckpointPolicy {
     bytesSinceCheckpoint = scan.bytesSinceCheckpoint
     lastCheckpointLength = scan.lastCheckpointLength
     bytesSinceRestart = scan.bytesSinceRestart
+    eventsSinceRestart = scan.lastSeq - min(scan.lastSeq, scan.lastRestartSeq &- 1)
+    if scan.lastRestartSeq == 0 { eventsSinceRestart = scan.lastSeq }
     lastRestartCost = scan.lastRestartCost
   }
 
@@ -35,18 +39,26 @@ struct CheckpointPolicy {
     return bytesSinceCheckpoint >= spacing
   }
 
-  /// Frames since the last restart (or the log's start) reaching `recoveryPointRatio` ×
-  /// its cost; before the first restart, `estimate` (the caller's guess) stands for it.
+  /// Since the last restart (or the log's start): frames reaching `recoveryPointRatio` ×
+  /// its cost (by bytes), or `recoveryPointEvents` events with frames reaching half that
+  /// (by events); before the first restart, `estimate` (the caller's guess) stands for its
+  /// cost. So a recovery point costs at most 1 / ratio of the log it follows, or 2 / ratio
+  /// of it when that many events are cheaper.
   func recoveryPointDue(estimate: UInt64) -> Bool {
     guard options.recoveryPointRatio > 0 else { return false }
     let cost = lastRestartCost > 0 ? lastRestartCost : estimate
     guard cost > 0 else { return false }
-    return bytesSinceRestart
-      >= options.recoveryPointRatio.multipliedReportingOverflow(by: cost).partialValue
+    let spacing = options.recoveryPointRatio.multipliedReportingOverflow(by: cost).partialValue
+    if bytesSinceRestart >= spacing { return true }
+    let events = options.recoveryPointEvents
+    return events > 0 && eventsSinceRestart >= events && bytesSinceRestart >= spacing / 2
   }
 
   /// An event entered the log.
-  mutating func appended() { eventsSinceCheckpoint += 1 }
+  mutating func appended() {
+    eventsSinceCheckpoint += 1
+    eventsSinceRestart += 1
+  }
 
   /// A frame of `type` and `length` bytes was written (and a PARITY frame of
   /// `parityLength` after it).
@@ -63,6 +75,7 @@ struct CheckpointPolicy {
     case Format.typeDictionary:
       bytesSinceCheckpoint += length
       bytesSinceRestart = parityLength
+      eventsSinceRestart = 0
       lastRestartCost = length
       restartOpen = true
     default:

@@ -3,9 +3,17 @@ import Foundation
 /// The background flusher: one thread per writer that cuts a batch once it is `batchDelay`
 /// old and, under `.interval`, syncs at most once per interval while frames are unsynced.
 /// It sleeps until its next deadline, or until an append gives it one: an idle writer's
-/// thread never wakes.
+/// thread never wakes. With a `ManualClock` there is no thread: advancing the clock does
+/// the same work (`flushDue`).
 extension WriterCore {
+  /// The flusher's time in nanoseconds: the manual clock's, else the monotonic clock's.
+  func currentTime() -> UInt64 { options.clock?.now ?? Posix.monotonicNanos() }
+
   func startFlusher() {
+    if let clock = options.clock {
+      clock.register(self)
+      return
+    }
     flusherRunning = true
     let t = Thread { [self] in
       files.threadStarted("ListTapeLog flusher")
@@ -51,19 +59,9 @@ extension WriterCore {
   private func flusherLoop() {
     cond.lock()
     while !isClosed {
-      var now = Posix.monotonicNanos()
-      if state.isUsable, !batch.isEmpty, now &- batch.since >= batchDelayNanos {
-        try? cut()
-        settle()
-      }
-      let interval = syncIntervalNanos
-      if interval > 0, dirty, state.isUsable, now &- lastSync >= interval {
-        backgroundSync(startedAt: now)
-        now = Posix.monotonicNanos()
-      }
+      let now = flushDueLocked()
       guard !isClosed else { break }
       let deadline = nextDeadline()
-      if let deadline, deadline <= now { continue }
       flusherDeadline = deadline ?? .max
       if let deadline {
         _ = cond.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
@@ -75,6 +73,32 @@ extension WriterCore {
     }
     cond.unlock()
     flusherDone.signal()
+  }
+
+  /// Does what is due at the clock's time (a manual clock was advanced).
+  func flushDue() {
+    cond.lock()
+    defer { cond.unlock() }
+    guard !isClosed else { return }
+    _ = flushDueLocked()
+  }
+
+  /// Cuts the batch once it is `batchDelay` old and runs the interval sync when due, until
+  /// nothing more is due now; returns the time it stopped at. Lock held.
+  private func flushDueLocked() -> UInt64 {
+    var now = currentTime()
+    while true {
+      if state.isUsable, !batch.isEmpty, now &- batch.since >= batchDelayNanos {
+        try? cut()
+        settle()
+      }
+      let interval = syncIntervalNanos
+      if interval > 0, dirty, state.isUsable, now &- lastSync >= interval {
+        backgroundSync(startedAt: now)
+        now = currentTime()
+      }
+      guard !isClosed, let deadline = nextDeadline(), deadline <= now else { return now }
+    }
   }
 
   private var isClosed: Bool {

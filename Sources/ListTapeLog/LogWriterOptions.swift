@@ -45,6 +45,13 @@ package struct LogWriterOptions: Sendable, Equatable {
   /// the log's start) reach this multiple of the last restart's size on disk (its
   /// dictionary and checkpoint frames); 0 never. Spaces self-contained points by cost.
   package var recoveryPointRatio: UInt64 = 0
+  /// `recoveryPointDue` also turns true once this many events came since the last restart
+  /// (0: never), when the frames since it reach half of `recoveryPointRatio` × its size.
+  package var recoveryPointEvents: UInt64 = 0
+  /// The flusher's clock: nil, the system's monotonic clock and a flusher thread; a
+  /// `ManualClock` makes a writer's background work happen only when it is advanced (tests
+  /// that need the same operations every run).
+  package var clock: ManualClock?
 
   /// The defaults above.
   package init() {}

@@ -80,7 +80,7 @@ final class WriterCore: @unchecked Sendable {
     self.policy = CheckpointPolicy(options: options, scan: prepared.scan)
     self.nextSeq = prepared.scan.nextSeq
     self.segment = prepared.scan.lastRestartSeq
-    self.lastSync = Posix.monotonicNanos()
+    self.lastSync = options.clock?.now ?? Posix.monotonicNanos()
     self.syncFirstFrame =
       options.fsync != .never && prepared.syncedEnd > UInt64(prepared.header.headerLength)
   }
@@ -120,7 +120,7 @@ final class WriterCore: @unchecked Sendable {
         throw LogError(.tooLarge, path: path, message: "record of \(n) bytes exceeds the cap")
       }
       if !batch.isEmpty && batch.bytes + n + 5 > maxRaw { try cut() }
-      let opened = batch.add(r, seq: nextSeq, now: Posix.monotonicNanos)
+      let opened = batch.add(r, seq: nextSeq, now: currentTime)
       state.beginWriting()
       nextSeq += 1
       policy.appended()
@@ -199,9 +199,27 @@ final class WriterCore: @unchecked Sendable {
     try underLock { () throws(LogError) in
       try state.checkUsable(path: path)
       try cut()
+      try closeParityGroup()
       try syncLocked()
       settle()
     }
+  }
+
+  /// Writes the open parity group's PARITY frame when the group is worth one (at least
+  /// `groupWidths` blocks: its parity then costs no more than a full group's), so that what
+  /// `sync()` and `close()` make durable is protected as a closed group is. A smaller group
+  /// stays open (a reopening writer continues it). Lock held.
+  private func closeParityGroup() throws(LogError) {
+    guard output.parity?.isWorthClosing == true else { return }
+    let length: UInt64
+    do {
+      length = try output.writeParity(nextSeq: nextSeq)
+    } catch {
+      throw fail(error)
+    }
+    policy.wrote(Format.typeParity, length: 0, parityLength: length)
+    unflushed = true
+    dirty = true
   }
 
   /// Compresses and writes the batch as one EVENTS frame. Lock held.
@@ -276,7 +294,7 @@ final class WriterCore: @unchecked Sendable {
             offset: output.end, errno: e))
       }
       output.synced(upTo: output.end)
-      lastSync = Posix.monotonicNanos()
+      lastSync = currentTime()
     }
     dirty = false
     unflushed = false
@@ -329,11 +347,7 @@ final class WriterCore: @unchecked Sendable {
         try cut()
         // A group large enough closes with its parity; a smaller one is continued (re-read)
         // by the next writer.
-        if output.parity?.isWorthClosing == true {
-          let length = try output.writeParity(nextSeq: nextSeq)
-          policy.wrote(Format.typeParity, length: 0, parityLength: length)
-          unflushed = true
-        }
+        try closeParityGroup()
         if unflushed { try syncLocked() }
       } catch {
         failure = error

@@ -49,15 +49,20 @@ package final class Recorder {
     o.eventCodecVersion = 2
     o.stateCodecVersion = UInt32(ListState.compactVersion)
     // Damage costs a bounded stretch (docs/log-format.md, "Damage and recovery points"):
-    // parity frames rebuild a damaged block exactly, and a dictionary restart at least
-    // every 50 × its own size makes a self-contained point for damage parity cannot mend.
+    // parity frames rebuild a damaged block exactly, and a dictionary restart by bytes
+    // (every 4 × its own size) and by events (every 2^20 events, when those took 2 × its
+    // size) makes a recovery point for damage parity cannot mend.
     o.parity = ParityOptions()
     o.recoveryPointRatio = recoveryPointRatio
+    o.recoveryPointEvents = recoveryPointEvents
     return o
   }
 
   /// Frames between forced recovery points, as a multiple of the last one's size.
-  package static let recoveryPointRatio: UInt64 = 50
+  package static let recoveryPointRatio: UInt64 = 4
+  /// Events after which a recovery point is forced, when the frames since the last one
+  /// reach half of `recoveryPointRatio` × its size.
+  package static let recoveryPointEvents: UInt64 = 1 << 20
 
   /// Options for appending to a 1.0 log (only `open` on an existing 1.0 file uses them):
   /// checkpoints at most 200k events apart (a seek folds at most that many), and at least

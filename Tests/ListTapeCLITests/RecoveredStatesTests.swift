@@ -31,6 +31,7 @@ import Testing
       // them megabytes apart).
       var options = Recorder.options(.never)
       options.maxEventsPerFrame = 300
+      options.batchDelay = 3_600  // frames cut by count: the same frames every run
       options.maxEventsBetweenCheckpoints = 1_000_000
       options.minCheckpointSpacingBytes = 16 << 10
       var parity = ParityOptions()
@@ -73,6 +74,66 @@ import Testing
 
     /// A state in the stretch between the gap and the recovery point.
     var inexact: Int { (gap.upperBound + restored) / 2 }
+  }
+
+  /// The named case, built: the frame holding a recovery point's own event C (the events
+  /// frame right before a dictionary restart) is lost, parity cannot rebuild it (its frames
+  /// are destroyed), so the gap ends at C itself and C's state comes only from the recovery
+  /// point's checkpoint. show and diff give the recorded state there, exit 0, and never a
+  /// decoding error; events names the hole.
+  @Test func aRecoveryPointWhoseOwnEventIsLostGivesTheRecordedState() throws {
+    let f = try Fixture()
+    let reader = try LogReader(path: f.original)
+    var frames: [(offset: Int, length: Int, kind: FrameView.Kind?, parity: Bool, first: Int)] = []
+    var offset = reader.firstFrameOffset
+    while offset < reader.validEnd {
+      let frame = try reader.frameSummary(at: offset)
+      frames.append(
+        (Int(offset), Int(frame.length), frame.kind, frame.isParity, Int(frame.firstSeq)))
+      offset += frame.length
+    }
+    // An events frame, then a restart, then its checkpoint, a few restarts in.
+    let restarts = frames.indices.filter { i in
+      i > 0 && i + 1 < frames.count && frames[i].kind == .dictionary
+        && frames[i - 1].kind == .events && frames[i + 1].kind == .checkpoint
+    }
+    let r = try #require(restarts.dropFirst(2).first, "a restart right after an events frame")
+    let c = frames[r].first - 1
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: f.original)))
+    for frame in frames where frame.parity {
+      for i in (frame.offset + 36)..<(frame.offset + 40) { bytes[i] ^= 0xFF }
+    }
+    let doomed = frames[r - 1]
+    for i in (doomed.offset + 36)..<(doomed.offset + doomed.length) { bytes[i] ^= 0x5A }
+    let damaged = f.dir.path("own-damaged.ltape")
+    try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+    let salvaged = f.dir.path("own-salvaged.ltape")
+    #expect(try CLI.run(["salvage", damaged, "-o", salvaged]).code == 0)
+    let gap = try #require(try LogReader(path: salvaged).gaps.first)
+    #expect(gap.firstEvent == UInt64(doomed.first))
+    #expect(gap.firstEvent + gap.count - 1 == UInt64(c), "the gap ends at C: C's own event is lost")
+    #expect(try LogReader(path: salvaged).exactFrom(through: UInt64(c)) == UInt64(c))
+
+    let show = try CLI.run(["show", salvaged, "--at", "\(c)", "--json"])
+    #expect(show.code == 0, "\(show.err)")
+    #expect(show.out == (try CLI.run(["show", f.original, "--at", "\(c)", "--json"])).out)
+    let text = try CLI.run(["show", salvaged, "--at", "\(c)"])
+    #expect(text.code == 0, "\(text.err)")
+    #expect(!text.out.contains("not the recorded state"))
+    for r in [show, text] { #expect(!r.err.contains("decode"), "\(r.err)") }
+    let diff = try CLI.run(["diff", salvaged, "--from", "\(c)", "--to", "\(c + 50)", "--json"])
+    #expect(diff.code == 0, "\(diff.err)")
+    let same = try CLI.run(["diff", f.original, "--from", "\(c)", "--to", "\(c + 50)", "--json"])
+    #expect(
+      diff.out.replacingOccurrences(of: salvaged, with: "LOG")
+        == same.out.replacingOccurrences(of: f.original, with: "LOG"))
+    let events = try CLI.run([
+      "events", salvaged, "--numbered", "--from", "\(c - 1)", "--to", "\(c + 1)",
+    ])
+    #expect(
+      events.out.contains("… event \(c): lost in a salvage")
+        || events.out.contains("...\(c): lost in a salvage"), "\(events.out)")
+    #expect(events.out.contains("#\(c + 1) "))
   }
 
   /// The JSON lines of `out` that have an `event` key, by event number.

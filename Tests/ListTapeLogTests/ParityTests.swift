@@ -96,6 +96,48 @@ struct ParityTests {
     #expect(try Self.frames(readBytes(out), type: Format.typeParity).count >= 1)
   }
 
+  /// Issue 31.2: the open group at the end of a log that was synced is protected as a
+  /// closed one: `sync()` writes its parity when it is worth one (as `close()` does), so a
+  /// log a crash leaves right after a sync rebuilds damage in its last frames. Without it,
+  /// the last group (here the whole log) had no parity until the group filled.
+  @Test("a synced open group is protected as a closed one")
+  func aSyncedOpenGroupIsProtected() throws {
+    let dir = TempDir()
+    let path = dir.file("p.log")
+    var options = LogWriterOptions()
+    options.fsync = .interval(seconds: 3_600)
+    options.clock = ManualClock()
+    options.maxEventsPerFrame = 20
+    options.formatMajor = 2
+    options.parity = Self.small
+    var rng = SplitMix64(seed: 8)
+    var records: [[UInt8]] = []
+    let w = try LogWriter.open(path: path, options: options)
+    // Less than a full group (32 KiB), more than groupWidths blocks (4 KiB).
+    while try readBytes(path).count < 20 << 10 {
+      let r = makeRecord(&rng)
+      records.append(r)
+      try w.append(r)
+      try w.flush()
+    }
+    try w.sync()
+    // What a crash right after the sync leaves: the file as it is (the writer never closes).
+    var bytes = try readBytes(path)
+    let parity = try Self.frames(bytes, type: Format.typeParity)
+    #expect(parity.count == 1, "the sync wrote the open group's parity")
+    let frames = try Self.frames(bytes, type: Format.typeEvents)
+    let last = try #require(frames.last { $0 < (parity.last ?? 0) })
+    for i in (last + 36)..<(last + 40) { bytes[i] ^= 0x5A }  // its payload, not the next frame
+    let crashed = dir.file("crashed.log")
+    try writeBytes(bytes, to: crashed)
+    let out = dir.file("salvaged.log")
+    let report = try LogReader.salvage(from: crashed, to: out)
+    #expect(report.gaps.isEmpty && !report.repaired.isEmpty, "\(report)")
+    let fx = try Fixture(bytes: readBytes(out), records: records, checkpoints: [:])
+    #expect(try fx.replayMatches(try LogReader(path: out)) == records.count)
+    try w.close()
+  }
+
   @Test("damage in two blocks of one parity column is not rebuilt: a gap, as without parity")
   func twoBlocksInOneColumnAreLost() throws {
     let dir = TempDir()

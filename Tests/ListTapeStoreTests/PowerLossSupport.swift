@@ -58,9 +58,11 @@ struct Recording {
   }
 }
 
-/// Writer options that make many frames, checkpoints and syncs out of a few hundred events.
-func crashOptions(_ policy: FsyncPolicy) -> LogWriterOptions {
+/// Writer options that make many frames, checkpoints and syncs out of a few hundred events;
+/// the flusher runs on `clock` (nil: a clock never advanced, so no batch is cut by time).
+func crashOptions(_ policy: FsyncPolicy, clock: ManualClock? = nil) -> LogWriterOptions {
   var o = LogWriterOptions()
+  o.clock = clock ?? ManualClock()
   o.fsync = policy
   o.maxEventsPerFrame = 5
   o.batchDelay = 0.002
@@ -91,7 +93,10 @@ func promised(_ policy: FsyncPolicy, _ writer: LogWriter, call: String) -> UInt6
 }
 
 /// Records `count` events through a writer on `disk`, with flushes, syncs and checkpoints
-/// in between, continuing `prior` (the records already in the log at `path`).
+/// in between, continuing `prior` (the records already in the log at `path`). Time is a
+/// `ManualClock` moved by the seeded generator (half a millisecond per event, sometimes
+/// 4 ms), so the flusher cuts and syncs at the same points, and the disk sees the same
+/// operations, every run.
 func recordThroughDisk(
   _ disk: SimulatedDisk, path: String, policy: FsyncPolicy, count: Int, seed: UInt64,
   prior: [[UInt8]] = []
@@ -99,7 +104,9 @@ func recordThroughDisk(
   var run = Recording(path: path, records: prior)
   run.acks.append(Acknowledgement(op: 0, events: UInt64(prior.count)))
   var rng = SplitMix64(seed: seed)
-  let writer = try LogWriter.open(path: path, options: crashOptions(policy), files: disk)
+  let clock = ManualClock()
+  let writer = try LogWriter.open(
+    path: path, options: crashOptions(policy, clock: clock), files: disk)
   #expect(writer.eventCount == UInt64(prior.count))
   func ack(_ call: String) {
     if let n = promised(policy, writer, call: call) {
@@ -111,6 +118,8 @@ func recordThroughDisk(
     try writer.append(record)
     run.records.append(record)
     ack("append")
+    clock.advance(by: 0.0005)
+    ack("time")
     if writer.checkpointDue {
       let state = Array("state after \(writer.eventCount)".utf8) + [UInt8(i & 0xFF)]
       try writer.appendCheckpoint(state)
@@ -124,7 +133,9 @@ func recordThroughDisk(
     case 3:
       try writer.sync()
       ack("sync")
-    case 4: Thread.sleep(forTimeInterval: 0.004)  // lets the flusher cut and sync
+    case 4:
+      clock.advance(by: 0.004)  // the flusher cuts the batch and runs the interval sync
+      ack("time")
     default: break
     }
   }
@@ -132,6 +143,13 @@ func recordThroughDisk(
   ack("close")
   run.snapshots = disk.snapshots
   return run
+}
+
+/// The operations a recording made, as the disk saw them (temporary names made the same).
+func trace(_ run: Recording) -> [String] {
+  run.snapshots.map {
+    $0.label.replacingOccurrences(of: #"\.new-[^ ]+"#, with: ".new-*", options: .regularExpression)
+  }
 }
 
 /// How a crash state was judged.
@@ -252,20 +270,19 @@ struct CrashSweep {
   var failures: [String] = []
 }
 
-/// Crashes `run` at every snapshot in every mode (entries of unsynced directories lost in
-/// every other state) and judges each state.
+/// Crashes `run` at every snapshot in each of its fixed crash states
+/// (`SimulatedDisk.states(at:)`; entries of unsynced directories lost in every other state)
+/// and judges each.
 func crashEverywhere(
-  _ run: Recording, seed: UInt64, scratch: ScratchDir, mayRefuse: Bool = false,
-  modes: [SimulatedDisk.CrashMode] = SimulatedDisk.CrashMode.allCases,
+  _ run: Recording, scratch: ScratchDir, mayRefuse: Bool = false,
   judge: ((_ files: [String: [UInt8]], _ durable: UInt64) -> Verdict)? = nil
 ) -> CrashSweep {
-  var rng = SplitMix64(seed: seed)
   var sweep = CrashSweep()
   for snapshot in run.snapshots {
     let durable = run.durable(at: snapshot)
-    for mode in modes {
-      let lose = rng.chance(50)
-      let files = SimulatedDisk.crash(snapshot, mode, loseEntries: lose, rng: &rng)
+    for mode in SimulatedDisk.states(at: snapshot) {
+      let lose = sweep.states % 2 == 1
+      let files = SimulatedDisk.crash(snapshot, mode, loseEntries: lose)
       sweep.states += 1
       let verdict =
         judge?(files, durable)

@@ -7,9 +7,12 @@ import Testing
 @testable import ListTapeLog
 @testable import ListTapeStore
 
-/// The writer under a simulated disk, crashed after every operation in every way a disk can
-/// fail (docs/log-format.md, "Power loss"): what a returned call promised is read back, in
-/// order, nothing else is ever read, and the next writer recovers and appends.
+/// The writer under a simulated disk, crashed after every operation in each of a fixed list
+/// of ways a disk can fail (docs/log-format.md, "Power loss"): what a returned call promised
+/// is read back, in order, nothing else is ever read, and the next writer recovers and
+/// appends. The flusher runs on a manual clock the seeded generator moves, so every run
+/// makes the same operations and judges the same crash states (the counts printed are in
+/// docs/performance.md).
 @Suite("Power loss: the writer on a simulated disk")
 struct PowerLossTests {
   /// Policy and disk semantics; they differ only in what a barrier means, which only the
@@ -36,11 +39,20 @@ struct PowerLossTests {
     let disk = SimulatedDisk(semantics: Self.semantics(name))
     let run = try recordThroughDisk(
       disk, path: dir.file("session.ltape"), policy: Self.policy(name), count: 160, seed: 7)
-    let sweep = crashEverywhere(
-      run, seed: 11, scratch: scratch, mayRefuse: name.hasPrefix("never"))
+    // The same operations every run: a second recording makes the same trace.
+    let again = ScratchDir("power-again")
+    let twice = try recordThroughDisk(
+      SimulatedDisk(semantics: Self.semantics(name)), path: again.file("session.ltape"),
+      policy: Self.policy(name), count: 160, seed: 7)
+    #expect(trace(run) == trace(twice), "\(name): \(firstDifference(trace(run), trace(twice)))")
+    // Under the interval policy the manual clock drives the flusher's syncs.
+    #expect(!name.hasPrefix("interval") || trace(run).contains { $0.hasPrefix("barrier") })
+    let sweep = crashEverywhere(run, scratch: scratch, mayRefuse: name.hasPrefix("never"))
     #expect(sweep.failures.isEmpty, "\(name): \(sweep.failures.joined(separator: "\n"))")
     #expect(sweep.states >= 300)
-    print("power loss, new log, \(name): \(sweep.states) crash states, \(sweep.refused) refused")
+    print(
+      "power loss, new log, \(name): \(run.snapshots.count) operations, \(sweep.states) crash "
+        + "states, \(sweep.refused) refused")
   }
 
   @Test("a writer that recovers a torn tail and appends survives every crash", arguments: cases)
@@ -68,11 +80,12 @@ struct PowerLossTests {
     let disk = SimulatedDisk(semantics: Self.semantics(name))
     let run = try recordThroughDisk(
       disk, path: path, policy: Self.policy(name), count: 60, seed: 9, prior: prior)
-    let sweep = crashEverywhere(
-      run, seed: 13, scratch: scratch, mayRefuse: name.hasPrefix("never"))
+    let sweep = crashEverywhere(run, scratch: scratch, mayRefuse: name.hasPrefix("never"))
     #expect(sweep.failures.isEmpty, "\(name): \(sweep.failures.joined(separator: "\n"))")
     #expect(sweep.states >= 150)
-    print("power loss, recovery, \(name): \(sweep.states) crash states, \(sweep.refused) refused")
+    print(
+      "power loss, recovery, \(name): \(run.snapshots.count) operations, \(sweep.states) crash "
+        + "states, \(sweep.refused) refused")
   }
 }
 
@@ -107,9 +120,27 @@ extension PowerLossTests {
     }
     run.snapshots = disk.snapshots
     try writer.close()
-    let sweep = crashEverywhere(run, seed: 13, scratch: scratch)
+    // The named case, built from this fixed trace: the states judged lose the first sector
+    // an unsynced group changed while later ones survive (`.lostSector`), which is how a
+    // crash garbled the reopening writer's first frame and kept a later one; so that frame
+    // must be synced before the next is written (the operation right after its write).
+    let labels = trace(run)
+    let firstWrite = try #require(labels.firstIndex { $0.hasPrefix("write") })
+    #expect(labels[firstWrite + 1].hasPrefix("full sync"), "\(labels[firstWrite...].prefix(3))")
+    let writes = labels.indices.filter { $0 > firstWrite + 1 && labels[$0].hasPrefix("write") }
+    #expect(writes.count >= 2)
+    // Unsynced frames over two sectors: a state loses the first sector, keeps the second.
+    let spread = try #require(
+      run.snapshots.last { SimulatedDisk.states(at: $0).count > 7 }, "no group spans sectors")
+    #expect(
+      SimulatedDisk.states(at: spread).contains(
+        SimulatedDisk.CrashState.lostSector(index: 0, fromEnd: false)))
+    let sweep = crashEverywhere(run, scratch: scratch)
     #expect(sweep.failures.isEmpty, "\(sweep.failures.joined(separator: "\n"))")
     #expect(sweep.states >= 20)
+    print(
+      "power loss, reopened without sync points: \(run.snapshots.count) operations, "
+        + "\(sweep.states) crash states")
   }
 }
 
@@ -119,10 +150,12 @@ extension PowerLossTests {
 /// opens on it with exactly the state of that prefix and records on.
 @Suite("Power loss: StoreCore on a simulated disk")
 struct StorePowerLossTests {
-  @Test("a store with a buffer survives every crash", arguments: ["always", "interval", "never"])
-  func store(_ policy: String) throws {
-    let dir = ScratchDir("power-store-\(policy)")
-    let scratch = ScratchDir("power-store-judge")
+  /// What a store recorded on a simulated disk: the operations, the promises, and the log's
+  /// events; the same every run (no clock-driven cut, the writer stalled and let go at
+  /// fixed events, each after its queue emptied).
+  static func record(_ policy: String, in dir: ScratchDir) throws -> (
+    run: Recording, log: [Event], final: Timeline, dropped: Int
+  ) {
     let path = dir.file("store.ltape")
     let disk = SimulatedDisk(semantics: .linux)
     let fsync: FsyncPolicy =
@@ -131,10 +164,14 @@ struct StorePowerLossTests {
     o.fsync = fsync
     o.files = disk
     o.bufferCapacity = 24
+    // Events without a time get this one: the bytes written are the same every run.
+    o.clock = { 1_764_400_000_000 }
     var w = Recorder.options(fsync)
     if case .interval = fsync { w.fsync = .interval(seconds: 0.003) }
     w.maxEventsPerFrame = 6
     w.batchDelay = 0.002
+    // A clock never advanced: frames are cut by count and by the store's syncs only.
+    w.clock = ManualClock()
     w.maxEventsBetweenCheckpoints = 50
     w.minCheckpointSpacingBytes = 1 << 40
     o.writerOptions = w
@@ -145,32 +182,43 @@ struct StorePowerLossTests {
     var events: [Event] = []
     SampleSession.generate(events: 260, seed: 17, maxItems: 60) { events.append($0) }
     var acks: [Acknowledgement] = []
-    for (i, event) in events.enumerated() {
-      if i == 100 { stall.hold() }  // the writer stalls: the buffer fills, events drop
-      store.send(event)
-      if i == 160 { stall.release() }
-      if (i % 37 == 36 && !(100...160).contains(i)) || i == 161 {
-        if fsync != .never {
-          if i % 2 == 0 {
-            try store.sync()
-          } else {
-            #expect(try store.flush(deadline: .now() + 30))
-          }
-          acks.append(
-            Acknowledgement(
-              op: disk.operationCount, events: UInt64(try Timeline(path: path).eventCount)))
-        } else {
-          try store.sync()
-        }
-      }
-    }
-    try store.close()
-    if fsync != .never {
+    func acknowledge() throws {
+      guard fsync != .never else { return }
       acks.append(
         Acknowledgement(
           op: disk.operationCount, events: UInt64(try Timeline(path: path).eventCount)))
     }
-    #expect(store.droppedEvents > 0, "the stall should have made a gap")
+    for (i, event) in events.enumerated() {
+      if i == 100 {
+        // The writer stalls with nothing in hand (after a sync its queue is empty): the
+        // buffer fills with the next 24 events exactly, the rest drop.
+        try store.sync()
+        try acknowledge()
+        stall.hold()
+      }
+      store.send(event)
+      if i == 160 {
+        // It catches up before the next event, which then closes the gap.
+        stall.release()
+        try store.sync()
+        try acknowledge()
+      }
+      if i % 12 == 11 && !(100...160).contains(i) {
+        // Outside the stall the writer keeps up: every 12 events (half the buffer) wait
+        // until it wrote them (its queue is serial), so no event drops by chance.
+        store.queue.sync {}
+      }
+      if i % 37 == 36 && !(100...160).contains(i) {
+        if i % 2 == 0 {
+          try store.sync()
+        } else {
+          #expect(try store.flush(deadline: .now() + 30))
+        }
+        try acknowledge()
+      }
+    }
+    try store.close()
+    try acknowledge()
     let written = try Timeline(path: path)
     var log: [Event] = []
     try written.forEachEvent { _, e in
@@ -180,18 +228,45 @@ struct StorePowerLossTests {
     var run = Recording(path: path, records: [])
     run.acks = acks
     run.snapshots = disk.snapshots
+    return (run, log, written, store.droppedEvents)
+  }
 
-    let sweep = crashEverywhere(run, seed: 19, scratch: scratch, mayRefuse: fsync == .never) {
+  @Test("a store with a buffer survives every crash", arguments: ["always", "interval", "never"])
+  func store(_ policy: String) throws {
+    let dir = ScratchDir("power-store-\(policy)")
+    let scratch = ScratchDir("power-store-judge")
+    let (run, log, written, dropped) = try Self.record(policy, in: dir)
+    #expect(dropped > 0, "the stall should have made a gap")
+    // The same operations every run.
+    let twice = try Self.record(policy, in: ScratchDir("power-store-again"))
+    let (a, b) = (trace(run), trace(twice.run))
+    #expect(a == b, "\(policy): the trace depends on timing: \(firstDifference(a, b))")
+    let mayRefuse = policy == "never"
+    let sweep = crashEverywhere(run, scratch: scratch, mayRefuse: mayRefuse) {
       files, durable in
       judgeStoreCrash(
-        files, path: path, log: log, final: written, durable: durable, scratch: scratch,
-        mayRefuse: fsync == .never)
+        files, path: run.path, log: log, final: written, durable: durable, scratch: scratch,
+        mayRefuse: mayRefuse)
     }
     #expect(sweep.failures.isEmpty, "\(policy): \(sweep.failures.joined(separator: "\n"))")
     #expect(sweep.states >= 250)
     print(
-      "power loss, StoreCore, \(policy): \(sweep.states) crash states, \(sweep.refused) refused")
+      "power loss, StoreCore, \(policy): \(run.snapshots.count) operations, \(sweep.states) crash "
+        + "states, \(sweep.refused) refused")
   }
+}
+
+/// Where two traces part, for a message.
+func firstDifference(_ a: [String], _ b: [String]) -> String {
+  guard
+    let i = a.indices.first(where: { $0 >= b.count || a[$0] != b[$0] })
+      ?? (b.count > a.count ? a.count : nil)
+  else {
+    return "\(a.count) against \(b.count) operations"
+  }
+  let x = i < a.count ? a[i] : "(none)"
+  let y = i < b.count ? b[i] : "(none)"
+  return "operation \(i + 1): \(x) / \(y)"
 }
 
 /// Judges one crash of a store's log: a prefix of what the store wrote, at least `durable`

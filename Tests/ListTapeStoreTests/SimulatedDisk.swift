@@ -16,10 +16,12 @@ import Darwin
 /// system would), and is also applied to a model that keeps, per file, the bytes that are
 /// durable apart from the writes and truncations made since the last sync, plus whether the
 /// directory entry is durable. After each operation it takes a snapshot of the model (arrays
-/// are copy-on-write, so a snapshot costs what the next write changes). `crash(_:_:rng:)`
-/// turns a snapshot into the files a power loss at that moment can leave: unsynced writes
-/// dropped, kept in part, reordered at 512-byte or 4 KiB granularity, torn sectors filled
-/// with zeros or garbage, entries of files created since the last directory sync missing.
+/// are copy-on-write, so a snapshot costs what the next write changes). `crash(_:_:)` turns
+/// a snapshot into the files a power loss at that moment can leave, one of a fixed list of
+/// `CrashState`s (`states(at:)`): unsynced writes dropped or kept, the last one torn (cut
+/// short, or its rest zeros or garbage) or reordered at 512-byte or 4 KiB granularity, an
+/// earlier one lost while later ones survive; entries of files created since the last
+/// directory sync missing in every other state.
 ///
 /// Syncs are not passed to the real disk: the model is what the tests judge.
 final class SimulatedDisk: FileLayer, @unchecked Sendable {
@@ -68,35 +70,75 @@ final class SimulatedDisk: FileLayer, @unchecked Sendable {
     var label: String
   }
 
-  /// How a crash treats the unsynced changes of each file.
-  enum CrashMode: CaseIterable, CustomStringConvertible {
+  /// How a crash treats the unsynced changes of each file: the groups before the last
+  /// barrier reached the disk whole (a barrier orders them first), and the last group (all
+  /// the unsynced changes on Linux, where a barrier is a full sync) is left as follows.
+  enum CrashState: Equatable, CustomStringConvertible {
     /// None of them reached the disk.
     case dropUnsynced
     /// All of them did.
     case keepAll
-    /// The first k did, in order, the next one only up to a sector boundary (or with the
-    /// file extended and the rest of the write unwritten, as zeros).
-    case keepPrefix
-    /// Each 512-byte sector independently holds its old or its new contents.
-    case reorder512
-    /// Each 4 KiB page independently holds its old or its new contents.
-    case reorder4K
-    /// As `reorder512`, and some changed sectors are torn: zero-filled.
-    case tornZeros
-    /// As `reorder512`, and some changed sectors are torn: filled with garbage.
-    case tornGarbage
+    /// All but the last write did; the last reached the disk up to the sector boundary
+    /// nearest its middle, the file's size then ending there (`short`), or covering the
+    /// whole write with the rest zeros (`zeros`) or garbage (`garbage`).
+    case tornLast(Tear)
+    /// All but the last write did; of the last, every other `block`-byte block of the file
+    /// holds its new contents, the others their old ones.
+    case reorderedLast(block: Int)
+    /// All of them did but one 512-byte sector they changed, which holds its old contents:
+    /// the disk wrote the sectors in another order (each whole, with every change the
+    /// system held for it). The `index`-th changed sector from the file's start, or from
+    /// its end (`fromEnd`).
+    case lostSector(index: Int, fromEnd: Bool)
+
+    enum Tear: Equatable {
+      case short, zeros, garbage
+    }
 
     var description: String {
       switch self {
       case .dropUnsynced: return "drop unsynced"
       case .keepAll: return "keep all"
-      case .keepPrefix: return "keep a prefix"
-      case .reorder512: return "reorder 512 B"
-      case .reorder4K: return "reorder 4 KiB"
-      case .tornZeros: return "torn sectors, zeros"
-      case .tornGarbage: return "torn sectors, garbage"
+      case .tornLast(let tear): return "last write torn (\(tear))"
+      case .reorderedLast(let block): return "last write reordered by \(block) B"
+      case .lostSector(let k, let fromEnd):
+        return "changed sector \(k + 1) from the \(fromEnd ? "end" : "start") lost, the others kept"
       }
     }
+  }
+
+  /// Changed sectors lost one at a time from each end of a file's last group: at most this
+  /// many from its start and as many from its end.
+  static let lostSectorsPerEnd = 4
+
+  /// The crash states of `snapshot`, a fixed list: dropped, kept, the last write torn three
+  /// ways and reordered two ways, and each of the first and last `lostSectorsPerEnd`
+  /// sectors the last group changed lost alone (one more than the changes leave lone: a
+  /// group that changed one sector has no such state).
+  static func states(at snapshot: Snapshot) -> [CrashState] {
+    let sectors =
+      snapshot.inodes.values.map { changedSectors($0.unsynced.last ?? []).count }
+      .max() ?? 0
+    var out: [CrashState] = [
+      .dropUnsynced, .keepAll, .tornLast(.short), .tornLast(.zeros), .tornLast(.garbage),
+      .reorderedLast(block: 512), .reorderedLast(block: 4096),
+    ]
+    guard sectors > 1 else { return out }
+    let each = min(lostSectorsPerEnd, (sectors + 1) / 2)
+    out += (0..<each).map { CrashState.lostSector(index: $0, fromEnd: false) }
+    out += (0..<min(each, sectors - each)).map { CrashState.lostSector(index: $0, fromEnd: true) }
+    return out
+  }
+
+  /// The 512-byte sectors `changes` wrote, in order.
+  static func changedSectors(_ changes: [Change]) -> [Int] {
+    var sectors = Set<Int>()
+    for change in changes {
+      if case .write(let offset, let bytes) = change, !bytes.isEmpty {
+        sectors.formUnion((offset / 512)...((offset + bytes.count - 1) / 512))
+      }
+    }
+    return sectors.sorted()
   }
 
   let semantics: Semantics
@@ -275,112 +317,86 @@ final class SimulatedDisk: FileLayer, @unchecked Sendable {
   // MARK: Crashing
 
   /// The files (path to contents; a missing path is a missing file) that a power loss at
-  /// `snapshot` leaves under `mode`. With `loseEntries`, files whose directory entry is not
+  /// `snapshot` leaves in `state`. With `loseEntries`, files whose directory entry is not
   /// durable are gone.
-  static func crash(
-    _ snapshot: Snapshot, _ mode: CrashMode, loseEntries: Bool, rng: inout SplitMix64
-  ) -> [String: [UInt8]] {
+  static func crash(_ snapshot: Snapshot, _ state: CrashState, loseEntries: Bool)
+    -> [String: [UInt8]]
+  {
     var contents: [Int: [UInt8]] = [:]
     var out: [String: [UInt8]] = [:]
     for (path, entry) in snapshot.names.sorted(by: { $0.key < $1.key }) {
       if loseEntries && !entry.durable { continue }
       guard let file = snapshot.inodes[entry.inode] else { continue }
-      if contents[entry.inode] == nil { contents[entry.inode] = crash(file, mode, rng: &rng) }
+      if contents[entry.inode] == nil { contents[entry.inode] = crash(file, state) }
       out[path] = contents[entry.inode]
     }
     return out
   }
 
-  /// One file after a crash: the groups of changes before a random one are kept whole (they
-  /// precede a barrier that reached the disk), that group is torn as `mode` says, the rest
-  /// is lost.
-  static func crash(_ file: File, _ mode: CrashMode, rng: inout SplitMix64) -> [UInt8] {
+  /// One file after a crash in `state`.
+  static func crash(_ file: File, _ state: CrashState) -> [UInt8] {
     var base = file.durable
-    let groups = file.unsynced
-    let torn = groups.count > 1 ? rng.below(groups.count) : 0
-    for group in groups[..<torn] {
+    for group in file.unsynced.dropLast() {
       for change in group { apply(change, to: &base) }
     }
-    let changes = groups[torn]
+    let changes = file.unsynced.last ?? []
     guard !changes.isEmpty else { return base }
-    switch mode {
+    switch state {
     case .dropUnsynced:
       return base
     case .keepAll:
       for change in changes { apply(change, to: &base) }
       return base
-    case .keepPrefix:
-      return keepPrefix(base, changes, rng: &rng)
-    case .reorder512, .reorder4K, .tornZeros, .tornGarbage:
-      return reorder(base, changes, mode, rng: &rng)
-    }
-  }
-
-  /// The first k changes, then part of the next: a write kept up to a sector boundary of the
-  /// file, with the file's size either matching what was kept or already covering the whole
-  /// write (the rest of it unwritten, zeros).
-  private static func keepPrefix(_ base: [UInt8], _ changes: [Change], rng: inout SplitMix64)
-    -> [UInt8]
-  {
-    var out = base
-    let k = rng.below(changes.count)
-    for change in changes[..<k] { apply(change, to: &out) }
-    guard case .write(let offset, let bytes) = changes[k] else { return out }
-    let end = offset + bytes.count
-    var cuts = [offset]
-    var boundary = (offset / 512 + 1) * 512
-    while boundary < end {
-      cuts.append(boundary)
-      boundary += 512
-    }
-    let cut = cuts[rng.below(cuts.count)]
-    if cut > offset {
-      apply(.write(offset: offset, bytes: Array(bytes[..<(cut - offset)])), to: &out)
-    }
-    if rng.chance(50), out.count < end {
-      out += [UInt8](repeating: 0, count: end - out.count)
-    }
-    return out
-  }
-
-  /// Each block holds the contents it had before the changes or after them, independently;
-  /// the size is any size the file had along the way. Torn modes then fill the changed bytes
-  /// of some 512-byte sectors with zeros or garbage.
-  private static func reorder(
-    _ base: [UInt8], _ changes: [Change], _ mode: CrashMode, rng: inout SplitMix64
-  ) -> [UInt8] {
-    var after = base
-    var sizes = [base.count]
-    for change in changes {
-      apply(change, to: &after)
-      sizes.append(after.count)
-    }
-    let size = sizes[rng.below(sizes.count)]
-    let block = mode == .reorder4K ? 4096 : 512
-    var out = [UInt8](repeating: 0, count: size)
-    var start = 0
-    while start < size {
-      let end = min(start + block, size)
-      let useNew = rng.chance(50)
-      for i in start..<end {
-        if useNew {
-          out[i] = i < after.count ? after[i] : (i < base.count ? base[i] : 0)
-        } else {
-          out[i] = i < base.count ? base[i] : 0
-        }
+    case .lostSector(let k, let fromEnd):
+      var all = base
+      for change in changes { apply(change, to: &all) }
+      let sectors = changedSectors(changes)
+      guard k < sectors.count else { return all }  // this file changed fewer sectors
+      let sector = fromEnd ? sectors[sectors.count - 1 - k] : sectors[k]
+      for i in (sector * 512)..<min((sector + 1) * 512, all.count) {
+        all[i] = i < base.count ? base[i] : 0
       }
-      // Powersafe overwrite (SQLite's default assumption): a torn sector damages only the
-      // bytes being written in it, never durable bytes that share the sector.
-      if mode == .tornZeros || mode == .tornGarbage, rng.chance(30) {
-        for i in start..<end
-        where (i < base.count ? base[i] : 0) != (i < after.count ? after[i] : 0) || i >= base.count
-        {
-          out[i] = mode == .tornZeros ? 0 : UInt8(truncatingIfNeeded: rng.next())
-        }
+      return all
+    case .tornLast(let tear):
+      for change in changes.dropLast() { apply(change, to: &base) }
+      guard case .write(let offset, let bytes)? = changes.last else {
+        if let last = changes.last { apply(last, to: &base) }
+        return base
       }
-      start = end
+      let end = offset + bytes.count
+      // The sector boundary nearest the middle of the write (at least its start).
+      let middle = max(offset, ((offset + bytes.count / 2) / 512) * 512)
+      if middle > offset {
+        apply(.write(offset: offset, bytes: Array(bytes[..<(middle - offset)])), to: &base)
+      }
+      switch tear {
+      case .short:
+        break  // an append ends at the tear; an overwrite keeps the file's size
+      case .zeros:
+        if base.count < end { base += [UInt8](repeating: 0, count: end - base.count) }
+        for i in middle..<end { base[i] = 0 }
+      case .garbage:
+        if base.count < end { base += [UInt8](repeating: 0, count: end - base.count) }
+        var rng = SplitMix64(seed: UInt64(offset))
+        for i in middle..<end { base[i] = UInt8(truncatingIfNeeded: rng.next()) }
+      }
+      return base
+    case .reorderedLast(let block):
+      for change in changes.dropLast() { apply(change, to: &base) }
+      var after = base
+      if let last = changes.last { apply(last, to: &after) }
+      // The size is the new one; each block holds its new or its old contents in turn.
+      var out = after
+      var start = 0
+      while start < out.count {
+        let end = min(start + block, out.count)
+        if (start / block) % 2 == 1 {
+          for i in start..<end { out[i] = i < base.count ? base[i] : 0 }
+        }
+        start = end
+      }
+      return out
     }
-    return out
   }
 
   static func apply(_ change: Change, to bytes: inout [UInt8]) {

@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeJSON
 import ListTapeLog
 import ListTapeModel
 import ListTapeSamples
@@ -23,10 +24,14 @@ enum RecoveryBench {
       Variant(name: "nothing (the log before issue 23)", parity: nil, ratio: 0),
       Variant(name: "parity, 64 KiB per 2.5 MiB", parity: ParityOptions(), ratio: 0),
       Variant(
-        name: "parity + recovery points every 50 × their size (recorders' default)",
+        name:
+          "parity + recovery points every 4 × their size, or 2^20 events and 2 × (recorders' "
+          + "default, issue 31)",
         parity: ParityOptions(), ratio: Recorder.recoveryPointRatio),
+      Variant(
+        name: "parity + recovery points every 50 × their size (issue 23)",
+        parity: ParityOptions(), ratio: 50),
       Variant(name: "parity, 64 KiB per 1.25 MiB", parity: narrow, ratio: 0),
-      Variant(name: "recovery points alone, every 20 × their size", parity: nil, ratio: 20),
     ]
   }
 
@@ -95,9 +100,23 @@ enum RecoveryBench {
       opening: .outline(items: outline, shape: shape)
     ) { events.append($0) }
 
-    print("### \(shape.rawValue) ids\n")
-    print("| protection | log bytes | parity | recovery points | cost | record, events/s |")
-    print("|---|---:|---:|---:|---:|---:|")
+    // The seek issue's size guard: the log against gzip -6 of the same JSON Lines.
+    let jsonl = dir + "/session.jsonl"
+    var w = JSONWriter(reservingCapacity: count * 100)
+    for e in events {
+      e.encode(to: &w)
+      w.endLine()
+    }
+    _ = FileManager.default.createFile(atPath: jsonl, contents: Data(w.bytes))
+    let gzipBytes = try ReplayBench.gzipSize(jsonl)
+    try? FileManager.default.removeItem(atPath: jsonl)
+    let guardRatio = shape == .short ? 0.65 : 0.5
+
+    print("### \(shape.rawValue) ids (gzip -6 of the JSON Lines: \(gzipBytes.formatted()) B)\n")
+    print(
+      "| protection | log bytes | ÷ gzip (≤ \(guardRatio)) | parity | recovery points | cost "
+        + "| record, events/s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     var base = 0
     var recorded: [String] = []
     for (i, v) in variants.enumerated() {
@@ -113,11 +132,13 @@ enum RecoveryBench {
       let s = try sizes(path)
       if i == 0 { base = s.file }
       let cost = Double(s.file - base) / Double(base) * 100
+      let ratio = Double(s.file) / Double(gzipBytes)
       print(
-        "| \(v.name) | \(s.file.formatted()) | \(s.parity.formatted()) B in \(s.parityFrames) "
+        "| \(v.name) | \(s.file.formatted()) | \(String(format: "%.3f", ratio))"
+          + "\(i == 2 ? (ratio <= guardRatio ? " met" : " NOT met") : "") "
+          + "| \(s.parity.formatted()) B in \(s.parityFrames) "
           + "| \(s.restarts) (\(s.restartBytes.formatted()) B, largest \(s.largestRestart.formatted()) B) "
-          + "| \(fmt(cost)) % \(i == 2 ? "(≤ 5 %: \(cost <= 5 ? "met" : "NOT met"))" : "") "
-          + "| \(fmt0(Double(count) / time)) |")
+          + "| \(fmt(cost)) % | \(fmt0(Double(count) / time)) |")
       recorded.append(path)
     }
     let chosen = recorded[2]

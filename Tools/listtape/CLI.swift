@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeInvestigate
+import ListTapeLog
 import ListTapeRead
 import ListTapeStore
 
@@ -84,6 +85,9 @@ enum CLI {
 
 /// Opens a log for reading, turning the library's error into the CLI's.
 func openTimeline(_ path: String) throws(CLIError) -> Timeline {
+  // The index file a read may build beside the log is written to a temporary name first:
+  // removed too if a command writing an output is interrupted.
+  PartialOutputs.shared.addIfWatching(LogIndex.path(forLog: path) + ".tmp-\(getpid())")
   do {
     let timeline = try Timeline(path: path)
     if let text = ProcessInfo.processInfo.environment["LISTTAPE_INDEX_SPACING"],

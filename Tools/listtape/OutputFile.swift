@@ -37,6 +37,9 @@ final class OutputFile {
   private var fd: Int32 = -1
   /// The temporary file beside the target, while it exists.
   private var temporary: String?
+  /// `temporary` (and what a library makes beside it) as a partial output to remove if the
+  /// command is interrupted (`PartialOutputs`).
+  private var partial: Int?
   private var committed = false
 
   private enum Destination {
@@ -50,6 +53,9 @@ final class OutputFile {
     self.path = path
     self.destination = destination
     self.content = content
+    // From here on Ctrl-C or SIGTERM removes what this output has written in part and
+    // exits 130 or 143.
+    if case .file = destination { PartialOutputs.shared.watch() }
   }
 
   deinit { discard() }
@@ -160,6 +166,8 @@ final class OutputFile {
       fd = stream
     case .file(let target, _, let mode):
       let name = try Self.temporaryName(beside: target, path: path)
+      // Known as partial before it exists, so an interrupt never leaves it behind.
+      partial = PartialOutputs.shared.add(name)
       let created = Foundation.open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
       guard created >= 0 else {
         throw .failure(
@@ -191,6 +199,8 @@ final class OutputFile {
       name = try Self.temporaryName(beside: directory + "/listtape-output", path: path)
     }
     temporary = name
+    // The library may make files of its own beside it (`.salvage-PID`, `.new-…`).
+    partial = PartialOutputs.shared.add(name, siblings: true)
     let result: T
     do {
       result = try body(name)
@@ -245,8 +255,13 @@ final class OutputFile {
         _ = close(fd)
         fd = -1
       }
-      try Self.place(name, at: target, replacing: replacing, path: path)
+      let token = partial
+      try PartialOutputs.shared.placing { () throws(CLIError) in
+        try Self.place(name, at: target, replacing: replacing, path: path)
+        if let token { PartialOutputs.shared.forgetLocked(token) }
+      }
       temporary = nil
+      partial = nil
     } else if case .stream(_, let closes) = destination, closes, fd >= 0 {
       _ = close(fd)
       fd = -1
@@ -264,6 +279,8 @@ final class OutputFile {
       _ = unlink(name)
       temporary = nil
     }
+    if let partial { PartialOutputs.shared.forget(partial) }
+    partial = nil
   }
 
   // MARK: - Paths

@@ -78,6 +78,8 @@ enum Diagnostics {
   static func line(_ text: String) { write(text + "\n") }
 
   static func write(_ text: String) {
+    // An interrupt is removing partial outputs: what the command says of it is noise.
+    if PartialOutputs.interrupting.load(ordering: .relaxed) { return }
     if let sink {
       sink(text)
     } else {

@@ -12,4 +12,5 @@ import Darwin
 AllocatorTuning.keepFreedMemoryForReuse()
 let code = CLI.main(
   Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+PartialOutputs.shared.beforeExit()
 exit(code)

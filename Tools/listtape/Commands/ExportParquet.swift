@@ -22,6 +22,9 @@ enum ExportParquet {
     }
     let (files, missing) = try openable(arguments.logs)
     let replacing = try checkOutput(output, force: arguments.force)
+    // Ctrl-C or SIGTERM from here removes the staging directory (and exits 130 or 143).
+    let partial = PartialOutputs.shared.add(stagingPath(for: output))
+    defer { PartialOutputs.shared.forget(partial) }
     let staging = try makeStaging(for: output)
     var options = ParquetOptions()
     options.createdBy = "listtape version \(CLI.version)"
@@ -101,7 +104,10 @@ enum ExportParquet {
       } catch {
         throw CLIError.failure("\(error)", code: ExitCode.io)
       }
-      try moveIntoPlace(staging, output, replacing: replacing)
+      try PartialOutputs.shared.placing { () throws(CLIError) in
+        try moveIntoPlace(staging, output, replacing: replacing)
+        PartialOutputs.shared.forgetLocked(partial)
+      }
     } catch {
       try? FileManager.default.removeItem(atPath: staging)
       throw error
@@ -149,13 +155,17 @@ enum ExportParquet {
     return true
   }
 
-  /// A fresh directory beside OUT (the same file system, so the tables move in by rename).
-  static func makeStaging(for output: String) throws(CLIError) -> String {
+  /// Where `makeStaging(for:)` makes its directory.
+  static func stagingPath(for output: String) -> String {
     let url = URL(fileURLWithPath: output)
     let parent = url.deletingLastPathComponent().path
-    let staging =
-      parent + "/." + url.lastPathComponent + ".partial-"
+    return parent + "/." + url.lastPathComponent + ".partial-"
       + String(ProcessInfo.processInfo.processIdentifier)
+  }
+
+  /// A fresh directory beside OUT (the same file system, so the tables move in by rename).
+  static func makeStaging(for output: String) throws(CLIError) -> String {
+    let staging = stagingPath(for: output)
     do {
       try? FileManager.default.removeItem(atPath: staging)
       try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
