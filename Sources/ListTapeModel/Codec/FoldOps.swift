@@ -697,13 +697,35 @@ extension FoldOps {
   /// The event top-level record `i` holds, its ids read from `ids` (synced past `i`).
   package func event(_ i: Int, _ ids: IdSpace) -> Event {
     if !madeEvents.isEmpty, let e = madeEvents[i] { return e }
-    return Event(operation(atWord: Int(starts[i]), ids), time: time(i))
+    var names = Names(ids: ids)
+    return Event(operation(atWord: Int(starts[i]), &names), time: time(i))
+  }
+
+  /// Ids made `String`s while one event is read back: a long id named again (an expand of
+  /// one item many times over, a hostile log's megabyte ids) shares the first one's storage.
+  struct Names {
+    let ids: IdSpace
+    /// The last long ids named, by entry.
+    private var recent: [(entry: Int32, text: String)] = []
+
+    init(ids: IdSpace) { self.ids = ids }
+
+    mutating func name(_ e: Int32, _ ops: FoldOps) -> String {
+      guard e >= 0, Int(e) < ids.count, ids.extent(Int(e)).count >= 64 else {
+        return ops.name(e, ids)
+      }
+      if let hit = recent.first(where: { $0.entry == e }) { return hit.text }
+      let text = ids.text(Int(e))
+      if recent.count == 8 { recent.removeFirst() }
+      recent.append((e, text))
+      return text
+    }
   }
 
   /// The operation of the record at word `w`, nested batches included (explicit stack).
-  func operation(atWord start: Int, _ ids: IdSpace) -> ListOperation {
+  func operation(atWord start: Int, _ names: inout Names) -> ListOperation {
     guard kind(atWord: start) == Int32(EventCodes.batch) else {
-      return simpleOperation(atWord: start, ids)
+      return simpleOperation(atWord: start, &names)
     }
     // Open batches: their events so far, their next record, where their events end, their
     // own time.
@@ -725,12 +747,12 @@ extension FoldOps {
         open.append(([], w &+ Self.header &+ 1, batchEnd(atWord: w), nestedTime(atWord: w)))
       } else {
         open[top].events.append(
-          Event(simpleOperation(atWord: w, ids), time: nestedTime(atWord: w)))
+          Event(simpleOperation(atWord: w, &names), time: nestedTime(atWord: w)))
       }
     }
   }
 
-  private func simpleOperation(atWord start: Int, _ ids: IdSpace) -> ListOperation {
+  private func simpleOperation(atWord start: Int, _ names: inout Names) -> ListOperation {
     let kind = kind(atWord: start)
     let after = flags(atWord: start) & 1 != 0
     var w = start &+ Self.header
@@ -742,10 +764,12 @@ extension FoldOps {
       let n = Int(next())
       var out: [String] = []
       out.reserveCapacity(n)
-      for _ in 0..<n { out.append(name(next(), ids)) }
+      for _ in 0..<n { out.append(names.name(next(), self)) }
       return out
     }
-    func anchor(_ e: Int32) -> Anchor { after ? .after(name(e, ids)) : .before(name(e, ids)) }
+    func anchor(_ e: Int32) -> Anchor {
+      after ? .after(names.name(e, self)) : .before(names.name(e, self))
+    }
     switch kind {
     case Kind.deselectAll: return .deselect(nil)
     case Int32(EventCodes.appendSections): return .appendSections(list())
@@ -755,10 +779,10 @@ extension FoldOps {
     case Int32(EventCodes.deleteSections): return .deleteSections(list())
     case Int32(EventCodes.reloadSections): return .reloadSections(list())
     case Int32(EventCodes.moveSection):
-      let id = name(next(), ids)
+      let id = names.name(next(), self)
       return .moveSection(id, anchor(next()))
     case Int32(EventCodes.moveItem):
-      let id = name(next(), ids)
+      let id = names.name(next(), self)
       return .moveItem(id, anchor(next()))
     case Int32(EventCodes.expand): return .expand(list())
     case Int32(EventCodes.collapse): return .collapse(list())
@@ -772,19 +796,19 @@ extension FoldOps {
       let s = next()
       let p = next()
       return .appendItems(
-        nodes(atWord: w, ids), section: s == -1 ? nil : name(s, ids),
-        parent: p == -1 ? nil : name(p, ids))
+        nodes(atWord: w, &names), section: s == -1 ? nil : names.name(s, self),
+        parent: p == -1 ? nil : names.name(p, self))
     case Int32(EventCodes.insertItems):
       let a = anchor(next())
-      return .insertItems(nodes(atWord: w, ids), a)
+      return .insertItems(nodes(atWord: w, &names), a)
     case Int32(EventCodes.replaceChildren):
-      let p = name(next(), ids)
-      return .replaceChildren(parent: p, items: nodes(atWord: w, ids))
+      let p = names.name(next(), self)
+      return .replaceChildren(parent: p, items: nodes(atWord: w, &names))
     case Int32(EventCodes.applySectionSnapshot):
-      let s = name(next(), ids)
-      return .applySectionSnapshot(section: s, items: nodes(atWord: w, ids))
+      let s = names.name(next(), self)
+      return .applySectionSnapshot(section: s, items: nodes(atWord: w, &names))
     case Int32(EventCodes.update):
-      let item = name(next(), ids)
+      let item = names.name(next(), self)
       let k = next()
       let (title, fields) = k < 0 ? (nil, nil) : withText(k) { ItemText.decode($0) }
       return .update(item: item, title: title, fields: fields)
@@ -795,7 +819,7 @@ extension FoldOps {
   }
 
   /// The node list at word `w` as outline nodes, rebuilt bottom-up without recursion.
-  func nodes(atWord start: Int, _ ids: IdSpace) -> [OutlineNode] {
+  func nodes(atWord start: Int, _ names: inout Names) -> [OutlineNode] {
     var w = start
     let n = Int(words[w])
     w &+= 1
@@ -814,7 +838,7 @@ extension FoldOps {
     for _ in 0..<n {
       let e = words[w]
       let level = Int(words[w &+ 1] & 0xFFFF)
-      var node = OutlineNode(name(e, ids))
+      var node = OutlineNode(names.name(e, self))
       node.expanded = words[w &+ 1] >> 16 != 0
       let k = words[w &+ 2]
       if k >= 0 { (node.title, node.fields) = withText(k) { ItemText.decode($0) } }
