@@ -17,15 +17,15 @@ let package = Package(
   products: [
     .library(name: "ListTapeModel", targets: ["ListTapeModel"]),
     .library(name: "ListTapeStore", targets: ["ListTapeStore"]),
+    .library(name: "ListTapeRead", targets: ["ListTapeRead"]),
     .library(name: "ListTapeInvestigate", targets: ["ListTapeInvestigate"]),
     .executable(name: "listtape", targets: ["listtape"]),
     .executable(name: "listtape-bench", targets: ["listtape-bench"]),
   ],
   targets: [
     zlib,
-    .target(name: "CListTapeHints"),
     .target(name: "ListTapeJSON"),
-    .target(name: "ListTapeModel", dependencies: ["ListTapeJSON", "CListTapeHints"]),
+    .target(name: "ListTapeModel", dependencies: ["ListTapeJSON"]),
     .target(name: "ListTapeLog", dependencies: ["CListTapeZlib"]),
     // Deterministic sessions and the seeded generator (SplitMix64) for the bench, the tests
     // and `listtape generate`; no product.
@@ -33,30 +33,37 @@ let package = Package(
     // What the command-line tools set for their own process (allocator tuning); no product,
     // so nothing an app links changes the process.
     .target(name: "ListTapeToolSupport"),
-    // What an app links to record: the store, its differ, the recorder and timeline reading.
+    // What an app links to record: the store, its differ, the recorder.
     .target(name: "ListTapeStore", dependencies: ["ListTapeModel", "ListTapeLog"]),
+    // Reading a log back: the timeline (one fold of the log's records, seeks, the index
+    // file, damaged logs), for apps that read logs and for the tools.
+    .target(name: "ListTapeRead", dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog"]),
     // The investigation tools: bisect, find, diff, diverge, history, cut, export, verify.
     .target(
-      name: "ListTapeInvestigate", dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeLog"]),
+      name: "ListTapeInvestigate",
+      dependencies: ["ListTapeRead", "ListTapeStore", "ListTapeModel", "ListTapeLog"]),
     // Fleet export (issue 24): a Parquet writer of our own (package API only), and the
     // events and sessions tables of many logs written with it.
     .target(name: "ListTapeParquet", dependencies: ["CListTapeZlib"]),
     .target(
       name: "ListTapeFleet",
-      dependencies: ["ListTapeParquet", "ListTapeInvestigate", "ListTapeStore", "ListTapeModel"]),
+      dependencies: [
+        "ListTapeParquet", "ListTapeInvestigate", "ListTapeRead", "ListTapeStore", "ListTapeModel",
+      ]),
     .executableTarget(
       name: "listtape",
       dependencies: [
-        "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
-        "ListTapeSamples", "ListTapeToolSupport", "ListTapeFleet", "ListTapeParquet",
+        "ListTapeStore", "ListTapeRead", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog",
+        "ListTapeJSON", "ListTapeSamples", "ListTapeToolSupport", "ListTapeFleet",
+        "ListTapeParquet",
       ],
       path: "Tools/listtape"
     ),
     .executableTarget(
       name: "listtape-bench",
       dependencies: [
-        "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeJSON",
-        "ListTapeSamples", "ListTapeToolSupport", "ListTapeFleet",
+        "ListTapeStore", "ListTapeRead", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog",
+        "ListTapeJSON", "ListTapeSamples", "ListTapeToolSupport", "ListTapeFleet",
       ],
       path: "Tools/listtape-bench"
     ),
@@ -67,7 +74,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "listtape-app-sim",
-      dependencies: ["ListTapeStore", "ListTapeModel", "ListTapeSamples"],
+      dependencies: ["ListTapeStore", "ListTapeRead", "ListTapeModel", "ListTapeSamples"],
       path: "Tools/listtape-app-sim"
     ),
     // The JSON and log tests take only SplitMix64 from the samples.
@@ -81,13 +88,15 @@ let package = Package(
     .testTarget(
       name: "ListTapeStoreTests",
       dependencies: [
-        "ListTapeStore", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog", "ListTapeSamples",
-        "listtape-app-sim",
+        "ListTapeStore", "ListTapeRead", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog",
+        "ListTapeSamples", "listtape-app-sim",
       ]
     ),
     .testTarget(
       name: "ListTapeInvestigateTests",
-      dependencies: ["ListTapeInvestigate", "ListTapeStore", "ListTapeModel", "ListTapeSamples"]
+      dependencies: [
+        "ListTapeInvestigate", "ListTapeRead", "ListTapeStore", "ListTapeModel", "ListTapeSamples",
+      ]
     ),
     .testTarget(
       name: "ListTapeParquetTests",
@@ -96,7 +105,7 @@ let package = Package(
       name: "ListTapeCLITests",
       dependencies: [
         "listtape", "ListTapeModel", "ListTapeJSON", "ListTapeLog", "ListTapeSamples",
-        "ListTapeStore",
+        "ListTapeStore", "ListTapeRead",
       ]
     ),
   ],

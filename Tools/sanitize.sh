@@ -36,10 +36,10 @@ done
 
 log='ListTapeLogTests\.(FaultTests|KillTests|RoundTripTests|ParityTests|WriterStateTests)'
 codecs='ListTapeModelTests\.(StateCodecTests|EventRoundTripTests|EventDecodingTests)'
-replay='ListTapeStoreTests\.(HostileBytesTests|TimelineTests|GoldenTests|EventPipelineTests)'
+replay='ListTapeStoreTests\.(HostileBytesTests|TimelineTests|GoldenTests|ReadAheadTests)'
 store='ListTapeStoreTests\.(StoreTests|StoreThreadTests|StoreKillTests)'
 address_suites="$log|$codecs|$replay|$store|ListTapeCLITests\.HostileTimeTests|ListTapeJSONTests"
-thread_suites='ListTapeStoreTests\.(StoreTests|StoreThreadTests|EventPipelineTests)|ListTapeLogTests\.(RoundTripTests|WriterStateTests)'
+thread_suites='ListTapeStoreTests\.(StoreTests|StoreThreadTests|ReadAheadTests)|ListTapeLogTests\.(RoundTripTests|WriterStateTests)'
 # A latency bound (p99 of send) that the instrumentation alone breaks.
 skip='callerNeverWaitsForTheDisk'
 if [ "$ci" = 1 ]; then

@@ -1,6 +1,7 @@
 import ListTapeInvestigate
 import ListTapeModel
 import ListTapeParquet
+import ListTapeRead
 import ListTapeStore
 
 /// Turns each folded event of one log into a row of `events.parquet` and keeps the log's
@@ -13,15 +14,10 @@ struct EventRows {
   /// The deepest level after the last event: it changes only when items come or go.
   private var depth: Int?
 
-  /// Whether `op` wrote the row's event columns (the fold's record of the event), and
-  /// whether the event may change the deepest level.
-  private var pending = false
+  /// Whether the last event may change the deepest level.
   private var structural = true
   /// The dictionary numbering the row group's keys follow (`ParquetRows.append(_:key:)`).
   private var lineage: UInt64 = 0
-  /// An id `op` could not read (a record naming an entry the fold lacks): the row was
-  /// written with an empty id, and the export of this log stops after it.
-  private(set) var failure: (seq: Int, error: CodecError)?
 
   init(rows: ParquetRows, log: String) {
     self.writer = rows
@@ -30,73 +26,81 @@ struct EventRows {
     rows.forgetKeys()
   }
 
-  /// Writes the event columns of the row for record `i` of `ops` (synced into `entries`):
-  /// ids go in by entry number, hashed only the first time a row group meets an entry.
-  mutating func op(
-    _ ops: FoldOps, _ i: Int, _ entries: inout FoldEntries, into s: inout SessionSummary
-  ) {
-    if let event = ops.wholeEvent(i) {
-      eventColumns(ops.seqs[i], event, into: &s)
-      pending = true
-      return
-    }
-    guard let f = ops.fields(i), Self.readable(f, ops, entries) else { return }
-    if entries.lineage != lineage {
+  /// Writes the event columns of the row for record `i` of `ops`, its ids read from
+  /// `ids` (the fold's, synced past it): ids go in by entry number, their text written only
+  /// the first time a row group meets an entry.
+  mutating func op(_ ops: FoldOps, _ i: Int, _ ids: IdSpace, into s: inout SessionSummary) {
+    if ids.lineage != lineage {
       writer.forgetKeys()
-      lineage = entries.lineage
+      lineage = ids.lineage
     }
     let w = writer
     let seq = ops.seqs[i]
+    let start = ops.start(i)
+    let f = ops.fields(atWord: start)
     common(seq, ops.time(i), name: f.name, into: &s)
-    keyed(C.section, f.section, seq, &entries)
-    keyed(C.parent, f.parent, seq, &entries)
-    keyed(C.anchor, f.anchor, seq, &entries)
-    var k = f.idsStart
-    for _ in 0..<f.idsCount {
-      keyed(C.ids, ops.entry(atWord: k), seq, &entries)
-      k &+= f.idsStride
+    keyed(C.section, f.section, ops, ids)
+    keyed(C.parent, f.parent, ops, ids)
+    keyed(C.anchor, f.anchor, ops, ids)
+    var label = f.label
+    if ops.isBatch(atWord: start) {
+      batch(ops, atWord: start, ids, label: &label)
+    } else {
+      listed(f, ops, ids)
     }
-    if let label = f.label {
+    if let label {
       w.append(C.label, string: label)
-      s.marks += 1
+      if f.label != nil { s.marks += 1 }
     } else {
       w.appendNull(C.label)
     }
     structural = f.structural
-    pending = true
   }
 
-  /// Whether every entry the record names is one the fold has text for (else the event
-  /// goes the `Event` way, which reports why it does not decode).
-  private static func readable(_ f: FoldOpFields, _ ops: FoldOps, _ entries: FoldEntries) -> Bool {
-    guard f.section == -1 || entries.hasText(f.section),
-      f.parent == -1 || entries.hasText(f.parent),
-      f.anchor == -1 || entries.hasText(f.anchor)
-    else { return false }
+  /// The ids a record lists (its nodes' in pre-order).
+  private func listed(_ f: FoldOpFields, _ ops: FoldOps, _ ids: IdSpace) {
     var k = f.idsStart
     for _ in 0..<f.idsCount {
-      guard entries.hasText(ops.entry(atWord: k)) else { return false }
+      keyed(C.ids, ops.entry(atWord: k), ops, ids)
       k &+= f.idsStride
     }
-    return true
   }
 
-  /// Column `c`'s value (or next element) entry `e`, or null for -1.
-  private mutating func keyed(_ c: Int, _ e: Int32, _ seq: Int, _ entries: inout FoldEntries) {
+  /// A batch's ids are those of the events inside it, in order; its label is the first
+  /// mark's inside it. Nested batches are walked with a stack.
+  private func batch(_ ops: FoldOps, atWord start: Int, _ ids: IdSpace, label: inout String?) {
+    var stack: [(records: [Int], next: Int)] = [(ops.batchRecords(atWord: start), 0)]
+    while let top = stack.last {
+      if top.next == top.records.count {
+        stack.removeLast()
+        continue
+      }
+      let w = top.records[top.next]
+      stack[stack.count - 1].next += 1
+      if ops.isBatch(atWord: w) {
+        stack.append((ops.batchRecords(atWord: w), 0))
+        continue
+      }
+      let f = ops.fields(atWord: w)
+      if let text = f.label, label == nil { label = text }
+      listed(f, ops, ids)
+    }
+  }
+
+  /// Column `c`'s value (or next element): entry `e`, an id the record holds as text, or
+  /// null for -1.
+  private func keyed(_ c: Int, _ e: Int32, _ ops: FoldOps, _ ids: IdSpace) {
     let w = writer
     guard e >= 0 else {
-      if c != C.ids { w.appendNull(c) }
+      if e == -1 {
+        if c != C.ids { w.appendNull(c) }
+      } else {
+        w.append(c, string: ops.name(entry: e, ids))
+      }
       return
     }
     if w.append(c, key: Int(e)) { return }
-    do throws(CodecError) {
-      try entries.withText(e) { bytes in
-        w.append(c, utf8: UnsafeRawBufferPointer(bytes), key: Int(e))
-      }
-    } catch {
-      w.append(c, string: "")
-      if failure == nil { failure = (seq, error) }
-    }
+    ids.withText(Int(e)) { bytes in w.append(c, utf8: UnsafeRawBufferPointer(bytes), key: Int(e)) }
   }
 
   /// The log, event, time and op columns.
@@ -120,25 +124,14 @@ struct EventRows {
     }
   }
 
-  /// Ends the row of event `seq`: its event columns from `op` or, when `op` did not write
-  /// them (the fold went by events), from `event()`; then its fault and the list's counts.
-  /// `step` says whether the states before and after the event are the recorded ones (a
-  /// salvaged log): the row's `exact`, and only an exact step's fault is counted.
+  /// Ends the row of event `seq` (its event columns written by `op`): its fault and the
+  /// list's counts. `step` says whether the states before and after the event are the
+  /// recorded ones (a salvaged log): the row's `exact`, and only an exact step's fault is
+  /// counted.
   mutating func add(
-    _ seq: Int, _ fault: ListFault?, _ event: () throws(StoreError) -> Event,
-    _ state: ListState, step: StepExactness = .exact, into s: inout SessionSummary
-  ) throws(StoreError) {
-    if !pending { eventColumns(seq, try event(), into: &s) }
-    pending = false
-    stateColumns(seq, fault, state, step: step, into: &s)
-  }
-
-  /// `add` for a fold by events.
-  mutating func add(
-    _ seq: Int, _ event: Event, _ fault: ListFault?, _ state: ListState,
-    step: StepExactness = .exact, into s: inout SessionSummary
+    _ seq: Int, _ fault: ListFault?, _ state: ListState, step: StepExactness = .exact,
+    into s: inout SessionSummary
   ) {
-    eventColumns(seq, event, into: &s)
     stateColumns(seq, fault, state, step: step, into: &s)
   }
 
@@ -181,130 +174,6 @@ struct EventRows {
     w.append(C.exact, bool: step.stateIsExact)
     if !step.stateIsExact { s.inexactRows += 1 }
     w.endRow()
-  }
-
-  /// The event columns from an `Event`.
-  private mutating func eventColumns(_ seq: Int, _ event: Event, into s: inout SessionSummary) {
-    let w = writer
-    common(seq, event.time, name: event.operation.nameIndex, into: &s)
-    var section: String?
-    var parent: String?
-    var anchor: String?
-    var label: String?
-    // Whether the event, when it applies, may change the deepest level: items came or went.
-    var structural = true
-    switch event.operation {
-    case .deleteSections(let ids):
-      strings(ids)
-    case .appendSections(let ids), .reloadSections(let ids):
-      strings(ids)
-      structural = false
-    case .insertSections(let ids, let a):
-      strings(ids)
-      anchor = a.id
-      structural = false
-    case .moveSection(let id, let a):
-      section = id
-      anchor = a.id
-      structural = false
-    case .appendItems(let nodes, let sec, let par):
-      section = sec
-      parent = par
-      self.nodes(nodes)
-    case .insertItems(let nodes, let a):
-      self.nodes(nodes)
-      anchor = a.id
-    case .deleteItems(let ids):
-      strings(ids)
-    case .reloadItems(let ids), .reconfigureItems(let ids), .expand(let ids), .collapse(let ids),
-      .select(let ids):
-      strings(ids)
-      structural = false
-    case .deselect(let ids):
-      if let ids { strings(ids) }
-      structural = false
-    case .moveItem(let id, let a):
-      w.append(C.ids, string: id)
-      anchor = a.id
-    case .replaceChildren(let par, let nodes):
-      parent = par
-      self.nodes(nodes)
-    case .applySectionSnapshot(let sec, let nodes):
-      section = sec
-      self.nodes(nodes)
-    case .update(let item, _, _):
-      w.append(C.ids, string: item)
-      structural = false
-    case .deleteAllItems:
-      break
-    case .configure:
-      structural = false
-    case .mark(let text):
-      label = text
-      s.marks += 1
-      structural = false
-    case .batch(let inner):
-      batch(inner, label: &label)
-    }
-    optional(C.section, section)
-    optional(C.parent, parent)
-    optional(C.anchor, anchor)
-    optional(C.label, label)
-    self.structural = structural
-  }
-
-  private func optional(_ c: Int, _ value: String?) {
-    if let value { writer.append(c, string: value) } else { writer.appendNull(c) }
-  }
-
-  private func strings(_ ids: [String]) {
-    for id in ids { writer.append(C.ids, string: id) }
-  }
-
-  /// Inserted subtrees, pre-order.
-  private func nodes(_ list: [OutlineNode]) {
-    for node in list {
-      if node.children.isEmpty {
-        writer.append(C.ids, string: node.id)
-      } else {
-        node.forEachID { writer.append(C.ids, string: $0) }
-      }
-    }
-  }
-
-  /// A batch's ids are those of the events inside it, in order; its label is the first
-  /// mark's inside it. Nested batches are walked with a stack.
-  private func batch(_ events: [Event], label: inout String?) {
-    var stack: [(events: [Event], next: Int)] = [(events, 0)]
-    while let top = stack.last {
-      if top.next == top.events.count {
-        stack.removeLast()
-        continue
-      }
-      let op = top.events[top.next].operation
-      stack[stack.count - 1].next += 1
-      switch op {
-      case .appendSections(let ids), .deleteSections(let ids), .reloadSections(let ids),
-        .insertSections(let ids, _):
-        strings(ids)
-      case .appendItems(let n, _, _), .insertItems(let n, _), .replaceChildren(_, let n),
-        .applySectionSnapshot(_, let n):
-        nodes(n)
-      case .deleteItems(let ids), .reloadItems(let ids), .reconfigureItems(let ids),
-        .expand(let ids), .collapse(let ids), .select(let ids):
-        strings(ids)
-      case .deselect(let ids):
-        if let ids { strings(ids) }
-      case .moveItem(let id, _), .update(let id, _, _):
-        writer.append(C.ids, string: id)
-      case .mark(let text):
-        if label == nil { label = text }
-      case .batch(let inner):
-        stack.append((inner, 0))
-      case .moveSection, .deleteAllItems, .configure:
-        break
-      }
-    }
   }
 
   private static let kindIndex: [FaultKind: Int] = Dictionary(

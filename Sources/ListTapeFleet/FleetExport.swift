@@ -3,6 +3,7 @@ import ListTapeInvestigate
 import ListTapeLog
 import ListTapeModel
 import ListTapeParquet
+import ListTapeRead
 import ListTapeStore
 
 /// What exporting one log found: the figures of its `sessions` row.
@@ -161,29 +162,16 @@ package final class FleetExport {
     let steps = timeline.exactSteps
     var failure: ParquetError?
     var state = ListState()
-    var decoder = EventDecoder()
+    var decoder = timeline.startDecoder()
     var last = 0
-    // On entries when the log allows it (`onOp` writes the row's event columns from the
-    // fold's record), else by events.
-    func onOp(_ ops: FoldOps, _ i: Int, _ entries: inout FoldEntries) {
-      eventRows.op(ops, i, &entries, into: &summary)
-    }
     do throws(StoreError) {
-      try timeline.foldOps(
-        &state, &decoder, from: 1, through: timeline.eventCount, progress: progress,
-        onOp: onOp
-      ) { seq, fault, event, state in
-        do throws(StoreError) {
-          try eventRows.add(seq, fault, event, state, step: steps.at(seq), into: &summary)
-        } catch {
-          summary.undecodable = error
-          return false
-        }
+      try timeline.fold(
+        &state, &decoder, from: 1, through: timeline.eventCount, progress: progress
+      ) { ops, i, fault, state in
+        let seq = ops.seqs[i]
+        eventRows.op(ops, i, state.ids, into: &summary)
+        eventRows.add(seq, fault, state, step: steps.at(seq), into: &summary)
         last = seq
-        if let (at, error) = eventRows.failure {
-          summary.undecodable = .undecodableEvent(event: at, error, path: timeline.path)
-          return false
-        }
         guard eventRows.isFull else { return true }
         do throws(ParquetError) {
           eventRows.writer = try flush(eventRows.writer)

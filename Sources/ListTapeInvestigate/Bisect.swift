@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// What a check says about the state at one event (git bisect's vocabulary).
@@ -84,10 +85,11 @@ public enum Bisect {
     _ timeline: Timeline, where query: Query, extraChecks: Int = 3,
     onProbe: (BisectProbe) -> Void = { _ in }
   ) throws(StoreError) -> BisectResult {
+    var evaluation = Query.Evaluation(query)
     do {
       return try run(
         timeline, extraChecks: extraChecks, scanInterval: true,
-        check: { _, state in query.holds(in: state) ? .bad : .good }, onProbe: onProbe)
+        check: { _, state in evaluation.holds(in: state) ? .bad : .good }, onProbe: onProbe)
     } catch {
       switch error {
       case .timeline(let e): throw e

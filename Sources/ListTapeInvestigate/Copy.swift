@@ -1,5 +1,6 @@
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 extension Timeline {
@@ -23,16 +24,23 @@ extension Timeline {
       next = m
     }
     var lo = 1
-    var decoder = EventDecoder()
+    var ids = ListState()
+    var decoder = startDecoder()
     func copy(through end: Int) throws(StoreError) {
-      try scanEvents(from: lo, through: end, decoder: &decoder) {
-        (seq, event) throws(StoreError) in
-        try fill(upTo: seq)
-        _ = try recorder.record(replacing(seq, event))
+      var failure: StoreError?
+      try forEachEvent(from: lo, through: end, ids: &ids, decoder: &decoder) { seq, event in
+        do throws(StoreError) {
+          try fill(upTo: seq)
+          _ = try recorder.record(replacing(seq, event))
+        } catch {
+          failure = error
+          return false
+        }
         written += 1
         next = seq + 1
         return true
       }
+      if let failure { throw failure }
       try fill(upTo: end + 1)
       lo = end + 1
     }
@@ -47,6 +55,8 @@ extension Timeline {
       } else {
         decoder = try self.decoder(after: point)
       }
+      // The ids follow the new decoder from here (a recovery point may begin a segment).
+      ids = ListState()
     }
     try copy(through: n)
     return written

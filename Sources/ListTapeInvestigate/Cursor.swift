@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// A movable position in a timeline: moving forward a short way folds the events in
@@ -21,7 +22,7 @@ package struct Cursor {
     self.timeline = timeline
     position = 0
     state = ListState()
-    decoder = EventDecoder()
+    decoder = timeline.startDecoder()
   }
 
   /// Folds forward from the current position through event `limit`, stopping right after
@@ -32,12 +33,14 @@ package struct Cursor {
   {
     guard limit > position else { return nil }
     var hit: Int?
-    let stop = try timeline.fold(&state, &decoder, from: position + 1, through: limit) { n, s in
-      if condition(n, s) {
-        hit = n
-        return true
+    var stop = position
+    try timeline.fold(&state, &decoder, from: position + 1, through: limit) { ops, i, _, s in
+      stop = ops.seqs[i]
+      if condition(stop, s) {
+        hit = stop
+        return false
       }
-      return false
+      return true
     }
     folded += stop - position
     position = stop
@@ -51,7 +54,7 @@ package struct Cursor {
     // from there.
     let seekCost = decodeCost + (n - timeline.checkpointSeq(atOrBefore: n))
     if n > position && n - position <= seekCost {
-      try timeline.fold(&state, &decoder, from: position + 1, through: n)
+      try timeline.fold(&state, &decoder, from: position + 1, through: n) { _, _, _, _ in true }
       folded += n - position
     } else {
       (state, decoder) = try timeline.seek(to: n, cache: true)

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 extension Timeline {

@@ -208,9 +208,10 @@ public enum Differ {
     func index(_ s: ListState) -> (rows: [IdentifierKey: Info], order: [(String, OutlineRow)]) {
       var rows: [IdentifierKey: Info] = [:]
       var order: [(String, OutlineRow)] = []
-      for section in s.sectionIdentifiers {
+      for ref in s.sections {
+        let section = s.id(of: ref)
         var lastAtLevel: [String?] = []
-        for row in s.rows(inSection: section) ?? [] {
+        for row in s.rows(in: ref) {
           if lastAtLevel.count > row.level + 1 { lastAtLevel.removeSubrange((row.level + 1)...) }
           while lastAtLevel.count < row.level + 1 { lastAtLevel.append(nil) }
           let place = ItemPlace(section: section, parent: row.parent, after: lastAtLevel[row.level])

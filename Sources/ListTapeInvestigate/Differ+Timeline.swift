@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 // The diff of two points of a log, apart from the state differ (Diff.swift,
@@ -16,6 +17,8 @@ extension Differ {
     let lo = min(from, to)
     let hi = max(from, to)
     var (a, decoder) = try timeline.seek(to: lo)
+    // The touched items are noted and compared by string.
+    a.indexIDs()
     // Folding forward beats a second seek while it costs less than decoding a checkpoint
     // (about 30k events' worth) and folding from it.
     guard hi - lo <= 30_000 + hi - timeline.checkpointSeq(atOrBefore: hi) else {
@@ -24,11 +27,10 @@ extension Differ {
     }
     var b = a
     var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
-    try timeline.scanEvents(from: lo + 1, through: hi, decoder: &decoder) { _, event in
-      touched.note(event, before: b)
-      try? b.apply(event)
-      return true
+    func note(_ ops: FoldOps, _ i: Int, _ s: ListState) {
+      touched.note(ops.event(i, s.ids), before: s)
     }
+    try timeline.fold(&b, &decoder, from: lo + 1, through: hi, before: note) { _, _, _, _ in true }
     return from <= to
       ? diff(a, b, touched: touched, context: context)
       : diff(b, a, touched: touched, context: context)

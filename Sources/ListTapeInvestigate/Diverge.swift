@@ -1,5 +1,6 @@
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// Where two recordings first disagree.
@@ -52,18 +53,20 @@ package enum Diverge {
     var (stateA, decoderA) = try a.seek(to: first - 1)
     var stateB = stateA
     var decoderB = try b.seek(to: first - 1).decoder
+    var idsA = ListState()
+    var idsB = ListState()
     var compared = 0
     var n = first
     let window = 4_096
     while n <= max(a.eventCount, b.eventCount) {
       let end = n + window - 1
       var eventsA: [Event] = []
-      try a.scanEvents(from: n, through: end, decoder: &decoderA) { _, e in
+      try a.forEachEvent(from: n, through: end, ids: &idsA, decoder: &decoderA) { _, e in
         eventsA.append(e)
         return true
       }
       var eventsB: [Event] = []
-      try b.scanEvents(from: n, through: end, decoder: &decoderB) { _, e in
+      try b.forEachEvent(from: n, through: end, ids: &idsB, decoder: &decoderB) { _, e in
         eventsB.append(e)
         return true
       }
@@ -108,6 +111,8 @@ package enum Diverge {
     for run in runs {
       var (stateA, decoderA) = try a.seek(to: min(run.lowerBound, a.eventCount))
       var (stateB, decoderB) = try b.seek(to: min(run.lowerBound, b.eventCount))
+      var idsA = ListState()
+      var idsB = ListState()
       result.comparedStates += 1
       if stateA != stateB {
         result.event = run.lowerBound
@@ -121,12 +126,12 @@ package enum Diverge {
       while n <= run.upperBound {
         let last = min(run.upperBound, n + window - 1)
         var eventsA: [Event] = []
-        try a.scanEvents(from: n, through: last, decoder: &decoderA) { _, e in
+        try a.forEachEvent(from: n, through: last, ids: &idsA, decoder: &decoderA) { _, e in
           eventsA.append(e)
           return true
         }
         var eventsB: [Event] = []
-        try b.scanEvents(from: n, through: last, decoder: &decoderB) { _, e in
+        try b.forEachEvent(from: n, through: last, ids: &idsB, decoder: &decoderB) { _, e in
           eventsB.append(e)
           return true
         }
@@ -188,7 +193,7 @@ package enum Diverge {
   static func firstDifferentRecord(_ a: Timeline, _ b: Timeline, through: Int) throws(StoreError)
     -> Int?
   {
-    let window = Timeline.recordWindow
+    let window = LogEvents.window
     var next = 1
     var bytes: [UInt8] = []
     var ends: [Int] = []
@@ -196,13 +201,13 @@ package enum Diverge {
       let end = min(through, next + window - 1)
       bytes.removeAll(keepingCapacity: true)
       ends.removeAll(keepingCapacity: true)
-      try a.scan(from: next, through: end) { _, record in
+      try a.rawRecords(from: next, through: end) { _, record in
         bytes.append(contentsOf: record)
         ends.append(bytes.count)
         return true
       }
       var found: Int?
-      try b.scan(from: next, through: end) { seq, record in
+      try b.rawRecords(from: next, through: end) { seq, record in
         let i = seq - next
         let start = i == 0 ? 0 : ends[i - 1]
         let same = bytes.withUnsafeBytes { all in
@@ -246,16 +251,18 @@ extension Timeline {
     var next = start
     var decoderA = try decoder(after: start - 1)
     var decoderB = try other.decoder(after: start - 1)
+    var idsA = ListState()
+    var idsB = ListState()
     var events: [Event] = []
     while next <= through {
       let end = min(through, next + window - 1)
       events.removeAll(keepingCapacity: true)
-      try scanEvents(from: next, through: end, decoder: &decoderA) { _, e in
+      try forEachEvent(from: next, through: end, ids: &idsA, decoder: &decoderA) { _, e in
         events.append(e)
         return true
       }
       var found: Int?
-      try other.scanEvents(from: next, through: end, decoder: &decoderB) { seq, e in
+      try other.forEachEvent(from: next, through: end, ids: &idsB, decoder: &decoderB) { seq, e in
         let i = seq - next
         if i >= events.count || events[i] != e {
           found = seq

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// One change of an expression's value during a full scan.
@@ -24,8 +25,9 @@ public enum Find {
     onChange: (ValueChange, Event) -> Void
   ) throws(StoreError) -> (initial: QueryValue, changes: Int) {
     var state = ListState()
-    var decoder = EventDecoder()
-    let initial = query.evaluate(state)
+    var decoder = timeline.startDecoder()
+    var evaluation = Query.Evaluation(query)
+    let initial = evaluation.evaluate(state)
     var current = initial
     var count = 0
     let total = timeline.eventCount
@@ -36,16 +38,17 @@ public enum Find {
     // be one of them).
     var currentIsExact = true
     var previous = 0
-    try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
-      seq, e, _, s in
+    try timeline.fold(&state, &decoder, from: 1, through: total, progress: progress) {
+      ops, i, _, s in
+      let seq = ops.seqs[i]
       if seq != previous + 1 { currentIsExact = false }
       previous = seq
       let step = steps.at(seq)
-      let v = query.evaluate(s)
+      let v = evaluation.evaluate(s)
       if v != current {
         var change = ValueChange(event: seq, from: current, to: v)
         change.exact = step == .exact && currentIsExact
-        onChange(change, e)
+        onChange(change, ops.event(i, s.ids))
         current = v
         count += 1
       }

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// An item as it stood after one event.
@@ -22,17 +23,18 @@ package struct ItemState: Equatable, Sendable {
   /// Its fields, if it has any.
   package var fields: [String: String]?
 
-  init?(_ s: ListState, _ id: String) {
-    guard let place = s.placement(of: id), let level = s.level(of: id) else { return nil }
+  init?(_ s: ListState, _ probe: inout IdProbe) {
+    guard let x = s.item(&probe) else { return nil }
+    let place = s.placement(of: x)
     section = place.section
     parent = place.parent
-    self.level = level
-    expanded = s.isExpanded(id)
-    visible = s.isVisible(id)
-    selected = s.isSelected(id)
-    row = s.indexPath(for: id)?.item
-    title = s.title(of: id)
-    fields = s.fields(of: id)
+    level = s.level(of: x)
+    expanded = s.isExpanded(x)
+    visible = s.isVisible(x)
+    selected = s.isSelected(x)
+    row = s.row(of: x)
+    title = s.title(of: x)
+    fields = s.fields(of: x)
   }
 
   /// Equal but for the row, which moves whenever anything above it changes.
@@ -71,7 +73,7 @@ package enum History {
     _ body: (HistoryEntry) -> Void
   ) throws(StoreError) -> Int {
     var state = ListState()
-    var decoder = EventDecoder()
+    var decoder = timeline.startDecoder()
     var current: ItemState?
     var count = 0
     let total = timeline.eventCount
@@ -80,8 +82,11 @@ package enum History {
     // `Find.changes`: not after an inexact step, nor across numbers the fold passed over).
     var currentIsExact = true
     var previous = 0
-    try timeline.foldEach(&state, &decoder, from: 1, through: total, progress: progress) {
-      seq, e, fault, s in
+    var probe = IdProbe(id)
+    try timeline.fold(&state, &decoder, from: 1, through: total, progress: progress) {
+      ops, i, fault, s in
+      let seq = ops.seqs[i]
+      let e = ops.event(i, s.ids)
       if seq != previous + 1 { currentIsExact = false }
       previous = seq
       let step = steps.at(seq)
@@ -90,7 +95,7 @@ package enum History {
       // Only events that name the item, or change the list around it, can touch it; after
       // a gap the restored state may hold it without any event naming it.
       let look = named || current != nil || step != .exact || !currentIsExact
-      let after = look ? ItemState(s, id) : nil
+      let after = look ? ItemState(s, &probe) : nil
       let changed: Bool
       switch (current, after) {
       case (nil, nil): changed = false

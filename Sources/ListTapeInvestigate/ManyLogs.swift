@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// One log's answer in a search of many logs.
@@ -258,38 +259,24 @@ extension Timeline {
     first: (event: Int, op: Event?)?, exact: Bool
   ) {
     var state = ListState()
-    if query.holds(in: state) { return ((0, nil), true) }
-    var decoder = EventDecoder()
+    var evaluation = Query.Evaluation(query)
+    if evaluation.holds(in: state) { return ((0, nil), true) }
+    var decoder = startDecoder()
     var found: (event: Int, op: Event?)?
-    guard !gaps.isEmpty else {
-      try scanEvents(from: 1, through: eventCount, decoder: &decoder) { seq, event in
-        guard Self.apply(event, to: &state, then: query) else { return true }
-        found = (seq, event)
-        return false
-      }
-      return (found, true)
-    }
     let steps = exactSteps
     var exact = true
-    try foldEach(&state, &decoder, from: 1, through: eventCount) { seq, event, _, s in
+    try fold(&state, &decoder, from: 1, through: eventCount, readAhead: false) { ops, i, _, s in
+      let seq = ops.seqs[i]
       guard steps.stateIsExact(at: seq) else {
         exact = false
         return true
       }
-      guard query.holds(in: s) else { return true }
-      found = (seq, event)
+      guard evaluation.holds(in: s) else { return true }
+      found = (seq, ops.event(i, s.ids))
       return false
     }
     // Lost events at the end (no state after them folded) also leave the answer unjudged.
     if found == nil && !steps.stateIsExact(at: eventCount) { exact = false }
     return (found, exact)
-  }
-
-  /// Folds `event` into `state` and evaluates `query` there, through `inout`: the closure's
-  /// captured state is then used in place, not copied (retaining every table) per event.
-  @inline(__always)
-  private static func apply(_ event: Event, to state: inout ListState, then query: Query) -> Bool {
-    try? state.apply(event)
-    return query.holds(in: state)
   }
 }

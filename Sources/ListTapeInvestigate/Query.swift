@@ -37,19 +37,25 @@ public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
 /// A parsed, type-checked state predicate such as
 /// `visible("mic") and count(selected) == 0` (protocol section 4, EXPR).
 public struct Query: Sendable, CustomStringConvertible {
+  /// An id the expression names, with the place of its probe in an `Evaluation`.
+  struct Ref: Sendable {
+    let id: String
+    let slot: Int
+  }
+
   indirect enum Node: Sendable {
     case literal(QueryValue)
-    case visible(String)
-    case expanded(String)
-    case selected(String)
-    case exists(String)
-    case countVisible(section: String?)
+    case visible(Ref)
+    case expanded(Ref)
+    case selected(Ref)
+    case exists(Ref)
+    case countVisible(section: Ref?)
     case countItems
     case countSelected
     case countSections
-    case level(String)
-    case row(String)
-    case parent(String)
+    case level(Ref)
+    case row(Ref)
+    case parent(Ref)
     case not(Node)
     case and(Node, Node)
     case or(Node, Node)
@@ -62,6 +68,8 @@ public struct Query: Sendable, CustomStringConvertible {
   }
 
   let root: Node
+  /// The ids the expression names, by slot.
+  let ids: [String]
   /// The type the whole expression evaluates to.
   let kind: Kind
   /// The source text, for messages.
@@ -76,36 +84,63 @@ public struct Query: Sendable, CustomStringConvertible {
     let (node, kind) = try p.parseExpression()
     try p.expectEnd()
     root = node
+    ids = p.ids
     self.kind = kind
     description = text
   }
 
-  /// Evaluates the expression on a state.
-  package func evaluate(_ state: ListState) -> QueryValue { Self.eval(root, state) }
+  /// Evaluates the expression on a state (looking each id up; `Evaluation` asks many
+  /// states of one fold for the price of one lookup).
+  package func evaluate(_ state: ListState) -> QueryValue {
+    var e = Evaluation(self)
+    return e.evaluate(state)
+  }
 
   /// Evaluates a boolean expression (false for any non-boolean result).
   package func holds(in state: ListState) -> Bool { evaluate(state) == .bool(true) }
 
-  static func eval(_ node: Node, _ s: ListState) -> QueryValue {
-    switch node {
-    case .literal(let v): return v
-    case .visible(let id): return .bool(s.isVisible(id))
-    case .expanded(let id): return .bool(s.isExpanded(id))
-    case .selected(let id): return .bool(s.isSelected(id))
-    case .exists(let id): return .bool(s.contains(id))
-    case .countVisible(let section):
-      if let section { return .int(s.numberOfItems(inSection: section) ?? 0) }
-      return .int(s.numberOfItems)
-    case .countItems: return .int(s.numberOfAllItems)
-    case .countSelected: return .int(s.numberOfSelectedItems)
-    case .countSections: return .int(s.numberOfSections)
-    case .level(let id): return .int(s.level(of: id) ?? -1)
-    case .row(let id): return .int(s.indexPath(for: id)?.item ?? -1)
-    case .parent(let id): return s.parent(of: id).map { .string($0) } ?? .null
-    case .not(let a): return .bool(eval(a, s) != .bool(true))
-    case .and(let a, let b): return .bool(eval(a, s) == .bool(true) && eval(b, s) == .bool(true))
-    case .or(let a, let b): return .bool(eval(a, s) == .bool(true) || eval(b, s) == .bool(true))
-    case .compare(let op, let a, let b): return .bool(compare(op, eval(a, s), eval(b, s)))
+  /// The expression asked of many states: each id it names keeps its `IdProbe`, so states
+  /// of one fold are searched only in the ids defined since the last.
+  package struct Evaluation: Sendable {
+    package let query: Query
+    var probes: [IdProbe]
+
+    package init(_ query: Query) {
+      self.query = query
+      probes = query.ids.map(IdProbe.init)
+    }
+
+    /// The expression's value on `state`.
+    package mutating func evaluate(_ state: ListState) -> QueryValue { eval(query.root, state) }
+
+    /// Whether a boolean expression holds on `state`.
+    package mutating func holds(in state: ListState) -> Bool { evaluate(state) == .bool(true) }
+
+    mutating func eval(_ node: Node, _ s: ListState) -> QueryValue {
+      switch node {
+      case .literal(let v): return v
+      case .visible(let r): return .bool(s.item(&probes[r.slot]).map(s.isVisible) ?? false)
+      case .expanded(let r): return .bool(s.item(&probes[r.slot]).map(s.isExpanded) ?? false)
+      case .selected(let r): return .bool(s.item(&probes[r.slot]).map(s.isSelected) ?? false)
+      case .exists(let r): return .bool(s.item(&probes[r.slot]) != nil)
+      case .countVisible(let section):
+        if let r = section { return .int(s.section(&probes[r.slot]).map(s.numberOfItems) ?? 0) }
+        return .int(s.numberOfItems)
+      case .countItems: return .int(s.numberOfAllItems)
+      case .countSelected: return .int(s.numberOfSelectedItems)
+      case .countSections: return .int(s.numberOfSections)
+      case .level(let r): return .int(s.item(&probes[r.slot]).map { s.level(of: $0) } ?? -1)
+      case .row(let r): return .int(s.item(&probes[r.slot]).flatMap { s.row(of: $0) } ?? -1)
+      case .parent(let r):
+        return s.item(&probes[r.slot]).flatMap { s.parent(of: $0) }.map { .string($0) } ?? .null
+      case .not(let a): return .bool(eval(a, s) != .bool(true))
+      case .and(let a, let b):
+        return .bool(eval(a, s) == .bool(true) && eval(b, s) == .bool(true))
+      case .or(let a, let b):
+        return .bool(eval(a, s) == .bool(true) || eval(b, s) == .bool(true))
+      case .compare(let op, let a, let b):
+        return .bool(Query.compare(op, eval(a, s), eval(b, s)))
+      }
     }
   }
 
@@ -139,8 +174,16 @@ struct QueryParser {
   let chars: [Character]
   var i = 0
   var depth = 0
+  /// The ids named so far, by slot.
+  var ids: [String] = []
 
   init(_ text: String) { chars = Array(text) }
+
+  /// Names `id` in the expression: the next slot.
+  mutating func ref(_ id: String) -> Query.Ref {
+    ids.append(id)
+    return Query.Ref(id: id, slot: ids.count - 1)
+  }
 
   func fail(_ message: String, at index: Int? = nil) -> QueryError {
     QueryError(column: (index ?? i) + 1, message: message)
@@ -357,14 +400,14 @@ struct QueryParser {
     i += 1
   }
 
-  mutating func idArgument(_ fn: String) throws(QueryError) -> String {
+  mutating func idArgument(_ fn: String) throws(QueryError) -> Query.Ref {
     skipSpace()
     guard i < chars.count, chars[i] == "\"" else {
       throw fail("\(fn)() takes an item identifier string, like \(fn)(\"mic\")")
     }
     let id = try parseString()
     if id.isEmpty { throw fail("empty identifier", at: i - 2) }
-    return id
+    return ref(id)
   }
 
   mutating func parseCall(_ fn: String, at start: Int) throws(QueryError) -> (
@@ -407,7 +450,7 @@ struct QueryParser {
         guard i < chars.count, chars[i] == "\"" else {
           throw fail("count(visible, SECTION) takes a section identifier string")
         }
-        return (.countVisible(section: try parseString()), .int)
+        return (.countVisible(section: ref(try parseString())), .int)
       }
       return (.countVisible(section: nil), .int)
     case "items": return (.countItems, .int)

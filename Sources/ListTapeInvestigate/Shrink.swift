@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// What `Shrink.run` kept of a log.
@@ -375,10 +376,7 @@ struct LogPrefixes {
     var at = from
     while at < n {
       let stop = min(n, (at / spacing + 1) * spacing)
-      try timeline.scanEvents(from: at + 1, through: stop, decoder: &decoder) { _, event in
-        try? state.apply(event)
-        return true
-      }
+      try timeline.fold(&state, &decoder, from: at + 1, through: stop) { _, _, _, _ in true }
       at = stop
       if at < n && !saved.contains(where: { $0.n == at }) {
         saved.append((at, state, decoder))
@@ -413,12 +411,12 @@ extension Query {
     func walk(_ node: Node) -> Bool {
       switch node {
       case .literal, .countSections: return true
-      case .visible(let id), .expanded(let id), .exists(let id), .level(let id), .parent(let id):
-        items.append(id)
+      case .visible(let r), .expanded(let r), .exists(let r), .level(let r), .parent(let r):
+        items.append(r.id)
         return true
       case .row: return false
-      case .selected(let id):
-        items.append(id)
+      case .selected(let r):
+        items.append(r.id)
         selection = true
         return true
       case .countSelected:

@@ -27,11 +27,12 @@ package enum SwiftExport {
     out.append("  var snapshot = NSDiffableDataSourceSnapshot<String, String>()")
     out.append("  snapshot.appendSections(\(list(state.sectionIdentifiers)))")
     out.append("  dataSource.apply(snapshot, animatingDifferences: false)")
-    for (i, section) in state.sectionIdentifiers.enumerated() {
+    for (i, ref) in state.sections.enumerated() {
+      let section = state.id(of: ref)
       let name = "section\(i)"
       out.append("")
       out.append("  var \(name) = NSDiffableDataSourceSectionSnapshot<String>()")
-      let rows = state.rows(inSection: section) ?? []
+      let rows = state.rows(in: ref)
       // Roots in one call, then each parent's children in one call, parents in pre-order
       // (so every parent exists before its children are appended).
       var children: [String: [String]] = [:]

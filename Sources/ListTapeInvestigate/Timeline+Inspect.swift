@@ -1,5 +1,6 @@
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// What `verify` found: what was checked, and what is wrong (nil when intact).
@@ -108,16 +109,16 @@ extension Timeline {
     let total = eventCount
     let overall = progress.map { p in { (seq: Int, _: Int) in p(seq, total) } }
     var state = ListState()
-    var decoder = EventDecoder()
+    var decoder = startDecoder()
     var last = 0
     // After events lost in a salvage the fold is not the recorded state: a self-contained
     // checkpoint after the gap is adopted, not compared (Timeline+Damage.swift).
     var exactSince = 0
     do throws(StoreError) {
       for stop in stops {
-        try foldEach(&state, &decoder, from: last + 1, through: stop, progress: overall) {
-          seq, _, _, _ in
-          last = seq
+        try fold(&state, &decoder, from: last + 1, through: stop, progress: overall) {
+          ops, i, _, _ in
+          last = ops.seqs[i]
           return true
         }
         guard stop < limit || limitIsCheckpoint else { continue }
@@ -155,18 +156,19 @@ extension Timeline {
     var first: Int64?
     var last: Int64?
     var state = ListState()
-    var decoder = EventDecoder()
+    var decoder = startDecoder()
     let total = eventCount
     let steps = exactSteps
     let skippedBefore = skippedAfterGaps
-    try foldEach(&state, &decoder, from: 1, through: total, progress: progress) { n, e, fault, _ in
-      counts[e.op, default: 0] += 1
-      let step = steps.at(n)
-      if let t = e.time {
+    try fold(&state, &decoder, from: 1, through: total, progress: progress) { ops, i, fault, _ in
+      let op = ops.name(i)
+      counts[op, default: 0] += 1
+      let step = steps.at(ops.seqs[i])
+      if let t = ops.time(i) {
         first = min(first ?? t, t)
         last = max(last ?? t, t)
       }
-      if case .mark = e.operation { marks += 1 }
+      if op == "mark" { marks += 1 }
       if let fault, step == .exact {
         faults += 1
         kinds[fault.kind, default: 0] += 1

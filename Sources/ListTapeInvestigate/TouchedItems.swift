@@ -46,7 +46,7 @@ package struct TouchedItems: Sendable {
     case .deleteSections(let ids):
       for id in ids { addSection(id, s) }
     case .deleteAllItems:
-      for id in s.sectionIdentifiers { addSection(id, s) }
+      for ref in s.sections where !overflowed { for x in s.allItems(in: ref) { add(x) } }
     case .moveItem(let id, let anchor):
       // Moving next to a hidden item deselects the moved subtree.
       if inBatch {

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// A fault present in one history and not in the other.
@@ -108,7 +109,9 @@ package enum WhatIf {
     }
     var range = 0
     var folded = first - 1
-    try timeline.scanEvents(from: first, through: total, decoder: &decoder) { n, event in
+    var ids = ListState()
+    try timeline.forEachEvent(from: first, through: total, ids: &ids, decoder: &decoder) {
+      n, event in
       folded = n
       while range < without.count && without[range].upperBound < n { range += 1 }
       if range < without.count && without[range].contains(n) {

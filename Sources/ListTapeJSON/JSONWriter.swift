@@ -98,6 +98,30 @@ package struct JSONWriter: Sendable {
     needsComma = true
   }
 
+  /// Writes a string given as UTF-8 bytes (valid UTF-8: the caller checked it).
+  package mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+    beforeValue()
+    appendQuoted(utf8)
+    needsComma = true
+  }
+
+  /// Writes an object key given as UTF-8 bytes; the next call writes its value.
+  package mutating func key(utf8: UnsafeBufferPointer<UInt8>) {
+    beforeValue()
+    appendQuoted(utf8)
+    bytes.append(ASCII.colon)
+    if pretty {
+      bytes.append(ASCII.space)
+    }
+    needsComma = false
+    afterKey = true
+  }
+
+  /// Makes room for `n` more bytes (a caller about to write a large document).
+  package mutating func reserve(_ n: Int) {
+    bytes.reserveCapacity(bytes.count &+ n)
+  }
+
   /// Writes an object key; the next call writes its value.
   package mutating func key(_ name: String) {
     beforeValue()
@@ -200,18 +224,20 @@ package struct JSONWriter: Sendable {
 
   private mutating func appendQuoted(_ value: String) {
     var value = value
+    value.withUTF8 { appendQuoted($0) }
+  }
+
+  private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
     bytes.append(ASCII.quote)
-    value.withUTF8 { utf8 in
-      var runStart = 0
-      for position in utf8.indices {
-        let byte = utf8[position]
-        guard byte < 0x20 || byte == ASCII.quote || byte == ASCII.backslash else { continue }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
-        appendEscape(byte)
-        runStart = position + 1
-      }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+    var runStart = 0
+    for position in utf8.indices {
+      let byte = utf8[position]
+      guard byte < 0x20 || byte == ASCII.quote || byte == ASCII.backslash else { continue }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<position]))
+      appendEscape(byte)
+      runStart = position + 1
     }
+    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
     bytes.append(ASCII.quote)
   }
 

@@ -272,12 +272,13 @@ package final class LogIndex {
     return raw
   }
 
-  /// The dictionary a decoder needs at `point`: its segment's entries defined before it, in
-  /// stored form, with their ends.
+  /// The dictionary a decoder needs at `point`: its segment's entries as far as the index
+  /// covers them (those after the point are the ones the log defines next), in stored form,
+  /// with their ends.
   package func dictionary(at point: IndexSeekPoint) throws(LogError) -> (
     stored: [UInt8], ends: [UInt32]
   ) {
-    try dictionary(segment: point.segmentIndex, count: point.dictionaryCount)
+    try dictionary(segment: point.segmentIndex, count: segments[point.segmentIndex].entries)
   }
 
   /// The first `count` entries of segment `index`'s dictionary: stored bytes and ends.

@@ -41,8 +41,20 @@ struct InvariantChecker {
   mutating func run(multiple: Bool) {
     let f = forest
     if f.journal != nil { fail("a batch journal is still open") }
-    if f.sectionIndex.count != f.sectionOrder.count {
-      fail("sectionIndex has \(f.sectionIndex.count) ids, sectionOrder \(f.sectionOrder.count)")
+    let mappedSections = f.sectionOf.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) }
+    if mappedSections != f.sectionOrder.count {
+      fail("sectionOf maps \(mappedSections) entries, sectionOrder holds \(f.sectionOrder.count)")
+    }
+    let mappedItems = f.handleOf.reduce(0) { $0 + ($1 >= 0 ? 1 : 0) }
+    if mappedItems != f.itemCount {
+      fail("handleOf maps \(mappedItems) entries, itemCount is \(f.itemCount)")
+    }
+    if f.handleOf.count > f.ids.count || f.sectionOf.count > f.ids.count {
+      fail("entry maps longer than the \(f.ids.count) ids")
+    }
+    if f.entryOf.count != f.nodes.count || f.content.count != f.nodes.count {
+      fail(
+        "per-node arrays of \(f.entryOf.count) and \(f.content.count) for \(f.nodes.count) nodes")
     }
     var sectionsSeen = Set<Handle>()
     let rows = f.sectionOrder.reduce(0) { $0 + f.visibleCount(inSection: $1) }
@@ -54,20 +66,24 @@ struct InvariantChecker {
       if f.sectionOrder[k] != s { fail("sectionOrder[\(k)] is not \(s)") }
       if !sectionsSeen.insert(s).inserted { fail("section slot \(s) listed twice") }
       let slot = f.sections[Int(s)]
-      if !slot.live { fail("section \(slot.id) in order but not live") }
-      if f.sectionIndex[slot.id] != s { fail("sectionIndex[\(slot.id)] != \(s)") }
+      if !slot.live { fail("section \(f.sectionID(s)) in order but not live") }
+      if f.section(entry: slot.entry) != s { fail("sectionOf[\(slot.entry)] != \(s)") }
       _ = list(slot.roots, parent: -1, section: s, visible: true)
     }
     for s in f.freeSections where f.sections[Int(s)].live { fail("free section \(s) is live") }
     for x in f.freeNodes where f.nodes[Int(x)].live { fail("free node \(x) is live") }
-    if reached != f.itemIndex.count {
-      fail("reached \(reached) items, itemIndex holds \(f.itemIndex.count)")
+    if reached != f.itemCount {
+      fail("reached \(reached) items, itemCount is \(f.itemCount)")
     }
-    if selectedReached != f.selection.count {
-      fail("\(selectedReached) nodes flagged selected, selection holds \(f.selection.count)")
+    if selectedReached != f.selectedCount {
+      fail("\(selectedReached) nodes flagged selected, selectedCount is \(f.selectedCount)")
     }
-    if !multiple && f.selection.count > 1 {
-      fail("\(f.selection.count) selected in single mode")
+    if !multiple && f.selectedCount > 1 {
+      fail("\(f.selectedCount) selected in single mode")
+    }
+    for x in f.nodes.indices where f.nodes[x].live {
+      let e = f.entryOf[x]
+      if e < 0 || Int(e) >= f.ids.count { fail("node \(x) has entry \(e) of \(f.ids.count)") }
     }
   }
 
@@ -148,12 +164,11 @@ struct InvariantChecker {
     }
     reached += 1
     if !n.live { fail("\(id): reachable but not live") }
-    if f.itemIndex[id] != t { fail("itemIndex[\(id)] != \(t)") }
+    if f.item(entry: f.entryOf[Int(t)]) != t { fail("handleOf[\(f.entryOf[Int(t)])] != \(t)") }
     if n.block != block { fail("\(id): block \(n.block), expected \(block)") }
     if n.parent != parent { fail("\(id): parent \(n.parent), expected \(parent)") }
     let expectedSection = parent >= 0 ? -1 : section
     if n.section != expectedSection { fail("\(id): section \(n.section)") }
-    if n.selected != f.selection.contains(t) { fail("\(id): selected flag disagrees") }
     if n.selected {
       selectedReached += 1
       if !visible { fail("\(id): selected but hidden") }

@@ -18,41 +18,41 @@ package struct ListState: Sendable {
 extension ListState {
   /// Section identifiers in display order.
   package var sectionIdentifiers: [String] {
-    forest.sectionOrder.map { forest.sections[Int($0)].id }
+    forest.sectionOrder.map { forest.sectionID($0) }
   }
 
   package var numberOfSections: Int { forest.sectionOrder.count }
 
   /// Position of a section, or nil when absent. - Complexity: O(log sections).
   package func indexOfSection(_ id: String) -> Int? {
-    forest.sectionIndex[id].flatMap { forest.sectionPosition($0) }
+    forest.handle(ofSection: id).flatMap { forest.sectionPosition($0) }
   }
 
-  package func containsSection(_ id: String) -> Bool { forest.sectionIndex[id] != nil }
+  package func containsSection(_ id: String) -> Bool { forest.handle(ofSection: id) != nil }
 
   package mutating func appendSections(_ ids: [String]) throws(ListFault) {
-    try forest.appendSections(ids)
+    try apply(Event(.appendSections(ids)))
   }
 
   package mutating func insertSections(_ ids: [String], beforeSection: String) throws(ListFault) {
-    try forest.insertSections(ids, anchor: beforeSection, after: false)
+    try apply(Event(.insertSections(ids, .before(beforeSection))))
   }
 
   package mutating func insertSections(_ ids: [String], afterSection: String) throws(ListFault) {
-    try forest.insertSections(ids, anchor: afterSection, after: true)
+    try apply(Event(.insertSections(ids, .after(afterSection))))
   }
 
   /// Removes sections with all their items; absent ids are ignored.
   package mutating func deleteSections(_ ids: [String]) {
-    forest.deleteSections(ids)
+    try? apply(Event(.deleteSections(ids)))
   }
 
   package mutating func moveSection(_ id: String, beforeSection: String) throws(ListFault) {
-    try forest.moveSection(id, anchor: beforeSection, after: false)
+    try apply(Event(.moveSection(id, .before(beforeSection))))
   }
 
   package mutating func moveSection(_ id: String, afterSection: String) throws(ListFault) {
-    try forest.moveSection(id, anchor: afterSection, after: true)
+    try apply(Event(.moveSection(id, .after(afterSection))))
   }
 
   /// No structural change; every section must exist.
@@ -73,8 +73,8 @@ extension ListState {
 
   /// Visible items of a section (what the collection view shows), or nil when absent.
   package func itemIdentifiers(inSection id: String) -> [String]? {
-    guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.items(inSection: s, visibleOnly: true).map { forest.id(of: $0) }
+    guard let s = section(id) else { return nil }
+    return forest.items(inSection: s.handle, visibleOnly: true).map { forest.id(of: $0) }
   }
 
   /// Visible rows in the whole list. - Complexity: O(1).
@@ -82,20 +82,20 @@ extension ListState {
 
   /// Visible rows of a section, or nil when absent. - Complexity: O(1).
   package func numberOfItems(inSection id: String) -> Int? {
-    forest.sectionIndex[id].map { forest.visibleCount(inSection: $0) }
+    section(id).map { numberOfItems(in: $0) }
   }
 
   /// Every item of the list, visible or not. - Complexity: O(1).
-  package var numberOfAllItems: Int { forest.itemIndex.count }
+  package var numberOfAllItems: Int { forest.itemCount }
 
   package func sectionIdentifier(containingItem id: String) -> String? {
-    forest.itemIndex[id].map { forest.sections[Int(forest.section(of: $0))].id }
+    forest.handle(ofItem: id).map { forest.sectionID(forest.section(of: $0)) }
   }
 
   /// Index of a visible item among all visible items of the list, nil when hidden or absent.
   /// - Complexity: O(sections + depth × log siblings).
   package func indexOfItem(_ id: String) -> Int? {
-    guard let x = forest.itemIndex[id], let row = forest.row(of: x) else { return nil }
+    guard let x = forest.handle(ofItem: id), let row = forest.row(of: x) else { return nil }
     let s = forest.section(of: x)
     var offset = 0
     for t in forest.sectionOrder {
@@ -109,7 +109,7 @@ extension ListState {
   package mutating func appendItems(_ items: [OutlineNode], toSection: String? = nil)
     throws(ListFault)
   {
-    try forest.appendItems(items, section: toSection, parent: nil)
+    try apply(Event(.appendItems(items, section: toSection, parent: nil)))
   }
 
   /// Appends bare items as the last root items of a section (the last section when nil).
@@ -122,35 +122,35 @@ extension ListState {
   package mutating func appendItems(
     _ items: [OutlineNode], toParent parent: String, inSection: String? = nil
   ) throws(ListFault) {
-    try forest.appendItems(items, section: inSection, parent: parent)
+    try apply(Event(.appendItems(items, section: inSection, parent: parent)))
   }
 
   package mutating func insertItems(_ items: [OutlineNode], beforeItem: String) throws(ListFault) {
-    try forest.insertItems(items, anchor: beforeItem, after: false)
+    try apply(Event(.insertItems(items, .before(beforeItem))))
   }
 
   /// Inserts items as siblings after the anchor's whole subtree.
   package mutating func insertItems(_ items: [OutlineNode], afterItem: String) throws(ListFault) {
-    try forest.insertItems(items, anchor: afterItem, after: true)
+    try apply(Event(.insertItems(items, .after(afterItem))))
   }
 
   /// Removes items and all their descendants; absent ids are ignored.
   package mutating func deleteItems(_ ids: [String]) {
-    forest.deleteItems(ids)
+    try? apply(Event(.deleteItems(ids)))
   }
 
   /// Removes every item; sections stay.
   package mutating func deleteAllItems() {
-    forest.deleteAllItems()
+    try? apply(Event(.deleteAllItems))
   }
 
   package mutating func moveItem(_ id: String, beforeItem: String) throws(ListFault) {
-    try forest.moveItem(id, anchor: beforeItem, after: false)
+    try apply(Event(.moveItem(id, .before(beforeItem))))
   }
 
   /// Moves an item to right after the anchor's whole subtree, as its next sibling.
   package mutating func moveItem(_ id: String, afterItem: String) throws(ListFault) {
-    try forest.moveItem(id, anchor: afterItem, after: true)
+    try apply(Event(.moveItem(id, .after(afterItem))))
   }
 
   /// No structural change; every item must exist.
@@ -165,7 +165,7 @@ extension ListState {
   package mutating func updateItem(_ id: String, title: String?, fields: [String: String]?)
     throws(ListFault)
   {
-    try forest.update(id, title: title, fields: fields)
+    try apply(Event(.update(item: id, title: title, fields: fields)))
   }
 }
 
@@ -174,7 +174,7 @@ extension ListState {
 extension ListState {
   /// The outline of a section, or nil when absent. - Complexity: O(items in the section).
   package func sectionSnapshot(for section: String) -> SectionSnapshot? {
-    guard let s = forest.sectionIndex[section] else { return nil }
+    guard let s = forest.handle(ofSection: section) else { return nil }
     return SectionSnapshot(nodes: forest.outline(list: forest.sections[Int(s)].roots))
   }
 
@@ -185,53 +185,53 @@ extension ListState {
 
   /// Replaces the whole content of an existing section with `items`.
   package mutating func applyItems(_ items: [OutlineNode], to section: String) throws(ListFault) {
-    try forest.replaceSection(section, with: items)
+    try apply(Event(.applySectionSnapshot(section: section, items: items)))
   }
 
   /// Drops every descendant of `parent`, then attaches `items` as its children.
   package mutating func replaceChildren(of parent: String, with items: [OutlineNode])
     throws(ListFault)
   {
-    try forest.replaceChildren(of: parent, with: items)
+    try apply(Event(.replaceChildren(parent: parent, items: items)))
   }
 
   package mutating func expand(_ ids: [String]) throws(ListFault) {
-    try forest.setExpanded(ids, true)
+    try apply(Event(.expand(ids)))
   }
 
   /// Collapses items; their descendants keep their own flags, and hidden items leave the
   /// selection.
   package mutating func collapse(_ ids: [String]) throws(ListFault) {
-    try forest.setExpanded(ids, false)
+    try apply(Event(.collapse(ids)))
   }
 
-  package func contains(_ id: String) -> Bool { forest.itemIndex[id] != nil }
+  package func contains(_ id: String) -> Bool { item(id) != nil }
 
   /// Whether the item is expanded; false when absent.
   package func isExpanded(_ id: String) -> Bool {
-    forest.itemIndex[id].map { forest.nodes[Int($0)].expanded } ?? false
+    item(id).map(isExpanded) ?? false
   }
 
   /// Whether every ancestor is expanded; false when absent. - Complexity: O(depth).
   package func isVisible(_ id: String) -> Bool {
-    forest.itemIndex[id].map { forest.isVisible($0) } ?? false
+    item(id).map(isVisible) ?? false
   }
 
   /// Depth of an item (0 for roots), nil when absent. - Complexity: O(depth).
-  package func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
+  package func level(of id: String) -> Int? {
+    item(id).map { level(of: $0) }
+  }
 
   /// The parent of an item, nil for a root or an absent item (as on a section snapshot).
   package func parent(of id: String) -> String? {
-    guard let x = forest.itemIndex[id] else { return nil }
-    let p = forest.nodes[Int(x)].parent
-    return p >= 0 ? forest.id(of: p) : nil
+    item(id).flatMap { parent(of: $0) }
   }
 
   /// Where a visible item shows: its section's position and its row among the section's
   /// visible items (the data source's `indexPath(for:)`); nil when hidden or absent.
   /// - Complexity: O(log sections + depth × log siblings).
   package func indexPath(for id: String) -> (section: Int, item: Int)? {
-    guard let x = forest.itemIndex[id], let row = forest.row(of: x),
+    guard let x = forest.handle(ofItem: id), let row = forest.row(of: x),
       let section = forest.sectionPosition(forest.section(of: x))
     else { return nil }
     return (section, row)
@@ -250,28 +250,26 @@ extension ListState {
 
   /// Every item of a section in depth-first pre-order, or nil when absent.
   package func allItems(inSection id: String) -> [String]? {
-    guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.items(inSection: s, visibleOnly: false).map { forest.id(of: $0) }
+    section(id).map { allItems(in: $0) }
   }
 
   /// Root items of a section in order, or nil when absent.
   package func rootItems(inSection id: String) -> [String]? {
-    guard let s = forest.sectionIndex[id] else { return nil }
-    return forest.list(forest.sections[Int(s)].roots).map { forest.id(of: $0) }
+    section(id).map { rootItems(in: $0) }
   }
 
   /// Direct children of an item in order, or nil when absent.
   package func children(of id: String) -> [String]? {
-    guard let x = forest.itemIndex[id] else { return nil }
+    guard let x = forest.handle(ofItem: id) else { return nil }
     return forest.list(forest.nodes[Int(x)].children).map { forest.id(of: $0) }
   }
 
   package func title(of id: String) -> String? {
-    forest.itemIndex[id].flatMap { forest.content[Int($0)].title }
+    item(id).flatMap { title(of: $0) }
   }
 
   package func fields(of id: String) -> [String: String]? {
-    forest.itemIndex[id].flatMap { forest.content[Int($0)].fields }
+    item(id).flatMap { fields(of: $0) }
   }
 }
 
@@ -281,59 +279,35 @@ extension ListState {
   /// Selected items in display order.
   /// - Complexity: O(selected × (log sections + depth × log siblings)).
   package var selectedItems: [String] {
-    forest.selection.map { x in
-      (forest.sectionPosition(forest.section(of: x)) ?? 0, forest.row(of: x) ?? 0, forest.id(of: x))
-    }
-    .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
-    .map { $0.2 }
+    forest.selectedItems().map { forest.id(of: $0) }
   }
 
   package func isSelected(_ id: String) -> Bool {
-    forest.itemIndex[id].map { forest.nodes[Int($0)].selected } ?? false
+    item(id).map(isSelected) ?? false
   }
 
   /// Selects visible items; in single-selection mode replaces the selection and takes at
   /// most one item (an empty list then clears it).
   package mutating func select(_ ids: [String]) throws(ListFault) {
-    if ids.count == 1 {
-      // One row tapped (the usual event): no list or set to build.
-      try select(forest.requireItem(ids[0]))
-      return
-    }
-    var handles: [Handle] = []
-    var seen = Set<Handle>()
-    for id in ids {
-      let x = try forest.requireItem(id)
-      guard forest.isVisible(x) else { throw .hiddenItem(id) }
-      if seen.insert(x).inserted { handles.append(x) }
-    }
-    if allowsMultipleSelection {
-      for x in handles { forest.setSelected(x, true) }
-    } else {
-      guard handles.count <= 1 else { throw .tooManySelected(handles.count) }
-      for x in forest.selection where x != handles.first { forest.setSelected(x, false) }
-      if let x = handles.first { forest.setSelected(x, true) }
-    }
+    try apply(Event(.select(ids)))
   }
 
   /// Deselects these items (absent or unselected ids do nothing), or everything when nil.
   /// `select` of the one item `x`.
   mutating func select(_ x: Handle) throws(ListFault) {
     guard forest.isVisible(x) else { throw .hiddenItem(forest.id(of: x)) }
-    if !allowsMultipleSelection {
-      for y in forest.selection where y != x { forest.setSelected(y, false) }
+    if !allowsMultipleSelection && forest.selectedCount > 0 {
+      for y in forest.selectedItems() where y != x { forest.setSelected(y, false) }
     }
     forest.setSelected(x, true)
   }
 
   package mutating func deselect(_ ids: [String]?) {
-    if let ids {
-      for id in ids {
-        if let x = forest.lookupItem(id) { forest.setSelected(x, false) }
-      }
-    } else {
-      for x in forest.selection { forest.setSelected(x, false) }
+    guard let ids else {
+      for x in forest.selectedItems() { forest.setSelected(x, false) }
+      return
     }
+    try? apply(Event(.deselect(ids)))
   }
 
   /// Sets the selection mode; switching to single selection clears the selection.

@@ -45,13 +45,21 @@ package struct ListStateBuilder {
     state.allowsMultipleSelection = allowsMultipleSelection
   }
 
-  /// Makes room for `items` more items whose ids take at most `idBytes` bytes in all, so
-  /// that the tables grow once instead of doubling while they arrive.
-  package mutating func reserve(items: Int, idBytes: Int) {
+  /// A builder whose items and sections are entries of `ids` (a log's dictionary).
+  package init(allowsMultipleSelection: Bool, ids: IdSpace) {
+    state.allowsMultipleSelection = allowsMultipleSelection
+    state.forest.ids = ids.withoutStringTable()
+    state.forest.idsFollowLog = true
+  }
+
+  /// Makes room for `items` more items, so that the tables grow once instead of doubling
+  /// while they arrive.
+  package mutating func reserve(items: Int) {
     let needed = state.forest.nodes.count + items
     if state.forest.nodes.capacity < needed {
-      state.forest.nodes.reserveCapacity(needed + needed / 2)
-      state.forest.content.reserveCapacity(needed + needed / 2)
+      state.forest.nodes.reserveCapacity(needed)
+      state.forest.entryOf.reserveCapacity(needed)
+      state.forest.content.reserveCapacity(needed)
     }
     // Lists of a few items take a block each; long ones a block per 12 items and a few more.
     let blocks = state.forest.blocks.count + items / 4 + 16
@@ -59,13 +67,24 @@ package struct ListStateBuilder {
       state.forest.blocks.reserveCapacity(blocks)
       state.forest.slots.reserveCapacity(blocks * BlockLayout.stride)
     }
-    state.forest.itemIndex.reserveCapacity(needed + needed / 2, arenaBytes: idBytes)
+    let entries = state.forest.ids.count
+    if state.forest.handleOf.count < entries {
+      state.forest.handleOf.append(
+        contentsOf: repeatElement(-1, count: entries &- state.forest.handleOf.count))
+    }
   }
 
-  /// Ends the current section and starts the next one.
+  /// Ends the current section and starts the next one, whose id is `id`.
   package mutating func beginSection(_ id: String) throws(Failure) {
+    try beginSection(entry: state.forest.ids.define(id))
+  }
+
+  /// Ends the current section and starts the next one, whose id is entry `e`.
+  package mutating func beginSection(entry e: Int32) throws(Failure) {
     endSection()
-    guard let s = state.forest.allocateSection(id) else { throw .duplicateSection(id) }
+    guard let s = state.forest.allocateSection(entry: e) else {
+      throw .duplicateSection(state.forest.ids.text(Int(e)))
+    }
     state.forest.sectionOrder.append(s)
     section = s
   }
@@ -77,33 +96,44 @@ package struct ListStateBuilder {
     level: Int, id: UnsafeBufferPointer<UInt8>, expanded: Bool, selected: Bool,
     title: String?, fields: [String: String]?
   ) throws(Failure) -> Int32 {
+    try checkPlace(level: level)
+    guard !id.isEmpty else { throw .emptyIdentifier }
+    guard UTF8Validation.isValid(id) else { throw .invalidUTF8 }
+    let e = IdText.withStored(id) { form in
+      state.forest.ids.entry(ofText: id) ?? state.forest.ids.append(stored: form)
+    }
+    let c = state.forest.storeText(title: title, fields: fields)
+    return try appendItem(
+      level: level, entry: e, expanded: expanded, selected: selected, content: c)
+  }
+
+  /// Adds the next item as `appendItem(level:id:…)` does, its id entry `e` of the ids and
+  /// its title and fields already in the state's text (`content`). - Complexity: O(1), no
+  /// hashing.
+  @discardableResult
+  mutating func appendItem(
+    level: Int, entry e: Int32, expanded: Bool, selected: Bool, content c: ContentRef
+  ) throws(Failure) -> Int32 {
+    try checkPlace(level: level)
+    let built = state.forest.buildItem(
+      &scratch, level: level, entry: e, expanded: expanded, selected: selected,
+      content: c, replacing: .nothing, tracking: false)
+    switch built {
+    case .built(let x):
+      if selected { self.selected.append(x) }
+      return x
+    case .taken: throw .duplicateItem(state.forest.ids.text(Int(e)))
+    }
+  }
+
+  /// Checks that an item at `level` may come next: inside a section, at most one level
+  /// below the item before, not below the deepest level.
+  private func checkPlace(level: Int) throws(Failure) {
     guard section >= 0 else { throw .itemOutsideSection }
     guard level <= scratch.deepestNext else {
       throw .skippedLevel(level: level, depth: scratch.deepestNext)
     }
     guard level <= Forest.deepestLevel else { throw .tooDeep(level: level) }
-    guard !id.isEmpty else { throw .emptyIdentifier }
-    let key = state.forest.itemIndex.key(id)
-    guard key.isASCII || UTF8Validation.isValid(id) else { throw .invalidUTF8 }
-    let built = state.forest.buildItem(
-      &scratch, level: level, key: key, expanded: expanded, selected: selected,
-      title: title, fields: fields, replacing: .nothing, tracking: false)
-    switch built {
-    case .built(let x):
-      if selected { self.selected.append(x) }
-      return x
-    case .taken: throw .duplicateItem(String(decoding: id, as: UTF8.self))
-    }
-  }
-
-  /// Records that item `x` (as `appendItem` returned it) has entry `e` of the dictionary
-  /// whose lineage is `lineage`, so a fold on entries starts knowing it.
-  mutating func tag(_ x: Int32, entry e: Int, lineage: UInt64) {
-    if state.forest.entryLineage != lineage {
-      state.forest.entryHandles.removeAll()
-      state.forest.entryLineage = lineage
-    }
-    state.forest.tag(x, Int32(truncatingIfNeeded: e))
   }
 
   /// Links the current section's root items into its list.

@@ -3,14 +3,14 @@
 /// Items have parents, children and an expanded flag; what a section shows is its visible
 /// items. Misuse throws `ListFault` and leaves the snapshot unchanged.
 package struct SectionSnapshot: Equatable, Sendable {
-  var forest: Forest
+  /// The outline as the one section (id "") of a list, edited by the list's reducer.
+  var state = ListState()
+  var forest: Forest { state.forest }
   private var slot: Handle { 0 }
 
   /// An empty outline.
   package init() {
-    forest = Forest()
-    _ = forest.allocateSection("")
-    forest.sectionOrder.append(0)
+    try? state.appendSections([""])
   }
 
   /// An outline holding `nodes` as its root items. A fresh outline has no ids yet, so only
@@ -19,9 +19,9 @@ package struct SectionSnapshot: Equatable, Sendable {
   package init(nodes: [OutlineNode]) {
     self.init()
     do {
-      try forest.appendItems(nodes, section: "", parent: nil)
+      try state.apply(Event(.appendItems(nodes, section: "", parent: nil)))
     } catch {
-      try? forest.appendItems(Self.sanitized(nodes), section: "", parent: nil)
+      try? state.apply(Event(.appendItems(Self.sanitized(nodes), section: "", parent: nil)))
     }
   }
 
@@ -84,34 +84,36 @@ package struct SectionSnapshot: Equatable, Sendable {
   /// Number of visible items. - Complexity: O(1).
   package var visibleCount: Int { forest.visibleCount(inSection: slot) }
 
-  package func contains(_ id: String) -> Bool { forest.itemIndex[id] != nil }
+  package func contains(_ id: String) -> Bool { forest.handle(ofItem: id) != nil }
 
   package func isExpanded(_ id: String) -> Bool {
-    forest.itemIndex[id].map { forest.nodes[Int($0)].expanded } ?? false
+    forest.handle(ofItem: id).map { forest.nodes[Int($0)].expanded } ?? false
   }
 
   /// Whether every ancestor is expanded. - Complexity: O(depth).
   package func isVisible(_ id: String) -> Bool {
-    forest.itemIndex[id].map { forest.isVisible($0) } ?? false
+    forest.handle(ofItem: id).map { forest.isVisible($0) } ?? false
   }
 
   /// Depth of an item (0 for roots), nil when absent.
-  package func level(of id: String) -> Int? { forest.itemIndex[id].map { forest.level(of: $0) } }
+  package func level(of id: String) -> Int? {
+    forest.handle(ofItem: id).map { forest.level(of: $0) }
+  }
 
   /// The parent of an item, nil for a root or an absent item.
   package func parent(of id: String) -> String? {
-    guard let x = forest.itemIndex[id], forest.nodes[Int(x)].parent >= 0 else { return nil }
+    guard let x = forest.handle(ofItem: id), forest.nodes[Int(x)].parent >= 0 else { return nil }
     return forest.id(of: forest.nodes[Int(x)].parent)
   }
 
   /// Index of an item in `items` (pre-order). - Complexity: O(depth × log siblings).
   package func index(of id: String) -> Int? {
-    forest.itemIndex[id].map { forest.preorderIndex(of: $0) }
+    forest.handle(ofItem: id).map { forest.preorderIndex(of: $0) }
   }
 
   /// Index of a visible item in `visibleItems`, nil when hidden or absent.
   package func visibleIndex(of id: String) -> Int? {
-    forest.itemIndex[id].flatMap { forest.row(of: $0) }
+    forest.handle(ofItem: id).flatMap { forest.row(of: $0) }
   }
 
   /// The subtree under `parent` as a new outline, with `parent` as its root when
@@ -119,14 +121,14 @@ package struct SectionSnapshot: Equatable, Sendable {
   package func snapshot(of parent: String, includingParent: Bool = false) throws(ListFault)
     -> SectionSnapshot
   {
-    guard let x = forest.itemIndex[parent] else { throw .missingItem(parent) }
+    guard let x = forest.handle(ofItem: parent) else { throw .missingItem(parent) }
     let kids = forest.outline(list: forest.nodes[Int(x)].children)
     if includingParent {
       let n = forest.nodes[Int(x)]
-      let c = forest.content[Int(x)]
+      let (title, fields) = forest.withContent(x) { ItemText.decode($0) }
       return SectionSnapshot(nodes: [
         OutlineNode(
-          forest.id(of: x), title: c.title, fields: c.fields, expanded: n.expanded,
+          forest.id(of: x), title: title, fields: fields, expanded: n.expanded,
           children: kids)
       ])
     }
@@ -137,7 +139,7 @@ package struct SectionSnapshot: Equatable, Sendable {
 
   /// Appends items as last children of `parent`, or as last root items when nil.
   package mutating func append(_ items: [OutlineNode], to parent: String? = nil) throws(ListFault) {
-    try forest.appendItems(items, section: parent == nil ? "" : nil, parent: parent)
+    try state.apply(Event(.appendItems(items, section: parent == nil ? "" : nil, parent: parent)))
   }
 
   /// Appends bare items as last children of `parent`, or as last root items when nil.
@@ -153,12 +155,12 @@ package struct SectionSnapshot: Equatable, Sendable {
   }
 
   package mutating func insert(_ items: [OutlineNode], before item: String) throws(ListFault) {
-    try forest.insertItems(items, anchor: item, after: false)
+    try state.apply(Event(.insertItems(items, .before(item))))
   }
 
   /// Inserts items as siblings after the anchor's whole subtree.
   package mutating func insert(_ items: [OutlineNode], after item: String) throws(ListFault) {
-    try forest.insertItems(items, anchor: item, after: true)
+    try state.apply(Event(.insertItems(items, .after(item))))
   }
 
   package mutating func insert(_ snapshot: SectionSnapshot, before item: String) throws(ListFault) {
@@ -170,32 +172,32 @@ package struct SectionSnapshot: Equatable, Sendable {
   }
 
   /// Removes items with their descendants; absent ids are ignored.
-  package mutating func delete(_ ids: [String]) { forest.deleteItems(ids) }
+  package mutating func delete(_ ids: [String]) { state.deleteItems(ids) }
 
-  package mutating func deleteAll() { forest.deleteAllItems() }
+  package mutating func deleteAll() { state.deleteAllItems() }
 
   package mutating func expand(_ ids: [String]) throws(ListFault) {
-    try forest.setExpanded(ids, true)
+    try state.expand(ids)
   }
 
   package mutating func collapse(_ ids: [String]) throws(ListFault) {
-    try forest.setExpanded(ids, false)
+    try state.collapse(ids)
   }
 
   /// Replaces every descendant of `parent` with the root items of `snapshot`.
   package mutating func replace(childrenOf parent: String, using snapshot: SectionSnapshot)
     throws(ListFault)
   {
-    try forest.replaceChildren(of: parent, with: snapshot.nodes)
+    try state.replaceChildren(of: parent, with: snapshot.nodes)
   }
 
   /// Moves an item with its subtree next to the anchor (Apple's position arithmetic).
   package mutating func move(_ id: String, before anchor: String) throws(ListFault) {
-    try forest.moveItem(id, anchor: anchor, after: false)
+    try state.moveItem(id, beforeItem: anchor)
   }
 
   /// Moves an item with its subtree to right after the anchor's whole subtree.
   package mutating func move(_ id: String, after anchor: String) throws(ListFault) {
-    try forest.moveItem(id, anchor: anchor, after: true)
+    try state.moveItem(id, afterItem: anchor)
   }
 }

@@ -48,7 +48,7 @@ public struct ListStore<Section: Hashable, Item: Hashable>: Sendable {
 
   /// The first identifier of `state` that a codec cannot read, if any. - Complexity: O(n)
   /// unless both codecs are the identity.
-  static func undecodable(
+  package static func undecodable(
     _ state: borrowing ListState, _ sections: IdentifierCodec<Section>,
     _ items: IdentifierCodec<Item>
   ) -> String? {

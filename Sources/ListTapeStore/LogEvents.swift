@@ -1,58 +1,169 @@
 import ListTapeLog
 import ListTapeModel
 
-/// Where a 2.0 log's frame ended while its events were read (for building an index file):
-/// the state after `lastSeq` can be resumed from `nextOffset` with the segment's first
-/// `dictionaryCount` entries.
-package struct FrameEnd {
-  package var lastSeq: Int
-  package var nextOffset: UInt64
-  package var segment: UInt64
-  package var dictionaryCount: Int
-  /// A dictionary frame: `entries` is the whole new dictionary.
-  package var restarted: Bool
-  /// Entries the frame defined (every entry, for a restart).
-  package var entries: [String]
-  /// The lineage of the fold that read the frame (`FoldEntries.lineage`; 0 for a fold of
-  /// events): states it hands over know their items' entries in it.
-  package var lineage: UInt64 = 0
-}
+/// A log's events decoded into operation records (`FoldOps`), in order: the one loop behind
+/// every read of a log, on the caller's thread or a reader's second thread, and behind a
+/// recorder that reopens a log.
+///
+/// 2.0 frames decode straight into records; 1.0 records decode into `Event`s that become
+/// records through the decoder's dictionary, which for a 1.0 log is the reader's own
+/// numbering of the ids it met (it starts as the ids of the state the fold starts from).
+package enum LogEvents {
+  /// Records per chunk handed over: a stop wastes at most one chunk's decoding, and a
+  /// chunk stays a few hundred KiB.
+  package static let chunkEvents = 4_096
 
-/// Decoded events of a log of either format, read in order: the one loop behind every scan,
-/// on the caller's thread or the pipeline's.
-enum LogEvents {
-  /// Records per `forEachRecord` call for 1.0 logs: once `body` stops, at most the rest of
-  /// one window is inflated, and a window's records stay a few MiB.
-  static let window = Timeline.recordWindow
+  /// Records per `forEachRecord` call for 1.0 logs: once the fold stops, at most the rest
+  /// of one window is inflated.
+  package static let window = 65_536
 
-  /// Calls `body` with events `from...through` (within the readable prefix) decoded with
-  /// `decoder`, until it returns false. `decoder` must stand right after event `from - 1`
-  /// (1.0), or hold the dictionary of the frame holding `from` (2.0; it is left holding
-  /// the dictionary of the frames read). Events that follow lost events and cannot be
-  /// decoded (a salvaged log) are passed over and counted through `skipped`.
+  /// A number naming the log `reader` reads (its UUID's first eight bytes): the lineage of
+  /// each segment's dictionary derives from it (`EventDecoder.lineage(log:segment:)`).
+  package static func logID(_ reader: LogReader) -> UInt64 {
+    var id: UInt64 = 0
+    for b in reader.uuid.prefix(8) { id = id << 8 | UInt64(b) }
+    return id
+  }
+
+  /// Decodes events `from...through` (within the readable prefix) into `ops` (which starts
+  /// empty) and calls `hand` whenever it holds `chunk` records or more, and once at the end
+  /// when it holds any; `hand` empties it, or returns false to stop. `decoder` must stand
+  /// right after event `from - 1` (1.0), or hold the dictionary of the frame holding `from`
+  /// (2.0); it is left standing after the last frame or record read. Events a salvaged log
+  /// cannot decode (they follow or name lost events) are passed over and counted through
+  /// `skipped`.
   ///
-  /// `onFrame` (2.0 only) hears of every frame read to its end, after its events went to
-  /// `body`.
-  static func forEach(
+  /// With `frames` (2.0), a `frameEnd` record follows the records of every frame read to its
+  /// end, and of every dictionary restart.
+  package static func decode(
     _ reader: LogReader, path: String, decoder: inout EventDecoder, from: Int, through: Int,
-    skipped: (Int) -> Void, onFrame: ((FrameEnd) -> Void)? = nil,
-    _ body: (Int, Event) throws(StoreError) -> Bool
+    ops: inout FoldOps, chunk: Int = chunkEvents, frames: Bool = false,
+    skipped: (Int) -> Void, _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
     let last = min(through, Int(reader.eventCount))
     let first = max(from, 1)
-    if reader.formatVersion.major == 1 {
-      try records(reader, path: path, &decoder, first, last, skipped, body)
-    } else {
-      try frames(reader, path: path, &decoder, first, last, skipped, onFrame, body)
+    guard first <= last else { return }
+    var stopped = false
+    do throws(StoreError) {
+      if reader.formatVersion.major == 1 {
+        try records(
+          reader, path: path, &decoder, first, last, &ops, chunk, skipped, &stopped, hand)
+      } else {
+        try frames2(
+          reader, path: path, &decoder, first, last, &ops, chunk, frames, skipped, &stopped,
+          hand)
+      }
+    } catch {
+      // The events decoded before the failure are handed over first.
+      if !stopped && !ops.isEmpty { _ = hand(&ops) }
+      throw error
     }
+    if !stopped && !ops.isEmpty { _ = hand(&ops) }
+  }
+
+  private static func frames2(
+    _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int, _ last: Int,
+    _ ops: inout FoldOps, _ chunk: Int, _ frames: Bool, _ skipped: (Int) -> Void,
+    _ stopped: inout Bool, _ hand: (inout FoldOps) -> Bool
+  ) throws(StoreError) {
+    // Only a salvaged log has lost frames; elsewhere a missing entry is damage.
+    let acrossGaps = !reader.gaps.isEmpty
+    var failure: StoreError?
+    var stop = false
+    do {
+      try reader.forEachFrame(from: UInt64(first), through: UInt64(last)) { view in
+        let firstSeq = Int(view.firstSeq)
+        switch view.kind {
+        case .dictionary:
+          do throws(CodecError) {
+            try decoder.restart(view.payload, seq: firstSeq, afterGaps: acrossGaps, into: &ops)
+          } catch {
+            failure = .undecodableDictionary(event: firstSeq, error, path: path)
+            return false
+          }
+          if frames {
+            ops.endFrame(
+              lastSeq: firstSeq - 1, offset: view.offset + view.length,
+              segment: decoder.segment, dictionary: decoder.defined, restarted: true,
+              aliasesFree: decoder.aliases.map.isEmpty)
+          }
+          return true
+        case .checkpoint:
+          return true
+        case .events:
+          let outcome: FrameOutcome
+          do throws(CodecError) {
+            outcome = try decoder.decodeFrame(
+              view.payload, firstSeq: firstSeq, count: view.eventCount, from: first,
+              through: last, acrossGaps: acrossGaps, lost: { if $0 <= last { skipped(1) } },
+              into: &ops)
+          } catch {
+            failure = .undecodableEvent(event: error.event ?? firstSeq, error, path: path)
+            return false
+          }
+          switch outcome {
+          case .gap:
+            let lo = max(first, firstSeq)
+            let hi = min(last, firstSeq + view.eventCount - 1)
+            skipped(max(0, hi - lo + 1))
+          case .done:
+            if frames {
+              ops.endFrame(
+                lastSeq: firstSeq + view.eventCount - 1, offset: view.offset + view.length,
+                segment: decoder.segment, dictionary: decoder.defined,
+                restarted: false, aliasesFree: decoder.aliases.map.isEmpty)
+            }
+          case .stopped:
+            break
+          }
+          if ops.count >= chunk && !hand(&ops) {
+            stop = true
+            return false
+          }
+          if case .stopped = outcome { return false }
+          return true
+        }
+      }
+    } catch {
+      throw StoreError.log(error)
+    }
+    if let failure { throw failure }
+    stopped = stop
   }
 
   private static func records(
-    _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int,
-    _ last: Int, _ skipped: (Int) -> Void, _ body: (Int, Event) throws(StoreError) -> Bool
+    _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int, _ last: Int,
+    _ ops: inout FoldOps, _ chunk: Int, _ skipped: (Int) -> Void, _ stopped: inout Bool,
+    _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
+    var stop = false
     try rawRecords(reader, first, last, skipped) { (seq, bytes) throws(StoreError) in
-      try body(seq, try Timeline.decode(&decoder, bytes, seq, path: path))
+      try decode1(&decoder, bytes, seq, path: path, into: &ops)
+      if ops.count >= chunk && !hand(&ops) {
+        stop = true
+        return false
+      }
+      return true
+    }
+    stopped = stop
+  }
+
+  /// Decodes 1.0 record number `seq` into `ops`, naming the event number when it does not
+  /// decode.
+  package static func decode1(
+    _ d: inout EventDecoder, _ bytes: UnsafeRawBufferPointer, _ seq: Int, path: String,
+    into ops: inout FoldOps
+  ) throws(StoreError) {
+    if seq != d.expected && !EventCodecLayout.isResetPoint(seq) {
+      // Events were lost before this one (a salvaged log): its back-references and time
+      // delta point into them, so it cannot be decoded until the next reset point.
+      let resume = EventCodecLayout.resetPoint(atOrBefore: seq) + EventCodecLayout.resetInterval
+      throw .afterGap(event: seq, decodableFrom: resume, path: path)
+    }
+    do {
+      try d.decode(bytes, seq: seq, into: &ops)
+    } catch {
+      throw .undecodableEvent(event: seq, error, path: path)
     }
   }
 
@@ -60,7 +171,7 @@ enum LogEvents {
   /// numbers at a time, until it returns false; a record whose `body` throws `.afterGap` is
   /// counted through `skipped`. A window that holds nothing (inside a lost gap) jumps to the
   /// next recorded event, so a gap of any size costs one lookup.
-  static func rawRecords(
+  package static func rawRecords(
     _ reader: LogReader, _ first: Int, _ last: Int, _ skipped: (Int) -> Void,
     _ body: (Int, UnsafeRawBufferPointer) throws(StoreError) -> Bool
   ) throws(StoreError) {
@@ -99,87 +210,5 @@ enum LogEvents {
         }
       }
     }
-  }
-
-  private static func frames(
-    _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int,
-    _ last: Int, _ skipped: (Int) -> Void, _ onFrame: ((FrameEnd) -> Void)?,
-    _ body: (Int, Event) throws(StoreError) -> Bool
-  ) throws(StoreError) {
-    guard first <= last else { return }
-    // Only a salvaged log has lost frames; elsewhere a missing entry is damage.
-    let acrossGaps = !reader.gaps.isEmpty
-    var failure: StoreError?
-    do {
-      try reader.forEachFrame(from: UInt64(first), through: UInt64(last)) { view in
-        let firstSeq = Int(view.firstSeq)
-        switch view.kind {
-        case .dictionary:
-          do throws(CodecError) {
-            try decoder.restart(view.payload, seq: firstSeq)
-            if let onFrame {
-              onFrame(
-                FrameEnd(
-                  lastSeq: firstSeq - 1, nextOffset: view.offset + view.length,
-                  segment: decoder.segment, dictionaryCount: decoder.dictionary.count,
-                  restarted: true, entries: try decoder.entries(from: 0)))
-            }
-          } catch {
-            failure = .undecodableDictionary(event: firstSeq, error, path: path)
-            return false
-          }
-          return true
-        case .checkpoint:
-          return true
-        case .events:
-          var stopped = false
-          let outcome: FrameOutcome
-          let before = onFrame == nil ? 0 : decoder.dictionary.count
-          do throws(CodecError) {
-            outcome = try decoder.decodeFrame(
-              view.payload, firstSeq: firstSeq, count: view.eventCount, from: first,
-              acrossGaps: acrossGaps, lost: { if $0 <= last { skipped(1) } }
-            ) { seq, event in
-              guard seq <= last else { return false }
-              do throws(StoreError) {
-                if try !body(seq, event) { stopped = true }
-              } catch {
-                failure = error
-                stopped = true
-              }
-              return !stopped
-            }
-          } catch {
-            failure = .undecodableEvent(event: error.event ?? firstSeq, error, path: path)
-            return false
-          }
-          if outcome == .gap {
-            let lo = max(first, firstSeq)
-            let hi = min(last, firstSeq + view.eventCount - 1)
-            skipped(max(0, hi - lo + 1))
-          } else if outcome == .done, let onFrame {
-            do throws(CodecError) {
-              onFrame(
-                FrameEnd(
-                  lastSeq: firstSeq + view.eventCount - 1, nextOffset: view.offset + view.length,
-                  segment: decoder.segment, dictionaryCount: decoder.dictionary.count,
-                  restarted: false,
-                  entries: try decoder.entries(from: min(before, decoder.dictionary.count))))
-            } catch {
-              // A salvaged log: the frame names entries lost with a gap; an index build
-              // then keeps none of the segment's later entries (Timeline+Index).
-              if !acrossGaps {
-                failure = .undecodableEvent(event: error.event ?? firstSeq, error, path: path)
-                return false
-              }
-            }
-          }
-          return !stopped
-        }
-      }
-    } catch {
-      throw StoreError.log(error)
-    }
-    if let failure { throw failure }
   }
 }

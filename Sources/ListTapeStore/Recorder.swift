@@ -97,7 +97,7 @@ package final class Recorder {
 
   /// Opens through `files` (a simulated disk in tests); `onFold` sees the number of each
   /// event folded to rebuild the state (at most one checkpoint interval of them).
-  static func open(
+  package static func open(
     path: String, options: LogWriterOptions, files: any FileLayer,
     onFold: ((Int) -> Void)? = nil
   ) throws(StoreError) -> Recorder {
@@ -111,34 +111,31 @@ package final class Recorder {
       throw .log(error)
     }
     var state = ListState()
-    var decoder = EventDecoder()
     var encoder = EventEncoder()
     var rows: EventRowEncoder?
     if writer.formatMajor >= 2 { rows = EventRowEncoder() }
     if writer.eventCount > 0 {
-      let timeline = try Timeline(path: path)
-      timeline.buildsIndex = false  // an app's launch is no time for an index; readers build it
-      let n = timeline.eventCount
+      let reader: LogReader
+      do {
+        reader = try LogReader(path: path)
+      } catch {
+        throw .log(error)
+      }
+      let log = LogStart(reader: reader, path: path)
+      let n = Int(reader.eventCount)
+      var decoder = log.startDecoder()
       var start = 1
-      if let cp = try timeline.checkpoint(atOrBefore: n) {
+      if let cp = try log.checkpoint(atOrBefore: n) {
         state = cp.state
         decoder = cp.decoder
         start = cp.seq + 1
       }
-      _ = try timeline.fold(&state, &decoder, from: start, through: n) { seq, _ in
-        onFold?(seq)
-        return false
-      }
+      try log.fold(&state, &decoder, from: start, through: n) { onFold?($0) }
       if writer.formatMajor >= 2 {
         // A dictionary frame after the last event (a restart whose checkpoint was never
         // written) is past what the fold read: the frames after event n need its dictionary.
-        if decoder.segment != writer.segment { decoder = try timeline.decoder(after: n) }
-        var dictionary = decoder.dictionary
-        do {
-          rows = EventRowEncoder(table: try IdTable(&dictionary))
-        } catch {
-          throw .undecodableDictionary(event: Int(decoder.segment), error, path: path)
-        }
+        if decoder.segment != writer.segment { decoder = try log.decoder(after: n) }
+        rows = EventRowEncoder(table: IdTable(decoder.dictionary))
       } else {
         encoder = EventEncoder(continuing: decoder)
       }
@@ -171,7 +168,7 @@ package final class Recorder {
   }
 
   /// `record`, optionally keeping a missing time missing (rewriting a log as it was).
-  func record(_ event: Event, stampingTime: Bool) throws(StoreError) -> ListFault? {
+  package func record(_ event: Event, stampingTime: Bool) throws(StoreError) -> ListFault? {
     var event = event
     if stampingTime && event.time == nil { event.time = Self.now() }
     scratch.removeAll(keepingCapacity: true)

@@ -2,6 +2,7 @@ import Foundation
 import ListTapeJSON
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import Testing
 

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 
 @testable import ListTapeInvestigate

@@ -70,11 +70,11 @@ import Testing
     let existing = try #require(s.allItems(inSection: "S")?.last)
     nodes.append(OutlineNode(existing))
     let before = s
-    let arena = s.forest.itemIndex.arena.count - s.forest.itemIndex.garbage
+    let text = s.forest.text.count - s.forest.textGarbage
     #expect(throws: ListFault.duplicateItem(existing)) { try s.appendItems(nodes, toSection: "S") }
     #expect(s == before)
     #expect(invariantViolations(s).isEmpty)
-    #expect(s.forest.itemIndex.arena.count - s.forest.itemIndex.garbage == arena)
+    #expect(s.forest.text.count - s.forest.textGarbage == text)
     let grown = s.forest.nodes.count
     // Failing again and again grows nothing; a good build takes the freed nodes.
     for _ in 0..<20 {

@@ -4,8 +4,10 @@ import Testing
 
 @testable import ListTapeModel
 
-/// The fold on dictionary entries (`FoldOps`, `ListState.apply(_:_:_:)`) against the fold of
-/// events: the same events back, the same faults, the same states, frame after frame.
+/// The fold of a log's records (`FoldOps` decoded from frames, numbered by the log's
+/// dictionary, `ListState.apply(_:_:)`) against the fold of the events the log was written
+/// from (numbered by the state's own ids): the same events back, the same faults, the same
+/// states, frame after frame.
 @Suite struct FoldOpsTests {
   /// Decodes a whole frame into operations, with the events from `from` on.
   func decodeOps(
@@ -20,12 +22,10 @@ import Testing
   }
 
   /// Folds `ops` into `state`; returns each event's fault (nil when it applied).
-  func fold(_ ops: FoldOps, _ state: inout ListState, _ entries: inout FoldEntries) throws
-    -> [ListFault?]
-  {
+  func fold(_ ops: FoldOps, _ state: inout ListState) throws -> [ListFault?] {
     var faults: [ListFault?] = []
     for i in 0..<ops.count {
-      let fault = try state.apply(ops, i, &entries)
+      let fault = try state.apply(ops, i)
       if ops.isEvent(i) { faults.append(fault) } else { #expect(fault == nil) }
     }
     return faults
@@ -51,33 +51,33 @@ import Testing
     gen.deep = seed % 2 == 0
     var reference = Reference()
     var encoder = EventRowEncoder()
-    var eventDecoder = EventDecoder()
-    var opsDecoder = EventDecoder()
-    var entries = FoldEntries(opsDecoder.dictionary)
+    var opsDecoder = EventDecoder(logID: seed)
     var byEvents = ListState()
     var byOps = ListState()
+    try byOps.adopt(opsDecoder.dictionary, aliases: opsDecoder.aliases)
     var seq = 1
     var segment: UInt64 = 0
     var ops = FoldOps()
     for frame in 0..<50 {
       ops.removeAll()
       if rng.chance(12) {
-        var ids: [String] = []
-        var seen = Set<String>()
-        for id in gen.everItems where rng.chance(70) && seen.insert(id).inserted { ids.append(id) }
+        // A restart lists the live ids (a recorder's: sections, then items in pre-order;
+        // here sometimes in another order, read by lookups) and maybe some dead ones.
+        var ids = byEvents.sectionIdentifiers
+        for section in byEvents.sectionIdentifiers {
+          ids += byEvents.allItems(inSection: section) ?? []
+        }
+        if rng.chance(30) { ids.reverse() }
+        var seen = Set(ids)
+        for id in gen.everItems where rng.chance(20) && seen.insert(id).inserted { ids.append(id) }
         let payload = DictionaryPayload.encode(ids)
         try payload.bytes.withUnsafeBytes { raw in
-          try eventDecoder.restart(raw, seq: seq)
           try opsDecoder.restart(raw, seq: seq, into: &ops)
         }
         var table = IdTable()
         for id in ids { table.add(id) }
         encoder = EventRowEncoder(table: table)
         segment = UInt64(seq)
-      }
-      if frame == 25 {
-        // A new fold over the same state (a seek's state folded further): a new lineage.
-        entries = FoldEntries(opsDecoder.dictionary)
       }
       let n = 1 + rng.below(60)
       var events: [Event] = []
@@ -87,23 +87,21 @@ import Testing
         events.append(e)
       }
       let payload = try framePayload(events, &encoder, segment: segment)
-      let decoded = try decodeFrame(payload, &eventDecoder, firstSeq: seq, count: n)
       try decodeOps(payload, &opsDecoder, firstSeq: seq, count: n, into: &ops)
-      let eventFaults = fold(decoded, &byEvents)
-      let opsFaults = try fold(ops, &byOps, &entries)
+      let eventFaults = fold(events, &byEvents)
+      let opsFaults = try fold(ops, &byOps)
       #expect(opsFaults == eventFaults, "frame \(frame)")
       #expect(byOps == byEvents, "frame \(frame)")
-      // The operations give the decoder's events back.
+      // The records give the events back, and their fields (what `export --parquet` reads
+      // without an `Event`) name the same.
       var back: [Event] = []
-      var replayEntries = FoldEntries(opsDecoder.dictionary)
-      for i in 0..<ops.count where ops.isEvent(i) { back.append(try ops.event(i, &replayEntries)) }
-      #expect(back == decoded, "frame \(frame)")
-      // And their fields (what `export --parquet` reads without an `Event`) name the same.
-      var k = 0
       for i in 0..<ops.count where ops.isEvent(i) {
-        try expectFields(ops, i, &replayEntries, decoded[k], "frame \(frame) event \(k)")
-        k += 1
+        back.append(ops.event(i, byOps.ids))
+        expectFields(ops, i, byOps.ids, events[back.count - 1], "frame \(frame) event \(i)")
       }
+      #expect(back == events, "frame \(frame)")
+      // A fold of records hashes no id: the state never built a string table.
+      #expect(!byOps.ids.hasStringTable, "frame \(frame)")
       seq += n
     }
     #expect(invariantViolations(byOps) == [])
@@ -126,30 +124,30 @@ import Testing
       payloads.append((seq, part.count, try framePayload(part, &encoder)))
       seq += part.count
     }
-    // The state after event 2,000 by events, then the rest both ways.
+    // The state after event 2,100 (a frame's end) by events, then the rest both ways.
     var byEvents = ListState()
-    _ = fold(Array(events[..<2_000]), &byEvents)
+    _ = fold(Array(events[..<2_100]), &byEvents)
+    // The fold's state has its own numbering: the first record re-keys it by the log's.
     var byOps = byEvents
-    var eventDecoder = EventDecoder()
     var opsDecoder = EventDecoder()
-    var entries = FoldEntries(opsDecoder.dictionary)
     var started = false
     var ops = FoldOps()
     for (first, count, payload) in payloads {
-      let decoded = try decodeFrame(payload, &eventDecoder, firstSeq: first, count: count)
-      if first + count <= 2_000 {
-        _ = try decodeFrame(payload, &opsDecoder, firstSeq: first, count: count)
+      if first + count - 1 <= 2_100 {
+        _ = try payload.withUnsafeBytes {
+          try opsDecoder.skipFrame($0, firstSeq: first, count: count)
+        }
         continue
       }
       if !started {
         // The fold begins with the dictionary as the frame holding its first event needs.
-        entries = FoldEntries(opsDecoder.dictionary)
+        try byOps.adopt(opsDecoder.dictionary, aliases: opsDecoder.aliases)
         started = true
       }
       ops.removeAll()
-      try decodeOps(payload, &opsDecoder, firstSeq: first, count: count, from: 2_001, into: &ops)
-      let wanted = decoded.enumerated().filter { first + $0.offset > 2_000 }.map(\.element)
-      #expect(try fold(ops, &byOps, &entries) == fold(wanted, &byEvents))
+      try decodeOps(payload, &opsDecoder, firstSeq: first, count: count, from: 2_101, into: &ops)
+      let wanted = Array(events[max(first - 1, 2_100)..<(first - 1 + count)])
+      #expect(try fold(ops, &byOps) == fold(wanted, &byEvents))
       #expect(byOps == byEvents)
     }
     #expect(invariantViolations(byOps) == [])
@@ -200,16 +198,17 @@ import Testing
     var ops = FoldOps()
     try decodeOps(payload, &decoder, firstSeq: 1, count: events.count, into: &ops)
     var byOps = ListState()
-    var entries = FoldEntries(EventDecoder().dictionary)
+    try byOps.adopt(decoder.dictionary, aliases: decoder.aliases)
     var byEvents = ListState()
-    #expect(try fold(ops, &byOps, &entries) == fold(events, &byEvents))
+    #expect(try fold(ops, &byOps) == fold(events, &byEvents))
     #expect(byOps == byEvents)
     #expect(invariantViolations(byOps) == [])
   }
 
   /// A state decoded from a compact checkpoint against a dictionary loaded in stored form
-  /// (an index file's) knows its entries: the fold after it matches the event fold, and
-  /// the ids it reads back are the stored ones, UUIDs of either case included.
+  /// (an index file's) is keyed by the dictionary's entries: the fold after it matches the
+  /// event fold without hashing an id, and the ids it reads back are the stored ones, UUIDs
+  /// of either case included.
   @Test(arguments: IdShape.allCases)
   func checkpointStatesFoldOnFromTheirEntries(shape: IdShape) throws {
     var events: [Event] = []
@@ -220,54 +219,65 @@ import Testing
     let head = try framePayload(Array(events[..<3_000]), &encoder)
     let tail = try framePayload(Array(events[3_000...]), &encoder)
     var decoder = EventDecoder()
-    _ = try decodeFrame(head, &decoder, firstSeq: 1, count: 3_000)
+    _ = try head.withUnsafeBytes { try decoder.skipFrame($0, firstSeq: 1, count: 3_000) }
     var byEvents = ListState()
     _ = fold(Array(events[..<3_000]), &byEvents)
+    let count = decoder.dictionary.count
     let compact = try byEvents.compactEncoded(
-      segment: 0, dictionaryCount: decoder.dictionary.count, table: encoder.table)
-    let (stored, ends) = try decoder.dictionary.storedForm(upTo: decoder.dictionary.count)
+      segment: 0, dictionaryCount: count, table: encoder.table)
     var loaded = EventDecoder()
-    loaded.load(try IdDictionary(stored: stored, ends: ends), segment: 0, before: 3_001)
+    loaded.load(
+      try IdSpace(stored: decoder.dictionary.bytes, ends: decoder.dictionary.ends),
+      aliases: DefinitionAliases(vetted: count, map: [:]), segment: 0, defined: count,
+      before: 3_001)
     var byOps = try compact.bytes.withUnsafeBytes { try loaded.decodeCheckpoint($0) }
     #expect(byOps == byEvents)
-    #expect(byOps.forest.entryLineage == loaded.dictionary.lineage)
-    #expect(byOps.forest.entryHandles.filter { $0 >= 0 }.count == byOps.numberOfAllItems)
-    var entries = FoldEntries(loaded.dictionary)
+    #expect(byOps.forest.handleOf.filter { $0 >= 0 }.count == byOps.numberOfAllItems)
     var ops = FoldOps()
+    try byOps.adopt(loaded.dictionary, aliases: loaded.aliases)
     try decodeOps(tail, &loaded, firstSeq: 3_001, count: 1_000, into: &ops)
-    #expect(try fold(ops, &byOps, &entries) == fold(Array(events[3_000...]), &byEvents))
+    #expect(try fold(ops, &byOps) == fold(Array(events[3_000...]), &byEvents))
     #expect(byOps == byEvents)
     #expect(invariantViolations(byOps) == [])
-    // Encoding with the entries the fold knows gives the bytes the id lookups give.
-    var dictionary = loaded.dictionary
-    let table = try IdTable(&dictionary)
-    let count = dictionary.count
-    let known = try byOps.compactEncoded(
-      segment: 0, dictionaryCount: count, table: table, lineage: entries.lineage)
-    let looked = try byOps.compactEncoded(segment: 0, dictionaryCount: count, table: table)
-    #expect(known.bytes == looked.bytes)
-    #expect(byOps.forest.knownEntry(of: 0) != nil || byOps.numberOfAllItems == 0)
+    #expect(!byOps.ids.hasStringTable)
+    // Encoding by the state's own entries gives the bytes the writer's lookups give.
+    let table = IdTable(loaded.dictionary)
+    let byEntries = try byOps.compactEncoded(segment: 0, dictionaryCount: loaded.defined)
+    let looked = try byOps.compactEncoded(
+      segment: 0, dictionaryCount: loaded.defined, table: table)
+    #expect(byEntries.bytes == looked.bytes)
   }
 
   /// Record `i`'s fields (`FoldOps.fields`) name what `event` does: its op, section, parent,
-  /// anchor, ids (inserted subtrees in pre-order), label and time.
+  /// anchor, ids (inserted subtrees in pre-order; a batch's, those of the events inside it),
+  /// label and time.
   func expectFields(
-    _ ops: FoldOps, _ i: Int, _ entries: inout FoldEntries, _ event: Event, _ what: String
-  ) throws {
+    _ ops: FoldOps, _ i: Int, _ ids: IdSpace, _ event: Event, _ what: String
+  ) {
     #expect(ops.time(i) == event.time, "\(what)")
-    guard let f = ops.fields(i) else {
-      #expect(ops.wholeEvent(i) == event, "\(what)")
-      return
+    let f = ops.fields(i)
+    func text(_ e: Int32) -> String? { e == -1 ? nil : ops.name(entry: e, ids) }
+    var listed: [String] = []
+    func collect(_ g: FoldOpFields) {
+      var w = g.idsStart
+      for _ in 0..<g.idsCount {
+        listed.append(text(ops.entry(atWord: w)) ?? "")
+        w += g.idsStride
+      }
     }
-    #expect(ops.wholeEvent(i) == nil, "\(what)")
-    func text(_ e: Int32) throws -> String? {
-      e < 0 ? nil : try entries.withText(e) { String(decoding: $0, as: UTF8.self) }
-    }
-    var ids: [String] = []
-    var w = f.idsStart
-    for _ in 0..<f.idsCount {
-      ids.append(try text(ops.entry(atWord: w)) ?? "")
-      w += f.idsStride
+    if ops.isBatch(atWord: ops.start(i)) {
+      var stack = [ops.batchRecords(atWord: ops.start(i))[...]]
+      while var top = stack.popLast() {
+        guard let w = top.popFirst() else { continue }
+        stack.append(top)
+        if ops.isBatch(atWord: w) {
+          stack.append(ops.batchRecords(atWord: w)[...])
+        } else {
+          collect(ops.fields(atWord: w))
+        }
+      }
+    } else {
+      collect(f)
     }
     var section: String?
     var parent: String?
@@ -275,32 +285,43 @@ import Testing
     var label: String?
     var expected: [String] = []
     func subtrees(_ nodes: [OutlineNode]) { for n in nodes { n.forEachID { expected.append($0) } } }
+    func add(_ op: ListOperation) {
+      switch op {
+      case .expand(let x), .collapse(let x), .select(let x), .reloadItems(let x),
+        .reconfigureItems(let x), .deleteItems(let x), .appendSections(let x),
+        .deleteSections(let x), .reloadSections(let x):
+        expected += x
+      case .insertSections(let x, _): expected += x
+      case .deselect(let x): expected += x ?? []
+      case .moveItem(let id, _), .update(let id, _, _): expected.append(id)
+      case .insertItems(let nodes, _), .appendItems(let nodes, _, _),
+        .replaceChildren(_, let nodes), .applySectionSnapshot(_, let nodes):
+        subtrees(nodes)
+      case .batch(let inner): for e in inner { add(e.operation) }
+      case .moveSection, .deleteAllItems, .configure, .mark: break
+      }
+    }
+    add(event.operation)
     switch event.operation {
-    case .expand(let x), .collapse(let x), .select(let x), .reloadItems(let x),
-      .reconfigureItems(let x), .deleteItems(let x):
-      expected = x
-    case .deselect(let x): expected = x ?? []
-    case .moveItem(let id, let a):
-      expected = [id]
+    case .moveItem(_, let a), .insertItems(_, let a), .insertSections(_, let a):
       anchor = a.id
-    case .insertItems(let nodes, let a):
-      subtrees(nodes)
+    case .moveSection(let id, let a):
+      section = id
       anchor = a.id
-    case .appendItems(let nodes, let s, let p):
-      subtrees(nodes)
+    case .appendItems(_, let s, let p):
       section = s
       parent = p
-    case .update(let item, _, _): expected = [item]
+    case .replaceChildren(let p, _): parent = p
+    case .applySectionSnapshot(let s, _): section = s
     case .mark(let text): label = text
-    default:
-      Issue.record("\(what): \(event.op) has fields")
+    default: break
     }
     #expect(ListOperation.allNames[f.name] == event.op, "\(what)")
     #expect(event.operation.nameIndex == f.name, "\(what)")
-    #expect(ids == expected, "\(what)")
-    #expect(try text(f.section) == section, "\(what)")
-    #expect(try text(f.parent) == parent, "\(what)")
-    #expect(try text(f.anchor) == anchor, "\(what)")
+    #expect(listed == expected, "\(what)")
+    #expect(text(f.section) == section, "\(what)")
+    #expect(text(f.parent) == parent, "\(what)")
+    #expect(text(f.anchor) == anchor, "\(what)")
     #expect(f.label == label, "\(what)")
   }
 }

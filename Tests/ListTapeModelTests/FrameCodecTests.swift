@@ -164,18 +164,17 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     var d = EventDecoder()
     try restart.bytes.withUnsafeBytes { raw in try d.restart(raw, seq: 1) }
     #expect(
-      try (0..<ids.count).map { try Array(d.dictionary.entry($0).utf8) }
+      (0..<ids.count).map { Array(d.dictionary.text($0).utf8) }
         == ids.map { Array($0.utf8) })
     // And so does their stored form (what an index file keeps).
     var stored: [UInt8] = []
     var ends: [UInt32] = []
     for id in ids {
-      IdDictionary.appendStored(id, to: &stored)
+      IdText.store(id, into: &stored)
       ends.append(UInt32(stored.count))
     }
-    var loaded = try IdDictionary(stored: stored, ends: ends)
-    #expect(
-      try (0..<ids.count).map { try Array(loaded.entry($0).utf8) } == ids.map { Array($0.utf8) })
+    let loaded = try IdSpace(stored: stored, ends: ends)
+    #expect((0..<ids.count).map { Array(loaded.text($0).utf8) } == ids.map { Array($0.utf8) })
   }
 
   /// Mangled frames (passing the log's checksums, say forged) decode to an error or to
@@ -327,7 +326,7 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     var reference = Reference()
     var state = ListState()
     var table = IdTable()
-    var dictionary = IdDictionary()
+    var dictionary = IdSpace()
     for i in 0..<1_500 {
       let e = gen.event(reference)
       try? reference.apply(e)
@@ -340,15 +339,15 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
       let (bytes, _) = try state.compactEncoded(
         segment: 7, dictionaryCount: table.count, table: table)
       let back = try bytes.withUnsafeBytes { raw in
-        try ListState(compact: raw, dictionary: &dictionary)
+        try ListState(compact: raw, ids: dictionary, aliases: DefinitionAliases())
       }
       #expect(back == state)
       #expect(invariantViolations(back).isEmpty)
       // A dictionary short of the entries the state needs is refused.
-      var short = IdDictionary()
+      let short = IdSpace()
       #expect(throws: CodecError.self) {
         _ = try bytes.withUnsafeBytes { raw in
-          try ListState(compact: raw, dictionary: &short)
+          try ListState(compact: raw, ids: short, aliases: DefinitionAliases())
         }
       }
     }
@@ -356,7 +355,7 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
 
   /// A compact state of one section "S" holding a chain d0 > d1 > ... > d255 (the deepest
   /// the protocol allows), with the dictionary it was encoded against and its column offsets.
-  func deepestChain() throws -> (bytes: [UInt8], columns: [Int], dictionary: IdDictionary) {
+  func deepestChain() throws -> (bytes: [UInt8], columns: [Int], dictionary: IdSpace) {
     var node = OutlineNode("d255")
     for i in stride(from: 254, through: 0, by: -1) {
       var parent = OutlineNode("d\(i)")
@@ -367,15 +366,18 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     try state.appendSections(["S"])
     try state.appendItems([node], toSection: "S")
     var table = IdTable()
-    var dictionary = IdDictionary()
+    var dictionary = IdSpace()
     for id in ["S"] + (0..<256).map({ "d\($0)" }) {
       table.add(id)
       dictionary.append(id)
     }
     let (bytes, columns) = try state.compactEncoded(
       segment: 0, dictionaryCount: table.count, table: table)
-    var check = dictionary
-    #expect(try bytes.withUnsafeBytes { try ListState(compact: $0, dictionary: &check) } == state)
+    let check = dictionary
+    #expect(
+      try bytes.withUnsafeBytes {
+        try ListState(compact: $0, ids: check, aliases: DefinitionAliases())
+      } == state)
     return (bytes, columns, dictionary)
   }
 
@@ -384,7 +386,7 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
   /// hand since no state holds it) is refused, not read back as a state no fold could make.
   @Test func compactStatesKeepTheNestingLimit() throws {
     let ids = ["S"] + (0...256).map { "d\($0)" }
-    var dictionary = IdDictionary()
+    var dictionary = IdSpace()
     for id in ids { dictionary.append(id) }
     var sections = ByteSink()
     sections.count(0)  // "S"
@@ -405,7 +407,9 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     for c in columns { bytes.count(c.count) }
     for c in columns { bytes.bytes.append(contentsOf: c) }
     #expect {
-      _ = try bytes.bytes.withUnsafeBytes { try ListState(compact: $0, dictionary: &dictionary) }
+      _ = try bytes.bytes.withUnsafeBytes {
+        try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
+      }
     } throws: { error in
       (error as? CodecError)?.message.contains("item level 256 is past the deepest level") == true
     }
@@ -427,7 +431,7 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     for c in legalColumns { legal.count(c.count) }
     for c in legalColumns { legal.bytes.append(contentsOf: c) }
     let state = try legal.bytes.withUnsafeBytes {
-      try ListState(compact: $0, dictionary: &dictionary)
+      try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
     }
     #expect(state.numberOfAllItems == 256)
     #expect(state.level(of: "d255") == 255)
@@ -441,7 +445,9 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     #expect(bytes[end - 1] == 0)
     bytes[end - 1] = 1  // zigzag(-1)
     #expect {
-      _ = try bytes.withUnsafeBytes { try ListState(compact: $0, dictionary: &dictionary) }
+      _ = try bytes.withUnsafeBytes {
+        try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
+      }
     } throws: { error in
       (error as? CodecError)?.message.contains("duplicate item \"d254\"") == true
     }

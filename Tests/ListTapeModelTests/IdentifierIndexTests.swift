@@ -3,15 +3,16 @@ import Testing
 
 @testable import ListTapeModel
 
-/// The model's own id table against a plain dictionary: growth, updates, removals that
-/// shift probe runs back, and keys that differ only in how a character is spelled.
+/// The writer's id table (`IdentifierIndex`, insert-only) against a plain dictionary: growth,
+/// updates, and keys that differ only in how a character is spelled; and the state's own
+/// ids (`IdSpace`), kept as bytes and bounded under churn.
 @Suite struct IdentifierIndexTests {
   @Test(arguments: [7, 8, 9] as [UInt64])
   func agreesWithADictionaryUnderChurn(seed: UInt64) {
     var rng = SplitMix64(seed: seed)
     var index = IdentifierIndex()
     var reference: [IdentifierKey: Handle] = [:]
-    // A small key space, so that the same ids come back after removal and runs collide.
+    // A small key space, so that the same ids come back and runs collide.
     let keys =
       (0..<3_000).map { $0 % 3 == 0 ? "k\($0)" : "library/group-\($0 % 17)/item-\($0)" }
       + [
@@ -25,9 +26,6 @@ import Testing
         let h = Handle(rng.below(1 << 20))
         index[key] = h
         reference[IdentifierKey(key)] = h
-      case 5..<8:
-        index[key] = nil
-        reference[IdentifierKey(key)] = nil
       default:
         #expect(index[key] == reference[IdentifierKey(key)], "step \(step): \(key)")
       }
@@ -47,28 +45,33 @@ import Testing
     index["e\u{301}"] = 2
     #expect(index["\u{E9}"] == 1)
     #expect(index["e\u{301}"] == 2)
-    index["\u{E9}"] = nil
-    #expect(index["e\u{301}"] == 2)
-    #expect(index.count == 1)
+    #expect(index.count == 2)
+    var ids = IdSpace()
+    let a = ids.define("\u{E9}")
+    let b = ids.define("e\u{301}")
+    #expect(a != b)
+    #expect(ids.entry(of: "\u{E9}") == a && ids.entry(of: "e\u{301}") == b)
   }
 
-  /// Ids are bytes, not strings: short ones inside the slot, long ones in one arena, so the
-  /// table and the items' contents hold no reference per id.
+  /// Ids are bytes, not strings: each once in the state's id space (a canonical UUID in 16
+  /// bytes and its case), items keyed by entry, so the state's arrays hold no reference per
+  /// item.
   @Test func idsAreKeptAsBytes() throws {
     #expect(_isPOD(StoredID.self))
     #expect(_isPOD(Node.self))
+    #expect(_isPOD(ContentRef.self))
     var s = ListState()
     try s.appendSections(["S"])
     let uuids = (0..<1_000).map { IdShape.uuid.name("i", $0) }
     try s.appendItems(uuids.map { OutlineNode($0) } + ["short-15-bytes!"], toSection: "S")
-    #expect(s.forest.itemIndex.arena.count == 36 * 1_000)
-    #expect(s.forest.content.allSatisfy { $0.id.isInline == ($0.id.count <= 15) })
+    #expect(s.forest.ids.bytes.count == 2 + 17 * 1_000 + 16)
     #expect(s.allItems(inSection: "S") == uuids + ["short-15-bytes!"])
   }
 
-  /// Deleting long ids leaves garbage in the arena; compaction keeps it below half of the
-  /// arena (past a small floor) while every lookup stays right, batches and rollbacks
-  /// included.
+  /// Ids of deleted items stay (an id that comes back finds its entry) until dead ones
+  /// outnumber the live ones by `Forest.idSlack`: then the state renumbers its ids, so a
+  /// long churn of new ids keeps them bounded while every lookup stays right, batches and
+  /// rollbacks included.
   @Test func churnOfLongIdsKeepsTheArenaBounded() throws {
     var rng = SplitMix64(seed: 12)
     var s = ListState()
@@ -82,15 +85,15 @@ import Testing
           return IdShape.uuid.name("i", next)
         }
         if rng.chance(10) {
-          // A batch that adds and then faults: its arena bytes go with it.
-          let arena = s.forest.itemIndex.arena.count
+          // A batch that adds and then faults: the state is as before.
+          let before = s
           let batch = Event(
             .batch([
               Event(.appendItems(ids.map { OutlineNode($0) }, section: "S", parent: nil)),
               Event(.moveItem(ids[0], .after(ids[0]))),
             ]))
           #expect(throws: ListFault.self) { try s.apply(batch) }
-          #expect(s.forest.itemIndex.arena.count == arena)
+          #expect(s == before)
           continue
         }
         try s.appendItems(ids.map { OutlineNode($0) }, toSection: "S")
@@ -101,16 +104,15 @@ import Testing
         live.swapAt(k, live.count - 1)
         live.removeLast()
       }
-      let index = s.forest.itemIndex
-      #expect(index.arena.count - index.garbage == 36 * live.count, "step \(step)")
-      #expect(!index.needsCompaction, "step \(step)")
+      let alive = s.numberOfAllItems + s.numberOfSections
+      #expect(s.forest.ids.count <= 2 * alive + Forest.idSlack + 20, "step \(step)")
     }
     for id in live { #expect(s.contains(id)) }
     #expect(s.numberOfAllItems == live.count)
     #expect(invariantViolations(s).isEmpty)
-    // Deleting nearly everything shrinks the arena to what is left.
+    // Deleting nearly everything shrinks the ids to what is left.
     s.deleteItems(Array(live.dropFirst(10)))
-    #expect(s.forest.itemIndex.arena.count <= 36 * 10 + 4_096)
+    #expect(s.forest.ids.count <= 11 + Forest.idSlack)
     #expect(invariantViolations(s).isEmpty)
   }
 

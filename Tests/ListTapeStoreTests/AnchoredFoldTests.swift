@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import Testing
 
 @testable import ListTapeStore
@@ -36,7 +37,8 @@ import Testing
     let t = try RecoveryPointTests.open(path)
     var out: [Int: ListState] = [:]
     let wanted = Set(extra)
-    _ = try t.forEachState { n, _, _, s in
+    _ = try t.forEachState { ops, i, _, s in
+      let n = ops.seqs[i]
       if n % step == 0 || wanted.contains(n) { out[n] = s }
       return true
     }
@@ -54,7 +56,8 @@ import Testing
     let steps = salvaged.exactSteps
     var seen = (exact: 0, inexact: 0, restored: 0, compared: 0)
     var last = ListState()
-    let (final, _) = try salvaged.forEachState { n, _, _, state in
+    let (final, _) = try salvaged.forEachState { ops, i, _, state in
+      let n = ops.seqs[i]
       let step = steps.at(n)
       // The label agrees with the policy `show` applies to a single state.
       #expect(step.stateIsExact == salvaged.exactness(at: n).isExact, "event \(n)")

@@ -138,7 +138,6 @@ struct Compiler {
       products.appendingPathComponent("Modules").path,
       "-Xcc",
       "-fmodule-map-file=\(DocSnippetTests.root.path)/Sources/CListTapeZlib/module.modulemap",
-      "-Xcc", "-fmodule-map-file=\(products.path)/CListTapeHints.build/module.modulemap",
     ]
     if code.contains("import UIKit") {
       let stub = dir.appendingPathComponent("UIKit.swiftmodule").path

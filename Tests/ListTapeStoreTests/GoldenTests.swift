@@ -2,6 +2,7 @@ import Foundation
 import ListTapeInvestigate
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import Testing
 
 @testable import ListTapeStore

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import Testing
 

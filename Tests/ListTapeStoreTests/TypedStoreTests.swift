@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeRead
 import Testing
 
 @testable import ListTapeStore

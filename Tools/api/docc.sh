@@ -9,7 +9,7 @@
 #                                    directory that is removed)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-modules=(ListTapeModel ListTapeStore ListTapeInvestigate)
+modules=(ListTapeModel ListTapeStore ListTapeRead ListTapeInvestigate)
 source Tools/api/modules.sh
 build_modules ListTapeLog "${modules[@]}"
 work=$(mktemp -d)

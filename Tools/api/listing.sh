@@ -7,7 +7,7 @@
 #   Tools/api/listing.sh --check  fail, with the difference, when a listing is stale (CI)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-modules=(ListTapeJSON ListTapeModel ListTapeLog ListTapeStore ListTapeInvestigate)
+modules=(ListTapeJSON ListTapeModel ListTapeLog ListTapeStore ListTapeRead ListTapeInvestigate)
 source Tools/api/modules.sh
 build_modules "${modules[@]}"
 out=$(mktemp -d)

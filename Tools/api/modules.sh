@@ -8,6 +8,5 @@ build_modules() {
   triple=$(basename "$(dirname "$bin")")
   clang_maps=(
     -Xcc -fmodule-map-file="$PWD/Sources/CListTapeZlib/module.modulemap"
-    -Xcc -fmodule-map-file="$bin/CListTapeHints.build/module.modulemap"
   )
 }

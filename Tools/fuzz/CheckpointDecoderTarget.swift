@@ -6,16 +6,14 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCheckpointDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = UnsafeRawBufferPointer(start: data, count: size)
-  var dictionary = IdDictionary()
-  for i in 0..<512 { dictionary.append("i\(i)") }
-  if let state = try? ListState(compact: bytes, dictionary: &dictionary) {
-    var table = IdTable()
-    for i in 0..<512 { table.add("i\(i)") }
-    let again = try? state.compactEncoded(
-      segment: 0, dictionaryCount: 512, table: table)
+  var ids = IdSpace()
+  for i in 0..<512 { ids.append("i\(i)") }
+  let aliases = DefinitionAliases(vetted: ids.count, map: [:])
+  if let state = try? ListState(compact: bytes, ids: ids, aliases: aliases) {
+    let again = try? state.compactEncoded(segment: 0, dictionaryCount: 512)
     if let again {
       let back = again.bytes.withUnsafeBytes {
-        try? ListState(compact: $0, dictionary: &dictionary)
+        try? ListState(compact: $0, ids: ids, aliases: aliases)
       }
       if back != state { fatalError("compact state does not read back") }
     }

@@ -2,8 +2,8 @@
 // sources into one module). Input: a first byte choosing the decoder, then its bytes.
 
 /// Decodes arbitrary bytes as a 2.0 event frame (after a dictionary restart made of the
-/// input's tail, into events or into the fold's operations, which must agree) or as 1.0
-/// records; any crash, hang, unbounded allocation or disagreement is a bug.
+/// input's tail; its records folded as they are and as `Event`s, which must agree) or as
+/// 1.0 records; any crash, hang, unbounded allocation or disagreement is a bug.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   guard size > 2 else { return 0 }
@@ -29,28 +29,25 @@ public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     }
     _ = try? decoder.skipFrame(bytes, firstSeq: 1, count: count)
   case 3:
-    // The fold on entries: the frame decoded into operations must give the events the
-    // event decoder gives, and folding the operations must neither trap nor hang.
-    var events: [Event] = []
-    let byEvents = try? decoder.decodeFrame(bytes, firstSeq: 1, count: count) { _, e in
-      events.append(e)
-      return true
-    }
-    var opsDecoder = EventDecoder()
+    // The one reducer, two ways in: the frame's records folded as decoded, and the same
+    // events read back as `Event`s and folded from strings, must reach equal states with
+    // equal faults; neither may trap nor hang.
     var ops = FoldOps()
-    let byOps = try? opsDecoder.decodeFrame(
-      bytes, firstSeq: 1, count: count, from: 1, through: .max, into: &ops)
-    precondition((byEvents == .done) == (byOps == .done), "the two decoders disagree")
-    guard byOps == .done else { break }
-    var entries = FoldEntries(EventDecoder().dictionary)
-    var state = ListState()
-    var back: [Event] = []
-    for i in 0..<ops.count {
-      _ = try? state.apply(ops, i, &entries)
-      if ops.isEvent(i), let e = try? ops.event(i, &entries) { back.append(e) }
+    guard
+      (try? decoder.decodeFrame(
+        bytes, firstSeq: 1, count: count, from: 1, through: .max, into: &ops)) == .done
+    else { break }
+    var byRecords = ListState()
+    var byEvents = ListState()
+    for i in 0..<ops.count where ops.isEvent(i) {
+      let event = ops.event(i, decoder.dictionary)
+      let a = (try? byRecords.apply(ops, i)) ?? nil
+      var b: ListFault?
+      do throws(ListFault) { try byEvents.apply(event) } catch { b = error }
+      precondition(a == b, "records and events fault differently")
     }
-    precondition(back == events, "operations read back other events")
-    total &+= state.numberOfAllItems
+    precondition(byRecords == byEvents, "records and events fold to different states")
+    total &+= byRecords.numberOfAllItems
   default:
     // 1.0 records: the input split into records of the length its second byte says.
     var at = 0

@@ -28,12 +28,9 @@ model_target() { # name, target file
     swiftc "${sanitize[@]}" -wmo -module-name ListTapeJSON -emit-module \
       -emit-module-path "$out/modules/ListTapeJSON.swiftmodule" \
       -c Sources/ListTapeJSON/*.swift -o "$out/modules/ListTapeJSON.o"
-    printf 'module CListTapeHints { header "%s/Sources/CListTapeHints/include/CListTapeHints.h" export * }\n' \
-      "$PWD" >"$out/modules/module.modulemap"
   fi
   # shellcheck disable=SC2046
   swiftc "${sanitize[@]}" -module-name ListTapeModel -I "$out/modules" \
-    -Xcc -fmodule-map-file="$out/modules/module.modulemap" \
     $(find Sources/ListTapeModel -name '*.swift' | sort) "Tools/fuzz/$2" \
     "$out/modules/ListTapeJSON.o" -o "$out/$1"
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeRead
 // listtape-app-sim: an app that records through ListStore until it is killed (crash tests).
 import ListTapeSamples
 import ListTapeStore

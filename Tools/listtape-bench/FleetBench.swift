@@ -2,6 +2,7 @@ import Foundation
 import ListTapeFleet
 import ListTapeInvestigate
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import ListTapeStore
 
@@ -74,7 +75,7 @@ enum FleetBench {
       var replayCPU = Double.infinity
       let replay = Clock.best(of: 2) {
         let cpu = InvestigateBench.cpuSeconds()
-        _ = try? timeline.forEachState { _, _, _, _ in true }
+        _ = try? timeline.replay(through: n) { _, _, _ in true }
         replayCPU = min(replayCPU, InvestigateBench.cpuSeconds() - cpu)
       }
       // The fold the export is made from: on dictionary entries, no `Event` per event.
@@ -82,8 +83,8 @@ enum FleetBench {
       let fold = Clock.best(of: 2) {
         let cpu = InvestigateBench.cpuSeconds()
         var state = ListState()
-        var decoder = EventDecoder()
-        try? timeline.foldOps(&state, &decoder, from: 1, through: n) { _, _, _, _ in true }
+        var decoder = timeline.startDecoder()
+        try? timeline.fold(&state, &decoder, from: 1, through: n) { _, _, _, _ in true }
         foldCPU = min(foldCPU, InvestigateBench.cpuSeconds() - cpu)
       }
       var best: (dir: String, rows: Int, wall: Double, cpu: Double)?

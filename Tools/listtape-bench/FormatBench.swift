@@ -3,6 +3,7 @@ import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import ListTapeStore
 
@@ -355,13 +356,17 @@ enum SeekParts {
       guard let p = index.seekPoint(atOrBefore: UInt64(n)) else { continue }
       var t = Clock.now()
       let (stored, ends) = try index.dictionary(at: p)
-      var dictionary = try IdDictionary(stored: stored, ends: ends)
+      let dictionary = try IdSpace(stored: stored, ends: ends)
       parts[0].append(Clock.now() - t)
       t = Clock.now()
       let blob = try index.state(at: p)
       parts[1].append(Clock.now() - t)
       t = Clock.now()
-      let state = try blob.withUnsafeBytes { try ListState(compact: $0, dictionary: &dictionary) }
+      let state = try blob.withUnsafeBytes {
+        try ListState(
+          compact: $0, ids: dictionary,
+          aliases: DefinitionAliases(vetted: dictionary.count, map: [:]))
+      }
       parts[2].append(Clock.now() - t)
       t = Clock.now()
       _ = try reopened.state(at: n)

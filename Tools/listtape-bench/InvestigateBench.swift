@@ -2,6 +2,7 @@ import Foundation
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import ListTapeStore
 

@@ -2,6 +2,7 @@ import Foundation
 import ListTapeInvestigate
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import ListTapeStore
 
@@ -69,12 +70,16 @@ enum CheckpointParts {
 enum DecodedFold {
   /// Best of three folds of `events` from the empty state.
   static func best(_ events: [Event]) -> Double {
-    let hints = events.map(FoldHint.init)
+    var ops = FoldOps()
+    var empty = ListState()
+    var ids = empty.sharedIDs()
+    for (k, e) in events.enumerated() { ops.append(e, seq: k + 1, defining: &ids) }
     var best = Double.infinity
     for _ in 0..<3 {
       var state = ListState()
+      _ = try? state.adopt(ids, aliases: DefinitionAliases())
       let start = Clock.now()
-      foldHinted(&state, events, hints)
+      foldRecords(&state, ops)
       best = min(best, Clock.now() - start)
       precondition(state.numberOfAllItems >= 0)
     }

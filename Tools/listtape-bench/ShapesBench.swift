@@ -3,6 +3,7 @@ import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import ListTapeStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import ListTapeStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import ListTapeStore
 

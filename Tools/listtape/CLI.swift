@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeLog
+import ListTapeRead
 import ListTapeStore
 
 /// The tool: its subcommands and the dispatch from a command line to one of them.

@@ -1,5 +1,6 @@
 import ListTapeInvestigate
 import ListTapeLog
+import ListTapeRead
 import ListTapeStore
 
 /// The libraries' errors as the tool reports them: one line naming the file and the event

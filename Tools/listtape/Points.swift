@@ -1,3 +1,4 @@
+import ListTapeRead
 import ListTapeStore
 
 /// The event number `point` names in `timeline`; the last event when nil. A point outside

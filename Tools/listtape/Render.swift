@@ -80,8 +80,8 @@ enum Render {
   /// The list as a person reads it: sections as headers, rows indented by level, ▸/▾ on
   /// items with children, ✓ on selected rows, titles in quotes; hidden rows only with `all`.
   static func state(_ state: ListState, all: Bool, style: Style, into out: Output) {
-    let sections = state.sectionIdentifiers
-    let selected = state.selectedItems.count
+    let sections = state.sections
+    let selected = state.numberOfSelectedItems
     var summary = [
       plural(sections.count, "section"), plural(state.numberOfAllItems, "item"),
       "\(count(state.numberOfItems)) visible",
@@ -94,13 +94,13 @@ enum Render {
       out.line(style.dim("(no sections)"))
       return
     }
-    for id in sections {
+    for ref in sections {
       out.line()
-      let rows = state.rows(inSection: id, visibleOnly: !all) ?? []
-      let visible = state.numberOfItems(inSection: id) ?? 0
-      let total = all ? rows.count : (state.allItems(inSection: id)?.count ?? rows.count)
+      let rows = state.rows(in: ref, visibleOnly: !all)
+      let visible = state.numberOfItems(in: ref)
+      let total = state.numberOfAllItems(in: ref)
       out.line(
-        style.bold(style.blue(id)) + "  "
+        style.bold(style.blue(state.id(of: ref))) + "  "
           + style.dim("\(plural(total, "item")), \(count(visible)) visible"))
       if rows.isEmpty {
         out.line(style.dim("  (empty)"))

@@ -32,8 +32,14 @@ final class Output {
     if buffer.count >= limit { flush() }
   }
 
-  /// Appends raw bytes, e.g. a JSONWriter's output.
+  /// Appends raw bytes, e.g. a JSONWriter's output; a large piece (a whole state) is
+  /// written as it is, not copied into the buffer first.
   func bytes(_ bytes: [UInt8]) {
+    if bytes.count >= limit {
+      flush()
+      writeAll(fd, bytes)
+      return
+    }
     buffer.append(contentsOf: bytes)
     if buffer.count >= limit { flush() }
   }

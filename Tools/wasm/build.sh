@@ -29,11 +29,8 @@ bin=$(dirname "$(command -v swiftc)")
 embedded="$bin/../lib/swift/embedded/wasm32-unknown-none-wasm"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cp Sources/CListTapeHints/include/CListTapeHints.h "$work/"
-printf 'module CListTapeHints { header "CListTapeHints.h" export * }\n' >"$work/module.modulemap"
 flags=(-target wasm32-unknown-none-wasm -enable-experimental-feature Embedded -wmo
   -parse-as-library -Osize -disable-stack-protector -package-name ListTape -I "$work"
-  -Xcc -fmodule-map-file="$work/module.modulemap"
   # Without this each object carries a random 16-byte hash (.swift_modhash).
   -Xfrontend -disable-incremental-llvm-codegen)
 

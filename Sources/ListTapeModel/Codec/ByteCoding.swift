@@ -129,6 +129,20 @@ struct ByteSource {
   }
 
   /// The next `n` bytes (already checked to remain) as validated UTF-8.
+  /// Calls `body` with the next `n` bytes, checked to be UTF-8 text.
+  @inline(__always) mutating func withText<R>(
+    _ n: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R
+  ) throws(CodecError) -> R {
+    let slice = UnsafeRawBufferPointer(rebasing: base[offset..<offset + n])
+    offset += n
+    let units = UnsafeBufferPointer(
+      start: slice.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
+    guard UTF8Validation.isValid(units) else {
+      throw CodecError("invalid UTF-8 in string", offset: offset - n)
+    }
+    return body(units)
+  }
+
   @inline(__always) mutating func text(_ n: Int) throws(CodecError) -> String {
     let slice = UnsafeRawBufferPointer(rebasing: base[offset..<offset + n])
     offset += n
@@ -138,6 +152,15 @@ struct ByteSource {
       throw CodecError("invalid UTF-8 in string", offset: offset - n)
     }
     return String(decoding: units, as: UTF8.self)
+  }
+
+  /// Skips the next `n` bytes (already counted by `count()`), checking they are UTF-8.
+  @inline(__always) mutating func skipText(_ n: Int) throws(CodecError) {
+    guard n <= remaining else { throw fail("string of \(n) bytes exceeds the \(remaining) left") }
+    let units = UnsafeBufferPointer(
+      start: base.baseAddress.map { ($0 + offset).assumingMemoryBound(to: UInt8.self) }, count: n)
+    guard UTF8Validation.isValid(units) else { throw fail("invalid UTF-8 in string") }
+    offset += n
   }
 
   /// Fields written by `ByteSink.fields` (a later duplicate key wins).

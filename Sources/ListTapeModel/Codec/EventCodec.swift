@@ -39,7 +39,7 @@ package struct EventEncoder: Sendable {
   /// An encoder continuing where `decoder` stopped (appending to an existing log).
   package init(continuing decoder: EventDecoder) {
     lastTime = decoder.lastTime
-    ring = decoder.ring
+    ring = decoder.ring.map { decoder.dictionary.text(Int($0)) }
     ringNext = decoder.ringNext
     nextSeq = decoder.expected
     for (i, id) in ring.enumerated() { slots[IdentifierKey(id)] = i }
@@ -125,23 +125,51 @@ private struct RecordSink: EventSink {
 package struct EventDecoder: Sendable {
   /// Time of the last timed event decoded (0 after a reset).
   package internal(set) var lastTime: Int64 = 0
-  var ring: [String] = []
+  /// The 1.0 codec's ring of the last identifiers written, as entries of `dictionary`, so a
+  /// back-reference hashes nothing.
+  var ring: [Int32] = []
   var ringNext = 0
   /// The event number the next record must have (unless it is a reset point).
   package internal(set) var expected = 1
-  /// Format 2.0: the current segment's dictionary...
-  package internal(set) var dictionary = IdDictionary()
+  /// Format 2.0: the current segment's dictionary, its repeated definitions...
+  package internal(set) var dictionary = IdSpace()
+  package internal(set) var aliases = DefinitionAliases()
+  /// Entries the log has defined before the next frame (the dictionary may hold more: an
+  /// index file's whole segment, or definitions read past a stop).
+  package internal(set) var defined = 0
   /// ...and the event number its restart came before (0: the log's start).
   package internal(set) var segment: UInt64 = 0
+  /// A number naming the log read (from its UUID), from which each segment's dictionary
+  /// draws its lineage (`lineage(log:segment:)`).
+  package private(set) var logID: UInt64 = 0
 
   /// A decoder for a log's first event.
   package init() {}
 
-  /// Decodes record number `seq`. Records must come in order; after a gap only a reset
-  /// point can be decoded (anything else throws rather than guess at references).
+  /// A decoder for the first event of the log named `logID`.
+  package init(logID: UInt64) {
+    self.logID = logID
+    dictionary.setLineage(Self.lineage(log: logID, segment: 0))
+  }
+
+  /// Decodes record number `seq` as an `Event` (its records, read back). Records must come
+  /// in order; after a gap only a reset point can be decoded (anything else throws rather
+  /// than guess at references).
   package mutating func decode(_ record: UnsafeRawBufferPointer, seq: Int) throws(CodecError)
     -> Event
   {
+    var ops = FoldOps()
+    try decode(record, seq: seq, into: &ops)
+    return ops.event(0, dictionary)
+  }
+
+  /// Decodes record number `seq` into records of the fold (`OpWalk`, as 2.0 frames are), its
+  /// ids numbered in `dictionary`: a literal id is looked up once (and defined when new),
+  /// and its ring slot keeps the entry, so a back-reference hashes nothing. Records must
+  /// come in order, as for `decode(_:seq:)`; a record that does not decode adds nothing.
+  package mutating func decode(
+    _ record: UnsafeRawBufferPointer, seq: Int, into ops: inout FoldOps
+  ) throws(CodecError) {
     if EventCodecLayout.isResetPoint(seq) {
       lastTime = 0
       ring.removeAll(keepingCapacity: true)
@@ -152,15 +180,20 @@ package struct EventDecoder: Sendable {
           + "\(EventCodecLayout.resetPoint(atOrBefore: seq) + EventCodecLayout.resetInterval)",
         offset: 0)
     }
-    var source = RecordSource(decoder: EventDecoder(), bytes: ByteSource(record))
+    var source = EntryRecordSource(decoder: EventDecoder(), bytes: ByteSource(record))
     swap(&source.decoder, &self)
     defer { swap(&source.decoder, &self) }
-    let e = try EventWalk.decode(&source)
-    guard source.bytes.isAtEnd else {
-      throw source.bytes.fail("\(source.bytes.remaining) trailing bytes after the event")
+    let mark = ops.count
+    do throws(CodecError) {
+      _ = try OpWalk.decode(&source, seq: seq, into: &ops)
+      guard source.bytes.isAtEnd else {
+        throw source.bytes.fail("\(source.bytes.remaining) trailing bytes after the event")
+      }
+    } catch {
+      ops.truncate(to: mark)
+      throw error
     }
     source.decoder.expected = seq + 1
-    return e
   }
 
   /// Decodes record number `seq`.
@@ -170,36 +203,18 @@ package struct EventDecoder: Sendable {
     }
     return try result.get()
   }
-
-  /// An identifier: a ring slot or literal text (then remembered), never empty.
-  mutating func identifier(_ s: inout ByteSource) throws(CodecError) -> String {
-    let v = try s.varint()
-    if v < UInt64(EventCodecLayout.ringSize) {
-      guard Int(v) < ring.count else {
-        throw s.fail("reference to identifier slot \(v) of \(ring.count)")
-      }
-      return ring[Int(v)]
-    }
-    let n = v - UInt64(EventCodecLayout.ringSize)
-    guard n > 0 else { throw s.fail("empty identifier") }
-    guard n <= UInt64(s.remaining) else {
-      throw s.fail("identifier of \(n) bytes exceeds the \(s.remaining) bytes left")
-    }
-    let id = try s.text(Int(n))
-    if ring.count < EventCodecLayout.ringSize {
-      ring.append(id)
-    } else {
-      ring[ringNext] = id
-    }
-    ringNext = (ringNext + 1) % EventCodecLayout.ringSize
-    return id
-  }
 }
 
-/// The 1.0 record layout as an `EventSource`.
-private struct RecordSource: EventSource {
+/// A 1.0 record read into records of the fold: one byte stream, each identifier an entry of
+/// the decoder's dictionary.
+private struct EntryRecordSource: OpSource {
   var decoder: EventDecoder
   var bytes: ByteSource
+  /// A 1.0 decoder's dictionary has no holes (it numbers what it reads).
+  var touchedHole = false
+
+  var defined: Int { decoder.dictionary.count }
+  var dictionary: IdSpace { decoder.dictionary }
 
   mutating func tag() throws(CodecError) -> UInt8 { try bytes.byte() }
 
@@ -219,9 +234,37 @@ private struct RecordSource: EventSource {
   }
 
   mutating func flag() throws(CodecError) -> UInt8 { try bytes.byte() }
-  mutating func id() throws(CodecError) -> String { try decoder.identifier(&bytes) }
+
+  mutating func id() throws(CodecError) -> String {
+    decoder.dictionary.text(Int(try entryRef()))
+  }
+
   mutating func string() throws(CodecError) -> String { try bytes.string() }
   func fail(_ message: String) -> CodecError { bytes.fail(message) }
+
+  /// A ring slot's entry, or a literal id looked up (defined when new) and remembered.
+  mutating func entryRef() throws(CodecError) -> Int32 {
+    let v = try bytes.varint()
+    if v < UInt64(EventCodecLayout.ringSize) {
+      guard Int(v) < decoder.ring.count else {
+        throw bytes.fail("reference to identifier slot \(v) of \(decoder.ring.count)")
+      }
+      return decoder.ring[Int(v)]
+    }
+    let n = v - UInt64(EventCodecLayout.ringSize)
+    guard n > 0 else { throw bytes.fail("empty identifier") }
+    guard n <= UInt64(bytes.remaining) else {
+      throw bytes.fail("identifier of \(n) bytes exceeds the \(bytes.remaining) bytes left")
+    }
+    let e = try bytes.withText(Int(n)) { decoder.dictionary.define(text: $0) }
+    if decoder.ring.count < EventCodecLayout.ringSize {
+      decoder.ring.append(e)
+    } else {
+      decoder.ring[decoder.ringNext] = e
+    }
+    decoder.ringNext = (decoder.ringNext + 1) % EventCodecLayout.ringSize
+    return e
+  }
 }
 
 /// Op codes of the binary form; part of the file format, never renumber.

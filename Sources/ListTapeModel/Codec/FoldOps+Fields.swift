@@ -21,88 +21,110 @@ package struct FoldOpFields {
 }
 
 extension FoldOps {
-  /// The fields of event record `i`, or nil when it holds a whole `Event` (`wholeEvent`).
-  package func fields(_ i: Int) -> FoldOpFields? {
-    let kind = kind(i)
-    let w = Int(starts[i]) &+ Self.header
+  /// The fields of top-level record `i`.
+  package func fields(_ i: Int) -> FoldOpFields { fields(atWord: Int(starts[i])) }
+
+  /// The fields of the record at word `start`. A batch has no section, parent or anchor of
+  /// its own: its ids are those of the events inside it (`batchRecords(atWord:)`).
+  package func fields(atWord start: Int) -> FoldOpFields {
+    let kind = kind(atWord: start)
+    let w = start &+ Self.header
     var f = FoldOpFields()
+    f.name = kind == Kind.deselectAll ? Int(EventCodes.deselect) &- 1 : Int(kind) &- 1
+    func list(at k: Int) {
+      f.idsStart = k &+ 1
+      f.idsCount = Int(words[k])
+    }
+    func nodes(at k: Int) {
+      f.idsStart = k &+ 1
+      f.idsCount = Int(words[k])
+      f.idsStride = 3
+      f.structural = true
+    }
     switch kind {
-    case Kind.whole:
-      return nil
-    case Kind.deselectAll:
-      f.name = Int(EventCodes.deselect) &- 1
-      return f
-    case Int32(EventCodes.expand), Int32(EventCodes.collapse), Int32(EventCodes.select),
-      Int32(EventCodes.deselect), Int32(EventCodes.reloadItems),
-      Int32(EventCodes.reconfigureItems), Int32(EventCodes.deleteItems):
-      f.idsStart = w &+ 1
-      f.idsCount = Int(words[w])
-      f.structural = kind == Int32(EventCodes.deleteItems)
+    case Int32(EventCodes.deleteSections), Int32(EventCodes.deleteItems):
+      list(at: w)
+      f.structural = true
+    case Int32(EventCodes.appendSections), Int32(EventCodes.reloadSections),
+      Int32(EventCodes.reloadItems), Int32(EventCodes.reconfigureItems),
+      Int32(EventCodes.expand), Int32(EventCodes.collapse), Int32(EventCodes.select),
+      Int32(EventCodes.deselect):
+      list(at: w)
+    case Int32(EventCodes.insertSections):
+      list(at: w)
+      f.anchor = words[w &+ 1 &+ f.idsCount]
+    case Int32(EventCodes.moveSection):
+      f.section = words[w]
+      f.anchor = words[w &+ 1]
     case Int32(EventCodes.moveItem):
       f.idsStart = w
       f.idsCount = 1
       f.anchor = words[w &+ 1]
       f.structural = true
-    case Int32(EventCodes.insertItems):
-      f.anchor = words[w]
-      f.idsStart = w &+ 2
-      f.idsCount = Int(words[w &+ 1])
-      f.idsStride = 4
-      f.structural = true
     case Int32(EventCodes.appendItems):
       f.section = words[w]
       f.parent = words[w &+ 1]
-      f.idsStart = w &+ 3
-      f.idsCount = Int(words[w &+ 2])
-      f.idsStride = 4
+      nodes(at: w &+ 2)
+    case Int32(EventCodes.insertItems):
+      f.anchor = words[w]
+      nodes(at: w &+ 1)
+    case Int32(EventCodes.replaceChildren):
+      f.parent = words[w]
+      nodes(at: w &+ 1)
+    case Int32(EventCodes.applySectionSnapshot):
+      f.section = words[w]
+      nodes(at: w &+ 1)
+    case Int32(EventCodes.deleteAllItems), Int32(EventCodes.batch):
       f.structural = true
     case Int32(EventCodes.update):
       f.idsStart = w
       f.idsCount = 1
     case Int32(EventCodes.mark):
-      f.label = string(words[w]) ?? ""
+      f.label = text(words[w])
     default:
-      return nil
+      break
     }
-    f.name = Int(kind) &- 1
     return f
   }
 
+  /// The records of the events of the batch record at word `start`, in order.
+  package func batchRecords(atWord start: Int) -> [Int] {
+    var out: [Int] = []
+    var w = start &+ Self.header &+ 1
+    let end = batchEnd(atWord: start)
+    while w < end {
+      out.append(w)
+      w &+= length(atWord: w)
+    }
+    return out
+  }
+
+  /// Labels of the marks top-level record `i` sets (a batch's nested marks included), in
+  /// order.
+  package func markLabels(_ i: Int) -> [String] {
+    var out: [String] = []
+    var stack = [Int(starts[i])]
+    while let w = stack.popLast() {
+      if isBatch(atWord: w) {
+        stack.append(contentsOf: batchRecords(atWord: w).reversed())
+      } else if kind(atWord: w) == Int32(EventCodes.mark) {
+        out.append(text(words[w &+ Self.header]))
+      }
+    }
+    return out
+  }
+
+  /// The protocol's op name of top-level record `i`.
+  package func name(_ i: Int) -> String { ListState.opName(self, atWord: Int(starts[i])) }
+
+  /// Whether the record at word `w` is a batch.
+  package func isBatch(atWord w: Int) -> Bool { kind(atWord: w) == Int32(EventCodes.batch) }
+
+  /// Where top-level record `i` starts in the words.
+  package func start(_ i: Int) -> Int { Int(starts[i]) }
+
   /// The entry at word `k` of a record (`FoldOpFields.idsStart` and on).
   @inline(__always) package func entry(atWord k: Int) -> Int32 { words[k] }
-
-  /// The event record `i` keeps whole (a batch, a section edit, …), or nil.
-  package func wholeEvent(_ i: Int) -> Event? {
-    kind(i) == Kind.whole ? events[Int(word(i, Self.header))] : nil
-  }
-
-  /// Record `i`'s time, nil when untimed.
-  @inline(__always) package func time(_ i: Int) -> Int64? {
-    let t = times[i]
-    return t == Self.noTime ? nil : t
-  }
-}
-
-extension FoldEntries {
-  /// Whether entry `e` is within the fold's dictionary (whose entries all have text when
-  /// the fold goes on entries: only a salvaged log's dictionary has holes).
-  @inline(__always) package func hasText(_ e: Int32) -> Bool {
-    e >= 0 && Int(e) < dictionary.count
-  }
-
-  /// Calls `body` with the UTF-8 bytes of entry `e`; throws when the fold has no such entry
-  /// or cannot read it. An entry the fold already holds as a `String` (every entry of a log
-  /// folded from its start) is read in place.
-  package mutating func withText<R>(
-    _ e: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> R
-  ) throws(CodecError) -> R {
-    guard e >= 0, Int(e) < dictionary.count else {
-      throw CodecError("reference to entry \(e) of \(dictionary.count)", offset: 0)
-    }
-    var text = dictionary.strings[Int(e)]
-    if !text.isEmpty { return text.withUTF8(body) }
-    return try dictionary.withText(Int(e)) { bytes throws(CodecError) in body(bytes) }
-  }
 }
 
 extension ListOperation {

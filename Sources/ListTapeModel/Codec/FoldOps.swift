@@ -1,35 +1,47 @@
-/// Events of 2.0 frames decoded for the fold rather than for a person: operations whose
-/// identifiers are dictionary entry numbers, in flat buffers reused from chunk to chunk, so
-/// that decoding the usual event allocates nothing and retains nothing.
+/// Events as the fold reads them: operation records whose identifiers are entry numbers,
+/// in flat buffers reused from chunk to chunk, so that decoding and folding the usual event
+/// allocates nothing, retains nothing and hashes no id.
 ///
-/// Each operation is a record of words: its kind and flags, the dictionary's size before it
-/// and the definitions it made (so the fold's copy of the dictionary, `FoldEntries`, follows
-/// the decoder's), then its arguments. Events the fold has no compact form for (batches,
-/// section edits, nested or field-carrying nodes, ...) are kept whole in `events`; `event(_:_:)`
-/// turns any record back into the `Event` the decoder would have made, for a person or a test.
+/// A 2.0 frame decodes straight into records (`EventDecoder.decodeFrame(_:…into:)`); an
+/// `Event` becomes records through a state's ids (`FoldOps.append(_:ids:)`), so the one
+/// reducer (`ListState.apply(_:_:)`) folds both. `event(_:_:)` turns a record back into its
+/// `Event` only where a person or a test reads it.
+///
+/// Every record is `[kind | flags << 16, length in words, arguments…]`; a batch's arguments
+/// are its count and then its events' records. Top-level records also carry their event
+/// number and time, the dictionary's size before them and the definitions they made (in
+/// stored form), so the state's ids follow the decoder's dictionary entry for entry.
 package struct FoldOps: Sendable {
-  /// Where each operation's record starts in `words`.
+  /// Where each top-level record starts in `words`.
   var starts: [Int32] = []
-  /// Each operation's event number.
+  /// Each top-level record's event number.
   package var seqs: [Int] = []
-  /// Each operation's time (`noTime` when untimed).
+  /// Each top-level record's time (`noTime` when untimed).
   var times: [Int64] = []
+  /// The dictionary's size before each record (-1: the record came from an `Event` and
+  /// defines through the state's ids instead).
+  var dictBefore: [Int32] = []
+  /// Each record's definitions: entries `defFirst[i] ..< defFirst[i] + defCount[i]` of
+  /// `definitions`.
+  var defFirst: [Int32] = []
+  var defCount: [Int32] = []
   var words: [Int32] = []
-  /// Titles and mark labels, by index.
-  var strings: [String] = []
-  var fieldSets: [[String: String]] = []
-  /// Entries defined by the operations, in entry order.
-  var definitions: [String] = []
-  /// Events kept whole.
-  var events: [Event] = []
-  /// Dictionaries that a restart began, by index.
-  var restarts: [IdDictionary] = []
+  /// Titles and fields (`ItemText` blobs), mark labels and the text of ids an `Event`
+  /// named that the state does not know, by index.
+  var texts: [UInt8] = []
+  var textEnds: [UInt32] = []
+  /// Stored forms of the definitions, in entry order.
+  var definitions = IdSpace()
+  /// Dictionaries that a restart began, with their repeated entries, by index.
+  var restarts: [(dictionary: IdSpace, aliases: DefinitionAliases)] = []
+  /// Frames that ended, by index (`frameEnd` records).
+  var frameEnds: [FrameEndRecord] = []
 
   static let noTime = Int64.min
 
   package init() {}
 
-  /// Operations held.
+  /// Top-level records held.
   package var count: Int { starts.count }
 
   package var isEmpty: Bool { starts.isEmpty }
@@ -37,255 +49,450 @@ package struct FoldOps: Sendable {
   /// Empties the buffers, keeping their capacity unless one event made them outgrow a
   /// usual chunk (a large subtree, a burst of definitions): chunks in flight stay small.
   package mutating func removeAll() {
-    let keep = words.count <= Self.keptWords && definitions.count <= Self.keptWords / 8
+    let keep = words.count <= Self.keptWords && definitions.bytes.count <= Self.keptWords * 4
     starts.removeAll(keepingCapacity: keep)
     seqs.removeAll(keepingCapacity: keep)
     times.removeAll(keepingCapacity: keep)
+    dictBefore.removeAll(keepingCapacity: keep)
+    defFirst.removeAll(keepingCapacity: keep)
+    defCount.removeAll(keepingCapacity: keep)
     words.removeAll(keepingCapacity: keep)
-    strings.removeAll(keepingCapacity: keep)
-    fieldSets.removeAll(keepingCapacity: keep)
-    definitions.removeAll(keepingCapacity: keep)
-    events.removeAll(keepingCapacity: keep)
+    texts.removeAll(keepingCapacity: keep)
+    textEnds.removeAll(keepingCapacity: keep)
+    definitions.removeAll()
     restarts.removeAll()
+    frameEnds.removeAll()
+    madeEvents.removeAll()
   }
 
   /// Words a chunk keeps room for between uses (about 16 per event of a 4,096-event chunk).
   static let keptWords = 1 << 16
 
-  /// Drops operations from `n` on (a frame decoded past the last event wanted).
+  /// Drops top-level records from `n` on (a frame that failed to decode).
   mutating func truncate(to n: Int) {
-    guard n < starts.count else { return }
-    words.removeSubrange(Int(starts[n])...)
-    starts.removeSubrange(n...)
-    seqs.removeSubrange(n...)
-    times.removeSubrange(n...)
+    while starts.count > n { dropLast(textsFrom: textEnds.count) }
   }
 
-  // MARK: Records
+  // MARK: Kinds
 
-  /// Record kinds: the 2.0 op codes for compact operations, and these (events below
-  /// `restart`, records that only move the fold's dictionary on from it).
+  /// Record kinds: the 2.0 op codes (`EventCodes`) for events, and these.
   enum Kind {
-    /// An event kept whole: `events[word 4]`.
-    static let whole: Int32 = 0x100
-    /// A dictionary restart before the next event: `restarts[word 4]`.
-    static let restart: Int32 = 0x200
     /// `deselect` of every selected item.
     static let deselectAll: Int32 = 0x101
+    /// A dictionary restart before the next event: `restarts[word 2]`.
+    static let restart: Int32 = 0x200
     /// An event before the first one wanted: only its definitions count.
     static let skip: Int32 = 0x201
-    /// Where a frame ended (`frameEnd(_:)`); flag 1: a dictionary frame.
+    /// Where a frame ended: `frameEnds[word 2]`.
     static let frameEnd: Int32 = 0x202
   }
 
-  /// Whether operation `i` is an event (not a restart, a skipped event or a frame's end).
-  @inline(__always) package func isEvent(_ i: Int) -> Bool {
-    kind(i) < Kind.restart
+  /// Whether top-level record `i` is an event (not a restart, a skipped event or a frame's
+  /// end).
+  @inline(__always) package func isEvent(_ i: Int) -> Bool { kind(i) < Kind.restart }
+
+  @inline(__always) func kind(_ i: Int) -> Int32 { words[Int(starts[i])] & 0xFFFF }
+  @inline(__always) func flags(_ i: Int) -> Int32 { words[Int(starts[i])] >> 16 }
+  /// Word `k` of top-level record `i` (0: kind, 1: length, 2…: arguments).
+  @inline(__always) func word(_ i: Int, _ k: Int) -> Int32 { words[Int(starts[i]) &+ k] }
+
+  /// The kind, flags and length of the record at word `w`.
+  @inline(__always) func kind(atWord w: Int) -> Int32 { words[w] & 0xFFFF }
+  @inline(__always) func flags(atWord w: Int) -> Int32 { words[w] >> 16 }
+  @inline(__always) func length(atWord w: Int) -> Int { Int(words[w &+ 1]) }
+
+  /// Words of a record before its arguments.
+  static let header = 2
+
+  /// A flag of a record inside a batch whose event has a time of its own: the record's
+  /// last two words hold it.
+  static let timed: Int32 = 0x4000
+
+  /// The time of the record at word `w` inside a batch, nil when it has none.
+  func nestedTime(atWord w: Int) -> Int64? {
+    guard flags(atWord: w) & Self.timed != 0 else { return nil }
+    let end = w &+ length(atWord: w)
+    return Int64(UInt32(bitPattern: words[end &- 2])) | Int64(words[end &- 1]) << 32
   }
+
+  /// Ends the record started at word `w`, with its own time when it has one (inside a
+  /// batch).
+  mutating func end(_ w: Int, time: Int64?) {
+    if let time {
+      words[w] |= Self.timed << 16
+      words.append(Int32(truncatingIfNeeded: time))
+      words.append(Int32(truncatingIfNeeded: time >> 32))
+    }
+    end(w)
+  }
+
+  /// Events made already for records the fold swapped the state under (`madeEvent`).
+  var madeEvents: [Int: Event] = [:]
+
+  /// Keeps the event of top-level record `i` made now, with the ids as they stand, for
+  /// `event(_:_:)` to give back after the fold swaps the state (a recovery point).
+  package mutating func keepEvent(_ i: Int, _ ids: IdSpace) { madeEvents[i] = event(i, ids) }
+
+  /// Record `i`'s time, nil when untimed.
+  @inline(__always) package func time(_ i: Int) -> Int64? {
+    let t = times[i]
+    return t == Self.noTime ? nil : t
+  }
+
+  // MARK: Writing records
+
+  /// Starts top-level record number `seq` (its record begins at the next word) with the
+  /// dictionary at `dictionary` entries (-1: records made from an `Event`).
+  mutating func top(seq: Int, time: Int64?, dictionary: Int) {
+    starts.append(Int32(truncatingIfNeeded: words.count))
+    seqs.append(seq)
+    times.append(time ?? Self.noTime)
+    dictBefore.append(Int32(truncatingIfNeeded: dictionary))
+    defFirst.append(Int32(truncatingIfNeeded: definitions.count))
+    defCount.append(0)
+  }
+
+  /// Drops the last top-level record (an event that names a lost entry).
+  mutating func dropLast(textsFrom textMark: Int) {
+    words.removeSubrange(Int(starts[starts.count &- 1])...)
+    let lo = textMark == 0 ? 0 : Int(textEnds[textMark &- 1])
+    texts.removeSubrange(lo...)
+    textEnds.removeSubrange(textMark...)
+    let firstDefinition = Int(defFirst[defFirst.count &- 1])
+    if firstDefinition < definitions.count { definitions.truncate(to: firstDefinition) }
+    starts.removeLast()
+    seqs.removeLast()
+    times.removeLast()
+    dictBefore.removeLast()
+    defFirst.removeLast()
+    defCount.removeLast()
+  }
+
+  /// Turns the last top-level record into a `skip` record: its definitions stay, its
+  /// operation goes (an event that names an entry a salvaged log lost).
+  mutating func unrecord(textsFrom textMark: Int) {
+    let w = Int(starts[starts.count &- 1])
+    words.removeSubrange(w...)
+    end(begin(kind: Kind.skip))
+    let lo = textMark == 0 ? 0 : Int(textEnds[textMark &- 1])
+    texts.removeSubrange(lo...)
+    textEnds.removeSubrange(textMark...)
+  }
+
+  /// Starts top-level record `kind` with no arguments written yet; returns where it starts.
+  @discardableResult
+  mutating func beginTop(
+    kind: Int32, flags: Int32 = 0, seq: Int, time: Int64?, dictionary: Int
+  ) -> Int {
+    top(seq: seq, time: time, dictionary: dictionary)
+    return begin(kind: kind, flags: flags)
+  }
+
+  /// Starts a record (inside a batch, or after `beginTop`'s bookkeeping).
+  @inline(__always) mutating func begin(kind: Int32, flags: Int32 = 0) -> Int {
+    let w = words.count
+    words.append(kind | flags << 16)
+    words.append(0)
+    return w
+  }
+
+  /// Ends the record started at word `w`.
+  @inline(__always) mutating func end(_ w: Int) {
+    words[w &+ 1] = Int32(truncatingIfNeeded: words.count &- w)
+  }
+
+  /// Gives the record at word `w` (the last one written, already ended) its own time.
+  mutating func reopen(_ w: Int, time: Int64) { end(w, time: time) }
+
+  /// Adds a text (a title and fields blob, a label, an unknown id) and returns its index.
+  mutating func addText(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+    texts.append(contentsOf: bytes)
+    textEnds.append(UInt32(truncatingIfNeeded: texts.count))
+    return Int32(truncatingIfNeeded: textEnds.count &- 1)
+  }
+
+  /// Adds `s` as a text.
+  mutating func addText(_ s: String) -> Int32 {
+    var s = s
+    return s.withUTF8 { addText(UnsafeRawBufferPointer($0)) }
+  }
+
+  /// Adds an item's title and fields as one blob; -1 when both are nil.
+  mutating func addContent(title: String?, fields: [String: String]?) -> Int32 {
+    guard title != nil || fields != nil else { return -1 }
+    ItemText.encode(title: title, fields: fields, into: &texts)
+    textEnds.append(UInt32(truncatingIfNeeded: texts.count))
+    return Int32(truncatingIfNeeded: textEnds.count &- 1)
+  }
+
+  /// Calls `body` with text `k`.
+  @inline(__always) func withText<R>(_ k: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    let lo = k == 0 ? 0 : Int(textEnds[Int(k) &- 1])
+    let hi = Int(textEnds[Int(k)])
+    return texts.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[lo..<hi])) }
+  }
+
+  /// Text `k` as a string.
+  func text(_ k: Int32) -> String { withText(k) { ItemText.string($0) } }
+
+  /// Records before event `seq` that entries `range` of `dictionary` are holes (a salvaged
+  /// log lost their definitions), so that a state following the records numbers the
+  /// entries after them as the decoder does.
+  mutating func holes(_ dictionary: IdSpace, _ range: Range<Int>, seq: Int) {
+    guard !range.isEmpty else { return }
+    end(beginTop(kind: Kind.skip, seq: seq, time: nil, dictionary: range.lowerBound))
+    defined(dictionary, range)
+  }
+
+  /// Records that the top-level record being written defined entries `range` of
+  /// `dictionary` (the decoder's).
+  mutating func defined(_ dictionary: IdSpace, _ range: Range<Int>) {
+    guard !range.isEmpty, !defCount.isEmpty else { return }
+    definitions.append(from: dictionary, range)
+    defCount[defCount.count &- 1] = Int32(truncatingIfNeeded: range.count)
+  }
+
+  // MARK: Frames and restarts
 
   /// Records that a frame ended after event `lastSeq`: the next one starts at `offset`, and
   /// the decoder stands in segment `segment` with `dictionary` entries.
   package mutating func endFrame(
-    lastSeq: Int, offset: UInt64, segment: UInt64, dictionary: Int, restarted: Bool
+    lastSeq: Int, offset: UInt64, segment: UInt64, dictionary: Int, restarted: Bool,
+    aliasesFree: Bool
   ) {
-    begin(
-      kind: Kind.frameEnd, flags: restarted ? 1 : 0, seq: lastSeq, time: nil,
-      dictionary: dictionary)
-    for v in [UInt64(max(lastSeq, 0)), offset, segment] {
-      words.append(Int32(truncatingIfNeeded: v))
-      words.append(Int32(truncatingIfNeeded: v >> 32))
-    }
+    let w = beginTop(kind: Kind.frameEnd, seq: lastSeq, time: nil, dictionary: dictionary)
+    words.append(Int32(truncatingIfNeeded: frameEnds.count))
+    end(w)
+    frameEnds.append(
+      FrameEndRecord(
+        lastSeq: max(lastSeq, 0), offset: offset, segment: segment, dictionaryCount: dictionary,
+        restarted: restarted, aliasesFree: aliasesFree))
   }
 
-  /// Where the frame of record `i` ended, if `i` is a frame's end: its last event, the
-  /// next frame's offset, the segment and the dictionary's size then, whether it was a
-  /// dictionary frame.
-  package func frameEnd(_ i: Int) -> (
-    lastSeq: Int, offset: UInt64, segment: UInt64, dictionaryCount: Int, restarted: Bool
-  )? {
+  /// Where the frame of record `i` ended, if `i` is a frame's end.
+  package func frameEnd(_ i: Int) -> FrameEndRecord? {
     guard kind(i) == Kind.frameEnd else { return nil }
-    func wide(_ k: Int) -> UInt64 {
-      UInt64(UInt32(bitPattern: word(i, k))) | UInt64(UInt32(bitPattern: word(i, k &+ 1))) << 32
-    }
-    return (
-      Int(wide(Self.header)), wide(Self.header &+ 2), wide(Self.header &+ 4), Int(word(i, 1)),
-      flags(i) & 1 != 0
-    )
+    return frameEnds[Int(word(i, Self.header))]
   }
 
-  /// Words of a record before its arguments: kind | flags << 16, dictionary size before,
-  /// first definition, definitions.
-  static let header = 4
+  /// A restart record's flag: the log lost the restart itself (a salvaged log: the
+  /// dictionary is holes, and the state after it cannot be the recorded one).
+  static let lostRestart: Int32 = 1
+  /// A restart record's flag: the log lost events before it (a salvaged log), so a state
+  /// folded to it may hold ids the restart does not list: they go.
+  static let afterGaps: Int32 = 2
 
-  @inline(__always) func kind(_ i: Int) -> Int32 { words[Int(starts[i])] & 0xFFFF }
-  @inline(__always) func flags(_ i: Int) -> Int32 { words[Int(starts[i])] >> 16 }
-  @inline(__always) func word(_ i: Int, _ k: Int) -> Int32 { words[Int(starts[i]) &+ k] }
-
-  mutating func begin(kind: Int32, flags: Int32 = 0, seq: Int, time: Int64?, dictionary: Int) {
-    starts.append(Int32(truncatingIfNeeded: words.count))
-    seqs.append(seq)
-    times.append(time ?? Self.noTime)
-    words.append(kind | flags << 16)
-    words.append(Int32(truncatingIfNeeded: dictionary))
-    words.append(Int32(truncatingIfNeeded: definitions.count))
-    words.append(0)
-  }
-
-  /// Records the definitions an operation made: the decoder's entries `from..<to`.
-  mutating func defined(_ dictionary: inout IdDictionary, from: Int) throws(CodecError) {
-    let n = dictionary.count &- from
-    guard n > 0, let last = starts.last else { return }
-    for e in from..<dictionary.count { definitions.append(try dictionary.entry(e)) }
-    words[Int(last) &+ 3] = Int32(truncatingIfNeeded: n)
+  /// Records a dictionary restart (`dictionary`, the new one) before event `seq` (`flags`:
+  /// `lostRestart`, `afterGaps`).
+  mutating func restart(
+    _ dictionary: IdSpace, aliases: DefinitionAliases, seq: Int, flags: Int32 = 0
+  ) {
+    let w = beginTop(kind: Kind.restart, flags: flags, seq: seq, time: nil, dictionary: 0)
+    words.append(Int32(truncatingIfNeeded: restarts.count))
+    end(w)
+    restarts.append((dictionary, aliases))
   }
 }
 
-// MARK: - Decoding into operations
-
-extension EventDecoder {
-  /// Decodes the events `from...through` of a 2.0 event frame numbered `firstSeq...` into
-  /// `ops`, as `decodeFrame` decodes them into events (the frame's definitions are read to
-  /// its end either way). A frame that needs entries this decoder lacks is `.gap`, and
-  /// nothing is added.
-  package mutating func decodeFrame(
-    _ payload: UnsafeRawBufferPointer, firstSeq: Int, count: Int, from: Int, through: Int,
-    into ops: inout FoldOps
-  ) throws(CodecError) -> FrameOutcome {
-    let head = try FrameHeaderFields(payload)
-    guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
-    dictionary.truncate(to: head.dictBase)
-    var source = FrameSource(head.columns)
-    swap(&source.dictionary, &dictionary)
-    defer { swap(&source.dictionary, &dictionary) }
-    let mark = ops.count
-    var stoppedAt: Int?
-    for i in 0..<count {
-      let seq = firstSeq + i
-      if seq > through {
-        stoppedAt = seq
-        break
-      }
-      let before = source.dictionary.count
-      do throws(CodecError) {
-        try OpWalk.decode(&source, seq: seq, into: &ops)
-        try ops.defined(&source.dictionary, from: before)
-      } catch {
-        ops.truncate(to: mark)
-        var located = error
-        located.event = seq
-        throw located
-      }
-      // Events before `from` only define entries (the fold's dictionary needs those).
-      if seq < from { ops.words[Int(ops.starts[ops.count &- 1])] = FoldOps.Kind.skip }
-    }
-    if let stoppedAt {
-      while source.definitions.remaining > 0 {
-        source.dictionary.append(try source.definition())
-      }
-      expected = firstSeq + count
-      return .stopped(at: stoppedAt)
-    }
-    if var problem = source.leftover {
-      ops.truncate(to: mark)
-      problem.event = firstSeq + count - 1
-      throw problem
-    }
-    expected = firstSeq + count
-    return .done
-  }
-
-  /// Applies a dictionary restart as `restart(_:seq:)` does and records it in `ops`, so the
-  /// fold's copy of the dictionary restarts there too.
-  package mutating func restart(
-    _ payload: UnsafeRawBufferPointer, seq: Int, into ops: inout FoldOps
-  ) throws(CodecError) {
-    try restart(payload, seq: seq)
-    ops.begin(kind: FoldOps.Kind.restart, seq: seq, time: nil, dictionary: 0)
-    ops.words.append(Int32(truncatingIfNeeded: ops.restarts.count))
-    ops.restarts.append(dictionary)
-  }
+/// Where a frame ended, as a fold hears of it (`FoldOps.frameEnd`).
+package struct FrameEndRecord: Sendable, Equatable {
+  package var lastSeq: Int
+  package var offset: UInt64
+  package var segment: UInt64
+  package var dictionaryCount: Int
+  package var restarted: Bool
+  /// Whether no definition of the segment so far repeats an earlier entry's id.
+  package var aliasesFree: Bool
 }
 
-/// Reads one event from a frame's columns into a `FoldOps` record: the compact form for the
-/// operations the fold applies on entries, the whole `Event` for the rest.
+// MARK: - Decoding frames into records
+
+/// What reading one event's records came to.
+enum OpOutcome {
+  case decoded
+  /// The event names an entry whose definition was lost (a salvaged log): no record.
+  case lost
+}
+
+/// Where `OpWalk` reads an event's parts: a 2.0 frame's columns (`FrameSource`) or a 1.0
+/// record. Identifiers come as entries of the source's dictionary, defined there when new.
+protocol OpSource: EventSource {
+  /// The entry of the next identifier reference (defining it when new); sets
+  /// `touchedHole` when it names an entry whose definition was lost.
+  mutating func entryRef() throws(CodecError) -> Int32
+  /// Entries defined so far: the next definition's number.
+  var defined: Int { get }
+  /// The dictionary entries are read from.
+  var dictionary: IdSpace { get }
+  /// Set when an identifier read since it was cleared is a hole in the dictionary.
+  var touchedHole: Bool { get set }
+}
+
+extension FrameSource: OpSource {}
+
+/// Reads events into records, from a 2.0 frame's columns or a 1.0 record.
 enum OpWalk {
-  static func decode(_ s: inout FrameSource, seq: Int, into ops: inout FoldOps)
+  /// Reads one top-level event (with any batch inside it) numbered `seq` into `ops`.
+  static func decode<S: OpSource>(_ s: inout S, seq: Int, into ops: inout FoldOps)
     throws(CodecError)
+    -> OpOutcome
   {
     let tag = try s.tag()
     let time: Int64? = tag & 0x80 != 0 ? try s.time(nested: false) : nil
-    let code = tag & 0x7F
-    let base = s.dictionary.count
+    let textMark = ops.textEnds.count
+    let before = s.defined
+    s.touchedHole = false
+    ops.top(seq: seq, time: time, dictionary: before)
+    try decodeRecord(&s, tag: tag, into: &ops)
+    ops.defined(s.dictionary, before..<s.defined)
+    if s.touchedHole {
+      // What the event defined stays (later events name it): only its operation goes.
+      ops.unrecord(textsFrom: textMark)
+      return .lost
+    }
+    return .decoded
+  }
+
+  /// Reads an event whose tag was read (and time, at the top) as a record, batches with
+  /// an explicit stack so that nesting never deepens the call stack.
+  private static func decodeRecord<S: OpSource>(
+    _ s: inout S, tag first: UInt8, into ops: inout FoldOps
+  )
+    throws(CodecError)
+  {
+    // Open batch records: where each starts, how many events it still expects, its time.
+    var batches: [(start: Int, remaining: Int, time: Int64?)] = []
+    var tag = first
+    while true {
+      let depth = batches.count
+      var time: Int64?
+      if depth > 0 {
+        tag = try s.tag()
+        if tag & 0x80 != 0 { time = try s.time(nested: true) }
+      }
+      let code = tag & 0x7F
+      if code == EventCodes.batch {
+        guard depth < CodecLimits.maxDepth else { throw s.fail("batches nested too deeply") }
+        let w = ops.begin(kind: Int32(code))
+        let n = try s.count(.events)
+        ops.words.append(Int32(truncatingIfNeeded: n))
+        if n > 0 {
+          batches.append((w, n, time))
+          continue
+        }
+        ops.end(w, time: time)
+      } else {
+        let w = ops.words.count
+        try operation(code, depth: depth, &s, &ops)
+        // The record ended at its arguments: its time goes after them.
+        if let time { ops.reopen(w, time: time) }
+      }
+      // Close every batch the finished event completes.
+      while let last = batches.last {
+        batches[batches.count &- 1].remaining &-= 1
+        guard last.remaining == 1 else { break }
+        ops.end(last.start, time: last.time)
+        batches.removeLast()
+      }
+      if batches.isEmpty { return }
+    }
+  }
+
+  /// One operation's record (not a batch).
+  private static func operation<S: OpSource>(
+    _ code: UInt8, depth: Int, _ s: inout S, _ ops: inout FoldOps
+  ) throws(CodecError) {
+    func entries() throws(CodecError) {
+      let n = try s.count(.ids)
+      ops.words.append(Int32(truncatingIfNeeded: n))
+      for _ in 0..<n { ops.words.append(try s.entryRef()) }
+    }
+    func anchorSide() throws(CodecError) -> Int32 {
+      let b = try s.flag()
+      guard b <= 1 else { throw s.fail("bad anchor kind \(b)") }
+      return Int32(b)
+    }
     switch code {
-    case EventCodes.expand, EventCodes.collapse, EventCodes.select, EventCodes.deleteItems,
-      EventCodes.reloadItems, EventCodes.reconfigureItems:
-      ops.begin(kind: Int32(code), seq: seq, time: time, dictionary: base)
-      try entries(&s, &ops)
+    case EventCodes.appendSections, EventCodes.deleteSections, EventCodes.reloadSections,
+      EventCodes.deleteItems, EventCodes.reloadItems, EventCodes.reconfigureItems,
+      EventCodes.expand, EventCodes.collapse, EventCodes.select:
+      let w = ops.begin(kind: Int32(code))
+      try entries()
+      ops.end(w)
+    case EventCodes.insertSections:
+      let w = ops.begin(kind: Int32(code))
+      try entries()
+      let side = try anchorSide()
+      ops.words.append(try s.entryRef())
+      ops.words[w] |= side << 16
+      ops.end(w)
+    case EventCodes.moveSection, EventCodes.moveItem:
+      let w = ops.begin(kind: Int32(code))
+      ops.words.append(try s.entryRef())
+      let side = try anchorSide()
+      ops.words.append(try s.entryRef())
+      ops.words[w] |= side << 16
+      ops.end(w)
+    case EventCodes.appendItems:
+      let flags = try s.flag()
+      guard flags <= 3 else { throw s.fail("bad appendItems flags \(flags)") }
+      let w = ops.begin(kind: Int32(code), flags: Int32(flags))
+      ops.words.append(flags & 1 != 0 ? try s.entryRef() : -1)
+      ops.words.append(flags & 2 != 0 ? try s.entryRef() : -1)
+      try nodes(depth: depth, &s, &ops)
+      ops.end(w)
+    case EventCodes.insertItems:
+      let side = try anchorSide()
+      let w = ops.begin(kind: Int32(code), flags: side)
+      ops.words.append(try s.entryRef())
+      try nodes(depth: depth, &s, &ops)
+      ops.end(w)
+    case EventCodes.deleteAllItems:
+      ops.end(ops.begin(kind: Int32(code)))
+    case EventCodes.replaceChildren, EventCodes.applySectionSnapshot:
+      let w = ops.begin(kind: Int32(code))
+      ops.words.append(try s.entryRef())
+      try nodes(depth: depth, &s, &ops)
+      ops.end(w)
+    case EventCodes.update:
+      let flags = try s.flag()
+      guard flags <= 3 else { throw s.fail("bad update flags \(flags)") }
+      let w = ops.begin(kind: Int32(code))
+      ops.words.append(try s.entryRef())
+      let title = flags & 1 != 0 ? try s.string() : nil
+      let fields = flags & 2 != 0 ? try EventWalk.decodeFields(&s) : nil
+      ops.words.append(ops.addContent(title: title, fields: fields))
+      ops.end(w)
     case EventCodes.deselect:
       let b = try s.flag()
       guard b <= 1 else { throw s.fail("bad deselect flag \(b)") }
       if b == 0 {
-        ops.begin(kind: FoldOps.Kind.deselectAll, seq: seq, time: time, dictionary: base)
+        ops.end(ops.begin(kind: FoldOps.Kind.deselectAll))
       } else {
-        ops.begin(kind: Int32(code), seq: seq, time: time, dictionary: base)
-        try entries(&s, &ops)
+        let w = ops.begin(kind: Int32(code))
+        try entries()
+        ops.end(w)
       }
-    case EventCodes.moveItem:
-      let id = try s.entry()
+    case EventCodes.configure:
       let b = try s.flag()
-      guard b <= 1 else { throw s.fail("bad anchor kind \(b)") }
-      let anchor = try s.entry()
-      ops.begin(kind: Int32(code), flags: Int32(b), seq: seq, time: time, dictionary: base)
-      ops.words.append(Int32(truncatingIfNeeded: id))
-      ops.words.append(Int32(truncatingIfNeeded: anchor))
-    case EventCodes.insertItems:
-      let b = try s.flag()
-      guard b <= 1 else { throw s.fail("bad anchor kind \(b)") }
-      let anchor = try s.entry()
-      ops.begin(kind: Int32(code), flags: Int32(b), seq: seq, time: time, dictionary: base)
-      ops.words.append(Int32(truncatingIfNeeded: anchor))
-      try nodes(&s, &ops)
-    case EventCodes.appendItems:
-      let flags = try s.flag()
-      guard flags <= 3 else { throw s.fail("bad appendItems flags \(flags)") }
-      let section = flags & 1 != 0 ? try s.entry() : -1
-      let parent = flags & 2 != 0 ? try s.entry() : -1
-      ops.begin(kind: Int32(code), flags: Int32(flags), seq: seq, time: time, dictionary: base)
-      ops.words.append(Int32(truncatingIfNeeded: section))
-      ops.words.append(Int32(truncatingIfNeeded: parent))
-      try nodes(&s, &ops)
-    case EventCodes.update:
-      let flags = try s.flag()
-      guard flags <= 3 else { throw s.fail("bad update flags \(flags)") }
-      let item = try s.entry()
-      let title = flags & 1 != 0 ? try s.string() : nil
-      let fields = flags & 2 != 0 ? try EventWalk.decodeFields(&s) : nil
-      ops.begin(kind: Int32(code), seq: seq, time: time, dictionary: base)
-      ops.words.append(Int32(truncatingIfNeeded: item))
-      ops.words.append(ops.add(title))
-      ops.words.append(ops.add(fields))
+      guard b <= 1 else { throw s.fail("bad configure flag \(b)") }
+      ops.end(ops.begin(kind: Int32(code), flags: Int32(b)))
     case EventCodes.mark:
       let label = try s.string()
-      ops.begin(kind: Int32(code), seq: seq, time: time, dictionary: base)
-      ops.words.append(ops.add(label))
+      let w = ops.begin(kind: Int32(code))
+      ops.words.append(ops.addText(label))
+      ops.end(w)
     default:
-      let event = try EventWalk.decode(&s, tag: tag, time: time)
-      ops.begin(kind: FoldOps.Kind.whole, seq: seq, time: time, dictionary: base)
-      ops.words.append(Int32(truncatingIfNeeded: ops.events.count))
-      ops.events.append(event)
+      throw s.fail("unknown op code \(code)")
     }
   }
 
-  /// A count, then that many entries.
-  private static func entries(_ s: inout FrameSource, _ ops: inout FoldOps) throws(CodecError) {
-    let n = try s.count(.ids)
-    ops.words.append(Int32(truncatingIfNeeded: n))
-    for _ in 0..<n { ops.words.append(Int32(truncatingIfNeeded: try s.entry())) }
-  }
-
   /// A node list with its subtrees as a count of nodes, then each node in pre-order: its
-  /// entry, its level | expanded << 16, its title and fields (-1: none).
-  private static func nodes(_ s: inout FrameSource, _ ops: inout FoldOps) throws(CodecError) {
+  /// entry, its level | expanded << 16, its text (-1: no title or fields).
+  private static func nodes<S: OpSource>(depth: Int, _ s: inout S, _ ops: inout FoldOps)
+    throws(CodecError)
+  {
+    guard depth < CodecLimits.maxDepth else { throw s.fail("items nested too deeply") }
     let countAt = ops.words.count
     ops.words.append(0)
     let n = try s.count(.nodes)
@@ -300,16 +507,15 @@ enum OpWalk {
       remaining[remaining.count &- 1] = top &- 1
       let flags = try s.flag()
       guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
-      let e = try s.entry()
+      let e = try s.entryRef()
       let title = flags & 1 != 0 ? try s.string() : nil
       let fields = flags & 2 != 0 ? try EventWalk.decodeFields(&s) : nil
-      ops.words.append(Int32(truncatingIfNeeded: e))
+      ops.words.append(e)
       ops.words.append(Int32(remaining.count &- 1) | (flags & 4 != 0 ? 1 << 16 : 0))
-      ops.words.append(ops.add(title))
-      ops.words.append(ops.add(fields))
+      ops.words.append(ops.addContent(title: title, fields: fields))
       total &+= 1
       if flags & 8 != 0 {
-        guard remaining.count < CodecLimits.maxDepth else {
+        guard depth &+ remaining.count < CodecLimits.maxDepth else {
           throw s.fail("items nested too deeply")
         }
         remaining.append(try s.count(.nodes))
@@ -319,140 +525,302 @@ enum OpWalk {
   }
 }
 
+// MARK: - Events into records
+
 extension FoldOps {
-  /// Index of a new string (-1 for nil).
-  mutating func add(_ s: String?) -> Int32 {
-    guard let s else { return -1 }
-    strings.append(s)
-    return Int32(truncatingIfNeeded: strings.count &- 1)
-  }
-
-  mutating func add(_ f: [String: String]?) -> Int32 {
-    guard let f else { return -1 }
-    fieldSets.append(f)
-    return Int32(truncatingIfNeeded: fieldSets.count &- 1)
-  }
-
-  @inline(__always) func string(_ k: Int32) -> String? { k < 0 ? nil : strings[Int(k)] }
-  @inline(__always) func fields(_ k: Int32) -> [String: String]? {
-    k < 0 ? nil : fieldSets[Int(k)]
-  }
-}
-
-// MARK: - The fold's copy of the dictionary
-
-/// The dictionary as the fold sees it: the decoder's as it stood when the fold began, kept
-/// in step through each operation's definitions and restarts. Gives an entry's text when
-/// the fold meets an entry it has no handle for (once per entry and state).
-///
-/// Entry numbers mean the same ids only within one dictionary's history, so each fold (and
-/// each restart) draws a random `lineage`: a state keeps its handles by entry only for the
-/// lineage that made them (`Forest.entryHandles`).
-package struct FoldEntries: Sendable {
-  package internal(set) var dictionary: IdDictionary
-  package internal(set) var lineage: UInt64
-
-  /// The fold's copy of `dictionary`, in its lineage (states decoded from a checkpoint
-  /// with it already know their entries).
-  package init(_ dictionary: IdDictionary) {
-    self.dictionary = dictionary
-    lineage = self.dictionary.ensureLineage()
-  }
-
-  static func newLineage() -> UInt64 { UInt64.random(in: 1...UInt64.max) }
-
-  /// Brings the dictionary to where it stood after operation `i`'s definitions.
-  mutating func sync(_ ops: FoldOps, _ i: Int) throws(CodecError) {
-    let kind = ops.kind(i)
-    if kind == FoldOps.Kind.restart {
-      dictionary = ops.restarts[Int(ops.word(i, FoldOps.header))]
-      lineage = Self.newLineage()
-      return
+  /// Appends `event` as top-level record number `seq`, its ids read through `ids` (a
+  /// state's): ids the event adds (new items and sections) become entries of `ids` when
+  /// new; ids it only refers to and `ids` lacks are kept as text (an "unknown" entry,
+  /// `-2 - text index`), so that the fault names them. - Complexity: O(ids in the event),
+  /// one lookup each.
+  package mutating func append(_ event: Event, seq: Int = 0, ids: inout IdSpace) {
+    top(seq: seq, time: event.time, dictionary: -1)
+    // Events still to write, innermost batch last, with the time each batch ends with.
+    var batches: [(start: Int, events: [Event], next: Int, time: Int64?)] = []
+    var current = event.operation
+    // A nested event's own time (the top-level one's is `times[i]`).
+    var time: Int64?
+    while true {
+      if case .batch(let events) = current {
+        let b = begin(kind: Int32(EventCodes.batch))
+        words.append(Int32(truncatingIfNeeded: events.count))
+        if events.isEmpty {
+          end(b, time: time)
+        } else {
+          batches.append((b, events, 0, time))
+        }
+      } else {
+        let w = words.count
+        operation(current, &ids)
+        if let time { reopen(w, time: time) }
+      }
+      while let top = batches.last, top.next == top.events.count {
+        end(top.start, time: top.time)
+        batches.removeLast()
+      }
+      guard let top = batches.last else { return }
+      current = top.events[top.next].operation
+      time = top.events[top.next].time
+      batches[batches.count &- 1].next &+= 1
     }
-    let before = Int(ops.word(i, 1))
-    if dictionary.count > before { dictionary.truncate(to: before) }
-    guard dictionary.count == before else {
-      throw CodecError(
-        "event needs \(before) dictionary entries, the fold has \(dictionary.count)", offset: 0)
-    }
-    let first = Int(ops.word(i, 2))
-    let n = Int(ops.word(i, 3))
-    for k in first..<first &+ n { dictionary.append(ops.definitions[k]) }
   }
 
-  /// Entries `from..<count` (an index builder copies them).
-  package mutating func entries(from start: Int) throws(CodecError) -> [String] {
-    try dictionary.entries(from: start)
+  /// Appends `event` as `append(_:seq:ids:)` does, recording the ids it adds to `ids` as
+  /// its definitions, so that a state following these records (`ListState.apply(_:_:)`)
+  /// numbers them as `ids` does (a 1.0 log read through the reader's own numbering).
+  package mutating func append(_ event: Event, seq: Int, defining ids: inout IdSpace) {
+    let before = ids.count
+    append(event, seq: seq, ids: &ids)
+    dictBefore[dictBefore.count &- 1] = Int32(truncatingIfNeeded: before)
+    defined(ids, before..<ids.count)
   }
 
-  @inline(__always) mutating func text(_ e: Int32) throws(CodecError) -> String {
-    guard e >= 0, Int(e) < dictionary.count else {
-      throw CodecError("reference to entry \(e) of \(dictionary.count)", offset: 0)
+  /// The entry of an id an event refers to, or an unknown entry holding its text.
+  private mutating func reference(_ id: String, _ ids: inout IdSpace) -> Int32 {
+    if let e = ids.entry(of: id) { return e }
+    return -2 &- addText(id)
+  }
+
+  private mutating func operation(_ op: ListOperation, _ ids: inout IdSpace) {
+    func references(_ list: [String]) {
+      words.append(Int32(truncatingIfNeeded: list.count))
+      for id in list { words.append(reference(id, &ids)) }
     }
-    return try dictionary.entry(Int(e))
+    func definitions(_ list: [String]) {
+      words.append(Int32(truncatingIfNeeded: list.count))
+      for id in list { words.append(ids.define(id)) }
+    }
+    let code = Int32(EventCodes.code(of: op))
+    switch op {
+    case .appendSections(let l):
+      let w = begin(kind: code)
+      definitions(l)
+      end(w)
+    case .insertSections(let l, let a):
+      let w = begin(kind: code, flags: a.isAfter ? 1 : 0)
+      definitions(l)
+      words.append(reference(a.id, &ids))
+      end(w)
+    case .deleteSections(let l), .reloadSections(let l), .deleteItems(let l),
+      .reloadItems(let l), .reconfigureItems(let l), .expand(let l), .collapse(let l),
+      .select(let l):
+      let w = begin(kind: code)
+      references(l)
+      end(w)
+    case .deselect(let l):
+      guard let l else {
+        end(begin(kind: Kind.deselectAll))
+        return
+      }
+      let w = begin(kind: code)
+      references(l)
+      end(w)
+    case .moveSection(let id, let a), .moveItem(let id, let a):
+      let w = begin(kind: code, flags: a.isAfter ? 1 : 0)
+      words.append(reference(id, &ids))
+      words.append(reference(a.id, &ids))
+      end(w)
+    case .appendItems(let items, let section, let parent):
+      let w = begin(kind: code, flags: (section == nil ? 0 : 1) | (parent == nil ? 0 : 2))
+      words.append(section.map { reference($0, &ids) } ?? -1)
+      words.append(parent.map { reference($0, &ids) } ?? -1)
+      nodes(items, &ids)
+      end(w)
+    case .insertItems(let items, let a):
+      let w = begin(kind: code, flags: a.isAfter ? 1 : 0)
+      words.append(reference(a.id, &ids))
+      nodes(items, &ids)
+      end(w)
+    case .deleteAllItems:
+      end(begin(kind: code))
+    case .replaceChildren(let id, let items), .applySectionSnapshot(let id, let items):
+      let w = begin(kind: code)
+      words.append(reference(id, &ids))
+      nodes(items, &ids)
+      end(w)
+    case .update(let item, let title, let fields):
+      let w = begin(kind: code)
+      words.append(reference(item, &ids))
+      words.append(addContent(title: title, fields: fields))
+      end(w)
+    case .configure(let multiple):
+      end(begin(kind: code, flags: multiple ? 1 : 0))
+    case .mark(let label):
+      let w = begin(kind: code)
+      words.append(addText(label))
+      end(w)
+    case .batch:
+      break
+    }
+  }
+
+  /// A node list as `OpWalk.nodes` writes it, its ids defined in `ids`.
+  private mutating func nodes(_ list: [OutlineNode], _ ids: inout IdSpace) {
+    let countAt = words.count
+    words.append(0)
+    var total = 0
+    var stack: [(nodes: [OutlineNode], next: Int)] = [(list, 0)]
+    while let top = stack.last {
+      if top.next == top.nodes.count {
+        stack.removeLast()
+        continue
+      }
+      let n = top.nodes[top.next]
+      stack[stack.count &- 1].next &+= 1
+      words.append(ids.define(n.id))
+      words.append(Int32(stack.count &- 1) | (n.expanded ? 1 << 16 : 0))
+      words.append(addContent(title: n.title, fields: n.fields))
+      total &+= 1
+      if n.box != nil { stack.append((n.children, 0)) }
+    }
+    words[countAt] = Int32(truncatingIfNeeded: total)
   }
 }
 
 // MARK: - Back to events
 
 extension FoldOps {
-  /// The event operation `i` holds, its ids read from `entries` (synced past `i`).
-  package func event(_ i: Int, _ entries: inout FoldEntries) throws(CodecError) -> Event {
-    let kind = kind(i)
-    let t = times[i]
-    let time: Int64? = t == Self.noTime ? nil : t
-    var w = Int(starts[i]) &+ Self.header
+  /// The text of entry `e` of `ids`, or of an unknown entry's text.
+  package func name(entry e: Int32, _ ids: IdSpace) -> String { name(e, ids) }
+
+  /// Where the events of the batch record at word `w` end (before its own time, if any).
+  func batchEnd(atWord w: Int) -> Int {
+    w &+ length(atWord: w) &- (flags(atWord: w) & Self.timed != 0 ? 2 : 0)
+  }
+
+  /// The text of entry `e` of `ids`, or of an unknown entry's text.
+  func name(_ e: Int32, _ ids: IdSpace) -> String {
+    if e >= 0 { return Int(e) < ids.count ? ids.text(Int(e)) : "?" }
+    return text(-2 &- e)
+  }
+
+  /// The event top-level record `i` holds, its ids read from `ids` (synced past `i`).
+  package func event(_ i: Int, _ ids: IdSpace) -> Event {
+    if !madeEvents.isEmpty, let e = madeEvents[i] { return e }
+    var names = Names(ids: ids)
+    return Event(operation(atWord: Int(starts[i]), &names), time: time(i))
+  }
+
+  /// Ids made `String`s while one event is read back: a long id named again (an expand of
+  /// one item many times over, a hostile log's megabyte ids) shares the first one's storage.
+  struct Names {
+    let ids: IdSpace
+    /// The last long ids named, by entry.
+    private var recent: [(entry: Int32, text: String)] = []
+
+    init(ids: IdSpace) { self.ids = ids }
+
+    mutating func name(_ e: Int32, _ ops: FoldOps) -> String {
+      guard e >= 0, Int(e) < ids.count, ids.extent(Int(e)).count >= 64 else {
+        return ops.name(e, ids)
+      }
+      if let hit = recent.first(where: { $0.entry == e }) { return hit.text }
+      let text = ids.text(Int(e))
+      if recent.count == 8 { recent.removeFirst() }
+      recent.append((e, text))
+      return text
+    }
+  }
+
+  /// The operation of the record at word `w`, nested batches included (explicit stack).
+  func operation(atWord start: Int, _ names: inout Names) -> ListOperation {
+    guard kind(atWord: start) == Int32(EventCodes.batch) else {
+      return simpleOperation(atWord: start, &names)
+    }
+    // Open batches: their events so far, their next record, where their events end, their
+    // own time.
+    var open: [(events: [Event], next: Int, end: Int, time: Int64?)] = [
+      ([], start &+ Self.header &+ 1, batchEnd(atWord: start), nil)
+    ]
+    while true {
+      let top = open.count &- 1
+      if open[top].next >= open[top].end {
+        let done = open.removeLast()
+        let op = ListOperation.batch(done.events)
+        if open.isEmpty { return op }
+        open[open.count &- 1].events.append(Event(op, time: done.time))
+        continue
+      }
+      let w = open[top].next
+      open[top].next &+= length(atWord: w)
+      if kind(atWord: w) == Int32(EventCodes.batch) {
+        open.append(([], w &+ Self.header &+ 1, batchEnd(atWord: w), nestedTime(atWord: w)))
+      } else {
+        open[top].events.append(
+          Event(simpleOperation(atWord: w, &names), time: nestedTime(atWord: w)))
+      }
+    }
+  }
+
+  private func simpleOperation(atWord start: Int, _ names: inout Names) -> ListOperation {
+    let kind = kind(atWord: start)
+    let after = flags(atWord: start) & 1 != 0
+    var w = start &+ Self.header
     func next() -> Int32 {
       w &+= 1
       return words[w &- 1]
     }
-    func ids() throws(CodecError) -> [String] {
+    func list() -> [String] {
       let n = Int(next())
       var out: [String] = []
       out.reserveCapacity(n)
-      for _ in 0..<n { out.append(try entries.text(next())) }
+      for _ in 0..<n { out.append(names.name(next(), self)) }
       return out
     }
-    func anchor(_ e: Int32) throws(CodecError) -> Anchor {
-      let id = try entries.text(e)
-      return flags(i) & 1 != 0 ? .after(id) : .before(id)
+    func anchor(_ e: Int32) -> Anchor {
+      after ? .after(names.name(e, self)) : .before(names.name(e, self))
     }
-    let op: ListOperation
     switch kind {
-    case FoldOps.Kind.whole: return events[Int(next())]
-    case FoldOps.Kind.deselectAll: op = .deselect(nil)
-    case Int32(EventCodes.expand): op = .expand(try ids())
-    case Int32(EventCodes.collapse): op = .collapse(try ids())
-    case Int32(EventCodes.select): op = .select(try ids())
-    case Int32(EventCodes.deselect): op = .deselect(try ids())
-    case Int32(EventCodes.deleteItems): op = .deleteItems(try ids())
-    case Int32(EventCodes.reloadItems): op = .reloadItems(try ids())
-    case Int32(EventCodes.reconfigureItems): op = .reconfigureItems(try ids())
+    case Kind.deselectAll: return .deselect(nil)
+    case Int32(EventCodes.appendSections): return .appendSections(list())
+    case Int32(EventCodes.insertSections):
+      let l = list()
+      return .insertSections(l, anchor(next()))
+    case Int32(EventCodes.deleteSections): return .deleteSections(list())
+    case Int32(EventCodes.reloadSections): return .reloadSections(list())
+    case Int32(EventCodes.moveSection):
+      let id = names.name(next(), self)
+      return .moveSection(id, anchor(next()))
     case Int32(EventCodes.moveItem):
-      let id = try entries.text(next())
-      op = .moveItem(id, try anchor(next()))
-    case Int32(EventCodes.insertItems):
-      let a = try anchor(next())
-      op = .insertItems(try nodes(&w, &entries), a)
+      let id = names.name(next(), self)
+      return .moveItem(id, anchor(next()))
+    case Int32(EventCodes.expand): return .expand(list())
+    case Int32(EventCodes.collapse): return .collapse(list())
+    case Int32(EventCodes.select): return .select(list())
+    case Int32(EventCodes.deselect): return .deselect(list())
+    case Int32(EventCodes.deleteItems): return .deleteItems(list())
+    case Int32(EventCodes.reloadItems): return .reloadItems(list())
+    case Int32(EventCodes.reconfigureItems): return .reconfigureItems(list())
+    case Int32(EventCodes.deleteAllItems): return .deleteAllItems
     case Int32(EventCodes.appendItems):
       let s = next()
       let p = next()
-      op = .appendItems(
-        try nodes(&w, &entries), section: s < 0 ? nil : try entries.text(s),
-        parent: p < 0 ? nil : try entries.text(p))
+      return .appendItems(
+        nodes(atWord: w, &names), section: s == -1 ? nil : names.name(s, self),
+        parent: p == -1 ? nil : names.name(p, self))
+    case Int32(EventCodes.insertItems):
+      let a = anchor(next())
+      return .insertItems(nodes(atWord: w, &names), a)
+    case Int32(EventCodes.replaceChildren):
+      let p = names.name(next(), self)
+      return .replaceChildren(parent: p, items: nodes(atWord: w, &names))
+    case Int32(EventCodes.applySectionSnapshot):
+      let s = names.name(next(), self)
+      return .applySectionSnapshot(section: s, items: nodes(atWord: w, &names))
     case Int32(EventCodes.update):
-      let item = try entries.text(next())
-      let title = string(next())
-      op = .update(item: item, title: title, fields: fields(next()))
-    case Int32(EventCodes.mark): op = .mark(string(next()) ?? "")
-    default:
-      throw CodecError("no event in a dictionary restart", offset: 0)
+      let item = names.name(next(), self)
+      let k = next()
+      let (title, fields) = k < 0 ? (nil, nil) : withText(k) { ItemText.decode($0) }
+      return .update(item: item, title: title, fields: fields)
+    case Int32(EventCodes.configure): return .configure(multipleSelection: after)
+    case Int32(EventCodes.mark): return .mark(text(next()))
+    default: return .mark("")
     }
-    return Event(op, time: time)
   }
 
   /// The node list at word `w` as outline nodes, rebuilt bottom-up without recursion.
-  func nodes(_ w: inout Int, _ entries: inout FoldEntries) throws(CodecError) -> [OutlineNode] {
+  func nodes(atWord start: Int, _ names: inout Names) -> [OutlineNode] {
+    var w = start
     let n = Int(words[w])
     w &+= 1
     // Open lists, innermost last, with the node owning each list but the first.
@@ -470,11 +838,11 @@ extension FoldOps {
     for _ in 0..<n {
       let e = words[w]
       let level = Int(words[w &+ 1] & 0xFFFF)
-      var node = OutlineNode(try entries.text(e))
+      var node = OutlineNode(names.name(e, self))
       node.expanded = words[w &+ 1] >> 16 != 0
-      node.title = string(words[w &+ 2])
-      node.fields = fields(words[w &+ 3])
-      w &+= 4
+      let k = words[w &+ 2]
+      if k >= 0 { (node.title, node.fields) = withText(k) { ItemText.decode($0) } }
+      w &+= 3
       if pendingOwner && level == lists.count {
         // The previous node owns this one: open its list.
         owners.append(lists[lists.count &- 1].removeLast())

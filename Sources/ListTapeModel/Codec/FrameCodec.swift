@@ -303,7 +303,9 @@ struct DefinitionReader {
     return nil
   }
 
-  mutating func read() throws(CodecError) -> String {
+  /// Reads the next definition and appends its stored form (`IdText.store`) to `out`;
+  /// a text that spells a canonical UUID is stored as one, so every id has one form.
+  mutating func read(into out: inout IdSpace) throws(CodecError) {
     let kind = try kinds.byte()
     switch kind {
     case IdText.text:
@@ -325,15 +327,17 @@ struct DefinitionReader {
       text.offset += Int(rest)
       let valid = previousText.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
       guard valid else { throw text.fail("invalid UTF-8 in identifier") }
-      return String(decoding: previousText, as: UTF8.self)
+      previousText.withUnsafeBufferPointer { utf8 in
+        IdText.withStored(utf8) { _ = out.append(stored: $0) }
+      }
     case IdText.uuidUpper, IdText.uuidLower:
       guard uuids.remaining >= 16 else { throw uuids.fail("truncated UUID definition") }
-      let hi = UInt64(
-        bigEndian: uuids.base.loadUnaligned(fromByteOffset: uuids.offset, as: UInt64.self))
-      let lo = UInt64(
-        bigEndian: uuids.base.loadUnaligned(fromByteOffset: uuids.offset + 8, as: UInt64.self))
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { form in
+        form[0] = kind
+        for i in 0..<16 { form[1 &+ i] = uuids.base[uuids.offset &+ i] }
+        _ = out.append(stored: UnsafeRawBufferPointer(form))
+      }
       uuids.offset += 16
-      return IdText.uuidString(hi, lo, lower: kind == IdText.uuidLower)
     default:
       throw kinds.fail("unknown identifier kind \(kind)")
     }
@@ -364,7 +368,7 @@ package enum DictionaryPayload {
   }
 
   /// The entries of a restart payload, in order.
-  static func decode(_ p: UnsafeRawBufferPointer, into dictionary: inout IdDictionary)
+  static func decode(_ p: UnsafeRawBufferPointer, into dictionary: inout IdSpace)
     throws(CodecError)
   {
     var head = ByteSource(p)
@@ -376,7 +380,7 @@ package enum DictionaryPayload {
     var r = DefinitionReader(kinds: columns[0], uuids: columns[1], text: columns[2])
     guard n == r.remaining else { throw head.fail("\(n) entries in \(r.remaining) kinds") }
     dictionary.removeAll()
-    for _ in 0..<n { dictionary.append(try r.read()) }
+    for _ in 0..<n { try r.read(into: &dictionary) }
     if let problem = r.leftover { throw problem }
   }
 }
@@ -415,7 +419,16 @@ struct FrameSource: EventSource {
   var definitions: DefinitionReader
   var misc: ByteSource
   var strings: ByteSource
-  var dictionary = IdDictionary()
+  /// The segment's dictionary as far as it is known: it may run ahead of this frame (loaded
+  /// whole from an index file, or read past a stop), since an entry always names the same id.
+  var dictionary = IdSpace()
+  /// Entries defined before the event being read: the count references by age count back
+  /// from, and the entry the next definition becomes.
+  var defined = 0
+  /// Where a definition that `dictionary` already holds is read, to be dropped.
+  var reread = IdSpace()
+  /// Duplicate definitions and the earlier entry each repeats (`EventDecoder.aliases`).
+  var aliases = DefinitionAliases()
   var ring: [Int32] = []
   var ringNext = 0
   var lastTime: Int64 = 0
@@ -476,51 +489,70 @@ struct FrameSource: EventSource {
 
   @inline(__always)
   mutating func id() throws(CodecError) -> String {
-    try text(of: try entry())
+    let e = Int(try entryRef())
+    if dictionary.extent(e).isEmpty {
+      touchedHole = true
+      return "?"
+    }
+    return dictionary.text(e)
   }
 
-  /// The entry number of the next identifier reference (defining it when it is new).
+  /// The entry of the next identifier reference (defining it when it is new), the earlier
+  /// entry when it repeats one; flags a hole (`touchedHole`).
   @inline(__always)
-  mutating func entry() throws(CodecError) -> Int {
+  mutating func entryRef() throws(CodecError) -> Int32 {
     let r = try refs.byte()
     if r < FrameLayout.refEntry {
       guard Int(r) < ring.count else {
         throw refs.fail("reference to ring slot \(r) of \(ring.count)")
       }
-      return Int(ring[Int(r)])
+      let e = ring[Int(r)]
+      if dictionary.extent(Int(e)).isEmpty { touchedHole = true }
+      return e
     }
-    let e: Int
+    var e: Int32
     if r == FrameLayout.refEntry {
       let high = try age2.varint()
       guard high < 1 << 40 else { throw age2.fail("entry age overflows") }
       let age = Int(try age0.byte()) | Int(try age1.byte()) << 8 | Int(high) << 16
-      guard age < dictionary.count else {
-        throw age0.fail("reference to entry \(age) back of \(dictionary.count)")
+      guard age < defined else {
+        throw age0.fail("reference to entry \(age) back of \(defined)")
       }
-      e = dictionary.count - 1 - age
+      e = Int32(truncatingIfNeeded: defined &- 1 &- age)
+      if dictionary.extent(Int(e)).isEmpty { touchedHole = true }
+      e = aliases.canonical(e)
     } else if r == FrameLayout.refDefine {
-      e = dictionary.count
-      dictionary.append(try definition())
+      e = try definition()
     } else {
       throw refs.fail("bad identifier reference \(r)")
     }
     if ring.count < FrameLayout.ringSize {
-      ring.append(Int32(e))
+      ring.append(e)
     } else {
-      ring[ringNext] = Int32(e)
+      ring[ringNext] = e
     }
-    ringNext = (ringNext + 1) & (FrameLayout.ringSize - 1)
+    ringNext = (ringNext &+ 1) & (FrameLayout.ringSize &- 1)
     return e
   }
 
-  @inline(__always)
-  private mutating func text(of e: Int) throws(CodecError) -> String {
-    if let s = try dictionary.entryOrHole(e) { return s }
-    touchedHole = true
-    return "?"
+  /// Reads the next definition into the dictionary (or checks it against the entry the
+  /// dictionary already holds there); returns the entry it names (an earlier one when it
+  /// repeats an id).
+  mutating func definition() throws(CodecError) -> Int32 {
+    let e = defined
+    defined &+= 1
+    if e < dictionary.count {
+      reread.removeAll(lineage: 0)
+      try definitions.read(into: &reread)
+      // A dictionary loaded whole (an index file's) must agree with the log it stands for.
+      guard reread.same(0, as: e, in: dictionary) else {
+        throw definitions.kinds.fail("definition of entry \(e) differs from the dictionary loaded")
+      }
+      return aliases.canonical(Int32(truncatingIfNeeded: e))
+    }
+    try definitions.read(into: &dictionary)
+    return aliases.check(last: &dictionary)
   }
-
-  mutating func definition() throws(CodecError) -> String { try definitions.read() }
 
   mutating func string() throws(CodecError) -> String {
     let n = try strings.count()

@@ -2,83 +2,214 @@
 package enum FrameOutcome: Sendable, Equatable {
   /// Every event of the frame was handed over.
   case done
-  /// The callback stopped at this event (the frame's definitions were still read).
+  /// Decoding stopped before this event (the frame's definitions were still read).
   case stopped(at: Int)
   /// The frame needs entries this decoder lacks (events were lost before it, or the
   /// decoder stands in another segment): nothing was decoded.
   case gap
 }
 
+/// Definitions that repeat an earlier entry's id (a restart that lists an id both as a
+/// section and as an item, or a hostile log), and the entry each repeats. References to a
+/// repeat are read as the earlier entry, so a state never holds two items of one id.
+///
+/// Entries below `vetted` were checked already (by whoever built the dictionary: a reader
+/// from the log's start, or an index built that way); a definition past them is looked up
+/// by its stored form in the dictionary's string table, built on the first such
+/// definition. - Complexity: O(1) per definition once the table is built.
+package struct DefinitionAliases: Sendable, Equatable {
+  /// Entries known to be checked.
+  package var vetted = 0
+  /// Each repeat and the entry it repeats.
+  package private(set) var map: [Int32: Int32] = [:]
+
+  package init() {}
+
+  /// Aliases already known for a dictionary checked through entry `vetted`.
+  package init(vetted: Int, map: [Int32: Int32]) {
+    self.vetted = vetted
+    self.map = map
+  }
+
+  @inline(__always) func canonical(_ e: Int32) -> Int32 {
+    map.isEmpty ? e : map[e] ?? e
+  }
+
+  /// Checks the entry just appended to `dictionary`; returns it, or the entry it repeats.
+  mutating func check(last dictionary: inout IdSpace) -> Int32 {
+    let n = Int32(truncatingIfNeeded: dictionary.count &- 1)
+    if Int(n) < vetted { return canonical(n) }
+    let first = dictionary.firstEntry(sameAs: Int(n))
+    vetted = Int(n) &+ 1
+    guard first != n else { return n }
+    map[n] = first
+    return first
+  }
+
+  /// Forgets everything (a restart).
+  mutating func removeAll() {
+    vetted = 0
+    map.removeAll()
+  }
+}
+
 extension EventDecoder {
   /// Applies a 2.0 dictionary restart (a DICT frame) that comes before event `seq`.
   package mutating func restart(_ payload: UnsafeRawBufferPointer, seq: Int) throws(CodecError) {
-    try DictionaryPayload.decode(payload, into: &dictionary)
+    var fresh = IdSpace()
+    try DictionaryPayload.decode(payload, into: &fresh)
+    fresh.setLineage(Self.lineage(log: logID, segment: UInt64(seq)))
+    aliases.removeAll()
+    // A restart lists each id once, but a section and an item may share one.
+    dictionary = IdSpace()
+    dictionary.setLineage(fresh.lineage)
+    fresh.bytes.withUnsafeBytes { all in
+      for e in 0..<fresh.count {
+        dictionary.append(stored: UnsafeRawBufferPointer(rebasing: all[fresh.extent(e)]))
+        _ = aliases.check(last: &dictionary)
+      }
+    }
     segment = UInt64(seq)
+    defined = dictionary.count
     expected = seq
   }
 
-  /// Starts over with a dictionary loaded in bulk for segment `segment` (an index file's).
-  package mutating func load(_ dictionary: IdDictionary, segment: UInt64, before seq: Int) {
+  /// Applies a restart as `restart(_:seq:)` does and records it in `ops`, so that the
+  /// fold's state is renumbered there too (`afterGaps`: in a salvaged log).
+  package mutating func restart(
+    _ payload: UnsafeRawBufferPointer, seq: Int, afterGaps: Bool = false,
+    into ops: inout FoldOps
+  ) throws(CodecError) {
+    try restart(payload, seq: seq)
+    ops.restart(
+      dictionary, aliases: aliases, seq: seq, flags: afterGaps ? FoldOps.afterGaps : 0)
+  }
+
+  /// Starts over with a dictionary loaded in bulk for segment `segment` (an index file's),
+  /// checked through `aliases.vetted` entries, `defined` of them defined before event `seq`.
+  package mutating func load(
+    _ dictionary: IdSpace, aliases: DefinitionAliases, segment: UInt64, defined: Int,
+    before seq: Int
+  ) {
+    self.defined = defined
     self.dictionary = dictionary
+    self.dictionary.setLineage(Self.lineage(log: logID, segment: segment))
+    self.aliases = aliases
     self.segment = segment
     expected = seq
   }
 
+  /// The lineage of the dictionary of segment `segment` of the log named `log`: every
+  /// reader of that segment numbers its ids alike, so states loaded from the log's
+  /// checkpoints, its index and its folds agree entry for entry.
+  package static func lineage(log: UInt64, segment: UInt64) -> UInt64 {
+    var h = log ^ 0x9E37_79B9_7F4A_7C15
+    h = (h ^ (segment &+ 0x632B_E59B_D9B4_E019)) &* 0xBF58_476D_1CE4_E5B9
+    h = (h ^ (h >> 31)) &* 0x94D0_49BB_1331_11EB
+    h ^= h >> 29
+    return h == 0 ? 1 : h
+  }
+
+  /// Decodes the events `from...through` of a 2.0 event frame numbered `firstSeq...` into
+  /// records in `ops` (events before `from` as `skip` records that only carry their
+  /// definitions; the frame's definitions are read to its end either way). A frame that
+  /// needs entries this decoder lacks is `.gap`, and nothing is added. With `acrossGaps`
+  /// (a salvaged log), a frame whose entries were partly lost is still decoded: its events
+  /// that name a lost entry go to `lost` instead.
+  package mutating func decodeFrame(
+    _ payload: UnsafeRawBufferPointer, firstSeq: Int, count: Int, from: Int, through: Int,
+    acrossGaps: Bool = false, lost: (Int) -> Void = { _ in }, into ops: inout FoldOps
+  ) throws(CodecError) -> FrameOutcome {
+    let head = try FrameHeaderFields(payload)
+    var lostRestart = false
+    if acrossGaps && head.segment > segment {
+      // The restart that began this frame's segment was lost.
+      dictionary.removeAll(lineage: Self.lineage(log: logID, segment: head.segment))
+      aliases.removeAll()
+      segment = head.segment
+      defined = 0
+      lostRestart = true
+    }
+    if acrossGaps && dictionary.count < head.dictBase {
+      // Entries defined in lost frames: holes, which events naming them are lost with.
+      let known = dictionary.count
+      while dictionary.count < head.dictBase {
+        dictionary.append(stored: UnsafeRawBufferPointer(start: nil, count: 0))
+      }
+      aliases.vetted = max(aliases.vetted, dictionary.count)
+      if !lostRestart { ops.holes(dictionary, known..<dictionary.count, seq: firstSeq) }
+    }
+    if lostRestart {
+      ops.restart(dictionary, aliases: aliases, seq: firstSeq, flags: FoldOps.lostRestart)
+    }
+    guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
+    var source = FrameSource(head.columns)
+    source.defined = head.dictBase
+    swap(&source.dictionary, &dictionary)
+    swap(&source.aliases, &aliases)
+    defer {
+      swap(&source.dictionary, &dictionary)
+      swap(&source.aliases, &aliases)
+    }
+    let mark = ops.count
+    var stoppedAt: Int?
+    for i in 0..<count {
+      let seq = firstSeq &+ i
+      if seq > through {
+        stoppedAt = seq
+        break
+      }
+      let outcome: OpOutcome
+      do throws(CodecError) {
+        outcome = try OpWalk.decode(&source, seq: seq, into: &ops)
+      } catch {
+        ops.truncate(to: mark)
+        var located = error
+        located.event = seq
+        throw located
+      }
+      if outcome == .lost {
+        if seq >= from { lost(seq) }
+        continue
+      }
+      // Events before `from` only define entries (the fold's ids need those).
+      if seq < from { ops.words[Int(ops.starts[ops.count &- 1])] = FoldOps.Kind.skip }
+    }
+    if let stoppedAt {
+      // The decoder reads on to the frame's end; the records stop at `through` (a fold
+      // that wants more positions a decoder again).
+      while source.definitions.remaining > 0 { _ = try source.definition() }
+      defined = source.defined
+      expected = firstSeq &+ count
+      return .stopped(at: stoppedAt)
+    }
+    if var problem = source.leftover {
+      ops.truncate(to: mark)
+      problem.event = firstSeq &+ count &- 1
+      throw problem
+    }
+    defined = source.defined
+    expected = firstSeq &+ count
+    return .done
+  }
+
   /// Decodes the events of a 2.0 event frame numbered `firstSeq...`, handing `body` those
-  /// from `from` on until it returns false. The frame's definitions are read to its end
-  /// either way, so the decoder can go on with the next frame.
-  ///
-  /// With `acrossGaps` (a salvaged log), a frame whose dictionary entries were partly lost
-  /// is still decoded: its events that name a lost entry go to `lost` instead of `body`.
+  /// from `from` on as `Event`s until it returns false (for a person, a test, or a tool
+  /// that lists events; folds take the records). The frame's definitions are read to its
+  /// end either way, so the decoder can go on with the next frame.
   package mutating func decodeFrame(
     _ payload: UnsafeRawBufferPointer, firstSeq: Int, count: Int, from: Int = 1,
     acrossGaps: Bool = false, lost: (Int) -> Void = { _ in },
     _ body: (Int, Event) -> Bool
   ) throws(CodecError) -> FrameOutcome {
-    let head = try FrameHeaderFields(payload)
-    if acrossGaps && head.segment > segment {
-      // The restart that began this frame's segment was lost.
-      dictionary.removeAll()
-      segment = head.segment
+    var ops = FoldOps()
+    let outcome = try decodeFrame(
+      payload, firstSeq: firstSeq, count: count, from: from, through: .max,
+      acrossGaps: acrossGaps, lost: lost, into: &ops)
+    for i in 0..<ops.count where ops.isEvent(i) {
+      if !body(ops.seqs[i], ops.event(i, dictionary)) { return .stopped(at: ops.seqs[i]) }
     }
-    if acrossGaps { dictionary.appendHoles(upTo: head.dictBase) }
-    guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
-    dictionary.truncate(to: head.dictBase)
-    var source = FrameSource(head.columns)
-    swap(&source.dictionary, &dictionary)
-    defer { swap(&source.dictionary, &dictionary) }
-    var stoppedAt: Int?
-    for i in 0..<count {
-      let seq = firstSeq + i
-      let e: Event
-      source.touchedHole = false
-      do throws(CodecError) { e = try EventWalk.decode(&source) } catch {
-        var located = error
-        located.event = seq
-        throw located
-      }
-      if source.touchedHole {
-        if seq >= from { lost(seq) }
-        continue
-      }
-      if seq >= from && !body(seq, e) {
-        stoppedAt = seq
-        break
-      }
-    }
-    if let stoppedAt {
-      while source.definitions.remaining > 0 {
-        source.dictionary.append(try source.definition())
-      }
-      expected = firstSeq + count
-      return .stopped(at: stoppedAt)
-    }
-    if var problem = source.leftover {
-      problem.event = firstSeq + count - 1
-      throw problem
-    }
-    expected = firstSeq + count
-    return .done
+    return outcome
   }
 
   /// Reads only the definitions of a 2.0 event frame (rebuilding a dictionary without
@@ -88,14 +219,17 @@ extension EventDecoder {
   {
     let head = try FrameHeaderFields(payload)
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
-    dictionary.truncate(to: head.dictBase)
     var source = FrameSource(head.columns)
+    source.defined = head.dictBase
     swap(&source.dictionary, &dictionary)
-    defer { swap(&source.dictionary, &dictionary) }
-    while source.definitions.remaining > 0 {
-      source.dictionary.append(try source.definition())
+    swap(&source.aliases, &aliases)
+    defer {
+      swap(&source.dictionary, &dictionary)
+      swap(&source.aliases, &aliases)
     }
-    expected = firstSeq + count
+    while source.definitions.remaining > 0 { _ = try source.definition() }
+    defined = source.defined
+    expected = firstSeq &+ count
     return .done
   }
 
@@ -110,12 +244,7 @@ extension EventDecoder {
         "checkpoint of the segment before event \(head.segment) read with the dictionary of "
           + "the segment before event \(segment)", offset: 0)
     }
-    return try ListState(compact: payload, dictionary: &dictionary)
-  }
-
-  /// The current dictionary's entries from `start` on (an index builder copies them).
-  package mutating func entries(from start: Int) throws(CodecError) -> [String] {
-    try dictionary.entries(from: start)
+    return try ListState(compact: payload, ids: dictionary, aliases: aliases)
   }
 
   /// The segment and dictionary size a 2.0 event frame was written with.
@@ -125,4 +254,21 @@ extension EventDecoder {
     let head = try FrameHeaderFields(payload)
     return (head.segment, head.dictBase)
   }
+}
+
+extension EventDecoder {
+  /// A 1.0 decoder numbers the ids it meets from `ids` on (the ids of the state the fold
+  /// starts from): its ring's ids are found (or defined) there first, unless `ids`
+  /// continues its own numbering.
+  package mutating func adopt(_ ids: inout IdSpace) {
+    if !(dictionary.lineage != 0 && dictionary.lineage == ids.lineage
+      && dictionary.count <= ids.count)
+    {
+      for k in ring.indices {
+        ring[k] = dictionary.withText(Int(ring[k])) { ids.define(text: $0) }
+      }
+    }
+    dictionary = ids
+  }
+
 }

@@ -22,23 +22,21 @@ extension ListState {
   /// The canonical encoding of the state.
   package func encoded() -> [UInt8] {
     var s = ByteSink()
-    s.bytes.reserveCapacity(16 + forest.itemIndex.count * 12)
+    s.bytes.reserveCapacity(16 + forest.itemCount * 12)
     s.byte(Self.codecVersion)
     s.byte(allowsMultipleSelection ? 1 : 0)
     s.count(forest.sectionOrder.count)
     for sec in forest.sectionOrder {
-      s.string(forest.sections[Int(sec)].id)
+      s.string(forest.sectionID(sec))
       s.count(forest.itemCount(inSection: sec))
       forest.walk(list: forest.sections[Int(sec)].roots, visibleOnly: false) { x, level in
-        let c = forest.content[Int(x)]
         s.count(level)
         s.byte(itemFlags(x))
         forest.withID(of: x) { id in
           s.count(id.count)
           s.bytes.append(contentsOf: id)
         }
-        if let title = c.title { s.string(title) }
-        if let fields = c.fields { s.fields(fields) }
+        appendText(x, to: &s.bytes)
       }
     }
     return s.bytes
@@ -47,9 +45,18 @@ extension ListState {
   /// An item's flags byte, the same in both encodings (`ItemFlag`).
   private func itemFlags(_ x: Handle) -> UInt8 {
     let n = forest.nodes[Int(x)]
-    let c = forest.content[Int(x)]
+    let text = forest.withContent(x) { $0.first ?? 0 }
     return (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
-      | (c.title == nil ? 0 : ItemFlag.title) | (c.fields == nil ? 0 : ItemFlag.fields)
+      | (text & ItemText.hasTitle != 0 ? ItemFlag.title : 0)
+      | (text & ItemText.hasFields != 0 ? ItemFlag.fields : 0)
+  }
+
+  /// Appends item `x`'s title and fields as both encodings hold them: its text blob after
+  /// the flags byte.
+  private func appendText(_ x: Handle, to out: inout [UInt8]) {
+    forest.withContent(x) { blob in
+      if blob.count > 1 { out.append(contentsOf: blob[1...]) }
+    }
   }
 
   /// A 64-bit FNV-1a fingerprint of the canonical encoding: equal states, equal hashes.
@@ -81,7 +88,7 @@ extension ListState {
       }
       let itemCount = try s.count(minBytes: 3)
       // Grow the tables once, not by doubling while 100k items arrive.
-      builder.reserve(items: min(itemCount, Self.maxReserved), idBytes: min(s.remaining, 1 << 22))
+      builder.reserve(items: min(itemCount, Self.maxReserved))
       for _ in 0..<itemCount {
         // A level is a depth, not an element count: the builder bounds it.
         let start = s.offset
@@ -151,42 +158,45 @@ extension ListState {
   private static let compactColumns = 5
 
   /// Encodes the state for a checkpoint of segment `segment` whose dictionary holds
-  /// `dictionaryCount` entries, numbered in `table`. Throws when an id has no entry below
-  /// `dictionaryCount`. With the `lineage` of the fold that made the state (whose dictionary
-  /// `table` mirrors), items the fold knows by entry are numbered without a lookup.
-  package func compactEncoded(
-    segment: UInt64, dictionaryCount: Int, table: IdTable, lineage: UInt64 = 0
-  ) throws(CodecError) -> (bytes: [UInt8], flushPoints: [Int]) {
-    let known = lineage != 0 && lineage == forest.entryLineage
+  /// `dictionaryCount` entries: with `table`, the writer's numbering of that dictionary, each
+  /// id is looked up there; without, the state's ids are that dictionary (a fold of the
+  /// log's records) and its entries are written as they are. Throws when an id has no entry
+  /// below `dictionaryCount`.
+  package func compactEncoded(segment: UInt64, dictionaryCount: Int, table: IdTable? = nil)
+    throws(CodecError) -> (bytes: [UInt8], flushPoints: [Int])
+  {
     var sections = ByteSink()
     var levels = ByteSink()
     var flags = ByteSink()
     var refs = ByteSink()
     var strings = ByteSink()
-    let n = forest.itemIndex.count
+    let n = forest.itemCount
     levels.bytes.reserveCapacity(n)
     flags.bytes.reserveCapacity(n)
     refs.bytes.reserveCapacity(n * 2)
-    func check(_ e: Int?, _ id: @autoclosure () -> String) throws(CodecError) -> Int {
-      guard let e, e < dictionaryCount else {
-        throw CodecError("identifier \"\(id())\" has no dictionary entry", offset: 0)
+    func number(_ e: Int32) throws(CodecError) -> Int {
+      let found: Int?
+      if let table {
+        found = forest.ids.withText(Int(e)) { table.number(ofBytes: $0) }
+      } else {
+        found = Int(e)
       }
-      return e
+      guard let found, found < dictionaryCount else {
+        throw CodecError(
+          "identifier \"\(forest.ids.text(Int(e)))\" has no dictionary entry", offset: 0)
+      }
+      return found
     }
     var previous = -1
     var failure: CodecError?
     for sec in forest.sectionOrder where failure == nil {
-      let id = forest.sections[Int(sec)].id
-      sections.count(try check(table.number(of: id), id))
+      sections.count(try number(forest.sections[Int(sec)].entry))
       sections.count(forest.itemCount(inSection: sec))
       forest.walk(list: forest.sections[Int(sec)].roots, visibleOnly: false) { x, level in
         guard failure == nil else { return }
-        let c = forest.content[Int(x)]
         let e: Int
         do throws(CodecError) {
-          let tagged = known ? forest.knownEntry(of: x) : nil
-          e = try check(
-            tagged ?? forest.withID(of: x) { table.number(ofBytes: $0) }, forest.id(of: x))
+          e = try number(forest.entryOf[Int(x)])
         } catch {
           failure = error
           return
@@ -195,8 +205,7 @@ extension ListState {
         flags.byte(itemFlags(x))
         refs.zigzag(Int64(e - previous - 1))
         previous = e
-        if let title = c.title { strings.string(title) }
-        if let fields = c.fields { strings.fields(fields) }
+        appendText(x, to: &strings.bytes)
       }
     }
     if let failure { throw failure }
@@ -231,10 +240,13 @@ extension ListState {
     return (segment, Int(count))
   }
 
-  /// Rebuilds a state from its compact encoding, its identifiers taken from `dictionary`
-  /// (which must hold the segment's first `dictionaryCount` entries), through the same
-  /// builder as canonical states (levels, nesting limit, duplicates, selection rules).
-  package init(compact bytes: UnsafeRawBufferPointer, dictionary: inout IdDictionary)
+  /// Builds a state from its compact encoding whose items and sections are entries of
+  /// `ids` (the segment's dictionary, which must hold its first `dictionaryCount` entries;
+  /// `aliases` reads a repeated entry as the one it repeats), through the same checks as
+  /// canonical states (levels, nesting limit, duplicates, selection rules). The state's ids
+  /// are `ids`, so a fold of the log's records goes on from it. - Complexity: O(items), no
+  /// hashing and no `String` per item.
+  package init(compact bytes: UnsafeRawBufferPointer, ids: IdSpace, aliases: DefinitionAliases)
     throws(CodecError)
   {
     var s = ByteSource(bytes)
@@ -244,8 +256,8 @@ extension ListState {
     }
     _ = try s.varint()
     let entries = try s.varint()
-    guard entries <= UInt64(dictionary.count) else {
-      throw s.fail("state needs \(entries) dictionary entries, \(dictionary.count) known")
+    guard entries <= UInt64(ids.count) else {
+      throw s.fail("state needs \(entries) dictionary entries, \(ids.count) known")
     }
     let limit = Int(entries)
     let mode = try s.byte()
@@ -254,13 +266,17 @@ extension ListState {
     let sectionCount = try s.count(minBytes: 2)
     var columns = try ColumnSplit.split(&s, count: Self.compactColumns)
     guard s.isAtEnd else { throw s.fail("\(s.remaining) bytes after the columns") }
-    func entry(_ v: Int64, _ c: ByteSource) throws(CodecError) -> Int {
+    func entry(_ v: Int64, _ c: ByteSource) throws(CodecError) -> Int32 {
       guard v >= 0, v < Int64(limit) else { throw c.fail("entry \(v) of \(limit)") }
-      return Int(v)
+      let e = aliases.canonical(Int32(truncatingIfNeeded: v))
+      guard !ids.extent(Int(e)).isEmpty else {
+        throw c.fail("entry \(e) was lost with the events that defined it")
+      }
+      return e
     }
     // Sections first (entry, item count): every item has one byte in the flags column, so
     // the total is bounded by that column before the tables grow for it.
-    var sections: [(entry: Int, count: Int, offset: Int)] = []
+    var sections: [(entry: Int32, count: Int, offset: Int)] = []
     var total = 0
     for _ in 0..<sectionCount {
       let at = columns[0].origin + columns[0].offset
@@ -275,14 +291,13 @@ extension ListState {
     guard columns[0].isAtEnd else {
       throw columns[0].fail("\(columns[0].remaining) bytes left after the sections")
     }
-    var builder = ListStateBuilder(allowsMultipleSelection: mode == 1)
-    builder.reserve(items: min(total, Self.maxReserved), idBytes: 0)
-    let lineage = dictionary.ensureLineage()
+    var builder = ListStateBuilder(allowsMultipleSelection: mode == 1, ids: ids)
+    builder.reserve(items: min(total, Self.maxReserved))
+    builder.state.forest.text.reserveCapacity(columns[4].remaining + total / 4)
     var previous: Int64 = -1
     for section in sections {
-      let id = try dictionary.entry(section.entry)
       try ListStateBuilder.step(at: section.offset) { () throws(ListStateBuilder.Failure) in
-        try builder.beginSection(id)
+        try builder.beginSection(entry: section.entry)
       }
       for _ in 0..<section.count {
         let at = columns[3].origin + columns[3].offset
@@ -292,20 +307,24 @@ extension ListState {
         let e = previous &+ 1 &+ (try columns[3].zigzag())
         previous = e
         let k = try entry(e, columns[3])
-        let title = flags & ItemFlag.title != 0 ? try columns[4].string() : nil
-        let fields = flags & ItemFlag.fields != 0 ? try columns[4].fields() : nil
-        // The id's bytes straight from the dictionary: no `String` per item.
-        let added = try dictionary.withText(k) { bytes in
-          Result { () throws(ListStateBuilder.Failure) in
-            try builder.appendItem(
-              level: level > UInt64(Int.max) ? Int.max : Int(level), id: bytes,
-              expanded: flags & ItemFlag.expanded != 0,
-              selected: flags & ItemFlag.selected != 0, title: title, fields: fields)
-          }
-        }
-        switch added {
-        case .success(let x): builder.tag(x, entry: k, lineage: lineage)
-        case .failure(let failure): throw CodecError(failure.description, offset: at)
+        let textFlags =
+          (flags & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
+          | (flags & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
+        let extent = try ItemText.copy(
+          flags: textFlags, from: &columns[4], into: &builder.state.forest.text)
+        let c =
+          extent.isEmpty
+          ? ContentRef.none
+          : ContentRef(
+            offset: UInt32(truncatingIfNeeded: extent.lowerBound),
+            length: UInt32(truncatingIfNeeded: extent.count))
+        do throws(ListStateBuilder.Failure) {
+          try builder.appendItem(
+            level: level > UInt64(Int.max) ? Int.max : Int(level), entry: k,
+            expanded: flags & ItemFlag.expanded != 0, selected: flags & ItemFlag.selected != 0,
+            content: c)
+        } catch {
+          throw CodecError(error.description, offset: at)
         }
       }
     }

@@ -1,5 +1,5 @@
 /// Where nodes, blocks and sections come from and go: free lists (recycled only once a
-/// batch commits) and the reclaiming of removed ids' arena bytes.
+/// batch commits), the entry maps, and the reclaiming of unused text and ids.
 extension Forest {
   /// The handle the next new node gets: a free one outside batches (which recycle only once
   /// they commit), else a new one at the end.
@@ -8,34 +8,37 @@ extension Forest {
     return Handle(nodes.count)
   }
 
-  /// Stores new node `x` (which `nextNodeHandle` gave) with its content, taking it off the
-  /// free list or appending it.
-  @inline(__always) mutating func store(_ x: Handle, _ node: Node, _ c: ItemContent) {
-    if Int(x) < entryTags.count { entryTags[Int(x)] = -1 }
+  /// Stores new node `x` (which `nextNodeHandle` gave) with its id's entry and content,
+  /// taking it off the free list or appending it. The entry map is the caller's business.
+  @inline(__always) mutating func store(_ x: Handle, _ node: Node, entry e: Int32, _ c: ContentRef)
+  {
     if Int(x) == nodes.count {
       nodes.append(node)
+      entryOf.append(e)
       content.append(c)
     } else {
       freeNodes.removeLast()
       nodes[Int(x)] = node
+      entryOf[Int(x)] = e
       content[Int(x)] = c
     }
+    itemCount &+= 1
+    if node.selected { selectedCount &+= 1 }
   }
 
   /// Unregisters and frees a node already detached from every list.
   mutating func release(_ x: Handle) {
     unregisterItem(x)
-    if nodes[Int(x)].selected { selection.remove(x) }
+    if nodes[Int(x)].selected { selectedCount &-= 1 }
+    itemCount &-= 1
     edit(x) {
       $0.live = false
       $0.selected = false
       $0.children = -1
     }
-    if content[Int(x)].title != nil || content[Int(x)].fields != nil {
-      editContent(x) {
-        $0.title = nil
-        $0.fields = nil
-      }
+    if !content[Int(x)].isNone {
+      textGarbage &+= Int(content[Int(x)].length)
+      editContent(x) { $0 = .none }
     }
     if inBatch {
       journal?.pendingFreeNodes.append(x)
@@ -74,27 +77,24 @@ extension Forest {
     for b in all { releaseBlock(b) }
   }
 
-  /// A new section registered under `id`, or nil when the id is taken.
-  mutating func allocateSection(_ id: String) -> Handle? {
+  /// A new section for the id of entry `e`, or nil when a live section has it.
+  mutating func allocateSection(entry e: Int32) -> Handle? {
+    guard section(entry: e) < 0 else { return nil }
     let s = !inBatch ? freeSections.last ?? Handle(sections.count) : Handle(sections.count)
-    let inserted = ProbeKey.with(id, seed: sectionIndex.seed) { sectionIndex.insert($0, s) }
-    guard case .inserted(let key) = inserted else { return nil }
-    if inBatch { journal?.sectionIndex.append((key, nil)) }
-    let slot = SectionSlot(id: id, key: key)
+    let slot = SectionSlot(entry: e)
     if Int(s) == sections.count {
       sections.append(slot)
     } else {
       freeSections.removeLast()
       sections[Int(s)] = slot
     }
+    mapSection(e, to: s)
     return s
   }
 
   mutating func releaseSection(_ s: Handle) {
-    let key = sections[Int(s)].key
-    if sectionIndex.remove(key, ifMapsTo: s), inBatch {
-      journal?.sectionIndex.append((key, s))
-    }
+    let e = sections[Int(s)].entry
+    if section(entry: e) == s { mapSection(e, to: -1) }
     editSection(s) {
       $0.live = false
       $0.roots = -1
@@ -106,22 +106,56 @@ extension Forest {
     }
   }
 
-  /// Reclaims the arena bytes of removed ids when they are worth it; never inside a batch,
-  /// whose journal still refers to them.
+  /// Reclaims text no item uses when it is over half the arena, and (for a space of its
+  /// own, not a log's dictionary) renumbers the ids when dead entries outnumber the live
+  /// ones; never inside a batch, whose journal still refers to both.
   mutating func compactIfNeeded() {
     guard !inBatch else { return }
-    if itemIndex.needsCompaction {
-      // Take the contents out so the closure does not overlap the index's access.
-      var c = content
-      content = []
-      itemIndex.compact { x, id in c[Int(x)].id = id }
-      content = c
+    if textGarbage > 4096 && textGarbage &* 2 > text.count { compactText() }
+    let live = itemCount &+ sectionOrder.count
+    if !idsFollowLog && ids.count &- live > live &+ Self.idSlack { compactIDs() }
+  }
+
+  /// Dead ids a state of its own keeps before it renumbers (as a log's recorder restarts
+  /// its dictionary).
+  static let idSlack = 4_096
+
+  /// Renumbers the ids to the live ones, sections first, then items by handle: O(live),
+  /// paid for by the dead ids it drops. The string table is built again on next use.
+  mutating func compactIDs() {
+    var fresh = IdSpace()
+    var newSectionOf: [Handle] = []
+    var newHandleOf: [Handle] = []
+    for s in sectionOrder {
+      let e = sections[Int(s)].entry
+      let n = ids.withStored(Int(e)) { fresh.append(stored: $0) }
+      sections[Int(s)].entry = n
+      newSectionOf.append(s)
+      newHandleOf.append(-1)
     }
-    if sectionIndex.needsCompaction {
-      var s = sections
-      sections = []
-      sectionIndex.compact { x, id in s[Int(x)].key = id }
-      sections = s
+    for x in nodes.indices where nodes[x].live {
+      let n = ids.withStored(Int(entryOf[x])) { fresh.append(stored: $0) }
+      entryOf[x] = n
+      newHandleOf.append(Handle(truncatingIfNeeded: x))
+      newSectionOf.append(-1)
     }
+    _ = fresh.ensureLineage()
+    ids = fresh
+    handleOf = newHandleOf
+    sectionOf = newSectionOf
+  }
+
+  /// Copies the live items' text to a fresh arena.
+  mutating func compactText() {
+    var fresh: [UInt8] = []
+    fresh.reserveCapacity(text.count &- textGarbage)
+    for x in nodes.indices where nodes[x].live && !content[x].isNone {
+      let c = content[x]
+      let start = fresh.count
+      fresh.append(contentsOf: text[Int(c.offset)..<Int(c.offset) &+ Int(c.length)])
+      content[x].offset = UInt32(truncatingIfNeeded: start)
+    }
+    text = fresh
+    textGarbage = 0
   }
 }

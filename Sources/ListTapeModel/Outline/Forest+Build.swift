@@ -11,8 +11,8 @@ struct BuildScratch {
   var last: Handle = -1
   /// Every item built, in pre-order, so that a fault can undo the build.
   var created: [Handle] = []
-  /// Ids handed over by items the build replaces: the id and its previous item.
-  var handedOver: [(StoredID, Handle)] = []
+  /// Entries handed over by items the build replaces: the entry and its previous item.
+  var handedOver: [(Int32, Handle)] = []
 
   /// The deepest level the next item may have: one below the item built last.
   var deepestNext: Int { last < 0 ? 0 : open.count &+ 1 }
@@ -48,60 +48,57 @@ enum BuiltItem {
 extension Forest {
   /// Adds one item in pre-order (`level` at most `b.deepestNext`): opens the item built
   /// last when this one is its child or closes the lists deeper than `level`, then stores
-  /// the item (detached, its parent the open item above it) and registers its id. Ids of
-  /// items that `replacing` covers are handed over to the new item. With `tracking`, the
-  /// item is remembered so that `undoBuild` can take it back.
+  /// the item (detached, its parent the open item above it) under the id of entry `e`. An
+  /// entry that an item outside what `replacing` covers holds is taken (nothing changes);
+  /// one that a replaced item holds is handed over. With `tracking`, the item is remembered
+  /// so that `undoBuild` can take it back. - Complexity: O(1), no hashing.
   @inline(__always) mutating func buildItem(
-    _ b: inout BuildScratch, level: Int, key: ProbeKey, expanded: Bool, selected: Bool,
-    title: String?, fields: [String: String]?, replacing: Replacing, tracking: Bool
+    _ b: inout BuildScratch, level: Int, entry e: Int32, expanded: Bool, selected: Bool,
+    content c: ContentRef, replacing: Replacing, tracking: Bool
   ) -> BuiltItem {
+    let old = item(entry: e)
+    if old >= 0 {
+      guard isReplaced(old, by: replacing) else { return .taken(by: old) }
+    }
     if level > b.open.count {
       b.open.append((b.last, b.pending.count))
     } else if level < b.open.count {
       close(&b, to: level)
     }
     let x = nextNodeHandle
-    let id: StoredID
-    switch registerItem(key, x) {
-    case .inserted(let stored):
-      id = stored
-    case .present(let slot, let stored, let old):
-      guard isReplaced(old, by: replacing) else { return .taken(by: old) }
-      reregisterItem(inSlot: slot, stored, from: old, to: x)
-      b.handedOver.append((stored, old))
-      id = stored
-    }
+    if old >= 0 { b.handedOver.append((e, old)) }
     var node = Node()
     node.parent = b.open.last?.item ?? -1
     node.expanded = expanded
     if selected {
       node.selected = true
       node.sel = 1
-      selection.insert(x)
     }
-    store(x, node, ItemContent(id: id, title: title, fields: fields))
+    store(x, node, entry: e, c)
+    mapItem(e, to: x)
     b.pending.append(x)
     b.last = x
     if tracking { b.created.append(x) }
     return .built(x)
   }
 
-  /// `build` for one new node without children (the usual event): no stack, no buffers.
-  mutating func buildOne(_ n: OutlineNode, base: Int) throws(ListFault) -> Handle {
-    try buildOne(n.id, title: n.title, fields: n.fields, expanded: n.expanded, base: base)
-  }
-
-  /// `buildOne` from the node's parts.
-  mutating func buildOne(
-    _ id: String, title: String?, fields: [String: String]?, expanded: Bool, base: Int
-  ) throws(ListFault) -> Handle {
-    guard base <= Self.deepestLevel else { throw .tooDeep(item: id, level: base) }
+  /// `buildOne` of the id of entry `e`, with content already stored (reclaimed on a fault).
+  mutating func buildOne(entry e: Int32, content c: ContentRef, expanded: Bool, base: Int)
+    throws(ListFault) -> Handle
+  {
+    guard base <= Self.deepestLevel else {
+      textGarbage &+= Int(c.length)
+      throw .tooDeep(item: ids.text(Int(e)), level: base)
+    }
+    guard item(entry: e) < 0 else {
+      textGarbage &+= Int(c.length)
+      throw .duplicateItem(ids.text(Int(e)))
+    }
     let x = nextNodeHandle
-    let inserted = ProbeKey.with(id, seed: itemIndex.seed) { registerItem($0, x) }
-    guard case .inserted(let stored) = inserted else { throw .duplicateItem(id) }
     var node = Node()
     node.expanded = expanded
-    store(x, node, ItemContent(id: stored, title: title, fields: fields))
+    store(x, node, entry: e, c)
+    mapItem(e, to: x)
     return x
   }
 
@@ -144,28 +141,41 @@ extension Forest {
   /// rollback does this.
   mutating func undoBuild(_ b: inout BuildScratch) {
     guard !inBatch else { return }
-    for (id, old) in b.handedOver { itemIndex.restore(id, to: old) }
     for x in b.created {
-      itemIndex.remove(content[Int(x)].id, ifMapsTo: x)
+      let e = entryOf[Int(x)]
+      if item(entry: e) == x { handleOf[Int(e)] = -1 }
       if nodes[Int(x)].children >= 0 { releaseBlocks(ofList: nodes[Int(x)].children) }
+      if nodes[Int(x)].selected { selectedCount &-= 1 }
+      itemCount &-= 1
       nodes[Int(x)].live = false
       nodes[Int(x)].children = -1
-      content[Int(x)].title = nil
-      content[Int(x)].fields = nil
+      textGarbage &+= Int(content[Int(x)].length)
+      content[Int(x)] = .none
       freeNodes.append(x)
     }
+    for (e, old) in b.handedOver { handleOf[Int(e)] = old }
   }
 
-  /// Builds `list` (with their subtrees) as detached items whose top level is `base`,
+  /// Builds the node list at word `w` of `ops` (a count, then each node in pre-order:
+  /// entry, level | expanded << 16, text) as detached items whose top level is `base`,
   /// checking as it goes the nesting limit and that the ids are new (or dropped by what the
   /// build replaces); a fault leaves nothing behind. Returns the top items in order.
-  /// - Complexity: O(items), without recursion.
+  /// - Complexity: O(items), no hashing, without recursion.
   mutating func build(
-    _ list: [OutlineNode], base: Int, replacing: Replacing = .nothing
+    _ ops: FoldOps, atWord w: Int, base: Int, replacing: Replacing = .nothing
   ) throws(ListFault) -> [Handle] {
-    if list.isEmpty { return [] }
-    if list.count == 1 && list[0].box == nil && !isReplacing(replacing) {
-      return [try buildOne(list[0], base: base)]
+    let n = Int(ops.words[w])
+    if n == 0 { return [] }
+    @inline(__always) func content(_ k: Int32) -> ContentRef {
+      k < 0 ? .none : ops.withText(k) { storeText($0) }
+    }
+    if n == 1, case .nothing = replacing {
+      let e = ops.words[w &+ 1]
+      let l = ops.words[w &+ 2]
+      return [
+        try buildOne(
+          entry: e, content: content(ops.words[w &+ 3]), expanded: l >> 16 != 0, base: base)
+      ]
     }
     var b = BuildScratch()
     swap(&b, &scratch)
@@ -173,30 +183,27 @@ extension Forest {
       b.reset()
       swap(&b, &scratch)
     }
-    // Pre-order walk over the nodes with a stack of sibling cursors (its depth is the level).
-    var stack: [(siblings: [OutlineNode], next: Int)] = [(list, 0)]
-    while let top = stack.last {
-      if top.next == top.siblings.count {
-        stack.removeLast()
-        continue
-      }
-      let n = top.siblings[top.next]
-      stack[stack.count &- 1].next &+= 1
-      let level = stack.count &- 1
+    var at = w &+ 1
+    for _ in 0..<n {
+      let e = ops.words[at]
+      let l = ops.words[at &+ 1]
+      let level = Int(l & 0xFFFF)
+      let k = ops.words[at &+ 2]
+      at &+= 3
       if base &+ level > Self.deepestLevel {
         undoBuild(&b)
-        throw .tooDeep(item: n.id, level: base &+ level)
+        throw .tooDeep(item: ids.text(Int(e)), level: base &+ level)
       }
-      let built = ProbeKey.with(n.id, seed: itemIndex.seed) { k in
-        buildItem(
-          &b, level: level, key: k, expanded: n.expanded, selected: false, title: n.title,
-          fields: n.fields, replacing: replacing, tracking: true)
-      }
+      let c = content(k)
+      let built = buildItem(
+        &b, level: level, entry: e, expanded: l >> 16 != 0, selected: false, content: c,
+        replacing: replacing, tracking: true)
       if case .taken(let old) = built {
+        textGarbage &+= Int(c.length)
         undoBuild(&b)
-        throw b.created.contains(old) ? .repeatedItem(n.id) : .duplicateItem(n.id)
+        let id = ids.text(Int(e))
+        throw b.created.contains(old) ? .repeatedItem(id) : .duplicateItem(id)
       }
-      if !n.children.isEmpty { stack.append((n.children, 0)) }
     }
     close(&b, to: 0)
     return b.pending

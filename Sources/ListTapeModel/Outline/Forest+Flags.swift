@@ -11,11 +11,7 @@ extension Forest {
   mutating func setSelected(_ x: Handle, _ value: Bool) {
     guard nodes[Int(x)].selected != value else { return }
     edit(x) { $0.selected = value }
-    if value {
-      selection.insert(x)
-    } else {
-      selection.remove(x)
-    }
+    selectedCount &+= value ? 1 : -1
     if nodes[Int(x)].live { propagate(from: x, refreshTotals(x)) }
   }
 
@@ -39,6 +35,45 @@ extension Forest {
         if n.selected { found.append(h) }
         if n.sel > (n.selected ? 1 : 0) { stack.append(n.children) }
       }
+    }
+    return found
+  }
+
+  /// Every selected item, section after section, in display order.
+  /// - Complexity: O(selected × depth × log siblings × fan-out + sections).
+  func selectedItems() -> [Handle] {
+    guard selectedCount > 0 else { return [] }
+    var found: [Handle] = []
+    for s in sectionOrder {
+      let root = sections[Int(s)].roots
+      guard root >= 0, blocks[Int(root)].sel > 0 else { continue }
+      found.append(contentsOf: selectedItemsInOrder(inList: root))
+      if found.count == selectedCount { break }
+    }
+    return found
+  }
+
+  /// The selected items in a list and below it, in display order (pre-order).
+  func selectedItemsInOrder(inList root: Handle) -> [Handle] {
+    var found: [Handle] = []
+    // Explicit stack of (block, next entry), visiting only entries that hold a selection.
+    var stack: [(Handle, Int)] = [(root, 0)]
+    while let (b, i) = stack.last {
+      let block = blocks[Int(b)]
+      if i == Int(block.count) {
+        stack.removeLast()
+        continue
+      }
+      stack[stack.count &- 1].1 = i &+ 1
+      let h = entry(b, i)
+      if !block.leaf {
+        if blocks[Int(h)].sel > 0 { stack.append((h, 0)) }
+        continue
+      }
+      let n = nodes[Int(h)]
+      if n.sel == 0 { continue }
+      if n.selected { found.append(h) }
+      if n.children >= 0 && blocks[Int(n.children)].sel > 0 { stack.append((n.children, 0)) }
     }
     return found
   }

@@ -15,15 +15,15 @@ struct Journal {
   var nodes: [(Handle, Node)] = []
   var blocks: [(Handle, Block)] = []
   var slots: [(Int, Int32)] = []
-  var content: [(Handle, ItemContent)] = []
+  var content: [(Handle, ContentRef)] = []
   var sections: [(Handle, SectionSlot)] = []
-  /// Index entries as they were before each change (nil: absent), oldest first.
-  var itemIndex: [(StoredID, Handle?)] = []
-  var sectionIndex: [(StoredID, Handle?)] = []
-  var itemArena: (count: Int, garbage: Int)
-  var sectionArena: (count: Int, garbage: Int)
+  /// Entry maps as they were before each change, oldest first.
+  var handleOf: [(Int32, Handle)] = []
+  var sectionOf: [(Int32, Handle)] = []
+  var text: (count: Int, garbage: Int)
   var visibleRows: Int
-  var selection: Set<Handle>
+  var itemCount: Int
+  var selectedCount: Int
   /// Slots freed during the batch; recycled only once it commits.
   var pendingFreeNodes: [Handle] = []
   var pendingFreeBlocks: [Handle] = []
@@ -40,7 +40,7 @@ extension Forest {
   }
 
   /// Writes an item's content through `body`, journalling its old value inside a batch.
-  mutating func editContent(_ x: Handle, _ body: (inout ItemContent) -> Void) {
+  mutating func editContent(_ x: Handle, _ body: (inout ContentRef) -> Void) {
     if Int(x) < journaled.nodes { journal?.content.append((x, content[Int(x)])) }
     body(&content[Int(x)])
   }
@@ -62,26 +62,32 @@ extension Forest {
     body(&sections[Int(s)])
   }
 
-  /// Registers `k` for item `x` unless the id is taken (then nothing changes), journalling
-  /// the insert inside a batch.
-  @inline(__always) mutating func registerItem(_ k: ProbeKey, _ x: Handle)
-    -> IdentifierIndex.Insertion
-  {
-    let result = itemIndex.insert(k, x)
-    if inBatch, case .inserted(let id) = result { journal?.itemIndex.append((id, nil)) }
-    return result
+  /// Points entry `e` at item `x` (-1: at none), journalled.
+  @inline(__always) mutating func mapItem(_ e: Int32, to x: Handle) {
+    let k = Int(e)
+    if k >= handleOf.count {
+      if x < 0 { return }
+      handleOf.append(contentsOf: repeatElement(-1, count: k &+ 1 &- handleOf.count))
+    }
+    if inBatch { journal?.handleOf.append((e, handleOf[k])) }
+    handleOf[k] = x
   }
 
-  /// Hands the id in `slot` (registered to `old`) over to item `x`, journalled.
-  mutating func reregisterItem(inSlot slot: Int, _ id: StoredID, from old: Handle, to x: Handle) {
-    if inBatch { journal?.itemIndex.append((id, old)) }
-    itemIndex.setHandle(inSlot: slot, x)
+  /// Points entry `e` at section `s` (-1: at none), journalled.
+  mutating func mapSection(_ e: Int32, to s: Handle) {
+    let k = Int(e)
+    if k >= sectionOf.count {
+      if s < 0 { return }
+      sectionOf.append(contentsOf: repeatElement(-1, count: k &+ 1 &- sectionOf.count))
+    }
+    if inBatch { journal?.sectionOf.append((e, sectionOf[k])) }
+    sectionOf[k] = s
   }
 
-  /// Removes item `x`'s id from the index unless another item took it over, journalled.
+  /// Unmaps item `x`'s entry unless another item took it over.
   @inline(__always) mutating func unregisterItem(_ x: Handle) {
-    let id = content[Int(x)].id
-    if itemIndex.remove(id, ifMapsTo: x), inBatch { journal?.itemIndex.append((id, x)) }
+    let e = entryOf[Int(x)]
+    if item(entry: e) == x { mapItem(e, to: -1) }
   }
 
   /// Starts journalling so that `rollback()` can undo everything until `commit()`.
@@ -91,8 +97,8 @@ extension Forest {
       nodes: nodes.count, blocks: blocks.count, slots: slots.count, sections: sections.count)
     journal = Journal(
       nodeCount: nodes.count, sectionCount: sections.count, blockCount: blocks.count,
-      itemArena: itemIndex.arenaMark, sectionArena: sectionIndex.arenaMark,
-      visibleRows: visibleRows, selection: selection)
+      text: (text.count, textGarbage), visibleRows: visibleRows, itemCount: itemCount,
+      selectedCount: selectedCount)
     sectionOrder.begin()
   }
 
@@ -120,17 +126,19 @@ extension Forest {
     for (i, v) in j.slots.reversed() { slots[i] = v }
     for (x, c) in j.content.reversed() { content[Int(x)] = c }
     for (s, v) in j.sections.reversed() { sections[Int(s)] = v }
-    for (k, v) in j.itemIndex.reversed() { itemIndex.restore(k, to: v) }
-    for (k, v) in j.sectionIndex.reversed() { sectionIndex.restore(k, to: v) }
-    itemIndex.rollBackArena(to: j.itemArena)
-    sectionIndex.rollBackArena(to: j.sectionArena)
+    for (e, h) in j.handleOf.reversed() { handleOf[Int(e)] = h }
+    for (e, s) in j.sectionOf.reversed() { sectionOf[Int(e)] = s }
+    text.removeSubrange(j.text.count...)
+    textGarbage = j.text.garbage
     sectionOrder.rollBack()
     visibleRows = j.visibleRows
+    itemCount = j.itemCount
+    selectedCount = j.selectedCount
     nodes.removeSubrange(j.nodeCount...)
+    entryOf.removeSubrange(j.nodeCount...)
     content.removeSubrange(j.nodeCount...)
     sections.removeSubrange(j.sectionCount...)
     blocks.removeSubrange(j.blockCount...)
     slots.removeSubrange((j.blockCount * BlockLayout.stride)...)
-    selection = j.selection
   }
 }

@@ -1,15 +1,6 @@
 /// Handle of a node or section slot inside a `Forest`; `-1` means none.
 typealias Handle = Int32
 
-/// An item's identity and display content, kept apart from `Node` so the hot outline
-/// fields are plain values: walking and rebalancing never touch reference counts. The id's
-/// bytes are inline or in the item index's arena (`Forest.id(of:)` makes a `String`).
-struct ItemContent {
-  var id: StoredID
-  var title: String?
-  var fields: [String: String]?
-}
-
 /// One item's place in the outline: its links, flags and own totals (its content lives at
 /// the same handle in `Forest.content`; its position among its siblings is the slot that
 /// holds it in a leaf of the sibling list's B-tree).
@@ -72,11 +63,9 @@ enum BlockLayout {
   static let emptyEntries = [Int32](repeating: 0, count: stride)
 }
 
-/// A section: its identity (also as the section index stores it) and the root block of its
-/// root items.
+/// A section: its id's entry and the root block of its root items.
 struct SectionSlot {
-  var id: String
-  var key: StoredID
+  var entry: Int32
   var roots: Handle = -1
   var live: Bool = true
 }
@@ -96,9 +85,24 @@ struct Forest {
   /// Entries of every block, `BlockLayout.stride` slots per block.
   var slots: [Int32] = []
   var freeBlocks: [Handle] = []
-  /// Identity and display content of each node, by handle.
-  var content: [ItemContent] = []
+  /// The entry of each node's id, by handle (`ids`).
+  var entryOf: [Int32] = []
+  /// Each node's title and fields in `text`, by handle.
+  var content: [ContentRef] = []
+  /// Titles and fields (`ItemText`), and how many of its bytes no item uses any more.
+  var text: [UInt8] = []
+  var textGarbage = 0
   var freeNodes: [Handle] = []
+  /// Every id the forest knows; items and sections are keyed by entry.
+  var ids = IdSpace()
+  /// Whether `ids` is a log's dictionary (a fold of the log's records follows it), which
+  /// only the log renumbers; else the forest renumbers its ids when dead ones pile up.
+  var idsFollowLog = false
+  /// The live item of each entry (-1: none), by entry; shorter than `ids` when the last
+  /// entries name no item.
+  var handleOf: [Handle] = []
+  /// The live section of each entry (-1: none), likewise.
+  var sectionOf: [Handle] = []
   var sections: [SectionSlot] = []
   var freeSections: [Handle] = []
   /// Live sections in display order.
@@ -106,10 +110,9 @@ struct Forest {
   /// Visible rows over all sections, kept up to date wherever a section's root list changes
   /// so that counting them never walks the sections.
   var visibleRows = 0
-  var itemIndex = IdentifierIndex()
-  var sectionIndex = IdentifierIndex()
-  /// Handles of selected items (order is not meaningful; output sorts by display order).
-  var selection: Set<Handle> = []
+  /// Live items, and selected ones.
+  var itemCount = 0
+  var selectedCount = 0
 
   var journal: Journal?
   /// Whether a batch is open (`journal` is set); a plain flag for the hot paths.
@@ -117,26 +120,44 @@ struct Forest {
   var journaled = JournalMarks()
   /// Buffers the bulk builder reuses from one event to the next (empty between events).
   var scratch = BuildScratch()
-  /// Handles by dictionary entry for a fold on entries (`FoldEntries`), valid for the
-  /// entries' `lineage` only: a cache that `entryTags` confirms at every use.
-  var entryHandles: [Handle] = []
-  /// Each node's dictionary entry, or -1; reset whenever a handle is stored again.
-  var entryTags: [Int32] = []
-  /// The lineage `entryHandles` and `entryTags` number entries in (0: none).
-  var entryLineage: UInt64 = 0
+  /// Records `ListState.apply(_: Event)` writes an event into, reused (empty between events).
+  var opScratch = FoldOps()
 
   /// The deepest level an item may have (protocol section 5: 256 levels, 0...255).
   static let deepestLevel = 255
 
   // MARK: Lookups
 
-  /// Item `x`'s identifier. - Complexity: O(1); allocates only for ids over 15 bytes.
-  @inline(__always) func id(of x: Handle) -> String { itemIndex.string(content[Int(x)].id) }
+  /// Item `x`'s identifier. - Complexity: O(1).
+  @inline(__always) func id(of x: Handle) -> String { ids.text(Int(entryOf[Int(x)])) }
+
+  /// Section `s`'s identifier.
+  @inline(__always) func sectionID(_ s: Handle) -> String { ids.text(Int(sections[Int(s)].entry)) }
 
   /// Calls `body` with the UTF-8 bytes of item `x`'s identifier.
   @inline(__always) func withID<R>(of x: Handle, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    itemIndex.withBytes(of: content[Int(x)].id, body)
+    ids.withText(Int(entryOf[Int(x)]), body)
   }
+
+  /// The live item whose id is entry `e`, or -1. - Complexity: O(1).
+  @inline(__always) func item(entry e: Int32) -> Handle {
+    e >= 0 && Int(e) < handleOf.count ? handleOf[Int(e)] : -1
+  }
+
+  /// The live section whose id is entry `e`, or -1. - Complexity: O(1).
+  @inline(__always) func section(entry e: Int32) -> Handle {
+    e >= 0 && Int(e) < sectionOf.count ? sectionOf[Int(e)] : -1
+  }
+
+  /// The entry of `id` without building the string table: through it when built, else by
+  /// comparing every entry (O(entries); callers that ask often use an `IdProbe`).
+  func findEntry(_ id: String) -> Int32? {
+    var probe = IdProbe(id)
+    return findEntry(&probe)
+  }
+
+  /// The entry `probe` names (its cost).
+  @inline(__always) func findEntry(_ probe: inout IdProbe) -> Int32? { probe.entry(in: ids) }
 
   /// Totals of a list (or block) by its root block; 0 for an empty list.
   @inline(__always) func visSum(_ b: Handle) -> Int32 { b < 0 ? 0 : blocks[Int(b)].vis }
@@ -193,8 +214,19 @@ struct Forest {
     return total
   }
 
-  func handle(ofItem id: String) -> Handle? { itemIndex[id] }
-  func handle(ofSection id: String) -> Handle? { sectionIndex[id] }
+  /// The live item `id` names, or nil (`findEntry`'s cost).
+  func handle(ofItem id: String) -> Handle? {
+    guard let e = findEntry(id) else { return nil }
+    let x = item(entry: e)
+    return x >= 0 ? x : nil
+  }
+
+  /// The live section `id` names, or nil (`findEntry`'s cost).
+  func handle(ofSection id: String) -> Handle? {
+    guard let e = findEntry(id) else { return nil }
+    let s = section(entry: e)
+    return s >= 0 ? s : nil
+  }
 
   /// The section slot an item lives in. - Complexity: O(depth).
   func section(of x: Handle) -> Handle {
@@ -430,11 +462,11 @@ struct Forest {
     }
     walk(list: root, visibleOnly: false) { x, level in
       while open.count > level { closeLast() }
-      let c = content[Int(x)]
+      let (title, fields) = withContent(x) { ItemText.decode($0) }
       open.append(
         (
-          OutlineNode(
-            id(of: x), title: c.title, fields: c.fields, expanded: nodes[Int(x)].expanded), []
+          OutlineNode(id(of: x), title: title, fields: fields, expanded: nodes[Int(x)].expanded),
+          []
         ))
     }
     while !open.isEmpty { closeLast() }

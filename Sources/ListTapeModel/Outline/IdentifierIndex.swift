@@ -1,5 +1,3 @@
-import CListTapeHints
-
 /// An identifier's bytes as the model keeps them: up to 15 UTF-8 bytes inline (the count in
 /// the top byte), longer ones as an offset and a count into an `IdentifierIndex`'s arena.
 /// A plain value: no reference count, no allocation per identifier.
@@ -100,15 +98,16 @@ struct ProbeKey {
   }
 }
 
-/// A map from identifiers to handles that also stores the identifiers, built for the fold's
-/// hot path and for bulk loads: one probe usually touches one slot holding the id inline
-/// (up to 15 bytes) or its place in the arena, a 32-bit hash tag and the handle. Ids longer
-/// than 15 bytes live back to back in one byte arena, so inserting, looking up and dropping
-/// them allocates nothing per id; removed ids leave garbage that `compact` reclaims.
+/// A map from identifiers to numbers that also stores the identifiers, built for a writer's
+/// dictionary (`IdTable`), which looks up every id it writes: one probe usually touches one
+/// slot holding the id inline (up to 15 bytes) or its place in the arena, a 32-bit hash tag
+/// and the number. Ids longer than 15 bytes live back to back in one byte arena, so
+/// inserting and looking up allocates nothing per id. Entries are never removed (a writer
+/// starts a new table at a dictionary restart).
 ///
 /// Keys compare by their UTF-8 bytes (Unicode scalars, as `IdentifierKey`). Open addressing
-/// with linear probing, at most 3/4 full, backward-shift deletion (no tombstones). The hash
-/// is keyed by a random per-process seed, so a hostile log cannot choose ids that collide.
+/// with linear probing, at most 3/4 full. The hash is keyed by a random per-process seed, so
+/// a hostile log cannot choose ids that collide.
 struct IdentifierIndex {
   private struct Slot {
     var id = StoredID(offset: 0, count: 0)
@@ -124,15 +123,6 @@ struct IdentifierIndex {
   let seed = IdentifierIndex.processSeed
   /// Bytes of the ids longer than 15 bytes.
   private(set) var arena: [UInt8] = []
-  /// Arena bytes of removed ids.
-  private(set) var garbage = 0
-  /// Long ids looked up lately, by the identity of their strings (`handle(remembering:)`).
-  private var recent = RecentIDs()
-  /// Counts changes of what an id maps to, so that a remembered answer from before one is
-  /// never used.
-  private(set) var generation: UInt64 = 0
-  /// Lookups that `handle(remembering:)` answered without hashing (for tests).
-  private(set) var rememberedAnswers = 0
 
   /// Slots in the table (a power of two, or 0).
   var slotCount: Int { slots.count }
@@ -158,57 +148,19 @@ struct IdentifierIndex {
     ProbeKey.with(id, seed: seed, body)
   }
 
-  /// The handle of `id`, or nil. Setting a handle inserts or updates `id`; nil removes it.
+  /// The handle of `id`, or nil. Setting a handle inserts or updates `id`.
   subscript(id: String) -> Handle? {
     get {
       guard count > 0 else { return nil }
       return withKey(id) { k in find(k).map { slots[$0].handle } }
     }
     set {
+      guard let h = newValue else { return }
       ProbeKey.with(id, seed: seed) { k in
-        if let h = newValue {
-          switch insert(k, h) {
-          case .inserted: break
-          case .present(let slot, _, _):
-            slots[slot].handle = h
-            generation &+= 1
-          }
-        } else if let slot = find(k) {
-          removeSlot(slot)
-        }
+        if case .present(let slot, _, _) = insert(k, h) { slots[slot].handle = h }
       }
     }
   }
-
-  /// The handle of `id`, or nil, like the subscript; long ids (`rememberedLength` bytes or
-  /// more) are remembered by the identity of their `String`, so that the fold's repeated
-  /// references to one string (the event decoder hands out the same instance for every
-  /// back-reference) cost O(1) instead of a hash and a comparison of all their bytes.
-  ///
-  /// Exact: the entry keeps its string alive, so no other storage can sit at the same
-  /// address and the kept one cannot change (a string's storage is only written in place
-  /// while uniquely referenced); equal address and length therefore mean equal bytes. The
-  /// answer is used only while `generation` is unchanged. Strings without contiguous UTF-8
-  /// storage take the hashed path. Allocates nothing. (Dropping repeats within one event
-  /// leaves a hash per event; hashing a bounded part of the id lets a log choose ids that
-  /// collide: docs/performance.md, "Hostile logs".)
-  @inline(__always) mutating func handle(remembering id: String) -> Handle? {
-    let n = id.utf8.count
-    guard n >= Self.rememberedLength,
-      let address = id.utf8.withContiguousStorageIfAvailable({ UInt(bitPattern: $0.baseAddress) })
-    else { return self[id] }
-    if let h = recent.handle(address: address, count: n, generation: generation) {
-      rememberedAnswers &+= 1
-      return h < 0 ? nil : h
-    }
-    let h = self[id]
-    recent.remember(id, address: address, count: n, handle: h ?? -1, generation: generation)
-    return h
-  }
-
-  /// Ids at least this long are remembered by identity: below it, hashing and comparing the
-  /// bytes (a few words) costs about what keeping the string costs (a retain and release).
-  static let rememberedLength = 256
 
   /// The handle of the id whose bytes `k` holds, or nil.
   @inline(__always) func handle(_ k: ProbeKey) -> Handle? {
@@ -239,7 +191,7 @@ struct IdentifierIndex {
     }
   }
 
-  // MARK: Inserts and removals
+  // MARK: Inserts
 
   /// What `insert` did: stored the id (and how), or found it already there.
   enum Insertion {
@@ -273,65 +225,12 @@ struct IdentifierIndex {
     }
     slots.withUnsafeMutableBufferPointer { $0[found] = Slot(id: id, hash: k.hash, handle: h) }
     count &+= 1
-    generation &+= 1
     return .inserted(id)
   }
 
   /// Points the entry in `slot` (as `insert` reported it) at another handle.
   mutating func setHandle(inSlot slot: Int, _ h: Handle) {
     slots[slot].handle = h
-    generation &+= 1
-  }
-
-  /// Removes `id` if it maps to `h` (an id re-registered by another item stays); returns
-  /// whether it did.
-  @discardableResult
-  mutating func remove(_ id: StoredID, ifMapsTo h: Handle) -> Bool {
-    // Probe first (reading only), then change the table.
-    let found = withBytes(of: id) { find(key($0)) }
-    guard let i = found, slots[i].handle == h else { return false }
-    removeSlot(i)
-    return true
-  }
-
-  /// Puts an entry back as it was (`h`, or absent when nil) using bytes already in the
-  /// arena: how a rolled-back batch undoes its inserts and removals.
-  mutating func restore(_ id: StoredID, to h: Handle?) {
-    let (hash, found) = withBytes(of: id) { bytes in
-      let k = key(bytes)
-      return (k.hash, find(k))
-    }
-    generation &+= 1
-    if let i = found {
-      if let h { slots[i].handle = h } else { removeSlot(i) }
-    } else if let h {
-      if count &+ 1 > capacity { rehash(minimumCapacity: count &+ 1) }
-      place(Slot(id: id, hash: hash, handle: h))
-      count &+= 1
-      if !id.isInline { garbage &-= id.count }
-    }
-  }
-
-  private mutating func removeSlot(_ found: Int) {
-    generation &+= 1
-    let id = slots[found].id
-    if !id.isInline { garbage &+= id.count }
-    let mask = slots.count &- 1
-    var hole = found
-    var j = found
-    // Shift later members of the run back into the hole when their home allows it.
-    while true {
-      j = (j &+ 1) & mask
-      guard slots[j].handle >= 0 else { break }
-      let home = Int(truncatingIfNeeded: slots[j].hash) & mask
-      let movable = hole <= j ? (home <= hole || home > j) : (home <= hole && home > j)
-      if movable {
-        slots[hole] = slots[j]
-        hole = j
-      }
-    }
-    slots[hole] = Slot()
-    count &-= 1
   }
 
   /// Puts a new entry in the first empty slot of its probe run.
@@ -366,92 +265,10 @@ struct IdentifierIndex {
     }
   }
 
-  /// A stored id as a string (ids of up to 15 bytes are small strings: no allocation).
-  func string(_ id: StoredID) -> String {
-    withBytes(of: id) { String(decoding: $0, as: UTF8.self) }
-  }
-
-  /// Where the arena ends and how much of it is garbage: a batch's starting point.
-  var arenaMark: (count: Int, garbage: Int) { (arena.count, garbage) }
-
-  /// Drops arena bytes appended since `mark` (no entry may still use them).
-  mutating func rollBackArena(to mark: (count: Int, garbage: Int)) {
-    arena.removeSubrange(mark.count...)
-    garbage = mark.garbage
-  }
-
-  /// Whether removed ids take up enough of the arena to be worth a compaction: more than
-  /// half of it, and more bytes than the table has slots (so a compaction, which visits
-  /// every slot, costs at most a few steps per byte reclaimed).
-  var needsCompaction: Bool {
-    garbage > 4096 && garbage &* 2 > arena.count && garbage >= slots.count
-  }
-
-  /// Moves the live ids' bytes to a fresh arena, in table order, and calls `moved` with the
-  /// handle and new place of each id that moved. - Complexity: O(slots + live bytes).
-  mutating func compact(_ moved: (Handle, StoredID) -> Void) {
-    var fresh: [UInt8] = []
-    fresh.reserveCapacity(arena.count &- garbage)
-    arena.withUnsafeBufferPointer { old in
-      for i in slots.indices where slots[i].handle >= 0 && !slots[i].id.isInline {
-        let id = slots[i].id
-        let new = StoredID(offset: fresh.count, count: id.count)
-        fresh.append(
-          contentsOf: UnsafeBufferPointer(rebasing: old[id.offset..<id.offset &+ id.count]))
-        slots[i].id = new
-        moved(slots[i].handle, new)
-      }
-    }
-    arena = fresh
-    garbage = 0
-  }
-
-  // MARK: Prefetching
-
-  /// Starts loading the slot where a probe for `hash` begins.
-  @inline(__always) func prefetch(hash: UInt32) {
-    slots.withUnsafeBufferPointer { table in
-      guard let base = table.baseAddress else { return }
-      listtape_prefetch(base + (Int(truncatingIfNeeded: hash) & (table.count &- 1)))
-    }
-  }
-
-  /// The handle of the first entry in `hash`'s probe run (within 4 slots) whose tag is
-  /// `hash`, after starting to load its arena bytes when it has some: usually the key's own
-  /// entry, but another key may share the tag, so this is only good for a prefetch. -1 if
-  /// none.
-  @inline(__always) func prefetchEntry(taggedWith hash: UInt32) -> Handle {
-    slots.withUnsafeBufferPointer { table in
-      guard !table.isEmpty else { return -1 }
-      let mask = table.count &- 1
-      var i = Int(truncatingIfNeeded: hash) & mask
-      for _ in 0..<4 {
-        if table[i].handle < 0 { return -1 }
-        if table[i].hash == hash {
-          let id = table[i].id
-          if !id.isInline && id.offset < arena.count {
-            arena.withUnsafeBufferPointer {
-              listtape_prefetch($0.baseAddress.map { $0 + id.offset })
-            }
-          }
-          return table[i].handle
-        }
-        i = (i &+ 1) & mask
-      }
-      return -1
-    }
-  }
-
   // MARK: Hashing
 
   /// Keys every table's hash, so a hostile log cannot choose colliding ids.
   static let processSeed = UInt64.random(in: 0...UInt64.max)
-
-  /// The hash `find` computes for `id`: fold hints carry it from the decoding thread.
-  static func hash(of id: String) -> UInt32 {
-    var key = id
-    return key.withUTF8 { ProbeKey($0, seed: processSeed).hash }
-  }
 
   /// The hash of a short id, mixing its two inline words (the count included) in the manner
   /// of wyhash, keyed by `seed`.
@@ -522,48 +339,5 @@ struct IdentifierIndex {
       i &+= 1
     }
     return true
-  }
-}
-
-/// The last few long ids an `IdentifierIndex` looked up, each with the string (kept alive),
-/// its storage address and length, its answer (-1: absent) and the index's generation then.
-/// Four entries in place: no allocation, and enough for the ids one event names.
-struct RecentIDs {
-  struct Entry {
-    var id = ""
-    var address: UInt = 0
-    var count = 0
-    var handle: Handle = -1
-    /// Never a generation an index has had, so an unused entry never answers.
-    var generation = UInt64.max
-  }
-
-  var e0 = Entry()
-  var e1 = Entry()
-  var e2 = Entry()
-  var e3 = Entry()
-  /// The entry the next new id replaces (round robin).
-  var next = 0
-
-  /// The remembered handle (-1: absent) of the string at `address` with `count` bytes, if it
-  /// was looked up at `generation`.
-  @inline(__always) func handle(address: UInt, count: Int, generation: UInt64) -> Handle? {
-    func answer(_ e: Entry) -> Handle? {
-      e.address == address && e.count == count && e.generation == generation ? e.handle : nil
-    }
-    return answer(e0) ?? answer(e1) ?? answer(e2) ?? answer(e3)
-  }
-
-  mutating func remember(
-    _ id: String, address: UInt, count: Int, handle: Handle, generation: UInt64
-  ) {
-    let e = Entry(id: id, address: address, count: count, handle: handle, generation: generation)
-    switch next {
-    case 0: e0 = e
-    case 1: e1 = e
-    case 2: e2 = e
-    default: e3 = e
-    }
-    next = (next &+ 1) & 3
   }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape bisect LOG --where EXPR | --run CMD`: the first event where the list went wrong.

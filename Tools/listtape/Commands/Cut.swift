@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeInvestigate
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape cut LOG --to N -o OUT`: a new log holding events 1...N.

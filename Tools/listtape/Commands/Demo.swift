@@ -1,9 +1,9 @@
-import Foundation
-import ListTapeInvestigate
-import ListTapeStore
-
 #if canImport(Glibc)
+import Foundation
 import Glibc
+import ListTapeInvestigate
+import ListTapeRead
+import ListTapeStore
 #endif
 
 /// `listtape demo NAME [--record LOG]`: an interactive terminal front end for a seed app,

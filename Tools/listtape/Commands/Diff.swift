@@ -1,6 +1,7 @@
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape diff LOG --from A --to B` and `listtape diff LOG1 LOG2 --at N`: what changed,

@@ -1,6 +1,7 @@
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape diverge A B`: the first event after which two recordings' states differ.

@@ -1,6 +1,7 @@
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape events LOG`: the recorded events, as JSON Lines or one readable line each.

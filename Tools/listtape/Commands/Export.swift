@@ -1,4 +1,5 @@
 import ListTapeInvestigate
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape export LOG --at N --swift`: Swift source that rebuilds a state;

@@ -3,6 +3,7 @@ import ListTapeFleet
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeParquet
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape export LOG... --parquet -o OUT`: the logs as `events.parquet` and

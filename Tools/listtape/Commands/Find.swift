@@ -1,6 +1,7 @@
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape find LOG --where EXPR | --faults`: exact full scans; `listtape find --where

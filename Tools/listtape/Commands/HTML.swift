@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeInvestigate
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape html LOG -o FILE`: one self-contained HTML page to scrub a log in a browser.

@@ -1,6 +1,7 @@
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape history LOG --item ID`: every event that touched one item.

@@ -2,6 +2,7 @@ import Foundation
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape replay LOG`: folds the log and reports every fault.
@@ -47,12 +48,14 @@ enum ReplayCommand: Command {
     // folded: their faults would be the gap's, not the app's.
     let result = try replaying { () throws(StoreError) in
       try timeline.forEachExactState(through: through, progress: progress.update) {
-        n, event, fault, _ in
+        ops, i, fault, _ in
         guard let fault else { return true }
-        faults.append((n, event.op, fault.description))
+        let n = ops.seqs[i]
+        let op = ops.name(i)
+        faults.append((n, op, fault.description))
         if !json {
           progress.finish()
-          out.line(style.red(faultLine(n, event.op, fault)))
+          out.line(style.red(faultLine(n, op, fault)))
         }
         return !strict
       }

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeLog
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape salvage LOG -o OUT`: a new log keeping every readable frame of a damaged one.

@@ -1,4 +1,5 @@
 import ListTapeInvestigate
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape scrub LOG [--at POINT]`: a full-screen time-travel viewer in the terminal.

@@ -1,5 +1,7 @@
 import ListTapeJSON
+import ListTapeLog
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape show LOG [--at POINT]`: the list as it was at an event.
@@ -46,18 +48,16 @@ enum ShowCommand: Command {
     if let inexact { Diagnostics.line("listtape: warning: \(inexact)") }
     if arguments.json {
       var w = JSONWriter(pretty: arguments.pretty)
-      shown.state.writeJSON(event: n, to: &w)
-      var bytes = w.bytes
-      if inexact != nil {
-        // One key after the protocol's, so scripts can tell a state that is not the
-        // recorded one (docs/json.md).
-        while let last = bytes.last, last == UInt8(ascii: "}") || last == 0x0A {
-          bytes.removeLast()
+      // One key after the protocol's, so scripts can tell a state that is not the recorded
+      // one (docs/json.md).
+      shown.state.writeJSON(event: n, to: &w) { w in
+        if inexact != nil {
+          w.key("exact")
+          w.bool(false)
         }
-        bytes += Array((arguments.pretty ? ",\n  \"exact\": false\n}" : ",\"exact\":false}").utf8)
       }
-      bytes.append(0x0A)
-      io.out.bytes(bytes)
+      w.endLine()
+      io.out.bytes(w.bytes)
     } else {
       io.out.line(
         Render.header(
@@ -78,6 +78,21 @@ extension Timeline {
   ) {
     guard n > 0 else { return (ListState(), nil, nil, .exact(restoredFrom: nil)) }
     let exactness = exactness(at: n)
+    if gaps.isEmpty {
+      // One pass: a seek to n - 1, then event n folded on, read as it is folded.
+      var (state, decoder) = try seek(to: n - 1)
+      var event: Event?
+      var fault: ListFault?
+      try fold(&state, &decoder, from: n, through: n) { ops, i, f, s in
+        event = ops.event(i, s.ids)
+        fault = f
+        return true
+      }
+      guard let event else {
+        throw .log(LogError(.damaged, path: path, message: "event \(n) could not be read"))
+      }
+      return (state, event, fault, exactness)
+    }
     let event: Event?
     do throws(StoreError) {
       event = try self.event(n)

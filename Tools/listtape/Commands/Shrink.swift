@@ -2,6 +2,7 @@ import Foundation
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape shrink LOG (--where EXPR | --run CMD) -o OUT`: the fewest events that still

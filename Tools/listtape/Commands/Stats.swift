@@ -1,5 +1,6 @@
 import ListTapeInvestigate
 import ListTapeJSON
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape stats LOG`: what a log holds and what it costs; `listtape stats LOG...`: many

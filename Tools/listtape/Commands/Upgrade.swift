@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeInvestigate
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape upgrade LOG -o OUT`: the same log in the current format.

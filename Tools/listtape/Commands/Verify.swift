@@ -1,5 +1,6 @@
 import ListTapeInvestigate
 import ListTapeJSON
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape verify LOG`: checks every frame and checkpoint.

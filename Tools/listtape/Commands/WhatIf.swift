@@ -2,6 +2,7 @@ import Foundation
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// `listtape what-if LOG --without RANGE ... [--at P] [-o OUT]`: counterfactual replay.

@@ -2,6 +2,7 @@ import Foundation
 import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// The data a self-contained HTML viewer embeds for a window of a log: the events as JSON
@@ -40,7 +41,7 @@ struct HTMLReport {
   var through: Int
   var checkpointEvery: Int?
 
-  /// Folds the window once through `Timeline.foldEach` (long windows are read ahead on a
+  /// Folds the window once through `Timeline.fold` (long windows are read ahead on a
   /// second thread) and collects what the page embeds; `progress` gets (done, total).
   func parts(progress: (Int, Int) -> Void = { _, _ in }) throws(Failure) -> Parts {
     var state: ListState
@@ -113,8 +114,10 @@ struct HTMLReport {
         + faults.bytes.count + marks.bytes.count
     }
     do {
-      try timeline.foldEach(&state, &decoder, from: from, through: through) {
-        n, event, fault, state in
+      try timeline.fold(&state, &decoder, from: from, through: through) {
+        ops, i, fault, state in
+        let n = ops.seqs[i]
+        let event = ops.event(i, state.ids)
         placeholders(before: n)
         // An event may name a long id many times over (a log's back-references are a byte
         // each): refuse before writing its JSON, not after.

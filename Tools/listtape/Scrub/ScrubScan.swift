@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// Marks and faults of a whole log, found by one fold on a background thread so that the
@@ -87,8 +88,9 @@ final class ScrubScan: @unchecked Sendable {
       let timeline = try Timeline(path: path)
       // After events lost in a salvage, only faults folded from a recorded state are marked.
       let steps = timeline.exactSteps
-      _ = try timeline.forEachState(through: total) { n, event, fault, _ in
-        let labels = event.operation.markLabels
+      _ = try timeline.forEachState(through: total) { ops, i, fault, s in
+        let n = ops.seqs[i]
+        let labels = ops.markLabels(i)
         if !labels.isEmpty {
           batch.markTotal += 1
           batch.markBuckets[bucket(n)] += 1

@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeModel
+import ListTapeRead
 import ListTapeStore
 
 /// The time-travel viewer: the list at event N, the event and its fault, a timeline bar
@@ -259,9 +260,9 @@ final class ScrubViewer {
           return last
         }
       case .fault:
-        _ = try timeline.forEachState(from: from, through: through) { n, _, fault, _ in
+        _ = try timeline.forEachState(from: from, through: through) { ops, i, fault, _ in
           guard fault != nil else { return true }
-          found = n
+          found = ops.seqs[i]
           return last
         }
       }
@@ -400,23 +401,23 @@ final class ScrubViewer {
 
   /// The list as `show` prints it (visible rows), one string per line.
   static func list(_ state: ListState, style: Style) -> [String] {
-    let sections = state.sectionIdentifiers
     var lines = [
       style.dim(
         [
-          Render.plural(sections.count, "section"), Render.plural(state.numberOfAllItems, "item"),
+          Render.plural(state.numberOfSections, "section"),
+          Render.plural(state.numberOfAllItems, "item"),
           "\(Render.count(state.numberOfItems)) visible",
           "\(Render.count(state.numberOfSelectedItems)) selected",
           state.allowsMultipleSelection ? "multiple selection" : "single selection",
         ].joined(separator: " · "))
     ]
-    if sections.isEmpty { return lines + ["", style.dim("(no sections)")] }
-    for id in sections {
-      let rows = state.rows(inSection: id, visibleOnly: true) ?? []
-      let all = state.allItems(inSection: id)?.count ?? rows.count
+    if state.numberOfSections == 0 { return lines + ["", style.dim("(no sections)")] }
+    for ref in state.sections {
+      let rows = state.rows(in: ref, visibleOnly: true)
+      let all = state.numberOfAllItems(in: ref)
       lines.append("")
       lines.append(
-        style.bold(style.blue(id)) + "  "
+        style.bold(style.blue(state.id(of: ref))) + "  "
           + style.dim("\(Render.plural(all, "item")), \(Render.count(rows.count)) visible"))
       if rows.isEmpty { lines.append(style.dim("  (empty)")) }
       for row in rows { lines.append(Render.row(row, style: style)) }

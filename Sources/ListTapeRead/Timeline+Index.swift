@@ -1,11 +1,6 @@
 import ListTapeLog
 import ListTapeModel
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ListTapeStore
 
 /// Seeks in a 2.0 log through its index file (`LogIndex`): states every `indexSpacing`
 /// events, kept next to the log, built by the first seek that needs them and extended as
@@ -24,27 +19,6 @@ extension Timeline {
   /// The index file's latest seek point at or before event `n`.
   func indexSeekSeq(atOrBefore n: Int) -> Int? {
     reader.index?.seekPoint(atOrBefore: UInt64(max(n, 0))).map { Int($0.seq) }
-  }
-
-  /// Builds or extends the index when a seek to `n` would fold more than one spacing from
-  /// the nearest state known (and the index would gain seek points): at once when `eager`
-  /// (the caller will seek many times), else from the second such seek on (one long fold
-  /// costs less than the replay that builds the index). A failure leaves the log readable
-  /// as it was: the index is only a cache.
-  func ensureIndex(near n: Int, eager: Bool = false) {
-    guard formatMajor >= 2, buildsIndex, !indexUnavailable, n > indexSpacing else { return }
-    guard n - checkpointSeq(atOrBefore: n) > indexSpacing else { return }
-    let last = reader.index?.seekPoints.last.map { Int($0.seq) } ?? 0
-    guard eventCount - last > indexSpacing else { return }
-    guard eager || longFolds > 0 else {
-      longFolds += 1
-      return
-    }
-    do {
-      try buildIndex()
-    } catch {
-      indexUnavailable = true
-    }
   }
 
   /// Writes the log's index file, or extends it from its last seek point: folds the log
@@ -73,14 +47,10 @@ extension Timeline {
     do {
       builder = try LogIndexBuilder(reader: reader, keeping: old, through: start?.seq ?? 0)
     } catch {
-      indexUnavailable = true
       throw .log(error)
     }
     var state = ListState()
-    var decoder = EventDecoder()
-    var table = IdTable()
-    var stored: [UInt8] = []
-    var ends: [UInt32] = []
+    var decoder = startDecoder()
     var segment: UInt64 = 0
     var from = 1
     if let old, let start {
@@ -90,20 +60,13 @@ extension Timeline {
       }
       state = resumed.state
       decoder = resumed.decoder
-      do {
-        (stored, ends) = try old.dictionary(at: start)
-      } catch {
-        throw .log(error)
-      }
-      do {
-        var dictionary = decoder.dictionary
-        table = try IdTable(&dictionary)
-      } catch {
-        throw .undecodableIndex(event: Int(start.seq), error, path: old.path)
-      }
       segment = start.segment
       from = Int(start.seq) + 1
     }
+    // The segment's entries written so far (its dictionary is the state's ids).
+    var written = 0
+    var stored: [UInt8] = []
+    var ends: [UInt32] = []
     var lastPoint = from - 1
     var failure: StoreError?
     let total = eventCount
@@ -111,42 +74,47 @@ extension Timeline {
     // A salvaged log: no seek point where the fold is not the recorded state (between a gap
     // and the point that restores it), so no seek starts from one (Timeline+Anchors).
     let steps = exactSteps
-    // Whether every entry of the segment so far is known: after a gap, entries defined in
-    // lost frames are not, and the segment's dictionary stops at the first one (its states
-    // after the gap are inexact anyway, until the next restart).
+    // Whether every entry of the segment so far is known and none repeats another (the
+    // index keeps no record of repeats: a segment with one gets no seek points after it).
     var whole = true
-    func frameEnded(_ end: FrameEnd, _ state: inout ListState) {
+    func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
       guard failure == nil else { return }
       do throws(LogError) {
         if end.restarted {
           try builder.addSegment(key: segment, stored: stored, ends: ends)
-          table = IdTable()
           stored.removeAll(keepingCapacity: true)
           ends.removeAll(keepingCapacity: true)
+          written = 0
           segment = end.segment
           whole = true
-        } else if ends.count + end.entries.count != end.dictionaryCount {
-          whole = false
         }
-        for id in end.entries where whole {
-          table.add(id)
-          IdDictionary.appendStored(id, to: &stored)
-          ends.append(UInt32(truncatingIfNeeded: stored.count))
+        let ids = state.ids
+        let count = min(end.dictionaryCount, ids.count)
+        if whole && written < count {
+          let base = UInt32(truncatingIfNeeded: stored.count)
+          let lo = written == 0 ? 0 : Int(ids.ends[written - 1])
+          let hi = Int(ids.ends[count - 1])
+          stored.append(contentsOf: ids.bytes[lo..<hi])
+          for e in written..<count {
+            ends.append(base &+ ids.ends[e] &- UInt32(truncatingIfNeeded: lo))
+            if ids.extent(e).isEmpty { whole = false }
+          }
+          written = count
         }
+        if !end.aliasesFree { whole = false }
         if !end.restarted && end.lastSeq - lastPoint >= spacing && whole
           && steps.stateIsExact(at: end.lastSeq)
         {
           let encoded: (bytes: [UInt8], flushPoints: [Int])
           do throws(CodecError) {
             encoded = try state.compactEncoded(
-              segment: end.segment, dictionaryCount: end.dictionaryCount, table: table,
-              lineage: end.lineage)
+              segment: end.segment, dictionaryCount: end.dictionaryCount)
           } catch {
             failure = .undecodableEvent(event: end.lastSeq, error, path: path)
             return
           }
           try builder.addSeekPoint(
-            seq: UInt64(end.lastSeq), frameOffset: end.nextOffset, segment: end.segment,
+            seq: UInt64(end.lastSeq), frameOffset: end.offset, segment: end.segment,
             dictionaryCount: end.dictionaryCount, state: encoded.bytes,
             flushPoints: encoded.flushPoints)
           lastPoint = end.lastSeq
@@ -155,8 +123,18 @@ extension Timeline {
         failure = .log(error)
       }
     }
-    try foldOps(&state, &decoder, from: from, through: total, frames: true, onFrame: frameEnded) {
-      seq, _, _, _ in
+    if let old, let start {
+      // The segment being extended: its entries so far come from the old index.
+      do {
+        (stored, ends) = try old.dictionary(at: start)
+        written = ends.count
+      } catch {
+        throw .log(error)
+      }
+    }
+    try fold(&state, &decoder, from: from, through: total, frames: true, onFrame: frameEnded) {
+      ops, i, _, _ in
+      let seq = ops.seqs[i]
       if seq & 0xFFFF == 0 { indexProgress?(seq, total) }
       return failure == nil
     }
@@ -171,27 +149,22 @@ extension Timeline {
   }
 
   /// The state at the index file's latest seek point at or before event `n`, with a
-  /// decoder holding that point's dictionary (read in one piece from the index).
+  /// decoder holding that point's segment dictionary (read in one piece from the index).
   func indexCheckpoint(atOrBefore n: Int) throws(StoreError) -> LoadedCheckpoint? {
     guard let index = reader.index, let p = index.seekPoint(atOrBefore: UInt64(max(n, 0))) else {
       return nil
     }
-    let stored: [UInt8]
-    let ends: [UInt32]
     let blob: [UInt8]
+    let decoder: EventDecoder
     do {
-      (stored, ends) = try index.dictionary(at: p)
+      decoder = try indexDecoder(index, p)
       blob = try index.state(at: p)
     } catch {
       throw .log(error)
     }
-    var decoder = EventDecoder()
+    var positioned = decoder
     let decoded: Result<ListState, CodecError> = blob.withUnsafeBytes { raw in
-      Result { () throws(CodecError) in
-        decoder.load(
-          try IdDictionary(stored: stored, ends: ends), segment: p.segment, before: Int(p.seq) + 1)
-        return try decoder.decodeCheckpoint(raw)
-      }
+      Result { () throws(CodecError) in try positioned.decodeCheckpoint(raw) }
     }
     do {
       return LoadedCheckpoint(
@@ -199,6 +172,25 @@ extension Timeline {
     } catch {
       throw .undecodableIndex(event: Int(p.seq), error, path: index.path)
     }
+  }
+
+  /// A decoder standing after seek point `p`, holding its segment's dictionary as far as
+  /// the index covers it (every entry of it checked when the index was built).
+  private func indexDecoder(_ index: LogIndex, _ p: IndexSeekPoint) throws(LogError)
+    -> EventDecoder
+  {
+    let (stored, ends) = try index.dictionary(at: p)
+    let dictionary: IdSpace
+    do {
+      dictionary = try IdSpace(stored: stored, ends: ends)
+    } catch {
+      throw LogError(.damaged, path: index.path, message: "index dictionary: \(error)")
+    }
+    var decoder = startDecoder()
+    decoder.load(
+      dictionary, aliases: DefinitionAliases(vetted: dictionary.count, map: [:]),
+      segment: p.segment, defined: p.dictionaryCount, before: Int(p.seq) + 1)
+    return decoder
   }
 
   /// 2.0: a decoder for the frame holding event `seq` starting from the index's latest seek
@@ -210,16 +202,15 @@ extension Timeline {
     else { return nil }
     let restart = reader.restart(atOrBefore: UInt64(seq))?.seq ?? 0
     guard restart <= p.seq + 1 else { return nil }
-    var decoder = EventDecoder()
+    var decoder: EventDecoder
     do {
-      let (stored, ends) = try index.dictionary(at: p)
-      decoder.load(
-        try IdDictionary(stored: stored, ends: ends), segment: p.segment, before: Int(p.seq) + 1)
+      decoder = try indexDecoder(index, p)
     } catch {
       reader.discardIndex("\(error)")
       return nil
     }
-    try absorbDefinitions(&decoder, from: Int(p.seq) + 1, through: seq - 1, start: p.frameOffset)
+    try logStart.absorbDefinitions(
+      &decoder, from: Int(p.seq) + 1, through: seq - 1, start: p.frameOffset)
     return decoder
   }
 }

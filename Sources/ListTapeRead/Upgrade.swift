@@ -1,6 +1,7 @@
 import Foundation
 import ListTapeLog
 import ListTapeModel
+import ListTapeStore
 
 /// What `Timeline.upgrade(to:)` wrote.
 package struct UpgradeReport: Sendable {
@@ -30,7 +31,9 @@ extension Timeline {
   }
 
   /// `upgrade(to:progress:)` through `files` (tests watch the rename and the directory sync).
-  func upgrade(to output: String, files: any FileLayer, progress: ((Int, Int) -> Void)? = nil)
+  package func upgrade(
+    to output: String, files: any FileLayer, progress: ((Int, Int) -> Void)? = nil
+  )
     throws(StoreError) -> UpgradeReport
   {
     if FileManager.default.fileExists(atPath: output) { throw .outputExists(path: output) }
@@ -50,11 +53,14 @@ extension Timeline {
     var failure: StoreError?
     var written = 0
     let total = eventCount
-    var decoder = EventDecoder()
+    var state = ListState()
+    var decoder = startDecoder()
+    let skipped = skippedAfterGaps
     do throws(StoreError) {
-      try forEachDecoded(from: 1, through: total, decoder: &decoder) { seq, event in
+      try fold(&state, &decoder, from: 1, through: total, applying: false) { ops, i, _, s in
+        let seq = ops.seqs[i]
         do throws(StoreError) {
-          _ = try recorder.record(event, stampingTime: false)
+          _ = try recorder.record(ops.event(i, s.ids), stampingTime: false)
         } catch {
           failure = error
           return false
@@ -64,7 +70,7 @@ extension Timeline {
         return true
       }
       if let failure { throw failure }
-      guard written == total, skippedAfterGaps == 0 else {
+      guard written == total, skippedAfterGaps == skipped else {
         throw .incompleteLog(path: path, damage: nil, lostEvents: total - written)
       }
       try recorder.close()

@@ -4,11 +4,12 @@ import ListTapeModel
 import ListTapeSamples
 import Testing
 
+@testable import ListTapeRead
 @testable import ListTapeStore
 
-/// Long folds read, inflate and decode on a second thread (`EventPipeline`); they must see
+/// Long folds read, inflate and decode on a second thread (`ReadAhead`); they must see
 /// exactly what the single-threaded path sees, stop when the caller stops, and fail alike.
-@Suite struct EventPipelineTests {
+@Suite struct ReadAheadTests {
   /// A recorded sample session, its events, and the state and faults of a direct fold.
   struct Session {
     var path: String
@@ -54,19 +55,20 @@ import Testing
     }
   }
 
-  /// Every event (number, event) from `from` on, through the pipeline or not, with the
-  /// decoder it leaves and the error it ends with.
+  /// Every event (number, event) from `from` on, read ahead on a second thread or not,
+  /// with the decoder it leaves and the error it ends with.
   static func read(
     _ timeline: Timeline, from: Int = 1, through: Int = .max, pipelined: Bool
   ) -> (seen: [(Int, Event)], decoder: EventDecoder, error: StoreError?) {
     var seen: [(Int, Event)] = []
     var decoder = EventDecoder()
+    var ids = ListState()
     do {
       decoder = try timeline.decoder(after: from - 1)
-      try timeline.forEachDecoded(
-        from: from, through: through, decoder: &decoder, pipelined: pipelined
-      ) { n, e in
-        seen.append((n, e))
+      try timeline.fold(
+        &ids, &decoder, from: from, through: through, applying: false, readAhead: pipelined
+      ) { ops, i, _, s in
+        seen.append((ops.seqs[i], ops.event(i, s.ids)))
         return true
       }
     } catch {
@@ -123,23 +125,33 @@ import Testing
     let (_, stopped) = try timeline.replay(through: .max) { _, _, _ in false }
     #expect(stopped == firstFault)
 
-    // `until` stops the fold, and the decoder it leaves carries on exactly.
+    // A false from the body stops the fold there, and the decoder it leaves carries on
+    // exactly.
     var state = ListState()
-    var decoder = EventDecoder()
-    let last = try timeline.fold(&state, &decoder, from: 1, through: .max) { n, _ in n == k }
+    var decoder = timeline.startDecoder()
+    var last = 0
+    try timeline.fold(&state, &decoder, from: 1, through: .max) { ops, i, _, _ in
+      last = ops.seqs[i]
+      return last < k
+    }
     #expect(last == k)
     #expect(state.stateHash == session.states[k]?.stateHash)
-    try timeline.fold(&state, &decoder, from: k + 1, through: .max)
+    try timeline.fold(&state, &decoder, from: k + 1, through: .max) { _, _, _, _ in true }
     #expect(state.stateHash == session.final.stateHash)
 
     // The producer reads only the few chunks the queue holds past the stop, not the log.
-    let pipeline = try #require(
-      EventPipeline(
+    let ahead = try #require(
+      ReadAhead(
         reader: timeline.reader, path: timeline.path, from: 1, through: timeline.eventCount,
-        decoder: EventDecoder()))
-    #expect(try pipeline.consume(prefetch: { _, _ in }, { n, _ in n < 10 }) == 10)
-    #expect(pipeline.decoded <= (EventPipeline.depth + 2) * EventPipeline.chunkEvents)
-    #expect(pipeline.decoded < timeline.eventCount / 2)
+        decoder: timeline.startDecoder(), frames: false))
+    var seen = 0
+    try ahead.consume { chunk in
+      seen += chunk.count
+      return false
+    }
+    #expect(seen > 0)
+    #expect(ahead.decoded <= (ReadAhead.depth + 2) * LogEvents.chunkEvents + 1_000)
+    #expect(ahead.decoded < timeline.eventCount / 2)
   }
 
   @Test func aRecordThatDoesNotDecodeFailsAsBefore() throws {

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// Events found by what they hold rather than by number: the first mark with a label, the
 /// last event at or before a time. The command line parses `mark:LABEL` and `time:ISO8601`

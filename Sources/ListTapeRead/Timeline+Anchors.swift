@@ -1,5 +1,6 @@
 import ListTapeLog
 import ListTapeModel
+import ListTapeStore
 
 /// How far one step of a fold over a salvaged log is the recorded one (docs/cli.md,
 /// "Damaged logs"): every continuous fold re-anchors at the self-contained point after a
@@ -87,86 +88,19 @@ extension Timeline {
   /// - Complexity: a search of the gaps and checkpoints; no decoding.
   package func seekBound(for n: Int) -> Int {
     guard !gaps.isEmpty else { return n }
-    if !indexCheckedForGaps, let index = reader.index {
-      indexCheckedForGaps = true
-      if hasInexactSeekPoints(index) {
-        reader.discardIndex("seek points between a gap and the point that restores it")
-      }
-    }
+    checkIndexForGaps()
     var bound = n
     while bound > 0, case .inexact(let gap, _) = exactness(at: bound) {
       bound = min(bound - 1, Int(gap.firstEvent) - 1)
     }
     return bound
   }
-
-  /// `foldEach` re-anchored: after each gap the fold takes the state of the self-contained
-  /// point that restores it (decoded before the run that reaches it, so callbacks never
-  /// share the reader) and folds on from there. `body` sees the restored state at that
-  /// point's event; the states between the gap and it are folded without the lost events
-  /// (`ExactSteps` labels them).
-  func foldAnchored(
-    _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
-    progress: ((Int, Int) -> Void)?, frames: Bool,
-    onFrame: (FrameEnd, inout ListState) -> Void,
-    _ body: (Int, Event, ListFault?, inout ListState) -> Bool
-  ) throws(StoreError) {
-    let points = anchors(from: from, through: through)
-    guard !points.isEmpty else {
-      return try foldRun(
-        &state, &decoder, from: from, through: through, progress: progress, frames: frames,
-        onFrame: onFrame, body)
-    }
-    var lo = from
-    // A run ending at a point reads the restart right after it, and so does the next run.
-    var lastRestart: Int?
-    func frameEnded(_ end: FrameEnd, _ s: inout ListState) {
-      if end.restarted {
-        if lastRestart == end.lastSeq { return }
-        lastRestart = end.lastSeq
-      }
-      onFrame(end, &s)
-    }
-    for point in points {
-      guard let restored = try logCheckpoint(atOrBefore: point), restored.seq == point else {
-        throw .log(LogError(.damaged, path: path, message: "no checkpoint after event \(point)"))
-      }
-      var swapped = false
-      var stopped = false
-      func runFrameEnded(_ end: FrameEnd, _ s: inout ListState) {
-        // The point's own event may not decode: its frame still ends in the restored state.
-        if !swapped && end.lastSeq >= point {
-          s = restored.state
-          swapped = true
-        }
-        frameEnded(end, &s)
-      }
-      func runBody(_ seq: Int, _ event: Event, _ fault: ListFault?, _ s: inout ListState) -> Bool {
-        if seq == point {
-          s = restored.state
-          swapped = true
-        }
-        stopped = !body(seq, event, fault, &s)
-        return !stopped
-      }
-      try foldRun(
-        &state, &decoder, from: lo, through: point, progress: progress, frames: frames,
-        onFrame: runFrameEnded, runBody)
-      if stopped { return }
-      state = restored.state
-      decoder = restored.decoder
-      lo = point + 1
-    }
-    try foldRun(
-      &state, &decoder, from: lo, through: through, progress: progress, frames: frames,
-      onFrame: frameEnded, body)
-  }
 }
 
 extension Timeline {
   /// Whether an index file holds a seek point where the state is not the recorded one: one
   /// built by folding across a gap, which the index build no longer does.
-  func hasInexactSeekPoints(_ index: LogIndex) -> Bool {
+  package func hasInexactSeekPoints(_ index: LogIndex) -> Bool {
     guard !gaps.isEmpty else { return false }
     let steps = exactSteps
     return index.seekPoints.contains { !steps.stateIsExact(at: Int(clamping: $0.seq)) }

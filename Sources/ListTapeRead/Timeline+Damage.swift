@@ -1,5 +1,6 @@
 import ListTapeLog
 import ListTapeModel
+import ListTapeStore
 
 /// Whether the state at an event is the recorded one, in a log that lost events in a
 /// salvage. A state before every gap is exact. After a gap, folding cannot be trusted
@@ -89,7 +90,7 @@ extension Timeline {
     }
     var state = loaded.state
     var decoder = loaded.decoder
-    try fold(&state, &decoder, from: loaded.seq + 1, through: n)
+    try fold(&state, &decoder, from: loaded.seq + 1, through: n) { _, _, _, _ in true }
     return state
   }
 
@@ -104,19 +105,18 @@ extension Timeline {
   }
 
   /// Folds the exact stretches of events 1...n, each from its own start, and calls `body`
-  /// after each of their events with its number, the event, its fault and the state; states
-  /// that are not the recorded ones are never shown to `body`. `body` returns false to
-  /// stop. Returns the state at `n` when it is exact (nil when it is not, or when `body`
-  /// stopped) and the last event folded.
+  /// after each of their events as `fold` does; states that are not the recorded ones are
+  /// never shown to `body`. `body` returns false to stop. Returns the state at `n` when it
+  /// is exact (nil when it is not, or when `body` stopped) and the last event folded.
   package func forEachExactState(
     through n: Int, progress: ((Int, Int) -> Void)? = nil,
-    _ body: (Int, Event, ListFault?, ListState) -> Bool
+    _ body: (FoldOps, Int, ListFault?, inout ListState) -> Bool
   ) throws(StoreError) -> (state: ListState?, stoppedAt: Int) {
     var last = 0
     var final: ListState?
     for (start, events) in exactStretches where start <= n {
       var state = ListState()
-      var decoder = EventDecoder()
+      var decoder = startDecoder()
       if start > 0 {
         guard let loaded = try logCheckpoint(atOrBefore: start), loaded.seq == start else {
           throw .log(LogError(.damaged, path: path, message: "no checkpoint after event \(start)"))
@@ -126,11 +126,10 @@ extension Timeline {
       let upper = min(events.upperBound, n)
       var stopped = false
       if events.lowerBound <= upper {
-        try foldEach(&state, &decoder, from: events.lowerBound, through: upper, progress: progress)
-        {
-          seq, event, fault, s in
-          last = seq
-          stopped = !body(seq, event, fault, s)
+        try fold(&state, &decoder, from: events.lowerBound, through: upper, progress: progress) {
+          ops, i, fault, s in
+          last = ops.seqs[i]
+          stopped = !body(ops, i, fault, &s)
           return !stopped
         }
       }

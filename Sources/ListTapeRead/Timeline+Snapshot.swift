@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeStore
 
 /// Reading a recorded list back as an app wrote it.
 extension Timeline {

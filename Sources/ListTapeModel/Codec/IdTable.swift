@@ -1,0 +1,55 @@
+import ListTapeJSON
+
+/// Maps identifiers to their entry numbers while writing (the encoder's half of the
+/// dictionary): a writer or index builder assigns the next number to each new id.
+///
+/// Keyed by exact UTF-8 bytes in the model's own id table (`IdentifierIndex`: one probe,
+/// short keys inline), which a writer consults for every identifier it writes.
+package struct IdTable: Sendable {
+  var numbers = IdentifierIndex()
+  /// Entries defined so far.
+  package private(set) var count = 0
+
+  /// An empty table.
+  package init() {}
+
+  /// A table holding `dictionary`'s entries, numbered as there (an id listed twice maps to
+  /// its later entry, as `add` leaves it).
+  package init(_ dictionary: IdSpace) {
+    numbers.reserveCapacity(dictionary.count)
+    for e in 0..<dictionary.count {
+      dictionary.withText(e) { text in
+        let k = numbers.key(text)
+        if case .present(let slot, _, _) = numbers.insert(k, Int32(truncatingIfNeeded: e)) {
+          numbers.setHandle(inSlot: slot, Int32(truncatingIfNeeded: e))
+        }
+      }
+      count += 1
+    }
+  }
+
+  /// The entry number of `id`, if defined.
+  @inline(__always)
+  package func number(of id: String) -> Int? { numbers[id].map { Int($0) } }
+
+  /// The entry number of the id whose UTF-8 bytes are `bytes`, if defined.
+  @inline(__always)
+  package func number(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    numbers.handle(numbers.key(bytes)).map { Int($0) }
+  }
+
+  /// Defines `id` as the next entry (or renumbers it, if a restart listed it twice);
+  /// returns its number.
+  @discardableResult
+  package mutating func add(_ id: String) -> Int {
+    numbers[id] = Int32(truncatingIfNeeded: count)
+    count += 1
+    return count - 1
+  }
+
+  /// Forgets every entry (a restart).
+  package mutating func removeAll() {
+    numbers = IdentifierIndex()
+    count = 0
+  }
+}

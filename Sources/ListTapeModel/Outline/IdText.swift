@@ -1,0 +1,194 @@
+import ListTapeJSON
+
+/// How an identifier's text is stored: UUID strings in canonical form as 16 bytes and their
+/// case, anything else as its UTF-8 bytes.
+enum IdText {
+  static let text: UInt8 = 0
+  static let uuidUpper: UInt8 = 1
+  static let uuidLower: UInt8 = 2
+
+  /// The kind of `utf8` and, for a canonical UUID (8-4-4-4-12 hex digits, one case), its
+  /// 16 bytes.
+  static func classify(_ utf8: UnsafeBufferPointer<UInt8>) -> (UInt8, UInt64, UInt64) {
+    guard utf8.count == 36 else { return (text, 0, 0) }
+    var hi: UInt64 = 0
+    var lo: UInt64 = 0
+    var upper = false
+    var lower = false
+    var digits = 0
+    for i in 0..<36 {
+      let c = utf8[i]
+      if i == 8 || i == 13 || i == 18 || i == 23 {
+        guard c == 0x2D else { return (text, 0, 0) }
+        continue
+      }
+      let v: UInt8
+      switch c {
+      case 0x30...0x39: v = c - 0x30
+      case 0x41...0x46:
+        v = c - 0x41 + 10
+        upper = true
+      case 0x61...0x66:
+        v = c - 0x61 + 10
+        lower = true
+      default: return (text, 0, 0)
+      }
+      if digits < 16 { hi = hi << 4 | UInt64(v) } else { lo = lo << 4 | UInt64(v) }
+      digits += 1
+    }
+    // All digits: either case reads back the same; call it upper.
+    if upper && lower { return (text, 0, 0) }
+    return (lower ? uuidLower : uuidUpper, hi, lo)
+  }
+
+  /// A UUID's 36 characters in a fixed buffer (no allocation).
+  struct UUIDText {
+    var bytes: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+
+    mutating func spell(_ hi: UInt64, _ lo: UInt64, lower: Bool) {
+      withUnsafeMutableBytes(of: &bytes) { raw in
+        let out = raw.bindMemory(to: UInt8.self)
+        IdText.spellUUID(hi, lo, lower: lower, into: out)
+      }
+    }
+
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws(CodecError) -> R)
+      throws(CodecError) -> R
+    {
+      var copy = bytes
+      return try withUnsafeBytes(of: &copy) { (raw) throws(CodecError) -> R in
+        try body(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<36]))
+      }
+    }
+  }
+
+  /// Writes the canonical text of a UUID (36 bytes) into `out`.
+  static func spellUUID(
+    _ hi: UInt64, _ lo: UInt64, lower: Bool, into out: UnsafeMutableBufferPointer<UInt8>
+  ) {
+    let digits: StaticString = lower ? "0123456789abcdef" : "0123456789ABCDEF"
+    let table = digits.utf8Start
+    var at = 0
+    for i in 0..<16 {
+      if i == 4 || i == 6 || i == 8 || i == 10 {
+        out[at] = 0x2D
+        at &+= 1
+      }
+      let half = i < 8 ? hi : lo
+      let byte = Int(truncatingIfNeeded: half >> (56 &- 8 &* UInt64(i & 7))) & 0xFF
+      out[at] = table[byte >> 4]
+      out[at &+ 1] = table[byte & 0xF]
+      at &+= 2
+    }
+  }
+
+  /// The canonical text of a UUID held as two 64-bit halves (a byte's two digits at a time).
+  static func uuidString(_ hi: UInt64, _ lo: UInt64, lower: Bool) -> String {
+    String(unsafeUninitializedCapacity: 36) { out in
+      spellUUID(hi, lo, lower: lower, into: out)
+      return 36
+    }
+  }
+
+  /// Appends the stored form of `id`: a kind byte, then 16 bytes (UUID) or the UTF-8 bytes.
+  static func store(_ id: String, into bytes: inout [UInt8]) {
+    var id = id
+    id.withUTF8 { utf8 in
+      let (kind, hi, lo) = classify(utf8)
+      bytes.append(kind)
+      if kind == text {
+        bytes.append(contentsOf: utf8)
+      } else {
+        withUnsafeBytes(of: hi.bigEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: lo.bigEndian) { bytes.append(contentsOf: $0) }
+      }
+    }
+  }
+
+  /// Reads a stored form back, validating it.
+  static func load(_ p: UnsafeRawBufferPointer) throws(CodecError) -> String {
+    guard let kind = p.first else { throw CodecError("empty dictionary entry", offset: 0) }
+    let body = UnsafeRawBufferPointer(rebasing: p[1...])
+    switch kind {
+    case text:
+      guard !body.isEmpty else { throw CodecError("empty identifier", offset: 1) }
+      let units = body.assumingMemoryBound(to: UInt8.self)
+      guard UTF8Validation.isValid(units) else {
+        throw CodecError("invalid UTF-8 in identifier", offset: 1)
+      }
+      return String(decoding: units, as: UTF8.self)
+    case uuidUpper, uuidLower:
+      guard body.count == 16 else {
+        throw CodecError("UUID entry of \(body.count) bytes", offset: 1)
+      }
+      let hi = UInt64(bigEndian: body.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+      let lo = UInt64(bigEndian: body.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+      return uuidString(hi, lo, lower: kind == uuidLower)
+    default:
+      throw CodecError("unknown identifier kind \(kind)", offset: 0)
+    }
+  }
+
+  /// Calls `body` with the UTF-8 text of a stored form (a UUID spelt into a buffer on the
+  /// stack). The form is trusted (checked when it was stored).
+  @inline(__always) static func withText<R>(
+    _ form: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> R
+  ) -> R {
+    let bytes = form.assumingMemoryBound(to: UInt8.self)
+    guard let kind = bytes.first, kind != text, bytes.count == 17 else {
+      return body(UnsafeBufferPointer(rebasing: bytes.dropFirst()))
+    }
+    let hi = UInt64(bigEndian: form.loadUnaligned(fromByteOffset: 1, as: UInt64.self))
+    let lo = UInt64(bigEndian: form.loadUnaligned(fromByteOffset: 9, as: UInt64.self))
+    var spelt = UUIDText()
+    spelt.spell(hi, lo, lower: kind == uuidLower)
+    var copy = spelt.bytes
+    return withUnsafeBytes(of: &copy) { raw in
+      body(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[0..<36]))
+    }
+  }
+
+  /// Calls `body` with the stored form of the id whose UTF-8 bytes are `utf8`.
+  @inline(__always) static func withStored<R>(
+    _ utf8: UnsafeBufferPointer<UInt8>, _ body: (UnsafeRawBufferPointer) -> R
+  ) -> R {
+    let (kind, hi, lo) = classify(utf8)
+    if kind != text {
+      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { buf in
+        buf[0] = kind
+        for i in 0..<8 {
+          let shift = UInt64(56 &- 8 &* i)
+          buf[1 &+ i] = UInt8(truncatingIfNeeded: hi >> shift)
+          buf[9 &+ i] = UInt8(truncatingIfNeeded: lo >> shift)
+        }
+        return body(UnsafeRawBufferPointer(buf))
+      }
+    }
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utf8.count &+ 1) { buf in
+      buf[0] = text
+      if let src = utf8.baseAddress, let dst = buf.baseAddress {
+        (dst + 1).update(from: src, count: utf8.count)
+      }
+      return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buf[0..<(utf8.count &+ 1)])))
+    }
+  }
+
+  /// Checks a stored form as `load` would (kind, size, UTF-8), without making a `String`.
+  static func check(_ form: UnsafeRawBufferPointer) throws(CodecError) {
+    guard let kind = form.first else { throw CodecError("empty dictionary entry", offset: 0) }
+    switch kind {
+    case text:
+      guard form.count > 1 else { throw CodecError("empty identifier", offset: 1) }
+      let units = UnsafeRawBufferPointer(rebasing: form[1...]).assumingMemoryBound(to: UInt8.self)
+      guard UTF8Validation.isValid(units) else {
+        throw CodecError("invalid UTF-8 in identifier", offset: 1)
+      }
+    case uuidUpper, uuidLower:
+      guard form.count == 17 else {
+        throw CodecError("UUID entry of \(form.count - 1) bytes", offset: 1)
+      }
+    default:
+      throw CodecError("unknown identifier kind \(kind)", offset: 0)
+    }
+  }
+}

@@ -1,0 +1,230 @@
+/// Where an item's title and fields lie in its forest's text arena; `length` 0 when it has
+/// neither. A plain value, so the state's arrays hold no reference per item.
+struct ContentRef: Equatable {
+  var offset: UInt32 = 0
+  var length: UInt32 = 0
+
+  static let none = ContentRef()
+  var isNone: Bool { length == 0 }
+}
+
+/// An item's title and fields as bytes (what a state keeps, an index image stores and the
+/// JSON writer prints without making a `String`): a flags byte (1 title, 2 fields), then the
+/// title as a varint length and its UTF-8 bytes, then the fields as a varint count and each
+/// key and value likewise, keys in `String` order (as every codec writes them). Canonical:
+/// equal contents, equal bytes. After the flags byte it is what a checkpoint's strings
+/// column holds for the item, so a checkpoint's text is copied, not decoded.
+enum ItemText {
+  static let hasTitle: UInt8 = 1
+  static let hasFields: UInt8 = 2
+
+  /// Appends the bytes of `title` and `fields` to `out`; nothing when both are nil.
+  static func encode(title: String?, fields: [String: String]?, into out: inout [UInt8]) {
+    guard title != nil || fields != nil else { return }
+    out.append((title == nil ? 0 : hasTitle) | (fields == nil ? 0 : hasFields))
+    if let title { appendString(title, &out) }
+    if let fields {
+      ByteSink.appendVarint(UInt64(fields.count), to: &out)
+      for (k, v) in sortedFields(fields) {
+        appendString(k, &out)
+        appendString(v, &out)
+      }
+    }
+  }
+
+  /// The fields in the order of their keys.
+  static func sortedFields(_ f: [String: String]) -> [(String, String)] {
+    f.map { ($0.key, $0.value) }.sorted { a, b in a.0 < b.0 }
+  }
+
+  /// Copies an item's title and fields from `s` (a checkpoint's strings column, as
+  /// `ByteSink.string` and `.fields` wrote them) into `out` as a blob, checking them:
+  /// bytes are copied as they are when the keys are ASCII and in order, else the fields are
+  /// read and written again in canonical form. Returns the blob's extent (empty: neither).
+  static func copy(flags: UInt8, from s: inout ByteSource, into out: inout [UInt8])
+    throws(CodecError) -> Range<Int>
+  {
+    guard flags != 0 else { return out.count..<out.count }
+    let start = out.count
+    let from = s.offset
+    out.append(flags)
+    if flags & hasTitle != 0 {
+      let n = try s.count()
+      try s.skipText(n)
+    }
+    if flags & hasFields != 0 {
+      let fieldsAt = s.offset
+      let n = try s.count(minBytes: 2)
+      var previous: UnsafeRawBufferPointer?
+      var canonical = true
+      for _ in 0..<n {
+        let k = try s.count()
+        let key = UnsafeRawBufferPointer(rebasing: s.base[s.offset..<s.offset &+ k])
+        try s.skipText(k)
+        let v = try s.count()
+        try s.skipText(v)
+        if canonical {
+          let ascii = key.allSatisfy { $0 < 0x80 }
+          if !ascii { canonical = false }
+          if let p = previous, !p.lexicographicallyPrecedes(key) { canonical = false }
+          previous = key
+        }
+      }
+      if !canonical {
+        // Read the fields again as strings (a later duplicate key wins) and write them in order.
+        out.append(contentsOf: s.base[from..<fieldsAt])
+        var again = ByteSource(UnsafeRawBufferPointer(rebasing: s.base[fieldsAt..<s.offset]))
+        let fields = try again.fields()
+        ByteSink.appendVarint(UInt64(fields.count), to: &out)
+        for (k, v) in sortedFields(fields) {
+          appendString(k, &out)
+          appendString(v, &out)
+        }
+        return start..<out.count
+      }
+    }
+    out.append(contentsOf: s.base[from..<s.offset])
+    return start..<out.count
+  }
+
+  @inline(__always) static func appendString(_ s: String, _ out: inout [UInt8]) {
+    ByteSink.appendVarint(UInt64(s.utf8.count), to: &out)
+    out.append(contentsOf: s.utf8)
+  }
+
+  /// Reads a blob's parts: the title's bytes and the fields' (count, bytes after it).
+  struct Parts {
+    var title: UnsafeRawBufferPointer?
+    var fieldCount = 0
+    var fields: UnsafeRawBufferPointer?
+  }
+
+  /// The parts of a blob (trusted: written by `encode` or checked by `check`).
+  static func parts(_ blob: UnsafeRawBufferPointer) -> Parts {
+    var p = Parts()
+    guard let flags = blob.first else { return p }
+    var at = 1
+    func varint() -> Int {
+      var v = 0
+      var shift = 0
+      while at < blob.count {
+        let b = blob[at]
+        at &+= 1
+        v |= Int(b & 0x7F) << shift
+        if b < 0x80 { break }
+        shift &+= 7
+      }
+      return v
+    }
+    if flags & hasTitle != 0 {
+      let n = varint()
+      p.title = UnsafeRawBufferPointer(rebasing: blob[at..<at &+ n])
+      at &+= n
+    }
+    if flags & hasFields != 0 {
+      p.fieldCount = varint()
+      p.fields = UnsafeRawBufferPointer(rebasing: blob[at...])
+    }
+    return p
+  }
+
+  /// Calls `body` with each field's key and value bytes, in order.
+  static func forEachField(
+    _ parts: Parts, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void
+  ) {
+    guard let f = parts.fields else { return }
+    var at = 0
+    func varint() -> Int {
+      var v = 0
+      var shift = 0
+      while at < f.count {
+        let b = f[at]
+        at &+= 1
+        v |= Int(b & 0x7F) << shift
+        if b < 0x80 { break }
+        shift &+= 7
+      }
+      return v
+    }
+    for _ in 0..<parts.fieldCount {
+      let k = varint()
+      let key = UnsafeRawBufferPointer(rebasing: f[at..<at &+ k])
+      at &+= k
+      let n = varint()
+      let value = UnsafeRawBufferPointer(rebasing: f[at..<at &+ n])
+      at &+= n
+      body(key, value)
+    }
+  }
+
+  static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+    String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+  }
+
+  /// The title and fields a blob holds, as strings.
+  static func decode(_ blob: UnsafeRawBufferPointer) -> (
+    title: String?, fields: [String: String]?
+  ) {
+    let p = parts(blob)
+    var fields: [String: String]?
+    if p.fields != nil {
+      var f: [String: String] = [:]
+      forEachField(p) { k, v in f[string(k)] = string(v) }
+      fields = f
+    }
+    return (p.title.map(string), fields)
+  }
+
+  /// Checks an untrusted blob (from a file): its flags, lengths and UTF-8, and that it ends
+  /// where its parts do.
+  static func check(_ blob: UnsafeRawBufferPointer) throws(CodecError) {
+    var s = ByteSource(blob)
+    let flags = try s.byte()
+    guard flags != 0, flags & ~(hasTitle | hasFields) == 0 else {
+      throw s.fail("bad item text flags \(flags)")
+    }
+    if flags & hasTitle != 0 { _ = try s.string() }
+    if flags & hasFields != 0 { _ = try s.fields() }
+    guard s.isAtEnd else { throw s.fail("\(s.remaining) bytes after an item's text") }
+  }
+}
+
+extension Forest {
+  /// Calls `body` with item `x`'s text blob (empty when it has no title or fields).
+  @inline(__always) func withContent<R>(_ x: Handle, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    let c = content[Int(x)]
+    if c.isNone { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    let r = Int(c.offset)..<Int(c.offset) &+ Int(c.length)
+    return text.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[r])) }
+  }
+
+  /// Item `x`'s title.
+  func title(of x: Handle) -> String? {
+    withContent(x) { ItemText.parts($0).title.map(ItemText.string) }
+  }
+
+  /// Item `x`'s fields.
+  func fields(of x: Handle) -> [String: String]? {
+    withContent(x) { $0.isEmpty ? nil : ItemText.decode($0).fields }
+  }
+
+  /// Stores a blob in the text arena and returns where it lies.
+  mutating func storeText(_ blob: UnsafeRawBufferPointer) -> ContentRef {
+    guard !blob.isEmpty else { return .none }
+    let ref = ContentRef(
+      offset: UInt32(truncatingIfNeeded: text.count), length: UInt32(truncatingIfNeeded: blob.count)
+    )
+    text.append(contentsOf: blob)
+    return ref
+  }
+
+  /// Stores `title` and `fields` in the text arena.
+  mutating func storeText(title: String?, fields: [String: String]?) -> ContentRef {
+    guard title != nil || fields != nil else { return .none }
+    let start = text.count
+    ItemText.encode(title: title, fields: fields, into: &text)
+    return ContentRef(
+      offset: UInt32(truncatingIfNeeded: start),
+      length: UInt32(truncatingIfNeeded: text.count &- start))
+  }
+}

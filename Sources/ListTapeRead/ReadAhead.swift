@@ -1,0 +1,149 @@
+import Foundation
+import ListTapeLog
+import ListTapeModel
+import ListTapeStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads, inflates and decodes a run of a log's events into record chunks on a second
+/// thread (`LogEvents.decode`) while the caller's thread folds them: a bounded queue of
+/// chunks, so memory stays a few chunks plus the state whatever the log's length.
+///
+/// `@unchecked Sendable`: the queue and flags are only touched under `cond`; `reader` only
+/// by the producer thread until `consume` returns (it joins the thread), after which the
+/// caller reads `decoder` and `skipped`.
+final class ReadAhead: @unchecked Sendable {
+  /// Chunks decoded ahead of the fold.
+  static let depth = 3
+  /// Runs shorter than this are decoded on the caller's thread: starting a thread costs
+  /// more than it saves.
+  static let minimumEvents = 16_384
+
+  private let reader: LogReader
+  private let path: String
+  private let from: Int
+  private let through: Int
+  private let frames: Bool
+  private let cond = NSCondition()
+  // Under `cond`:
+  private var ready: [FoldOps] = []
+  private var spare: [FoldOps] = []
+  private var done = false
+  private var failure: StoreError?
+  private var stopped = false
+  /// The caller's decoder on entry; after `consume`, the producer's.
+  private(set) var decoder: EventDecoder
+  /// Events the decoder passed over (a salvaged log's), counted as `skippedAfterGaps`.
+  private(set) var skipped = 0
+  /// Records handed to the fold's queue so far (read under `cond`).
+  private(set) var decoded = 0
+  #if canImport(Darwin)
+  private var thread: pthread_t?
+  #else
+  private var thread = pthread_t()
+  #endif
+
+  init?(
+    reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder,
+    frames: Bool
+  ) {
+    self.reader = reader
+    self.frames = frames
+    self.path = path
+    self.from = from
+    self.through = through
+    self.decoder = decoder
+    let context = Unmanaged.passRetained(self).toOpaque()
+    guard pthread_create(&thread, nil, { ReadAhead.threadMain($0) }, context) == 0 else {
+      Unmanaged<ReadAhead>.fromOpaque(context).release()
+      return nil
+    }
+  }
+
+  private static func threadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let context else { return nil }
+    Unmanaged<ReadAhead>.fromOpaque(context).takeRetainedValue().produce()
+    return nil
+  }
+
+  /// Calls `body` with each chunk in order on this thread until it returns false. The
+  /// producer's error is thrown once the chunks before it went to `body`; the producer
+  /// has ended when this returns.
+  func consume(_ body: (inout FoldOps) -> Bool) throws(StoreError) {
+    defer { stopAndJoin() }
+    var chunk = FoldOps()
+    var used = false
+    while true {
+      cond.lock()
+      if used {
+        chunk.removeAll()
+        spare.append(chunk)
+        // Hold no second reference: the producer then reuses the buffers in place.
+        chunk = FoldOps()
+      }
+      used = true
+      while ready.isEmpty && !done { cond.wait() }
+      if ready.isEmpty {
+        let failure = self.failure
+        cond.unlock()
+        if let failure { throw failure }
+        return
+      }
+      chunk = ready.removeFirst()
+      cond.signal()
+      cond.unlock()
+      if !body(&chunk) { return }
+    }
+  }
+
+  private func stopAndJoin() {
+    cond.lock()
+    stopped = true
+    cond.broadcast()
+    cond.unlock()
+    #if canImport(Darwin)
+    if let thread { pthread_join(thread, nil) }
+    #else
+    pthread_join(thread, nil)
+    #endif
+  }
+
+  private func produce() {
+    var decoder = self.decoder
+    var ops = FoldOps()
+    var skipped = 0
+    var failure: StoreError?
+    do throws(StoreError) {
+      try LogEvents.decode(
+        reader, path: path, decoder: &decoder, from: from, through: through, ops: &ops,
+        frames: frames, skipped: { skipped += $0 }, hand)
+    } catch {
+      failure = error
+    }
+    self.decoder = decoder
+    cond.lock()
+    self.skipped = skipped
+    if !stopped { self.failure = failure }
+    done = true
+    cond.signal()
+    cond.unlock()
+  }
+
+  /// Queues a full chunk, waiting while the queue is full, and replaces it with an empty
+  /// one; false once the consumer has stopped.
+  private func hand(_ ops: inout FoldOps) -> Bool {
+    cond.lock()
+    defer { cond.unlock() }
+    while ready.count >= Self.depth && !stopped { cond.wait() }
+    guard !stopped else { return false }
+    decoded += ops.count
+    ready.append(ops)
+    ops = spare.popLast() ?? FoldOps()
+    cond.signal()
+    return true
+  }
+}
