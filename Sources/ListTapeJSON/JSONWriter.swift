@@ -62,13 +62,7 @@ package struct JSONWriter: Sendable {
     if value < 0 {
       bytes.append(ASCII.minus)
     }
-    var magnitude = value.magnitude
-    let first = bytes.count
-    repeat {
-      bytes.append(ASCII.zero + UInt8(magnitude % 10))
-      magnitude /= 10
-    } while magnitude > 0
-    bytes[first...].reverse()
+    appendDigits(value.magnitude)
     needsComma = true
   }
 
@@ -117,9 +111,60 @@ package struct JSONWriter: Sendable {
     afterKey = true
   }
 
+  /// Writes an object key that needs no escaping (a name of the format, written once per
+  /// item of a large document); the next call writes its value.
+  package mutating func key(plain name: StaticString) {
+    beforeValue()
+    bytes.append(ASCII.quote)
+    name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    bytes.append(ASCII.quote)
+    bytes.append(ASCII.colon)
+    if pretty {
+      bytes.append(ASCII.space)
+    }
+    needsComma = false
+    afterKey = true
+  }
+
   /// Makes room for `n` more bytes (a caller about to write a large document).
   package mutating func reserve(_ n: Int) {
     bytes.reserveCapacity(bytes.count &+ n)
+  }
+
+  /// Hands the bytes written so far to `sink` and forgets them, keeping the document's
+  /// place (a large document streamed out in pieces, so its buffer stays small).
+  package mutating func drain(_ sink: ([UInt8]) -> Void) {
+    sink(bytes)
+    bytes.removeAll(keepingCapacity: true)
+  }
+
+  /// Appends bytes the caller wrote as whole values of the current container, separators
+  /// included (compact documents only); the container then counts as non-empty.
+  package mutating func appendFragment(_ raw: UnsafeRawBufferPointer) {
+    guard !raw.isEmpty else { return }
+    bytes.append(contentsOf: raw)
+    needsComma = true
+  }
+
+  /// Appends `utf8` as a quoted JSON string inside a fragment (no separator before it).
+  package mutating func appendQuotedFragment(_ utf8: UnsafeBufferPointer<UInt8>) {
+    appendQuoted(utf8)
+    needsComma = true
+  }
+
+  /// Writes an integer (non-negative, below 10^19) with no separator before it.
+  private mutating func appendDigits(_ value: UInt64) {
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    var n = 0
+    var v = value
+    withUnsafeMutableBytes(of: &digits) { d in
+      repeat {
+        d[23 &- n] = ASCII.zero &+ UInt8(truncatingIfNeeded: v % 10)
+        v /= 10
+        n &+= 1
+      } while v > 0
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[(24 &- n)...]))
+    }
   }
 
   /// Writes an object key; the next call writes its value.

@@ -4,74 +4,163 @@ extension ListState {
   /// Writes the state as protocol section 3's JSON: `event`, `sections` (each with `items`
   /// in pre-order and `visible`), then `selected` in display order, then what `more` adds
   /// to the object. Ids, titles and fields are written from the state's bytes (no `String`
-  /// per item, no array per sibling list). - Complexity: O(items), without recursion.
+  /// per item, no array per sibling list). With `drain`, the buffer is handed to it every
+  /// megabyte or so and emptied (a large state streamed out). - Complexity: O(items),
+  /// without recursion.
   package func writeJSON(
-    event: Int, to w: inout JSONWriter, more: (inout JSONWriter) -> Void = { _ in }
+    event: Int, to w: inout JSONWriter, drain: (([UInt8]) -> Void)? = nil,
+    more: (inout JSONWriter) -> Void = { _ in }
   ) {
     let f = forest
-    w.reserve(64 &+ f.itemCount &* 96)
+    let piece = 1 << 20
+    w.reserve(drain == nil ? 64 &+ f.itemCount &* 96 : piece &+ 4096)
     w.beginObject()
-    w.key("event")
+    w.key(plain: "event")
     w.int(event)
-    w.key("sections")
+    w.key(plain: "sections")
     w.beginArray()
     var stack: [PreorderFrame] = []
+    var visible = JSONWriter()
     for s in f.sectionOrder {
       w.beginObject()
-      w.key("id")
+      w.key(plain: "id")
       f.ids.withText(Int(f.sections[Int(s)].entry)) { w.string(utf8: $0) }
-      w.key("items")
+      w.key(plain: "items")
       w.beginArray()
-      f.forEachPreorder(list: f.sections[Int(s)].roots, visibleOnly: false, &stack) { x, level in
-        let n = f.nodes[Int(x)]
-        w.beginObject()
-        w.key("id")
-        f.withID(of: x) { w.string(utf8: $0) }
-        w.key("parent")
-        if n.parent >= 0 {
-          f.withID(of: n.parent) { w.string(utf8: $0) }
-        } else {
-          w.null()
+      if w.pretty {
+        writeItems(section: s, to: &w, &stack)
+        w.endArray()
+        w.key(plain: "visible")
+        w.beginArray()
+        f.forEachPreorder(list: f.sections[Int(s)].roots, visibleOnly: true, &stack) { x, _, _ in
+          f.withID(of: x) { w.string(utf8: $0) }
         }
-        w.key("level")
-        w.int(level)
-        w.key("expanded")
-        w.bool(n.expanded)
-        f.withContent(x) { blob in
-          guard !blob.isEmpty else { return }
-          let parts = ItemText.parts(blob)
-          if let title = parts.title {
-            w.key("title")
-            w.string(utf8: title.assumingMemoryBound(to: UInt8.self))
-          }
-          if parts.fields != nil {
-            w.key("fields")
-            w.beginObject()
-            ItemText.forEachField(parts) { k, v in
-              w.key(utf8: k.assumingMemoryBound(to: UInt8.self))
-              w.string(utf8: v.assumingMemoryBound(to: UInt8.self))
-            }
-            w.endObject()
-          }
-        }
-        w.endObject()
-      }
-      w.endArray()
-      w.key("visible")
-      w.beginArray()
-      f.forEachPreorder(list: f.sections[Int(s)].roots, visibleOnly: true, &stack) { x, _ in
-        f.withID(of: x) { w.string(utf8: $0) }
+      } else {
+        visible.reset()
+        writeItemsCompact(
+          section: s, to: &w, visible: &visible, &stack, drain: drain, piece: piece)
+        w.endArray()
+        w.key(plain: "visible")
+        w.beginArray()
+        visible.bytes.withUnsafeBytes { w.appendFragment($0) }
+        if let drain, w.bytes.count >= piece { w.drain(drain) }
       }
       w.endArray()
       w.endObject()
     }
     w.endArray()
-    w.key("selected")
+    w.key(plain: "selected")
     w.beginArray()
     for x in f.selectedItems() { f.withID(of: x) { w.string(utf8: $0) } }
     w.endArray()
     more(&w)
     w.endObject()
+  }
+
+  /// Writes section `s`'s items, each an object (`id`, `parent`, `level`, `expanded`, then
+  /// `title` and `fields` when it has them), through the writer's own calls (pretty output).
+  private func writeItems(section s: Handle, to w: inout JSONWriter, _ stack: inout [PreorderFrame])
+  {
+    let f = forest
+    f.forEachPreorder(list: f.sections[Int(s)].roots, visibleOnly: false, &stack) { x, level, _ in
+      let n = f.nodes[Int(x)]
+      w.beginObject()
+      w.key(plain: "id")
+      f.withID(of: x) { w.string(utf8: $0) }
+      w.key(plain: "parent")
+      if n.parent >= 0 {
+        f.withID(of: n.parent) { w.string(utf8: $0) }
+      } else {
+        w.null()
+      }
+      w.key(plain: "level")
+      w.int(level)
+      w.key(plain: "expanded")
+      w.bool(n.expanded)
+      f.withContent(x) { blob in
+        guard !blob.isEmpty else { return }
+        let parts = ItemText.parts(blob)
+        if let title = parts.title {
+          w.key(plain: "title")
+          w.string(utf8: title.assumingMemoryBound(to: UInt8.self))
+        }
+        if parts.fields != nil {
+          w.key(plain: "fields")
+          w.beginObject()
+          ItemText.forEachField(parts) { k, v in
+            w.key(utf8: k.assumingMemoryBound(to: UInt8.self))
+            w.string(utf8: v.assumingMemoryBound(to: UInt8.self))
+          }
+          w.endObject()
+        }
+      }
+      w.endObject()
+    }
+  }
+
+  /// `writeItems` for compact output, the same bytes written through a cursor over a
+  /// scratch buffer (no capacity check per byte), handed to `drain` every `piece` bytes;
+  /// the ids shown go to `visible` on the way (one walk for both arrays).
+  private func writeItemsCompact(
+    section s: Handle, to w: inout JSONWriter, visible: inout JSONWriter,
+    _ stack: inout [PreorderFrame],
+    drain: (([UInt8]) -> Void)?, piece: Int
+  ) {
+    let f = forest
+    let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
+    defer { scratch.deallocate() }
+    var out = RawJSONOut(scratch)
+    var first = true
+    f.forEachPreorder(list: f.sections[Int(s)].roots, visibleOnly: false, &stack) {
+      x, level, shown in
+      let n = f.nodes[Int(x)]
+      out.ensure(32, spillingInto: &w)
+      if !first { out.byte(UInt8(ascii: ",")) }
+      first = false
+      out.ascii("{\"id\":")
+      f.withID(of: x) {
+        out.quoted($0, spillingInto: &w)
+        if shown { visible.string(utf8: $0) }
+      }
+      out.ensure(64, spillingInto: &w)
+      if n.parent >= 0 {
+        out.ascii(",\"parent\":")
+        f.withID(of: n.parent) { out.quoted($0, spillingInto: &w) }
+        out.ensure(64, spillingInto: &w)
+      } else {
+        out.ascii(",\"parent\":null")
+      }
+      out.ascii(",\"level\":")
+      out.int(level)
+      out.ascii(n.expanded ? ",\"expanded\":true" : ",\"expanded\":false")
+      f.withContent(x) { blob in
+        guard !blob.isEmpty else { return }
+        let parts = ItemText.parts(blob)
+        if let title = parts.title {
+          out.ascii(",\"title\":")
+          out.quoted(title.assumingMemoryBound(to: UInt8.self), spillingInto: &w)
+          out.ensure(32, spillingInto: &w)
+        }
+        if parts.fields != nil {
+          out.ascii(",\"fields\":{")
+          var firstField = true
+          ItemText.forEachField(parts) { k, v in
+            out.ensure(8, spillingInto: &w)
+            if !firstField { out.byte(UInt8(ascii: ",")) }
+            firstField = false
+            out.quoted(k.assumingMemoryBound(to: UInt8.self), spillingInto: &w)
+            out.ensure(8, spillingInto: &w)
+            out.byte(UInt8(ascii: ":"))
+            out.quoted(v.assumingMemoryBound(to: UInt8.self), spillingInto: &w)
+          }
+          out.ensure(8, spillingInto: &w)
+          out.byte(UInt8(ascii: "}"))
+        }
+      }
+      out.byte(UInt8(ascii: "}"))
+      if let drain, w.bytes.count >= piece { w.drain(drain) }
+    }
+    out.spill(into: &w)
   }
 
   /// The state JSON as text (compact, or indented by two spaces when `pretty`).
@@ -83,24 +172,26 @@ extension ListState {
 }
 
 /// One step of `Forest.forEachPreorder`'s walk: a B-tree block, its next entry, and the
-/// outline level of the items it holds.
+/// outline level and visibility of the items it holds.
 struct PreorderFrame {
   var block: Handle
   var next: Int32
   var level: Int32
+  /// Whether the items of this list are shown (every ancestor expanded).
+  var visible: Bool
 }
 
 extension Forest {
-  /// Calls `body(item, level)` on every item under the list whose root block is `root`, in
-  /// depth-first pre-order (only those shown when `visibleOnly`), walking the B-tree blocks
-  /// with `stack` (reused, emptied): no array per sibling list, no recursion.
+  /// Calls `body(item, level, visible)` on every item under the list whose root block is
+  /// `root`, in depth-first pre-order (only those shown when `visibleOnly`), walking the
+  /// B-tree blocks with `stack` (reused, emptied): no array per sibling list, no recursion.
   func forEachPreorder(
     list root: Handle, visibleOnly: Bool, _ stack: inout [PreorderFrame],
-    _ body: (Handle, Int) -> Void
+    _ body: (Handle, Int, Bool) -> Void
   ) {
     guard root >= 0 else { return }
     stack.removeAll(keepingCapacity: true)
-    stack.append(PreorderFrame(block: root, next: 0, level: 0))
+    stack.append(PreorderFrame(block: root, next: 0, level: 0, visible: true))
     while let top = stack.last {
       let block = blocks[Int(top.block)]
       if top.next == block.count {
@@ -110,13 +201,15 @@ extension Forest {
       stack[stack.count &- 1].next &+= 1
       let h = entry(top.block, Int(top.next))
       if !block.leaf {
-        stack.append(PreorderFrame(block: h, next: 0, level: top.level))
+        stack.append(PreorderFrame(block: h, next: 0, level: top.level, visible: top.visible))
         continue
       }
-      body(h, Int(top.level))
+      body(h, Int(top.level), top.visible)
       let n = nodes[Int(h)]
-      if n.children >= 0 && (!visibleOnly || n.expanded) {
-        stack.append(PreorderFrame(block: n.children, next: 0, level: top.level &+ 1))
+      let shown = top.visible && n.expanded
+      if n.children >= 0 && (!visibleOnly || shown) {
+        stack.append(
+          PreorderFrame(block: n.children, next: 0, level: top.level &+ 1, visible: shown))
       }
     }
   }

@@ -54,7 +54,7 @@ func processContextSwitches(_ pid: Int32) -> Int? {
     let switches = try #require(processContextSwitches(pid)) - before
     #expect(switches <= Int(seconds), "\(switches) context switches in \(seconds) idle seconds")
     try input.fileHandleForWriting.close()
-    #expect(waitForExit(process, seconds: 20))
+    #expect(waitForExit(process))
     #expect(process.terminationStatus == 0)
     let show = try CLI.run(["show", path, "--json"])
     #expect(show.out.contains(#""id":"y""#))

@@ -1,3 +1,4 @@
+import ListTapeJSON
 import Testing
 
 @testable import ListTapeModel
@@ -49,6 +50,36 @@ import Testing
     let squeezed = pretty.split(separator: "\n").map { $0.trimmingPrefix(while: { $0 == " " }) }
       .joined().replacing("\": ", with: "\":")
     #expect(squeezed == s.json(event: 2))
+  }
+
+  /// The compact form is written through its own cursor: it must be the pretty form's
+  /// document byte for byte, escapes and strings larger than its scratch buffer included,
+  /// and streamed in pieces it must add up to the same bytes.
+  @Test func compactCursorWritesTheSameDocumentAsTheWriter() throws {
+    let bigID = String(repeating: "id\\\"\\u0001/", count: 20_000)
+    let bigTitle = String(repeating: "t\\n\\u001f\\\\é", count: 30_000)
+    var lines = """
+      {"op":"appendSections","sections":["S\\t","E"]}
+      {"op":"appendItems","section":"S\\t","items":[{"id":"\(bigID)","title":"\(bigTitle)","children":[{"id":"q\\"","expanded":true,"fields":{"k\\b":"v\\f","a":"\(bigTitle)"},"children":["r\\u0000"]}]}]}
+      {"op":"expand","items":["\(bigID)"]}
+      {"op":"appendItems","section":"E","items":[{"id":"hidden","children":["under"]}]}
+
+      """
+    for i in 0..<3000 {
+      lines += #"{"op":"appendItems","section":"E","items":[{"id":"item-\#(i)-ünï","title":"row \#(i)"}]}"#
+      lines += "\n"
+    }
+    let s = try folded(lines)
+    let compact = s.json(event: 7)
+    let reference = try JSONParser.parse(s.json(event: 7, pretty: true)).serialized()
+    #expect(compact == reference)
+    #expect(compact.utf8.count > 1 << 20)
+
+    var pieces: [UInt8] = []
+    var w = JSONWriter()
+    s.writeJSON(event: 7, to: &w, drain: { pieces += $0 })
+    #expect(pieces.count > 0)
+    #expect(String(decoding: pieces + w.bytes, as: UTF8.self) == compact)
   }
 
   @Test func rowsCarryWhatARendererNeeds() throws {

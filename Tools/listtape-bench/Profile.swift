@@ -117,3 +117,47 @@ enum DecodeOnly {
     )
   }
 }
+
+/// `listtape-bench __fold-split LOG`: the two halves of a replay measured apart, on one
+/// thread: reading, inflating and decoding the whole log into record chunks (kept in
+/// memory), then folding those chunks (restarts and frame ends included). Best of three.
+enum FoldSplit {
+  static func run(_ path: String) throws {
+    let timeline = try Timeline(path: path)
+    var decodeBest = Double.infinity
+    var foldBest = Double.infinity
+    var events = 0
+    let ignore: (Int) -> Void = { _ in }
+    for _ in 0..<3 {
+      var chunks: [FoldOps] = []
+      var decoder = timeline.startDecoder()
+      var ops = FoldOps()
+      let t0 = Clock.now()
+      try LogEvents.decode(
+        timeline.reader, path: path, decoder: &decoder, from: 1, through: timeline.eventCount,
+        ops: &ops, skipped: ignore
+      ) { chunk in
+        chunks.append(chunk)
+        chunk = FoldOps()
+        return true
+      }
+      if !ops.isEmpty { chunks.append(ops) }
+      decodeBest = min(decodeBest, Clock.now() - t0)
+      var state = ListState()
+      try state.adopt(timeline.startDecoder().dictionary, aliases: DefinitionAliases())
+      let t1 = Clock.now()
+      events = 0
+      for chunk in chunks {
+        for i in 0..<chunk.count {
+          _ = try state.apply(chunk, i)
+          if chunk.isEvent(i) { events += 1 }
+        }
+      }
+      foldBest = min(foldBest, Clock.now() - t1)
+      precondition(state.numberOfAllItems >= 0)
+    }
+    print(
+      "decode \(fmt(decodeBest)) s, fold \(fmt(foldBest)) s of \(events) events (best of 3, one thread)"
+    )
+  }
+}

@@ -22,6 +22,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try CheckpointParts.run(args[1])
 } else if args.count == 2 && args[0] == "__decoded-fold" {
   try DecodedFold.run(args[1])
+} else if args.count == 2 && args[0] == "__fold-split" {
+  try FoldSplit.run(args[1])
 } else if args.count == 2 && args[0] == "__decode-only" {
   try DecodeOnly.run(args[1])
 } else if args.count == 2 && args[0] == "__diff" {

@@ -50,7 +50,7 @@ enum ShowCommand: Command {
       var w = JSONWriter(pretty: arguments.pretty)
       // One key after the protocol's, so scripts can tell a state that is not the recorded
       // one (docs/json.md).
-      shown.state.writeJSON(event: n, to: &w) { w in
+      shown.state.writeJSON(event: n, to: &w, drain: io.out.bytes) { w in
         if inexact != nil {
           w.key("exact")
           w.bool(false)

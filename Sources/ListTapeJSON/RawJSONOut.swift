@@ -1,0 +1,127 @@
+/// A cursor over a caller's buffer for writing the repeated parts of a large JSON document
+/// fast (a state's items): no capacity check per byte, the caller makes room first (`room`,
+/// with `quotedBound` for strings).
+package struct RawJSONOut {
+  private let base: UnsafeMutablePointer<UInt8>
+  private let capacity: Int
+  /// Bytes written so far.
+  package private(set) var count = 0
+
+  /// A cursor at the start of `buffer` (which must not be empty).
+  package init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+    guard let start = buffer.baseAddress else { preconditionFailure("an empty buffer") }
+    base = start
+    capacity = buffer.count
+  }
+
+  /// Bytes still free.
+  @inline(__always) package var room: Int { capacity &- count }
+
+  /// The bytes written so far.
+  package var written: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: base, count: count)
+  }
+
+  /// Forgets what was written (after the caller took it).
+  package mutating func reset() { count = 0 }
+
+  /// The most bytes `quoted` writes for a string of `n` bytes.
+  @inline(__always) package static func quotedBound(_ n: Int) -> Int { 6 &* n &+ 2 }
+
+  @inline(__always) package mutating func byte(_ b: UInt8) {
+    base[count] = b
+    count &+= 1
+  }
+
+  @inline(__always) package mutating func ascii(_ text: StaticString) {
+    let n = text.utf8CodeUnitCount
+    (base + count).update(from: text.utf8Start, count: n)
+    count &+= n
+  }
+
+  /// Writes `utf8` (valid UTF-8) as a JSON string: quoted, with `"`, `\` and control
+  /// characters escaped.
+  package mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+    byte(ASCII.quote)
+    var plain = true
+    for b in utf8 where b < 0x20 || b == ASCII.quote || b == ASCII.backslash {
+      plain = false
+      break
+    }
+    if plain {
+      if let start = utf8.baseAddress { (base + count).update(from: start, count: utf8.count) }
+      count &+= utf8.count
+    } else {
+      for b in utf8 {
+        guard b < 0x20 || b == ASCII.quote || b == ASCII.backslash else {
+          byte(b)
+          continue
+        }
+        byte(ASCII.backslash)
+        switch b {
+        case ASCII.quote, ASCII.backslash: byte(b)
+        case ASCII.newline: byte(ASCII.lowerN)
+        case ASCII.carriageReturn: byte(ASCII.lowerR)
+        case ASCII.tab: byte(ASCII.lowerT)
+        case 0x08: byte(ASCII.lowerB)
+        case 0x0C: byte(ASCII.lowerF)
+        default:
+          ascii("u00")
+          byte(Self.hex(b >> 4))
+          byte(Self.hex(b & 0x0F))
+        }
+      }
+    }
+    byte(ASCII.quote)
+  }
+
+  /// Makes room for `n` bytes, moving what was written into `w` first when there is too
+  /// little (`n` must not exceed the buffer).
+  @inline(__always) package mutating func ensure(_ n: Int, spillingInto w: inout JSONWriter) {
+    if room < n { spill(into: &w) }
+  }
+
+  /// Moves what was written into `w` and empties the buffer.
+  package mutating func spill(into w: inout JSONWriter) {
+    w.appendFragment(written)
+    reset()
+  }
+
+  /// `quoted(_:)`, moving what was written into `w` first when the string needs more room;
+  /// a string larger than the whole buffer is written straight into `w`.
+  @inline(__always) package mutating func quoted(
+    _ utf8: UnsafeBufferPointer<UInt8>, spillingInto w: inout JSONWriter
+  ) {
+    let need = Self.quotedBound(utf8.count)
+    if room < need {
+      spill(into: &w)
+      if capacity < need {
+        w.appendQuotedFragment(utf8)
+        return
+      }
+    }
+    quoted(utf8)
+  }
+
+  @inline(__always) private static func hex(_ v: UInt8) -> UInt8 {
+    v < 10 ? ASCII.zero &+ v : ASCII.lowerA &+ (v &- 10)
+  }
+
+  /// Writes a non-negative integer (at most 20 bytes).
+  package mutating func int(_ value: Int) {
+    var v = UInt(bitPattern: value)
+    var digits = 0
+    var probe = v
+    repeat {
+      digits &+= 1
+      probe /= 10
+    } while probe > 0
+    var at = count &+ digits
+    repeat {
+      at &-= 1
+      base[at] = ASCII.zero &+ UInt8(truncatingIfNeeded: v % 10)
+      v /= 10
+    } while v > 0
+    count &+= digits
+  }
+}
