@@ -6,6 +6,11 @@ import ListTapeStore
 // IncrementalDiff.swift, TouchedItems.swift), which needs only the model: the HTML viewer's
 // WebAssembly module compiles those files as they are (Tools/wasm/build.sh).
 extension Differ {
+  /// At most this many events apart, and this many items touched, ids are found by
+  /// scanning rather than through a table built for them.
+  static let fewEvents = 8
+  static let fewItems = 16
+
   /// The diff between the states after events `from` and `to` of one log (either may come
   /// first). Close points are one seek and a fold of the events between them, compared
   /// only where those events touched; far ones are two seeks and a whole comparison.
@@ -14,11 +19,28 @@ extension Differ {
   public static func diff(_ timeline: Timeline, from: Int, to: Int, context: Int = 2)
     throws(StoreError) -> StateDiff
   {
+    if abs(to - from) <= fewEvents,
+      let d = try diff(timeline, from: from, to: to, context: context, scanning: true)
+    {
+      return d
+    }
+    // Many events, or a few that name many ids: through the id table.
+    guard let d = try diff(timeline, from: from, to: to, context: context, scanning: false)
+    else { preconditionFailure("a diff through the id table always ends") }
+    return d
+  }
+
+  /// `diff(_:from:to:context:)`. The touched items are noted and compared by string:
+  /// through the id table unless `scanning` (building it hashes every id, ~30 ms for 200k
+  /// UUIDs), else by scanning the ids, and nil as soon as an event names more than a
+  /// handful (the caller then asks again through the table).
+  private static func diff(
+    _ timeline: Timeline, from: Int, to: Int, context: Int, scanning: Bool
+  ) throws(StoreError) -> StateDiff? {
     let lo = min(from, to)
     let hi = max(from, to)
     var (a, decoder) = try timeline.seek(to: lo)
-    // The touched items are noted and compared by string.
-    a.indexIDs()
+    if !scanning { a.indexIDs() }
     // Folding forward beats a second seek while it costs less than decoding a checkpoint
     // (about 30k events' worth) and folding from it.
     guard hi - lo <= 30_000 + hi - timeline.checkpointSeq(atOrBefore: hi) else {
@@ -27,10 +49,24 @@ extension Differ {
     }
     var b = a
     var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
+    var many = false
     func note(_ ops: FoldOps, _ i: Int, _ s: ListState) {
-      touched.note(ops.event(i, s.ids), before: s)
+      guard !many else { return }
+      let event = ops.event(i, s.ids)
+      if scanning && event.operation.itemIDs.count > fewItems {
+        many = true
+        return
+      }
+      touched.note(event, before: s)
     }
-    try timeline.fold(&b, &decoder, from: lo + 1, through: hi, before: note) { _, _, _, _ in true }
+    try timeline.fold(&b, &decoder, from: lo + 1, through: hi, before: note) { _, _, _, _ in
+      !many
+    }
+    if many { return nil }
+    if scanning && (touched.overflowed || touched.count > fewItems) {
+      a.indexIDs()
+      b.indexIDs()
+    }
     return from <= to
       ? diff(a, b, touched: touched, context: context)
       : diff(b, a, touched: touched, context: context)

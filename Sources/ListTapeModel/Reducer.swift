@@ -116,8 +116,8 @@ extension ListState {
     let after = ops.flags(atWord: start) & 1 != 0
     let w = start &+ FoldOps.header
     let words = ops.words
-    let ids = forest.ids
-    func name(_ e: Int32) -> String { ops.name(e, ids) }
+    // Error paths only: an entry's text for a fault.
+    func name(_ e: Int32) -> String { ops.name(e, forest.ids) }
     func item(_ e: Int32) -> Handle? {
       let x = forest.item(entry: e)
       return x >= 0 ? x : nil
@@ -127,7 +127,8 @@ extension ListState {
       return s >= 0 ? s : nil
     }
     func requireItem(_ e: Int32) throws(ListFault) -> Handle {
-      guard let x = item(e) else { throw .missingItem(name(e)) }
+      let x = forest.item(entry: e)
+      if x < 0 { throw .missingItem(name(e)) }
       return x
     }
     func requireSection(_ e: Int32) throws(ListFault) -> Handle {
@@ -240,7 +241,7 @@ extension ListState {
       for e in l { handles.append(try requireItem(e)) }
       for x in handles { forest.expandOrCollapse(x, value) }
     case Int32(EventCodes.select):
-      try select(list(), name)
+      try select(list(), ops)
     case Int32(EventCodes.deselect):
       for e in list() {
         if let x = item(e) { forest.setSelected(x, false) }
@@ -255,14 +256,15 @@ extension ListState {
     }
   }
 
-  /// `select` of the items of entries `l`: visible ones only; in single-selection mode the
-  /// selection becomes the one item given (none clears it).
-  private mutating func select(_ l: ArraySlice<Int32>, _ name: (Int32) -> String)
+  /// `select` of the items of entries `l` (of `ops`, which names them in a fault): visible
+  /// ones only; in single-selection mode the selection becomes the one item given (none
+  /// clears it).
+  private mutating func select(_ l: ArraySlice<Int32>, _ ops: borrowing FoldOps)
     throws(ListFault)
   {
     func require(_ e: Int32) throws(ListFault) -> Handle {
       let x = forest.item(entry: e)
-      guard x >= 0 else { throw .missingItem(name(e)) }
+      if x < 0 { throw .missingItem(ops.name(e, forest.ids)) }
       return x
     }
     if l.count == 1 {
@@ -273,7 +275,7 @@ extension ListState {
     var handles: [Handle] = []
     for e in l {
       let x = try require(e)
-      guard forest.isVisible(x) else { throw .hiddenItem(name(e)) }
+      guard forest.isVisible(x) else { throw .hiddenItem(ops.name(e, forest.ids)) }
       if !handles.contains(x) { handles.append(x) }
     }
     if allowsMultipleSelection {

@@ -237,7 +237,7 @@ package final class Recorder {
   /// 2.0: restarts the dictionary when dead entries dominate, and writes due checkpoints.
   private func maintainDictionary() throws(StoreError) {
     guard let count = rows?.table.count else { return }
-    let live = state.numberOfAllItems + state.numberOfSections
+    let live = Self.liveIDs(&state)
     // Before the first restart its size is unknown: 16 bytes per live id (a UUID's) is at
     // least what one costs, so the first forced restart never comes early.
     let due = writer.due(restartEstimate: UInt64(live) * 16)
@@ -246,6 +246,12 @@ package final class Recorder {
     } else if due.checkpoint {
       try writeCheckpoint()
     }
+  }
+
+  /// The live ids of `s`, read through an exclusive access: reading the class's stored
+  /// state across a call into the model copies the whole state first (every event).
+  private static func liveIDs(_ s: inout ListState) -> Int {
+    s.numberOfAllItems + s.numberOfSections
   }
 
   /// Starts a new segment whose dictionary is the live ids, sections first, then items in

@@ -113,6 +113,36 @@ import Testing
     }
   }
 
+  /// Adjacent diffs find ids by scanning unless an event names many: both ways must give
+  /// the whole comparison's answer, the way back through the id table included.
+  @Test func adjacentDiffsOfEventsNamingFewOrManyIdsMatchTheStates() throws {
+    let many = (0..<40).map { "item-\($0)" }
+    var events: [Event] = [
+      Event(.configure(multipleSelection: true)),
+      Event(.appendSections(["s"])),
+      Event(
+        .appendItems(
+          [OutlineNode("p", children: many.map { OutlineNode($0) })], section: nil, parent: nil)),
+      Event(.expand(["p"])),
+      Event(.select(Array(many.prefix(20)))),
+      Event(.collapse(["p"])),
+      Event(.expand(["p"])),
+      Event(.select(["item-3"])),
+      Event(.deleteItems(Array(many.suffix(18)))),
+      Event(.batch(many.prefix(20).map { Event(.update(item: $0, title: "t", fields: nil)) })),
+      Event(.moveItem("item-1", .after("item-5"))),
+    ]
+    SampleSession.generate(events: 300, seed: 8, maxItems: 200) { events.append($0) }
+    let (timeline, _) = try record(events, "few-or-many")
+    for from in 0..<(events.count - 1) {
+      for to in [from + 1, min(from + 9, events.count)] {
+        let expected = Differ.diff(try timeline.state(at: from), try timeline.state(at: to))
+        let fast = try Differ.diff(timeline, from: from, to: to, context: 2)
+        #expect(fast == expected.foldingUnchanged(longerThan: 2), "\(from)→\(to)")
+      }
+    }
+  }
+
   @Test func anAdjacentDiffReadsAFewItemsOfALargeList() throws {
     var events: [Event] = []
     SampleSession.generate(

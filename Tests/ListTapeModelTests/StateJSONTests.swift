@@ -66,8 +66,8 @@ import Testing
 
       """
     for i in 0..<3000 {
-      lines += #"{"op":"appendItems","section":"E","items":[{"id":"item-\#(i)-ünï","title":"row \#(i)"}]}"#
-      lines += "\n"
+      lines += #"{"op":"appendItems","section":"E","items":"#
+      lines += #"[{"id":"item-\#(i)-ünï","title":"row \#(i)"}]}"# + "\n"
     }
     let s = try folded(lines)
     let compact = s.json(event: 7)

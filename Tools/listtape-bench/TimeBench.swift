@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeLog
 import ListTapeModel
 import ListTapeRead
 import ListTapeSamples
@@ -27,7 +28,9 @@ enum TimeBench {
     {
       tools.append(Tool(name: "old", path: base))
     }
-    print("## Issue 21: time travel through the command line (\(count.formatted()) events)\n")
+    print(
+      "## Issues 21, 28 and 29: time travel through the command line (\(count.formatted()) events)\n"
+    )
     print(
       "Load when the group started: \(loadAverage()). Each figure: new, then old; wall "
         + "time (what a person waits) with the CPU time of the same runs in parentheses.\n")
@@ -39,6 +42,77 @@ enum TimeBench {
       }
     } catch {
       print("time benchmark failed: \(error)")
+    }
+    print("\nLoad when the group ended: \(loadAverage()).\n")
+  }
+
+  /// The 10M-event UUID log's figures (`time10m`): replay, its memory, `show` with the
+  /// index from fresh processes, the in-process seek, and the index. The log is made once
+  /// (`listtape generate --events 10000000 --outline 100000 --shape uuid --max-items
+  /// 110000`, recorded) unless LISTTAPE_10M names one.
+  static func run10M() {
+    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("listtape").path
+    var tools = [Tool(name: "new", path: here)]
+    if let base = ProcessInfo.processInfo.environment["LISTTAPE_BASE"],
+      FileManager.default.isExecutableFile(atPath: base)
+    {
+      tools.append(Tool(name: "old", path: base))
+    }
+    let env = ProcessInfo.processInfo.environment
+    let log = env["LISTTAPE_10M"] ?? ReplayBench.directory + "/time-uuid-10000000.ltape"
+    print("## Issues 28 and 29 on the 10M-event UUID log\n")
+    print("Load when the group started: \(loadAverage()).\n")
+    print("| figure | log | " + tools.map(\.name).joined(separator: " | ") + " | required |")
+    print("|---|---|" + tools.map { _ in "---:|" }.joined() + "---|")
+    do {
+      if !FileManager.default.fileExists(atPath: log) {
+        try FormatBench.shell(
+          "'\(here)' generate --events 10000000 --outline 100000 --shape uuid "
+            + "--max-items 110000 | '\(here)' record '\(log).tmp' && mv '\(log).tmp' '\(log)'")
+      }
+      let reader = try LogReader(path: log)
+      let count = Int(reader.eventCount)
+      var values: [String] = []
+      var peaks: [String] = []
+      var rateOK = true
+      var peakOK = true
+      for (k, t) in tools.enumerated() {
+        try? FileManager.default.removeItem(atPath: log + ".idx")
+        lastCPU.removeAll()
+        let s = median(try (0..<3).map { _ in try time(t.path, ["replay", log]) })
+        values.append(
+          String(format: "%.2fM events/s (CPU %.2f s)", Double(count) / s / 1e6, cpuMedian()))
+        let mib = try peakMiB(t.path, ["replay", log])
+        peaks.append(String(format: "%.1f MiB", mib))
+        if k == 0 {
+          rateOK = Double(count) / s >= 3e6
+          peakOK = mib <= 88.4
+        }
+      }
+      rowText("`replay`", "10M uuid", values, "≥ 3M events/s — " + met(rateOK))
+      rowText("`replay` peak resident size", "10M uuid", peaks, "≤ 88.4 MiB — " + met(peakOK))
+      try indexFigures(log, "10M uuid", tools: tools)
+      var rng = SplitMix64(seed: 28)
+      let points = (0..<9).map { _ in 150_000 + Int(rng.next() % UInt64(count - 150_001)) }
+      var shows: [String] = []
+      var showOK = true
+      for (k, t) in tools.enumerated() {
+        var times: [Double] = []
+        var cpus: [Double] = []
+        for n in points {
+          lastCPU.removeAll()
+          times.append(try time(t.path, ["show", log, "--at", "\(n)", "--json"]))
+          cpus.append(cpuMedian())
+        }
+        shows.append(ms(median(times)) + " (CPU " + ms(median(cpus)) + ")")
+        if k == 0 { showOK = median(times) <= 0.1 }
+      }
+      rowText(
+        "`show --at N --json` with the index, median of 9", "10M uuid", shows,
+        "≤ 100 ms — " + met(showOK))
+    } catch {
+      print("10M benchmark failed: \(error)")
     }
     print("\nLoad when the group ended: \(loadAverage()).\n")
   }
@@ -97,6 +171,60 @@ enum TimeBench {
 
   static func ms(_ s: Double) -> String { String(format: "%.0f ms", s * 1000) }
 
+  /// The size of the file at `path`, through symlinks.
+  static func fileSize(_ path: String) -> Int {
+    let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    return ((try? FileManager.default.attributesOfItem(atPath: target))?[.size] as? Int) ?? 0
+  }
+
+  /// The peak resident size of one run of `tool args`, in MiB (by /usr/bin/time).
+  static func peakMiB(_ tool: String, _ args: [String]) throws -> Double {
+    let report = ReplayBench.directory + "/peak.txt"
+    _ = try time("/usr/bin/time", ["-f", "%M", "-o", report, tool] + args)
+    let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+    let kib = text.split(separator: "\n").last.flatMap { Double($0) } ?? 0
+    return kib / 1024
+  }
+
+  /// The index's size and build time against a replay, and where a seek's time goes, in
+  /// this process (the new code only: the figures are the library's).
+  static func indexFigures(_ log: String, _ shape: String, tools: [Tool])
+    throws
+  {
+    let none = tools.dropFirst().map { _ in "—" }
+    let m = try IndexRatio.measure(log)
+    let sizeRatio = Double(fileSize(log + ".idx")) / Double(fileSize(log))
+    rowText(
+      "index size ÷ log size", shape,
+      [String(format: "%.2f × (%.1f MB)", sizeRatio, Double(fileSize(log + ".idx")) / 1e6)]
+        + none, "≤ 2 × — " + met(sizeRatio <= 2))
+    rowText(
+      "index build ÷ replay, in process, best of 3", shape,
+      [String(format: "%.2f × (%.2f s ÷ %.2f s)", m.build / m.replay, m.build, m.replay)]
+        + none, "≤ 1.25 × — " + met(m.build <= 1.25 * m.replay))
+    let parts = try SeekParts.measure(log)
+    let load = parts.inflate + parts.load
+    rowText(
+      "state load at a seek point (inflate + load), in process, median of 21", shape,
+      [ms1(load) + " (inflate " + ms1(parts.inflate) + ", load " + ms1(parts.load) + ")"] + none,
+      "≤ 5 ms — " + met(load <= 0.005))
+    rowText(
+      "state at a random event, in process, median of 21", shape,
+      [
+        ms1(parts.seek) + " (dictionary " + ms1(parts.dictionary)
+          + ", \(parts.folded) events folded)"
+      ]
+        + none, "≤ 20 ms on the 10M log — " + met(parts.seek <= 0.02))
+  }
+
+  static func rowText(
+    _ figure: String, _ shape: String, _ values: [String], _ required: String
+  ) {
+    print("| \(figure) | \(shape) | " + values.joined(separator: " | ") + " | \(required) |")
+  }
+
+  static func ms1(_ s: Double) -> String { String(format: "%.1f ms", s * 1000) }
+
   static func figures(_ shape: IdShape, count: Int, tools: [Tool]) throws {
     let dir = ReplayBench.directory
     let jsonl = dir + "/time-\(shape)-\(count).jsonl"
@@ -130,6 +258,21 @@ enum TimeBench {
     }
     row("`replay`", shape, values, "≥ 3M events/s — " + met(rateOK))
     row("`replay` ÷ `gzip -dc` (\(ms(gunzip)))", shape, ratios, "≤ 1.0 × — " + met(ratioOK))
+
+    var peaks: [String] = []
+    var peakOK = true
+    for (k, t) in tools.enumerated() {
+      let mib = try peakMiB(t.path, ["replay", log])
+      peaks.append(String(format: "%.1f MiB", mib))
+      if k == 0 { peakOK = mib <= 88.4 }
+    }
+    row("`replay` peak resident size", shape, peaks, "≤ 88.4 MiB (issue 3) — " + met(peakOK))
+    let sizeRatio = Double(fileSize(log)) / Double(fileSize(jsonl + ".gz"))
+    let sizeBound = shape == .short ? 0.65 : 0.5
+    row(
+      "log size ÷ gzip -6 of the JSON Lines", shape,
+      [String(format: "%.3f ×", sizeRatio)] + tools.dropFirst().map { _ in "—" },
+      String(format: "≤ %.2f × — ", sizeBound) + met(sizeRatio <= sizeBound))
 
     // Seeks and adjacent diffs from fresh processes at random events past the opening.
     var rng = SplitMix64(seed: 21)
@@ -171,9 +314,25 @@ enum TimeBench {
         (withIndex ? "≤ 50 ms" : "≤ 100 ms") + " — " + met(showOK))
       row("`diff --from N --to N+1` \(kind), median of 9", shape, diffs, "≤ 30 ms — " + met(diffOK))
     }
+    try indexFigures(log, "\(shape)", tools: tools)
     try? FileManager.default.removeItem(atPath: index)
 
-    // Building the outline by its appendItems events: a replay that stops after them.
+    // export --parquet, in events per CPU-second of the exporting process.
+    var exports: [String] = []
+    var exportOK = true
+    for (k, t) in tools.enumerated() {
+      let out = dir + "/time-export-\(shape)"
+      try? FileManager.default.removeItem(atPath: out)
+      lastCPU.removeAll()
+      _ = try time(t.path, ["export", log, "--parquet", "-o", out])
+      let cpu = cpuMedian()
+      try? FileManager.default.removeItem(atPath: out)
+      exports.append(String(format: "%.2fM events/CPU-s", Double(count) / cpu / 1e6))
+      if k == 0 { exportOK = Double(count) / cpu >= 1e6 }
+    }
+    row("`export --parquet`", shape, exports, "≥ 1M events/CPU-s — " + met(exportOK))
+
+    // Building the outline by its appendItems events    // Building the outline by its appendItems events: a replay that stops after them.
     var opening = 0
     var built = ListState()
     var counting = true
@@ -228,7 +387,12 @@ enum TimeBench {
 /// first) against a replay of LOG, in this process, wall and CPU time (both threads), best
 /// of three each.
 enum IndexRatio {
-  static func run(_ path: String) throws {
+  /// Building `path`'s index (any old one removed first) and replaying it, in this
+  /// process, best of three: wall and CPU seconds (both threads) of each.
+  static func measure(_ path: String) throws -> (
+    build: Double, buildCPU: Double,
+    replay: Double, replayCPU: Double
+  ) {
     func cpu() -> Double { InvestigateBench.cpuSeconds() }
     var builds: [(Double, Double)] = []
     var replays: [(Double, Double)] = []
@@ -247,9 +411,15 @@ enum IndexRatio {
     }
     let b = builds.min { $0.0 < $1.0 } ?? (0, 0)
     let r = replays.min { $0.0 < $1.0 } ?? (0, 0)
+    return (b.0, b.1, r.0, r.1)
+  }
+
+  static func run(_ path: String) throws {
+    let m = try measure(path)
     print(
       String(
         format: "index build %.2f s (CPU %.2f s), replay %.2f s (CPU %.2f s): %.2f × (CPU %.2f ×)",
-        b.0, b.1, r.0, r.1, b.0 / r.0, b.1 / r.1))
+        m.build, m.buildCPU, m.replay, m.replayCPU, m.build / m.replay,
+        m.buildCPU / m.replayCPU))
   }
 }

@@ -48,13 +48,15 @@ if args.count == 2 && args[0] == "__replay-memory" {
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
     USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [format]
-                          [fleet] [time] [recovery] [--quick]
+                          [fleet] [time] [time10m] [recovery] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
 
-    time (issue 21, through the CLI; only when named) measures the previous release's
-    binary side by side when LISTTAPE_BASE names it.
+    time (issues 21, 28 and 29, through the CLI, on 1M-event sessions of three id shapes)
+    and time10m (the 10M-event UUID log, or the one LISTTAPE_10M names) run only when
+    named, and measure the previous release's binary side by side when LISTTAPE_BASE
+    names it.
     """)
 } else {
   let quick = args.contains("--quick")
@@ -72,5 +74,6 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if wants("format") { FormatBench.run(quick: quick) }
   if wants("fleet") { FleetBench.run(quick: quick) }
   if selected.contains("time") { TimeBench.run(quick: quick) }
+  if selected.contains("time10m") { TimeBench.run10M() }
   if wants("recovery") { RecoveryBench.run(quick: quick) }
 }

@@ -17,8 +17,9 @@ extension Forest {
 
   /// Selected items in a list and below it, found through the selected counts of entries
   /// (only blocks and items whose subtree holds a selection are visited).
-  /// - Complexity: O(selected × depth × log siblings × fan-out).
-  func selectedItems(inList root: Handle) -> [Handle] {
+  /// - Complexity: O(selected × depth × log siblings × fan-out). Inlined: called from a
+  /// mutating method, an outlined call would copy the forest first.
+  @inline(__always) func selectedItems(inList root: Handle) -> [Handle] {
     var found: [Handle] = []
     var stack: [Handle] = [root]
     while let b = stack.popLast() {
@@ -81,9 +82,12 @@ extension Forest {
   /// Deselects every selected item below `x` (and `x` itself when `includingSelf`).
   /// - Complexity: O(deselected × depth × log siblings × fan-out).
   mutating func deselectSubtree(of x: Handle, includingSelf: Bool) {
-    guard nodes[Int(x)].sel > 0 else { return }
-    var found = selectedItems(inList: nodes[Int(x)].children)
-    if includingSelf && nodes[Int(x)].selected { found.append(x) }
-    for y in found { setSelected(y, false) }
+    let n = nodes[Int(x)]
+    let own: Int32 = n.selected ? 1 : 0
+    if n.sel > own {
+      for y in selectedItems(inList: n.children) { setSelected(y, false) }
+    }
+    if includingSelf && n.selected { setSelected(x, false) }
   }
+
 }

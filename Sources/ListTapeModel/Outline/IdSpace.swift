@@ -64,6 +64,13 @@ package struct IdSpace: Sendable {
 
   // MARK: Reading entries
 
+  /// The first stored byte of entry `e`, read only to bring it into the cache before a
+  /// batch of ids is written.
+  @inline(__always) func touch(_ e: Int) -> UInt32 {
+    let start = e == 0 ? 0 : Int(ends[e &- 1])
+    return start < bytes.count ? UInt32(bytes[start]) : 0
+  }
+
   /// Calls `body` with entry `e`'s stored form.
   @inline(__always) package func withStored<R>(_ e: Int, _ body: (UnsafeRawBufferPointer) -> R)
     -> R
