@@ -158,7 +158,7 @@ enum TimeBench {
   }
 
   /// One run of `tool args`: wall seconds, CPU seconds and peak resident KiB of the child
-  /// alone. On Linux by posix_spawn and wait4 (Foundation's `Process` notices an exit on
+  /// alone (that one counts this process's size when spawned by it: see `peakMiB`). On Linux by posix_spawn and wait4 (Foundation's `Process` notices an exit on
   /// a 50 ms tick, which rounded every wall time up to it); elsewhere by `Process`.
   static func spawn(_ tool: String, _ args: [String], input: String?) throws -> (
     wall: Double, cpu: Double, peakKiB: Int
@@ -220,9 +220,14 @@ enum TimeBench {
     return ((try? FileManager.default.attributesOfItem(atPath: target))?[.size] as? Int) ?? 0
   }
 
-  /// The peak resident size of one run of `tool args`, in MiB.
+  /// The peak resident size of one run of `tool args`, in MiB, by /usr/bin/time (a child
+  /// spawned from this large process would count this process's size at exec in its own).
   static func peakMiB(_ tool: String, _ args: [String]) throws -> Double {
-    Double(try spawn(tool, args, input: nil).peakKiB) / 1024
+    let report = ReplayBench.directory + "/peak.txt"
+    _ = try spawn("/usr/bin/time", ["-f", "%M", "-o", report, tool] + args, input: nil)
+    let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+    let kib = text.split(separator: "\n").last.flatMap { Double($0) } ?? 0
+    return kib / 1024
   }
 
   /// The index's size and build time against a replay, and where a seek's time goes, in
