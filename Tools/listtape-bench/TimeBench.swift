@@ -18,8 +18,8 @@ enum TimeBench {
     var path: String
   }
 
-  static func run(quick: Bool) {
-    let count = quick ? 200_000 : events
+  /// The `listtape` beside this bench, then LISTTAPE_BASE's when it names one.
+  static func tools() -> [Tool] {
     let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
       .appendingPathComponent("listtape").path
     var tools = [Tool(name: "new", path: here)]
@@ -28,6 +28,12 @@ enum TimeBench {
     {
       tools.append(Tool(name: "old", path: base))
     }
+    return tools
+  }
+
+  static func run(quick: Bool) {
+    let count = quick ? 200_000 : events
+    let tools = Self.tools()
     print(
       "## Issues 21, 28 and 29: time travel through the command line (\(count.formatted()) events)\n"
     )
@@ -51,14 +57,8 @@ enum TimeBench {
   /// (`listtape generate --events 10000000 --outline 100000 --shape uuid --max-items
   /// 110000`, recorded) unless LISTTAPE_10M names one.
   static func run10M() {
-    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("listtape").path
-    var tools = [Tool(name: "new", path: here)]
-    if let base = ProcessInfo.processInfo.environment["LISTTAPE_BASE"],
-      FileManager.default.isExecutableFile(atPath: base)
-    {
-      tools.append(Tool(name: "old", path: base))
-    }
+    let tools = Self.tools()
+    let here = tools[0].path
     let env = ProcessInfo.processInfo.environment
     let log = env["LISTTAPE_10M"] ?? ReplayBench.directory + "/time-uuid-10000000.ltape"
     print("## Issues 28 and 29 on the 10M-event UUID log\n")
