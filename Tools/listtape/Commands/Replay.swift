@@ -40,7 +40,10 @@ enum ReplayCommand: Command {
     let json = arguments.json
     let out = io.out
     let style = io.style
+    // Kept for --json only (its object lists them); the text prints each as it comes, so
+    // its memory does not grow with the log's faults.
     var faults: [(event: Int, op: String, reason: String)] = []
+    var faultCount = 0
     let progress = Progress("replaying", events: through)
     let clock = ContinuousClock()
     let start = clock.now
@@ -51,11 +54,12 @@ enum ReplayCommand: Command {
         ops, i, fault, _ in
         guard let fault else { return true }
         let n = ops.seqs[i]
-        let op = ops.name(i)
-        faults.append((n, op, fault.description))
-        if !json {
+        faultCount += 1
+        if json {
+          faults.append((n, ops.name(i), fault.description))
+        } else {
           progress.finish()
-          out.line(style.red(faultLine(n, op, fault)))
+          out.line(style.red(faultLine(n, ops.name(i), fault)))
         }
         return !strict
       }
@@ -65,7 +69,7 @@ enum ReplayCommand: Command {
     let seconds =
       Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let state = result.state ?? ListState()
-    let stopped = strict && !faults.isEmpty
+    let stopped = strict && faultCount > 0
     // Where the fold ended: the last event folded when --strict stopped it, else --to.
     let end = stopped ? result.stoppedAt : through
     let skipped = timeline.notReplayed(through: end)
@@ -74,7 +78,7 @@ enum ReplayCommand: Command {
         JSONWriter.line { w in
           w.field("events", total)
           w.field("through", end)
-          w.field("faults", faults.count)
+          w.field("faults", faultCount)
           w.key("faultsFound")
           w.beginArray()
           for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
@@ -103,8 +107,8 @@ enum ReplayCommand: Command {
       if end < total { line += " of \(Render.count(total))" }
       line += ": "
       line +=
-        faults.isEmpty
-        ? style.green("no faults") : style.red(Render.plural(faults.count, "fault"))
+        faultCount == 0
+        ? style.green("no faults") : style.red(Render.plural(faultCount, "fault"))
       if stopped { line += " (stopped at the first, --strict)" }
       if result.state != nil || stopped {
         line += "; \(Render.plural(state.numberOfSections, "section")), "
@@ -124,7 +128,7 @@ enum ReplayCommand: Command {
       out.line(line)
     }
     if timeline.readStoppedShort || !skipped.isEmpty { return ExitCode.damaged }
-    return faults.isEmpty ? ExitCode.success : ExitCode.faults
+    return faultCount == 0 ? ExitCode.success : ExitCode.faults
   }
 }
 
