@@ -360,7 +360,8 @@ struct EntryTable: Sendable {
     }
   }
 
-  /// Adds entry `e` of `space` unless an earlier entry holds the same id.
+  /// Adds entry `e` of `space` unless an earlier entry holds the same id: one hash and one
+  /// probe sequence, which ends at the id's slot or at the empty slot that takes it.
   mutating func insertIfAbsent(_ e: Int32, _ space: IdSpace) {
     if (count &+ 1) &* 2 > slots.count {
       var bigger = EntryTable()
@@ -370,13 +371,25 @@ struct EntryTable: Sendable {
       self = bigger
     }
     let r = space.extent(Int(e))
-    let found: Int32? = space.bytes.withUnsafeBytes {
-      find(UnsafeRawBufferPointer(rebasing: $0[r]), space)
+    let placed: Bool = space.bytes.withUnsafeBufferPointer { all in
+      let key = UnsafeBufferPointer(rebasing: all[r])
+      let h = Self.hash(UnsafeRawBufferPointer(key))
+      let mask = slots.count &- 1
+      var i = Int(h & UInt32(truncatingIfNeeded: mask))
+      while true {
+        let s = slots[i]
+        if s == 0 {
+          slots[i] = UInt64(h) << 32 | UInt64(UInt32(bitPattern: e) &+ 1)
+          return true
+        }
+        if UInt32(truncatingIfNeeded: s >> 32) == h {
+          let other = space.extent(Int(UInt32(truncatingIfNeeded: s)) &- 1)
+          if IdentifierIndex.equal(UnsafeBufferPointer(rebasing: all[other]), key) { return false }
+        }
+        i = (i &+ 1) & mask
+      }
     }
-    if found != nil { return }
-    let h = space.bytes.withUnsafeBytes { Self.hash(UnsafeRawBufferPointer(rebasing: $0[r])) }
-    place(UInt64(h) << 32 | UInt64(UInt32(bitPattern: e) &+ 1))
-    count &+= 1
+    if placed { count &+= 1 }
   }
 
   private mutating func place(_ s: UInt64) {
