@@ -10,35 +10,35 @@ enum IdText {
   /// The kind of `utf8` and, for a canonical UUID (8-4-4-4-12 hex digits, one case), its
   /// 16 bytes.
   static func classify(_ utf8: UnsafeBufferPointer<UInt8>) -> (UInt8, UInt64, UInt64) {
-    guard utf8.count == 36 else { return (text, 0, 0) }
+    guard utf8.count == 36, let p = utf8.baseAddress,
+      p[8] == 0x2D, p[13] == 0x2D, p[18] == 0x2D, p[23] == 0x2D
+    else { return (text, 0, 0) }
+    // One pass over the 32 digits, without a branch per kind of character: a digit, a hex
+    // letter (its case in bit 0x20), or anything else, which makes the id text.
+    let dashes: UInt64 = 1 << 8 | 1 << 13 | 1 << 18 | 1 << 23
     var hi: UInt64 = 0
     var lo: UInt64 = 0
-    var upper = false
-    var lower = false
+    var lower: UInt8 = 0
+    var upper: UInt8 = 0
+    var bad: UInt8 = 0
     var digits = 0
-    for i in 0..<36 {
-      let c = utf8[i]
-      if i == 8 || i == 13 || i == 18 || i == 23 {
-        guard c == 0x2D else { return (text, 0, 0) }
-        continue
-      }
-      let v: UInt8
-      switch c {
-      case 0x30...0x39: v = c - 0x30
-      case 0x41...0x46:
-        v = c - 0x41 + 10
-        upper = true
-      case 0x61...0x66:
-        v = c - 0x61 + 10
-        lower = true
-      default: return (text, 0, 0)
-      }
-      if digits < 16 { hi = hi << 4 | UInt64(v) } else { lo = lo << 4 | UInt64(v) }
-      digits += 1
+    for i in 0..<36 where dashes >> UInt64(i) & 1 == 0 {
+      let c = p[i]
+      let d = c &- 0x30
+      let l = (c | 0x20) &- 0x61
+      let isDigit: UInt8 = d < 10 ? 1 : 0
+      let isLetter: UInt8 = l < 6 ? 1 : 0
+      bad |= 1 &- (isDigit | isLetter)
+      let caseBit = (c >> 5) & 1
+      lower |= isLetter & caseBit
+      upper |= isLetter & (caseBit ^ 1)
+      let v = UInt64(isDigit == 1 ? d : l &+ 10)
+      if digits < 16 { hi = hi << 4 | v } else { lo = lo << 4 | v }
+      digits &+= 1
     }
-    // All digits: either case reads back the same; call it upper.
-    if upper && lower { return (text, 0, 0) }
-    return (lower ? uuidLower : uuidUpper, hi, lo)
+    // Mixed case is text; all digits read back the same either way: call it upper.
+    guard bad == 0, lower & upper == 0 else { return (text, 0, 0) }
+    return (lower != 0 ? uuidLower : uuidUpper, hi, lo)
   }
 
   /// A UUID's 36 characters in a fixed buffer (no allocation).
