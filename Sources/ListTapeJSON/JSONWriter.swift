@@ -103,12 +103,7 @@ package struct JSONWriter: Sendable {
   package mutating func key(utf8: UnsafeBufferPointer<UInt8>) {
     beforeValue()
     appendQuoted(utf8)
-    bytes.append(ASCII.colon)
-    if pretty {
-      bytes.append(ASCII.space)
-    }
-    needsComma = false
-    afterKey = true
+    endKey()
   }
 
   /// Writes an object key that needs no escaping (a name of the format, written once per
@@ -118,12 +113,7 @@ package struct JSONWriter: Sendable {
     bytes.append(ASCII.quote)
     name.withUTF8Buffer { bytes.append(contentsOf: $0) }
     bytes.append(ASCII.quote)
-    bytes.append(ASCII.colon)
-    if pretty {
-      bytes.append(ASCII.space)
-    }
-    needsComma = false
-    afterKey = true
+    endKey()
   }
 
   /// Makes room for `n` more bytes (a caller about to write a large document).
@@ -171,12 +161,7 @@ package struct JSONWriter: Sendable {
   package mutating func key(_ name: String) {
     beforeValue()
     appendQuoted(name)
-    bytes.append(ASCII.colon)
-    if pretty {
-      bytes.append(ASCII.space)
-    }
-    needsComma = false
-    afterKey = true
+    endKey()
   }
 
   /// Opens an object.
@@ -224,6 +209,16 @@ package struct JSONWriter: Sendable {
   }
 
   // MARK: - Private
+
+  /// After a key's quoted name: the colon (and a space when pretty); its value comes next.
+  private mutating func endKey() {
+    bytes.append(ASCII.colon)
+    if pretty {
+      bytes.append(ASCII.space)
+    }
+    needsComma = false
+    afterKey = true
+  }
 
   private mutating func beforeValue() {
     if afterKey {

@@ -128,8 +128,8 @@ struct ByteSource {
     try text(try count())
   }
 
-  /// The next `n` bytes (already checked to remain) as validated UTF-8.
-  /// Calls `body` with the next `n` bytes, checked to be UTF-8 text.
+  /// Calls `body` with the next `n` bytes (already checked to remain), checked to be UTF-8
+  /// text.
   @inline(__always) mutating func withText<R>(
     _ n: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R
   ) throws(CodecError) -> R {
@@ -143,15 +143,9 @@ struct ByteSource {
     return body(units)
   }
 
+  /// The next `n` bytes as a `String`, checked to be UTF-8 text.
   @inline(__always) mutating func text(_ n: Int) throws(CodecError) -> String {
-    let slice = UnsafeRawBufferPointer(rebasing: base[offset..<offset + n])
-    offset += n
-    let units = UnsafeBufferPointer(
-      start: slice.baseAddress?.assumingMemoryBound(to: UInt8.self), count: n)
-    guard UTF8Validation.isValid(units) else {
-      throw CodecError("invalid UTF-8 in string", offset: offset - n)
-    }
-    return String(decoding: units, as: UTF8.self)
+    try withText(n) { String(decoding: $0, as: UTF8.self) }
   }
 
   /// Skips the next `n` bytes (already counted by `count()`), checking they are UTF-8.

@@ -340,23 +340,11 @@ struct EntryTable: Sendable {
   }
 
   func find(_ form: UnsafeRawBufferPointer, _ space: IdSpace) -> Int32? {
-    let h = Self.hash(form)
-    let mask = slots.count &- 1
-    // In UInt32 first: a hash above Int32.max is no Int on a 32-bit platform (wasm32).
-    var i = Int(h & UInt32(truncatingIfNeeded: mask))
-    let key = UnsafeBufferPointer(rebasing: form.assumingMemoryBound(to: UInt8.self)[...])
-    while true {
-      let s = slots[i]
-      if s == 0 { return nil }
-      if UInt32(truncatingIfNeeded: s >> 32) == h {
-        let e = Int(UInt32(truncatingIfNeeded: s)) &- 1
-        let r = space.extent(e)
-        let equal = space.bytes.withUnsafeBufferPointer {
-          IdentifierIndex.equal(UnsafeBufferPointer(rebasing: $0[r]), key)
-        }
-        if equal { return Int32(truncatingIfNeeded: e) }
-      }
-      i = (i &+ 1) & mask
+    space.bytes.withUnsafeBufferPointer { all in
+      probe(
+        UnsafeBufferPointer(rebasing: form.assumingMemoryBound(to: UInt8.self)[...]), all, space
+      )
+      .entry
     }
   }
 
@@ -370,26 +358,34 @@ struct EntryTable: Sendable {
       bigger.count = count
       self = bigger
     }
-    let r = space.extent(Int(e))
-    let placed: Bool = space.bytes.withUnsafeBufferPointer { all in
-      let key = UnsafeBufferPointer(rebasing: all[r])
-      let h = Self.hash(UnsafeRawBufferPointer(key))
-      let mask = slots.count &- 1
-      var i = Int(h & UInt32(truncatingIfNeeded: mask))
-      while true {
-        let s = slots[i]
-        if s == 0 {
-          slots[i] = UInt64(h) << 32 | UInt64(UInt32(bitPattern: e) &+ 1)
-          return true
-        }
-        if UInt32(truncatingIfNeeded: s >> 32) == h {
-          let other = space.extent(Int(UInt32(truncatingIfNeeded: s)) &- 1)
-          if IdentifierIndex.equal(UnsafeBufferPointer(rebasing: all[other]), key) { return false }
-        }
-        i = (i &+ 1) & mask
-      }
+    let found = space.bytes.withUnsafeBufferPointer { all in
+      probe(UnsafeBufferPointer(rebasing: all[space.extent(Int(e))]), all, space)
     }
-    if placed { count &+= 1 }
+    guard found.entry == nil else { return }
+    slots[found.slot] = UInt64(found.hash) << 32 | UInt64(UInt32(bitPattern: e) &+ 1)
+    count &+= 1
+  }
+
+  /// Where `key` (an id's stored form; `all` is `space`'s bytes) is: its entry, or the empty
+  /// slot its probe sequence ends at; and its hash.
+  @inline(__always) private func probe(
+    _ key: UnsafeBufferPointer<UInt8>, _ all: UnsafeBufferPointer<UInt8>, _ space: IdSpace
+  ) -> (entry: Int32?, slot: Int, hash: UInt32) {
+    let h = Self.hash(UnsafeRawBufferPointer(key))
+    let mask = slots.count &- 1
+    // In UInt32 first: a hash above Int32.max is no Int on a 32-bit platform (wasm32).
+    var i = Int(h & UInt32(truncatingIfNeeded: mask))
+    while true {
+      let s = slots[i]
+      if s == 0 { return (nil, i, h) }
+      if UInt32(truncatingIfNeeded: s >> 32) == h {
+        let e = Int(UInt32(truncatingIfNeeded: s)) &- 1
+        if IdentifierIndex.equal(UnsafeBufferPointer(rebasing: all[space.extent(e)]), key) {
+          return (Int32(truncatingIfNeeded: e), i, h)
+        }
+      }
+      i = (i &+ 1) & mask
+    }
   }
 
   private mutating func place(_ s: UInt64) {

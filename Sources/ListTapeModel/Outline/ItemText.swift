@@ -99,23 +99,29 @@ enum ItemText {
     var fields: UnsafeRawBufferPointer?
   }
 
+  /// The varint at `at` in `bytes` (trusted: written by `encode` or checked by `check`),
+  /// moving `at` past it.
+  @inline(__always) private static func trustedVarint(
+    _ bytes: UnsafeRawBufferPointer, _ at: inout Int
+  ) -> Int {
+    var v = 0
+    var shift = 0
+    while at < bytes.count {
+      let b = bytes[at]
+      at &+= 1
+      v |= Int(b & 0x7F) << shift
+      if b < 0x80 { break }
+      shift &+= 7
+    }
+    return v
+  }
+
   /// The parts of a blob (trusted: written by `encode` or checked by `check`).
   static func parts(_ blob: UnsafeRawBufferPointer) -> Parts {
     var p = Parts()
     guard let flags = blob.first else { return p }
     var at = 1
-    func varint() -> Int {
-      var v = 0
-      var shift = 0
-      while at < blob.count {
-        let b = blob[at]
-        at &+= 1
-        v |= Int(b & 0x7F) << shift
-        if b < 0x80 { break }
-        shift &+= 7
-      }
-      return v
-    }
+    func varint() -> Int { trustedVarint(blob, &at) }
     if flags & hasTitle != 0 {
       let n = varint()
       p.title = UnsafeRawBufferPointer(rebasing: blob[at..<at &+ n])
@@ -134,18 +140,7 @@ enum ItemText {
   ) {
     guard let f = parts.fields else { return }
     var at = 0
-    func varint() -> Int {
-      var v = 0
-      var shift = 0
-      while at < f.count {
-        let b = f[at]
-        at &+= 1
-        v |= Int(b & 0x7F) << shift
-        if b < 0x80 { break }
-        shift &+= 7
-      }
-      return v
-    }
+    func varint() -> Int { trustedVarint(f, &at) }
     for _ in 0..<parts.fieldCount {
       let k = varint()
       let key = UnsafeRawBufferPointer(rebasing: f[at..<at &+ k])
