@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,6 +19,29 @@ enum IndexFormat {
   static let maxSegments = 1 << 22
   static let maxSnapshotBytes = 256 << 20
   static let maxDictionaryEntries = 1 << 28
+  /// States of at least this many bytes are stored in two parts (`IndexSeekPoint.partOffset`).
+  static let twoPartState = 64 << 10
+}
+
+/// The second part of a two-part state, inflated on another thread: `done` is signalled
+/// when `result` (bytes written into `output`, and whether the stream ended) is set.
+private final class PartInflation: @unchecked Sendable {
+  let input: UnsafeRawBufferPointer
+  let output: UnsafeMutableRawBufferPointer
+  var result: (written: Int, ended: Bool)?
+  let done = DispatchSemaphore(value: 0)
+
+  init(_ input: UnsafeRawBufferPointer, capacity: Int) {
+    self.input = input
+    output = .allocate(byteCount: capacity, alignment: 16)
+  }
+
+  deinit { output.deallocate() }
+
+  func run() {
+    result = Inflater(raw: true)?.inflatePart(input, into: output)
+    done.signal()
+  }
 }
 
 /// A point of an index file where reading can start: the state after event `seq`, and
@@ -37,6 +62,12 @@ package struct IndexSeekPoint: Sendable, Equatable {
   var blobLength: Int
   var rawLength: Int
   var blobCRC: UInt32
+  /// Where in the stored state a second raw deflate stream starts (its last column, after
+  /// a full flush), so that two threads inflate it; 0: one stream.
+  var partOffset = 0
+
+  /// Whether the state is stored in two parts, inflated side by side.
+  package var isInTwoParts: Bool { partOffset > 0 }
 }
 
 /// A segment's dictionary as an index file stores it: entries in stored form and their ends.
@@ -219,7 +250,8 @@ package final class LogIndex {
         blobOffset: seekTable.loadLE(UInt64.self, at: at + 32),
         blobLength: Int(seekTable.loadLE(UInt32.self, at: at + 40)),
         rawLength: Int(seekTable.loadLE(UInt32.self, at: at + 44)),
-        blobCRC: seekTable.loadLE(UInt32.self, at: at + 48))
+        blobCRC: seekTable.loadLE(UInt32.self, at: at + 48),
+        partOffset: Int(seekTable.loadLE(UInt32.self, at: at + 52)))
       guard p.segmentIndex < segments.count, segments[p.segmentIndex].key == p.segment,
         p.dictionaryCount <= segments[p.segmentIndex].entries,
         p.seq < snapshot.nextSeq, p.frameOffset <= coveredEnd,
@@ -261,8 +293,14 @@ package final class LogIndex {
         .damaged, path: path, message: "index state after event \(point.seq) does not check out",
         offset: point.blobOffset)
     }
-    var raw = [UInt8](repeating: 0, count: point.rawLength)
-    let problem = raw.withUnsafeMutableBytes { inflater.inflateExact(compressed, into: $0) }
+    let problem: String?
+    var raw: [UInt8]
+    if point.partOffset >= 8, point.partOffset < point.blobLength, point.rawLength >= 2 {
+      (raw, problem) = inflateInParts(compressed, split: point.partOffset, count: point.rawLength)
+    } else {
+      raw = [UInt8](repeating: 0, count: point.rawLength)
+      problem = raw.withUnsafeMutableBytes { inflater.inflateExact(compressed, into: $0) }
+    }
     if let problem {
       throw LogError(
         .damaged, path: path, message: "index state after event \(point.seq): \(problem)",
@@ -270,6 +308,29 @@ package final class LogIndex {
     }
     source.shrink()
     return raw
+  }
+
+  /// Inflates a state stored as two parts (`split`: where the second starts), the second on
+  /// another thread while this one inflates the first: `count` bytes, or why not.
+  private func inflateInParts(_ compressed: UnsafeRawBufferPointer, split: Int, count: Int) -> (
+    [UInt8], String?
+  ) {
+    let tail = PartInflation(
+      UnsafeRawBufferPointer(rebasing: compressed[split...]), capacity: count)
+    DispatchQueue.global(qos: .userInitiated).async { tail.run() }
+    var head: (written: Int, ended: Bool)?
+    var raw = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      head = inflater.inflatePart(
+        UnsafeRawBufferPointer(rebasing: compressed[..<split]),
+        into: UnsafeMutableRawBufferPointer(buffer))
+      initialized = head?.written ?? 0
+    }
+    tail.done.wait()
+    guard let head, !head.ended, let rest = tail.result, rest.ended,
+      head.written + rest.written == count
+    else { return ([], "its two parts do not inflate to \(count) bytes") }
+    raw.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail.output[..<rest.written]))
+    return (raw, nil)
   }
 
   /// The dictionary a decoder needs at `point`: its segment's entries as far as the index
@@ -543,14 +604,21 @@ package final class LogIndexBuilder {
   ) throws(LogError) {
     out.removeAll(keepingCapacity: true)
     out = [UInt8](repeating: 0, count: deflater.bound(state.count, blocks: flushPoints.count + 1))
-    let n = state.withUnsafeBytes { src in
-      out.withUnsafeMutableBytes { deflater.compress(src, into: $0, flushPoints: flushPoints) }
+    // A large state's last column is a stream of its own, inflated beside the rest.
+    let independent = state.count >= IndexFormat.twoPartState ? flushPoints.last : nil
+    let compressed = state.withUnsafeBytes { src in
+      out.withUnsafeMutableBytes {
+        deflater.compress(src, into: $0, flushPoints: flushPoints, independentFrom: independent)
+      }
     }
-    guard let n else { throw LogError(.io, path: temporary, message: "zlib deflate failed") }
+    guard let (n, split) = compressed else {
+      throw LogError(.io, path: temporary, message: "zlib deflate failed")
+    }
     let crc = out.withUnsafeBytes { crc32Bytes(0, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
     let point = IndexSeekPoint(
       seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
-      segmentIndex: -1, blobOffset: end, blobLength: n, rawLength: state.count, blobCRC: crc)
+      segmentIndex: -1, blobOffset: end, blobLength: n, rawLength: state.count, blobCRC: crc,
+      partOffset: split)
     try writeAt(end, Array(out[0..<n]))
     end += UInt64(n)
     if out.count > (8 << 20) { out = [] }
@@ -606,6 +674,7 @@ package final class LogIndexBuilder {
         t.storeLE(UInt32(p.blobLength), at: at + 40)
         t.storeLE(UInt32(p.rawLength), at: at + 44)
         t.storeLE(p.blobCRC, at: at + 48)
+        t.storeLE(UInt32(p.partOffset), at: at + 52)
       }
     }
     let seekOffset = end

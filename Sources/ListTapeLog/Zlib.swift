@@ -50,24 +50,40 @@ final class Deflater {
     _ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer,
     flushPoints: [Int] = []
   ) -> Int? {
+    compress(src, into: dst, flushPoints: flushPoints, independentFrom: nil)?.length
+  }
+
+  /// `compress`, and with `independentFrom` (one of `flushPoints`) the stream is fully
+  /// flushed there: what follows is a raw deflate stream of its own that starts at the
+  /// returned compressed offset `split` (0 without), which a second inflater can inflate
+  /// while the first inflates what comes before. The whole is still one zlib stream.
+  func compress(
+    _ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer,
+    flushPoints: [Int], independentFrom: Int?
+  ) -> (length: Int, split: Int)? {
     guard let out = dst.baseAddress, dst.count > 0, src.count <= Int(UInt32.max) else { return nil }
     deflateReset(stream)
     stream.pointee.next_out = out.assumingMemoryBound(to: Bytef.self)
     stream.pointee.avail_out = uInt(min(dst.count, Int(UInt32.max)))
     let base = src.baseAddress?.assumingMemoryBound(to: Bytef.self)
     var start = 0
+    var split = 0
     for point in flushPoints where point > start && point < src.count {
       stream.pointee.next_in = UnsafeMutablePointer(mutating: base.map { $0 + start })
       stream.pointee.avail_in = uInt(point - start)
-      let rc = deflate(stream, Z_BLOCK)
-      guard rc == Z_OK, stream.pointee.avail_in == 0 else { return nil }
+      let full = point == independentFrom
+      let rc = deflate(stream, full ? Z_FULL_FLUSH : Z_BLOCK)
+      guard rc == Z_OK, stream.pointee.avail_in == 0, stream.pointee.avail_out > 0 else {
+        return nil
+      }
+      if full { split = Int(stream.pointee.total_out) }
       start = point
     }
     stream.pointee.next_in = UnsafeMutablePointer(mutating: base.map { $0 + start })
     stream.pointee.avail_in = uInt(src.count - start)
     let rc = deflate(stream, Z_FINISH)
     guard rc == Z_STREAM_END else { return nil }
-    return Int(stream.pointee.total_out)
+    return (Int(stream.pointee.total_out), split)
   }
 }
 
@@ -76,9 +92,39 @@ final class Inflater {
   private let stream: UnsafeMutablePointer<z_stream>
   private var scratch: UInt8 = 0
 
-  init?() {
-    guard let s = newStream({ listtape_inflateInit2($0, 15) }) else { return nil }
+  /// A zlib inflater, or with `raw` one for a raw deflate stream (no header, no Adler-32).
+  init?(raw: Bool = false) {
+    guard let s = newStream({ listtape_inflateInit2($0, raw ? -15 : 15) }) else { return nil }
     stream = s
+  }
+
+  /// Inflates all of `src`, the part of a stream before a full flush (or, for a raw
+  /// inflater, the part after one, up to the stream's end), into the start of `dst`;
+  /// returns the bytes written and whether the stream ended, or nil when `src` does not end
+  /// where a part ends or the output would not fit. Bytes after a raw stream's end (the
+  /// whole's Adler-32) are left.
+  func inflatePart(_ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer)
+    -> (written: Int, ended: Bool)?
+  {
+    guard src.count <= Int(UInt32.max), dst.count <= Int(UInt32.max),
+      let out = dst.baseAddress?.assumingMemoryBound(to: Bytef.self)
+    else { return nil }
+    inflateReset(stream)
+    stream.pointee.next_in = UnsafeMutablePointer(
+      mutating: src.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.avail_in = uInt(src.count)
+    stream.pointee.next_out = out
+    stream.pointee.avail_out = uInt(dst.count)
+    let rc = inflate(stream, Z_SYNC_FLUSH)
+    let written = dst.count - Int(stream.pointee.avail_out)
+    switch rc {
+    case Z_STREAM_END: return (written, true)
+    case Z_OK, Z_BUF_ERROR:
+      // A part before a full flush ends with all its input read and its output flushed.
+      guard stream.pointee.avail_in == 0, stream.pointee.avail_out > 0 else { return nil }
+      return (written, false)
+    default: return nil
+    }
   }
 
   deinit {

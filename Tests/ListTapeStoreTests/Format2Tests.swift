@@ -104,6 +104,24 @@ struct RecordedSession {
     }
   }
 
+  /// A state of tens of thousands of items is stored in the index in two parts, inflated
+  /// side by side, and loads to the state a direct fold makes.
+  @Test func largeIndexStatesLoadFromTwoParts() throws {
+    let s = try RecordedSession(1_500, seed: 26, items: 40_000, shape: .uuid, every: 500)
+    defer { s.remove() }
+    let timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 500
+    try timeline.buildIndex()
+    let index = try #require(LogIndex.open(forLog: s.path))
+    #expect(index.seekPoints.contains { $0.isInTwoParts })
+    let reopened = try Timeline(path: s.path)
+    #expect(reopened.indexStatus == .valid)
+    for (i, expected) in s.states.enumerated().reversed() {
+      #expect(try reopened.state(at: i * s.every) == expected, "event \(i * s.every)")
+    }
+    #expect(try reopened.state(at: 1_234) == direct(s.events, through: 1_234))
+  }
+
   /// With a valid index, open does not scan the frames it covers: damage inside them is
   /// found only when those frames are read (and reported with its offset then); without
   /// the index the same open reports it at once.

@@ -392,6 +392,37 @@ enum SeekParts {
       seek: median(parts[3]), folded: Int(median(parts[4])))
   }
 
+  /// `listtape-bench __state-load LOG [RUNS]`: the dictionary read and state load of the
+  /// last seek point, `RUNS` times in a row (for a profiler), with the median of each.
+  static func loop(_ path: String, runs: Int) throws {
+    let reader = try LogReader(path: path)
+    guard let index = reader.index, let p = index.seekPoint(atOrBefore: UInt64.max) else {
+      print("no index: run a command that builds it first")
+      return
+    }
+    var dictionaryTimes: [Double] = []
+    var loadTimes: [Double] = []
+    for _ in 0..<max(1, runs) {
+      var t = Clock.now()
+      let (stored, ends) = try index.dictionary(at: p)
+      let dictionary = try IdSpace(stored: stored, ends: ends)
+      dictionaryTimes.append(Clock.now() - t)
+      t = Clock.now()
+      let blob = try index.state(at: p)
+      let state = try blob.withUnsafeBytes {
+        try ListState(
+          compact: $0, ids: dictionary,
+          aliases: DefinitionAliases(vetted: dictionary.count, map: [:]))
+      }
+      loadTimes.append(Clock.now() - t)
+      precondition(state.numberOfAllItems >= 0)
+    }
+    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+    print(
+      "dictionary \(fmt(median(dictionaryTimes) * 1000)) ms, "
+        + "inflate and load \(fmt(median(loadTimes) * 1000)) ms (medians of \(runs))")
+  }
+
   static func run(_ path: String) throws {
     let f = try measure(path)
     print(

@@ -266,69 +266,27 @@ extension ListState {
     let sectionCount = try s.count(minBytes: 2)
     var columns = try ColumnSplit.split(&s, count: Self.compactColumns)
     guard s.isAtEnd else { throw s.fail("\(s.remaining) bytes after the columns") }
-    func entry(_ v: Int64, _ c: ByteSource) throws(CodecError) -> Int32 {
-      guard v >= 0, v < Int64(limit) else { throw c.fail("entry \(v) of \(limit)") }
-      let e = aliases.canonical(Int32(truncatingIfNeeded: v))
-      guard !ids.extent(Int(e)).isEmpty else {
-        throw c.fail("entry \(e) was lost with the events that defined it")
-      }
-      return e
-    }
     // Sections first (entry, item count): every item has one byte in the flags column, so
     // the total is bounded by that column before the tables grow for it.
-    var sections: [(entry: Int32, count: Int, offset: Int)] = []
+    var sections: [CompactSection] = []
     var total = 0
     for _ in 0..<sectionCount {
       let at = columns[0].origin + columns[0].offset
-      let e = try entry(Int64(truncatingIfNeeded: try columns[0].varint()), columns[0])
+      let e = try Self.compactEntry(
+        Int64(truncatingIfNeeded: try columns[0].varint()), in: columns[0], limit: limit,
+        aliases: aliases, ids: ids)
       let count = try columns[0].varint()
       guard count <= UInt64(columns[2].remaining - total) else {
         throw columns[0].fail("section of \(count) items")
       }
       total += Int(count)
-      sections.append((e, Int(count), at))
+      sections.append(CompactSection(entry: e, count: Int(count), offset: at))
     }
     guard columns[0].isAtEnd else {
       throw columns[0].fail("\(columns[0].remaining) bytes left after the sections")
     }
-    var builder = ListStateBuilder(allowsMultipleSelection: mode == 1, ids: ids)
-    builder.reserve(items: min(total, Self.maxReserved))
-    builder.state.forest.text.reserveCapacity(columns[4].remaining + total / 4)
-    var previous: Int64 = -1
-    for section in sections {
-      try ListStateBuilder.step(at: section.offset) { () throws(ListStateBuilder.Failure) in
-        try builder.beginSection(entry: section.entry)
-      }
-      for _ in 0..<section.count {
-        let at = columns[3].origin + columns[3].offset
-        let level = try columns[1].varint()
-        let flags = try columns[2].byte()
-        guard flags <= ItemFlag.all else { throw columns[2].fail("bad item flags \(flags)") }
-        let e = previous &+ 1 &+ (try columns[3].zigzag())
-        previous = e
-        let k = try entry(e, columns[3])
-        let textFlags =
-          (flags & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
-          | (flags & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
-        let extent = try ItemText.copy(
-          flags: textFlags, from: &columns[4], into: &builder.state.forest.text)
-        let c =
-          extent.isEmpty
-          ? ContentRef.none
-          : ContentRef(
-            offset: UInt32(truncatingIfNeeded: extent.lowerBound),
-            length: UInt32(truncatingIfNeeded: extent.count))
-        do throws(ListStateBuilder.Failure) {
-          try builder.appendItem(
-            level: level > UInt64(Int.max) ? Int.max : Int(level), entry: k,
-            expanded: flags & ItemFlag.expanded != 0, selected: flags & ItemFlag.selected != 0,
-            content: c)
-        } catch {
-          throw CodecError(error.description, offset: at)
-        }
-      }
-    }
-    for c in columns where !c.isAtEnd { throw c.fail("\(c.remaining) bytes left after the items") }
-    self = try builder.finish(at: bytes.count)
+    self = try Self.loadCompact(
+      sections, total: total, columns: &columns, limit: limit, ids: ids, aliases: aliases,
+      allowsMultipleSelection: mode == 1, end: bytes.count)
   }
 }

@@ -54,7 +54,7 @@ extension Forest {
       return free
     }
     blocks.append(Block(leaf: leaf))
-    slots.append(contentsOf: BlockLayout.emptyEntries)
+    slots.append(contentsOf: repeatElement(0, count: BlockLayout.stride))
     return Handle(blocks.count - 1)
   }
 

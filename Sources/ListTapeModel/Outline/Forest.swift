@@ -59,8 +59,6 @@ enum BlockLayout {
   static let sel = 3
   /// Slots per block.
   static let stride = fanout
-  /// A new block's slots.
-  static let emptyEntries = [Int32](repeating: 0, count: stride)
 }
 
 /// A section: its id's entry and the root block of its root items.

@@ -72,7 +72,7 @@ enum ItemText {
       }
       if !canonical {
         // Read the fields again as strings (a later duplicate key wins) and write them in order.
-        out.append(contentsOf: s.base[from..<fieldsAt])
+        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: s.base[from..<fieldsAt]))
         var again = ByteSource(UnsafeRawBufferPointer(rebasing: s.base[fieldsAt..<s.offset]))
         let fields = try again.fields()
         ByteSink.appendVarint(UInt64(fields.count), to: &out)
@@ -83,7 +83,8 @@ enum ItemText {
         return start..<out.count
       }
     }
-    out.append(contentsOf: s.base[from..<s.offset])
+    // Through a buffer pointer: appending the slice itself copies byte by byte.
+    out.append(contentsOf: UnsafeRawBufferPointer(rebasing: s.base[from..<s.offset]))
     return start..<out.count
   }
 

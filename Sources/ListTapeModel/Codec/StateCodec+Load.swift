@@ -1,0 +1,314 @@
+/// Loading a compact state straight into a forest's arrays: one pass over the item columns
+/// fills nodes, entries and text by pre-order handle (no hashing, no collection per item),
+/// then one pass links every sibling list bottom-up into its B-tree. The checks are the
+/// builder's, in its order, with its messages: a damaged or hostile state is refused at the
+/// byte that breaks it.
+extension ListState {
+  /// A compact state's section: its id's entry, how many items it has, where it was read.
+  struct CompactSection {
+    var entry: Int32
+    var count: Int
+    var offset: Int
+  }
+
+  /// The state whose sections are `sections` (`total` items between them) and whose items
+  /// are read from `columns` (levels, flags, entries, strings at 1...4), their ids entries
+  /// below `limit` of `ids`, read through `aliases`.
+  static func loadCompact(
+    _ sections: [CompactSection], total: Int, columns: inout [ByteSource], limit: Int,
+    ids: IdSpace, aliases: DefinitionAliases, allowsMultipleSelection: Bool, end: Int
+  ) throws(CodecError) -> ListState {
+    var state = ListState()
+    state.allowsMultipleSelection = allowsMultipleSelection
+    var f = Forest()
+    f.ids = ids.withoutStringTable()
+    f.idsFollowLog = true
+    f.text.reserveCapacity(columns[4].remaining + total / 4)
+    var handleOf = [Handle](repeating: -1, count: ids.count)
+    var entryOf: [Int32] = []
+    var content: [ContentRef] = []
+    var selected: [Handle] = []
+    var failure: CodecError?
+    var built = 0
+    let nodes = [Node](unsafeUninitializedCapacity: total) { nodeBuffer, nodeCount in
+      entryOf = [Int32](unsafeUninitializedCapacity: total) { entryBuffer, entryCount in
+        content = [ContentRef](unsafeUninitializedCapacity: total) { contentBuffer, contentCount in
+          handleOf.withUnsafeMutableBufferPointer { handles in
+            var items = ItemPointers(
+              nodes: nodeBuffer.baseAddress, entries: entryBuffer.baseAddress,
+              content: contentBuffer.baseAddress, handles: handles)
+            do throws(CodecError) {
+              try Self.readItems(
+                sections, columns: &columns, limit: limit, aliases: aliases, forest: &f,
+                items: &items, selected: &selected)
+            } catch {
+              failure = error
+            }
+            built = items.count
+          }
+          contentCount = built
+        }
+        entryCount = built
+      }
+      nodeCount = built
+    }
+    if let failure { throw failure }
+    for c in columns where !c.isAtEnd { throw c.fail("\(c.remaining) bytes left after the items") }
+    f.nodes = nodes
+    f.entryOf = entryOf
+    f.content = content
+    f.handleOf = handleOf
+    f.itemCount = total
+    f.selectedCount = selected.count
+    f.linkLists()
+    state.forest = f
+    for x in selected where !f.isVisible(x) {
+      throw CodecError(
+        ListStateBuilder.Failure.hiddenSelection(f.id(of: x)).description, offset: end)
+    }
+    guard allowsMultipleSelection || selected.count <= 1 else {
+      throw CodecError(
+        ListStateBuilder.Failure.tooManySelected(selected.count).description, offset: end)
+    }
+    state.checkInvariants()
+    return state
+  }
+
+  /// Entry `v` read from column `c`, checked: below `limit`, read through `aliases`, and not
+  /// lost with a salvaged stretch.
+  @inline(__always) static func compactEntry(
+    _ v: Int64, in c: ByteSource, limit: Int, aliases: DefinitionAliases, ids: IdSpace
+  ) throws(CodecError) -> Int32 {
+    guard v >= 0, v < Int64(limit) else { throw c.fail("entry \(v) of \(limit)") }
+    let e = aliases.canonical(Int32(truncatingIfNeeded: v))
+    guard !ids.extent(Int(e)).isEmpty else {
+      throw c.fail("entry \(e) was lost with the events that defined it")
+    }
+    return e
+  }
+
+  /// Where the first pass writes each item, by handle.
+  private struct ItemPointers {
+    var nodes: UnsafeMutablePointer<Node>?
+    var entries: UnsafeMutablePointer<Int32>?
+    var content: UnsafeMutablePointer<ContentRef>?
+    var handles: UnsafeMutableBufferPointer<Handle>
+    /// Items written so far (the next handle).
+    var count = 0
+  }
+
+  /// The first pass: every item's node (parent, section for a root, flags), entry, text and
+  /// handle, in pre-order, with the builder's checks. Entries are read and mapped to their
+  /// handles ahead of the items, in a loop of their own: its cache misses on the entry
+  /// tables overlap, where one per item in the item loop would not.
+  private static func readItems(
+    _ sections: [CompactSection], columns: inout [ByteSource], limit: Int,
+    aliases: DefinitionAliases, forest f: inout Forest, items: inout ItemPointers,
+    selected: inout [Handle]
+  ) throws(CodecError) {
+    guard let nodes = items.nodes, let entries = items.entries, let content = items.content
+    else { return }
+    let handles = items.handles
+    let total = sections.reduce(0) { $0 &+ $1.count }
+    let refsStart = columns[3]
+    var refs = columns[3]
+    let (decoded, refsFailure) = decodeEntries(
+      &refs, into: entries, count: total, limit: limit, aliases: aliases)
+    // Every entry named and new, mapped to its handle, up to the first that is not.
+    var firstBad = decoded
+    for i in 0..<decoded {
+      let e = Int(entries[i])
+      if f.ids.extent(e).isEmpty || handles[e] >= 0 {
+        firstBad = i
+        break
+      }
+      handles[e] = Handle(truncatingIfNeeded: i)
+    }
+    // The other columns and the text arena as locals for the loop, put back whatever
+    // happens.
+    var levels = columns[1]
+    var flagColumn = columns[2]
+    var strings = columns[4]
+    var text: [UInt8] = []
+    swap(&text, &f.text)
+    defer {
+      columns[1] = levels
+      columns[2] = flagColumn
+      columns[3] = refs
+      columns[4] = strings
+      swap(&text, &f.text)
+    }
+    // The latest item at each level of the current section: the next item's parent is the
+    // one above its level, and `depth` of them are open.
+    var path = [Handle](repeating: -1, count: Forest.deepestLevel + 1)
+    try path.withUnsafeMutableBufferPointer { (path) throws(CodecError) in
+      for section in sections {
+        guard let s = f.allocateSection(entry: section.entry) else {
+          throw CodecError(
+            ListStateBuilder.Failure.duplicateSection(f.ids.text(Int(section.entry)))
+              .description, offset: section.offset)
+        }
+        f.sectionOrder.append(s)
+        var depth = 0
+        for _ in 0..<section.count {
+          let i = items.count
+          let level = try levels.varint()
+          let flags = try flagColumn.byte()
+          guard flags <= ItemFlag.all else { throw flagColumn.fail("bad item flags \(flags)") }
+          if i == decoded, let refsFailure { throw refsFailure }
+          let e = entries[i]
+          // The entry's offsets in its column, found again only to report a fault.
+          func refAt() -> (before: Int, after: ByteSource) {
+            var c = refsStart
+            var before = c.origin
+            for _ in 0...i {
+              before = c.origin + c.offset
+              _ = try? c.zigzag()
+            }
+            return (before, c)
+          }
+          if i == firstBad, f.ids.extent(Int(e)).isEmpty {
+            throw refAt().after.fail("entry \(e) was lost with the events that defined it")
+          }
+          let textFlags =
+            (flags & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
+            | (flags & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
+          let extent = try ItemText.copy(flags: textFlags, from: &strings, into: &text)
+          guard level <= UInt64(depth) else {
+            let l = level > UInt64(Int.max) ? Int.max : Int(level)
+            throw CodecError(
+              ListStateBuilder.Failure.skippedLevel(level: l, depth: depth).description,
+              offset: refAt().before)
+          }
+          guard level <= UInt64(Forest.deepestLevel) else {
+            throw CodecError(
+              ListStateBuilder.Failure.tooDeep(level: Int(level)).description,
+              offset: refAt().before)
+          }
+          if i == firstBad {
+            throw CodecError(
+              ListStateBuilder.Failure.duplicateItem(f.ids.text(Int(e))).description,
+              offset: refAt().before)
+          }
+          let l = Int(level)
+          let x = Handle(truncatingIfNeeded: i)
+          var node = Node()
+          if l > 0 {
+            node.parent = path[l &- 1]
+          } else {
+            node.section = s
+          }
+          path[l] = x
+          depth = l &+ 1
+          node.expanded = flags & ItemFlag.expanded != 0
+          if flags & ItemFlag.selected != 0 {
+            node.selected = true
+            node.sel = 1
+            selected.append(x)
+          }
+          (nodes + i).initialize(to: node)
+          (content + i).initialize(
+            to: extent.isEmpty
+              ? ContentRef.none
+              : ContentRef(
+                offset: UInt32(truncatingIfNeeded: extent.lowerBound),
+                length: UInt32(truncatingIfNeeded: extent.count)))
+          items.count = i &+ 1
+        }
+      }
+    }
+  }
+
+  /// Reads up to `count` entries of an entry column (deltas from the entry before) into
+  /// `out`, each checked against `limit` and read through `aliases`; returns how many were
+  /// read and, when fewer than `count`, why.
+  private static func decodeEntries(
+    _ refs: inout ByteSource, into out: UnsafeMutablePointer<Int32>, count: Int, limit: Int,
+    aliases: DefinitionAliases
+  ) -> (Int, CodecError?) {
+    var previous: Int64 = -1
+    var n = 0
+    do throws(CodecError) {
+      while n < count {
+        let v = previous &+ 1 &+ (try refs.zigzag())
+        previous = v
+        guard v >= 0, v < Int64(limit) else { throw refs.fail("entry \(v) of \(limit)") }
+        (out + n).initialize(to: aliases.canonical(Int32(truncatingIfNeeded: v)))
+        n &+= 1
+      }
+    } catch {
+      return (n, error)
+    }
+    return (n, nil)
+  }
+}
+
+extension Forest {
+  /// The second pass of a load: links every item's children, then each section's root
+  /// items, into B-trees. Items are in pre-order with their parents set (children after
+  /// their parent, in order), so a walk from the last handle down finds each child's totals
+  /// final before its parent's list is built. - Complexity: O(items).
+  mutating func linkLists() {
+    let n = nodes.count
+    // Each parent's children, contiguous and in order: counted, then placed.
+    var start = [Int32](repeating: 0, count: n &+ 1)
+    var roots = 0
+    nodes.withUnsafeBufferPointer { all in
+      for x in 0..<n {
+        let p = all[x].parent
+        if p >= 0 { start[Int(p) &+ 1] &+= 1 } else { roots &+= 1 }
+      }
+    }
+    for i in 0..<n { start[i &+ 1] &+= start[i] }
+    var children = [Handle](repeating: 0, count: n &- roots)
+    var rootList: [Handle] = []
+    rootList.reserveCapacity(roots)
+    do {
+      var next = start
+      nodes.withUnsafeBufferPointer { all in
+        for x in 0..<n {
+          let p = all[x].parent
+          if p >= 0 {
+            children[Int(next[Int(p)])] = Handle(truncatingIfNeeded: x)
+            next[Int(p)] &+= 1
+          } else {
+            rootList.append(Handle(truncatingIfNeeded: x))
+          }
+        }
+      }
+    }
+    blocks.reserveCapacity(n / 4 &+ 16)
+    slots.reserveCapacity((n / 4 &+ 16) &* BlockLayout.stride)
+    children.withUnsafeBufferPointer { kids in
+      var x = n &- 1
+      while x >= 0 {
+        let from = Int(start[x])
+        let to = Int(start[x &+ 1])
+        if to > from {
+          let root = buildList(UnsafeBufferPointer(rebasing: kids[from..<to]))
+          let list = blocks[Int(root)]
+          nodes.withUnsafeMutableBufferPointer { all in
+            all[x].children = root
+            all[x].cnt = 1 &+ list.cnt
+            all[x].sel &+= list.sel
+            if all[x].expanded { all[x].vis = 1 &+ list.vis }
+            all[x].height = list.height == UInt8.max ? list.height : list.height &+ 1
+          }
+        }
+        x &-= 1
+      }
+    }
+    // Root items are in section order: each section's run of them is its list.
+    rootList.withUnsafeBufferPointer { all in
+      var i = 0
+      for s in sectionOrder {
+        var j = i
+        while j < all.count, nodes[Int(all[j])].section == s { j &+= 1 }
+        let root = buildList(UnsafeBufferPointer(rebasing: all[i..<j]))
+        sections[Int(s)].roots = root
+        visibleRows &+= Int(visSum(root))
+        i = j
+      }
+    }
+  }
+}

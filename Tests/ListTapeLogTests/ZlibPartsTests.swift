@@ -1,0 +1,76 @@
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeLog
+
+/// A stream compressed with an independent last part is still one zlib stream (older
+/// readers inflate it whole), and its two parts inflate on their own to the same bytes;
+/// a part cut short or inflated by the wrong kind of inflater is refused.
+@Suite struct ZlibPartsTests {
+  /// Bytes in three columns of different kinds, the last one text.
+  static let columns: [[UInt8]] = {
+    var rng = SplitMix64(seed: 7)
+    let levels = (0..<40_000).map { _ in UInt8(rng.next() % 4) }
+    let refs = (0..<60_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+    let text = (0..<30_000).flatMap { i in Array("Item \(i) title".utf8) }
+    return [levels, refs, text]
+  }()
+
+  @Test func thePartsInflateToTheWholeAndTheWholeStillInflates() throws {
+    let raw = Self.columns.flatMap { $0 }
+    let points = [0, Self.columns[0].count, Self.columns[0].count + Self.columns[1].count]
+    let deflater = try #require(Deflater(level: 1))
+    var out = [UInt8](repeating: 0, count: deflater.bound(raw.count, blocks: 4))
+    let (n, split) = try #require(
+      raw.withUnsafeBytes { src in
+        out.withUnsafeMutableBytes {
+          deflater.compress(src, into: $0, flushPoints: points, independentFrom: points[2])
+        }
+      })
+    out.removeSubrange(n...)
+    #expect(split > 0 && split < n)
+
+    // Whole, as a reader that knows nothing of parts.
+    var whole = [UInt8](repeating: 0, count: raw.count)
+    let inflater = try #require(Inflater())
+    let problem = out.withUnsafeBytes { src in
+      whole.withUnsafeMutableBytes { inflater.inflateExact(src, into: $0) }
+    }
+    #expect(problem == nil)
+    #expect(whole == raw)
+
+    // In parts: the head with the zlib inflater, the tail with a raw one.
+    var head = [UInt8](repeating: 0, count: raw.count)
+    var tail = [UInt8](repeating: 0, count: raw.count)
+    let h = try #require(
+      out.withUnsafeBytes { src in
+        head.withUnsafeMutableBytes {
+          inflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[..<split]), into: $0)
+        }
+      })
+    let rawInflater = try #require(Inflater(raw: true))
+    let t = try #require(
+      out.withUnsafeBytes { src in
+        tail.withUnsafeMutableBytes {
+          rawInflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[split...]), into: $0)
+        }
+      })
+    #expect(!h.ended && t.ended)
+    #expect(h.written == points[2] && t.written == raw.count - points[2])
+    #expect(Array(head[..<h.written]) + Array(tail[..<t.written]) == raw)
+
+    // The tail cut short does not end; the tail read as a zlib stream is refused.
+    let short = out.withUnsafeBytes { src in
+      tail.withUnsafeMutableBytes {
+        rawInflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[split..<(n - 40)]), into: $0)
+      }
+    }
+    #expect(short.map { !$0.ended } ?? true)
+    let wrongKind = out.withUnsafeBytes { src in
+      tail.withUnsafeMutableBytes {
+        inflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[split...]), into: $0)
+      }
+    }
+    #expect(wrongKind == nil)
+  }
+}
