@@ -57,7 +57,15 @@ let package = Package(
         "ListTapeJSON", "ListTapeSamples", "ListTapeToolSupport", "ListTapeFleet",
         "ListTapeParquet",
       ],
-      path: "Tools/listtape"
+      path: "Tools/listtape",
+      // A release build on Linux links the Swift runtime and Foundation in: a one-shot
+      // command starts without resolving a dozen shared libraries (docs/performance.md).
+      swiftSettings: [
+        .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))
+      ],
+      linkerSettings: [
+        .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))
+      ]
     ),
     .executableTarget(
       name: "listtape-bench",

@@ -128,6 +128,13 @@ package struct JSONWriter: Sendable {
     bytes.removeAll(keepingCapacity: true)
   }
 
+  /// Writes `json`, one JSON value already written (a quoted string), as the next value.
+  package mutating func value(json: UnsafeRawBufferPointer) {
+    beforeValue()
+    bytes.append(contentsOf: json)
+    needsComma = true
+  }
+
   /// Appends bytes the caller wrote as whole values of the current container, separators
   /// included (compact documents only); the container then counts as non-empty.
   package mutating func appendFragment(_ raw: UnsafeRawBufferPointer) {
@@ -269,6 +276,11 @@ package struct JSONWriter: Sendable {
 
   private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
     bytes.append(ASCII.quote)
+    if JSONEscape.isPlain(utf8) {
+      bytes.append(contentsOf: utf8)
+      bytes.append(ASCII.quote)
+      return
+    }
     var runStart = 0
     for position in utf8.indices {
       let byte = utf8[position]

@@ -43,12 +43,7 @@ package struct RawJSONOut {
   /// characters escaped.
   package mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
     byte(ASCII.quote)
-    var plain = true
-    for b in utf8 where b < 0x20 || b == ASCII.quote || b == ASCII.backslash {
-      plain = false
-      break
-    }
-    if plain {
+    if JSONEscape.isPlain(utf8) {
       if let start = utf8.baseAddress { (base + count).update(from: start, count: utf8.count) }
       count &+= utf8.count
     } else {
@@ -103,6 +98,26 @@ package struct RawJSONOut {
     quoted(utf8)
   }
 
+  /// `quoted(_:spillingInto:)`, and the same quoted string as the next value of `copy`
+  /// (copied, not escaped again).
+  @inline(__always) package mutating func quoted(
+    _ utf8: UnsafeBufferPointer<UInt8>, spillingInto w: inout JSONWriter,
+    alsoInto copy: inout JSONWriter
+  ) {
+    let need = Self.quotedBound(utf8.count)
+    if room < need {
+      spill(into: &w)
+      if capacity < need {
+        w.appendQuotedFragment(utf8)
+        copy.string(utf8: utf8)
+        return
+      }
+    }
+    let start = count
+    quoted(utf8)
+    copy.value(json: UnsafeRawBufferPointer(start: base + start, count: count &- start))
+  }
+
   @inline(__always) private static func hex(_ v: UInt8) -> UInt8 {
     v < 10 ? ASCII.zero &+ v : ASCII.lowerA &+ (v &- 10)
   }
@@ -123,5 +138,36 @@ package struct RawJSONOut {
       v /= 10
     } while v > 0
     count &+= digits
+  }
+}
+
+/// Whether a string needs escaping in JSON, eight bytes at a time.
+package enum JSONEscape {
+  /// Whether `utf8` has no byte that JSON escapes (`"`, `\`, control characters).
+  @inline(__always) package static func isPlain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let p = utf8.baseAddress else { return true }
+    let n = utf8.count
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    var i = 0
+    while i &+ 8 <= n {
+      let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+      // A byte below 0x20, or one equal to `"` or `\` (a zero byte after the xor): each
+      // test sets a byte's high bit only where such a byte is (exact, for bytes < 0x80;
+      // bytes ≥ 0x80 never match).
+      let control = (w &- ones &* 0x20) & ~w & highs
+      let q = w ^ (ones &* 0x22)
+      let b = w ^ (ones &* 0x5C)
+      let quote = (q &- ones) & ~q & highs
+      let slash = (b &- ones) & ~b & highs
+      if control | quote | slash != 0 { return false }
+      i &+= 8
+    }
+    while i < n {
+      let b = p[i]
+      if b < 0x20 || b == ASCII.quote || b == ASCII.backslash { return false }
+      i &+= 1
+    }
+    return true
   }
 }

@@ -206,8 +206,11 @@ private struct CompactItems {
       first = false
       out.ascii("{\"id\":")
       f.withID(of: x) {
-        out.quoted($0, spillingInto: &w)
-        if b.visible { visible.string(utf8: $0) }
+        if b.visible {
+          out.quoted($0, spillingInto: &w, alsoInto: &visible)
+        } else {
+          out.quoted($0, spillingInto: &w)
+        }
       }
       out.ensure(64, spillingInto: &w)
       if n.parent >= 0 {

@@ -148,3 +148,22 @@ import Testing
     return String((0..<length).compactMap { _ in alphabet.randomElement(using: &random) })
   }
 }
+
+/// The eight-bytes-at-a-time escape check agrees with a byte-by-byte one for every byte
+/// value at every place of a word and of the tail, beside bytes above 0x80 (whose borrows
+/// could fool a word test).
+@Test func theWordEscapeCheckAgreesWithBytes() {
+  for length in [1, 7, 8, 9, 16, 19] {
+    for filler in [UInt8(ascii: "a"), 0xC3, 0xFF, 0x21, 0x23, 0x5B, 0x5D] {
+      for b in 0...255 {
+        for at in 0..<length {
+          var bytes = [UInt8](repeating: filler, count: length)
+          bytes[at] = UInt8(b)
+          let expected = !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
+          let plain = bytes.withUnsafeBufferPointer { JSONEscape.isPlain($0) }
+          #expect(plain == expected, "byte \(b) at \(at) of \(length) among \(filler)")
+        }
+      }
+    }
+  }
+}
