@@ -1,0 +1,342 @@
+import Foundation
+import ListTapeLog
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+
+/// Issue 30.4: `events LOG --follow` beside a recorder (`record` fed through a pipe kept
+/// open, and `record --listen` fed by a client), compared at the end with `events` of the
+/// finished log; the follower's stops (signals, a removed, replaced or damaged log) and
+/// its usage errors.
+@Suite struct FollowTests {
+  /// `listtape … --follow` running in the background, its output in files.
+  final class Follower {
+    let process: Started
+    let outPath: String
+    let errPath: String
+
+    init(_ args: [String], in dir: TempDir) throws {
+      let name = UUID().uuidString
+      outPath = dir.path("follow-out-\(name)")
+      errPath = dir.path("follow-err-\(name)")
+      process = try Started(args, stdout: outPath, stderr: errPath)
+    }
+
+    deinit {
+      if process.status(block: false) == nil {
+        kill(process.pid, SIGKILL)
+        _ = process.status(block: true)
+      }
+    }
+
+    var out: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    var err: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+    var lineCount: Int { out.utf8.filter { $0 == 0x0A }.count }
+
+    /// Waits until it printed at least `count` lines; false after `seconds`.
+    func waitForLines(_ count: Int, seconds: Double = 30) -> Bool {
+      let deadline = Date().addingTimeInterval(seconds)
+      while lineCount < count {
+        guard Date() < deadline else { return false }
+        usleep(2_000)
+      }
+      return true
+    }
+
+    /// Its exit code once it ends (killed after `seconds`: nil).
+    func exitCode(seconds: Double = 30) -> Int32? {
+      let deadline = Date().addingTimeInterval(seconds)
+      while Date() < deadline {
+        if let code = process.status(block: false) { return code }
+        usleep(2_000)
+      }
+      kill(process.pid, SIGKILL)
+      _ = process.status(block: true)
+      return nil
+    }
+
+    /// Sends `signal` and returns the exit code.
+    func stop(_ signal: Int32) -> Int32? {
+      kill(process.pid, signal)
+      return exitCode()
+    }
+
+    /// Read system calls it made so far (`/proc/PID/io`): a follower that made two more
+    /// has looked at the file again.
+    var reads: Int {
+      let text = (try? String(contentsOfFile: "/proc/\(process.pid)/io", encoding: .utf8)) ?? ""
+      let line = text.split(separator: "\n").first { $0.hasPrefix("syscr:") }
+      return line.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? 0
+    }
+  }
+
+  /// `listtape record LOG` reading a pipe the test keeps open: lines arrive when sent.
+  final class PipedRecorder {
+    let process = Process()
+    let input = Pipe()
+
+    init(_ log: String) throws {
+      process.executableURL = CLI.binary
+      process.arguments = ["record", "--quiet", log]
+      process.environment = CLI.baseEnvironment
+      process.standardInput = input
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+    }
+
+    func send(_ lines: [String]) {
+      input.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+    }
+
+    /// Ends its input and returns its exit code.
+    func finish() throws -> Int32 {
+      try input.fileHandleForWriting.close()
+      guard waitForExit(process, seconds: 30) else {
+        throw RecordFailed(message: "the recorder hung")
+      }
+      return process.terminationStatus
+    }
+  }
+
+  /// 1,000 items added, then deleted: every few rounds the recorder restarts its
+  /// dictionary (dead ids outnumber live ones) and writes a recovery point.
+  static func churn(_ round: Int) -> [String] {
+    let ids = (0..<1_000).map { "\"r\(round)-\($0)\"" }.joined(separator: ",")
+    return [
+      #"{"op":"appendItems","section":"main","items":[\#(ids)]}"#,
+      #"{"op":"deleteItems","items":[\#(ids)]}"#,
+    ]
+  }
+
+  static let opening = #"{"op":"appendSections","sections":["main"]}"#
+
+  /// A new log in `dir` holding the opening event.
+  static func newLog(in dir: TempDir, name: String = "log.ltape") throws -> String {
+    let log = dir.path(name)
+    let r = try CLI.run(["record", log], input: Data((opening + "\n").utf8))
+    guard r.code == 0 else { throw RecordFailed(message: r.err) }
+    return log
+  }
+
+  @Test func followsRecordersAcrossRestartsAndAReopenUntilSIGINT() throws {
+    let dir = try TempDir()
+    let log = try Self.newLog(in: dir)
+    let follower = try Follower(["events", log, "--follow", "--json"], in: dir)
+    #expect(follower.waitForLines(1))
+    var expected = 1
+    // Two recorders one after the other: the second reopens the log and appends.
+    for pass in 0..<2 {
+      let recorder = try PipedRecorder(log)
+      for round in 0..<4 {
+        let lines = Self.churn(pass * 4 + round)
+        recorder.send(lines)
+        expected += lines.count
+        // The follower prints each round before the next is sent, so it reads the log
+        // in the middle of the session, restarts included.
+        #expect(follower.waitForLines(expected), "\(follower.err)")
+      }
+      #expect(try recorder.finish() == 0)
+    }
+    #expect(try LogReader(path: log).restartSeq(after: 0) != nil, "no dictionary restart")
+    #expect(follower.stop(SIGINT) == 0)
+    #expect(follower.err == "")
+    let events = try CLI.run(["events", log, "--json"])
+    #expect(events.code == 0)
+    #expect(follower.out == events.out)
+    #expect(follower.lineCount == expected)
+  }
+
+  @Test func followsARecordListenSessionUntilSIGTERM() throws {
+    let dir = try TempDir()
+    let log = try Self.newLog(in: dir)
+    let socket = dir.path("sock")
+    let follower = try Follower(["events", log, "--follow", "--numbered"], in: dir)
+    #expect(follower.waitForLines(1))
+    let recorder = try ListeningRecorder(["record", log, "--listen", socket], in: dir)
+    let client = try UnixClient(path: socket)
+    // A line sent in two pieces is recorded, and followed, once complete.
+    try client.send(#"{"op":"appendItems","section":"main","items":["a","b"]}"# + "\n{\"op\":")
+    #expect(follower.waitForLines(2), "\(follower.err)")
+    try client.send(#""select","items":["b"]}"# + "\n")
+    #expect(follower.waitForLines(3), "\(follower.err)")
+    for round in 0..<3 {
+      try client.send(Self.churn(round).map { $0 + "\n" }.joined())
+      #expect(follower.waitForLines(5 + 2 * round), "\(follower.err)")
+    }
+    client.close()
+    kill(recorder.process.processIdentifier, SIGTERM)
+    #expect(try recorder.finish().code == 0)
+    #expect(follower.stop(SIGTERM) == 0)
+    #expect(follower.err == "")
+    let events = try CLI.run(["events", log, "--numbered"])
+    #expect(follower.out == events.out)
+    #expect(follower.out.lines[2].hasPrefix("#3 "), "\(follower.out)")
+  }
+
+  /// Where the event frames of `log` are, in order.
+  static func eventFrames(_ log: String) throws -> [Range<Int>] {
+    var ranges: [Range<Int>] = []
+    try LogReader(path: log).forEachFrame(from: 1) { view in
+      if view.kind == .events { ranges.append(Int(view.offset)..<Int(view.offset + view.length)) }
+      return true
+    }
+    return ranges
+  }
+
+  /// A log of `count` events, each in a frame of its own (the recorder sees each line
+  /// arrive after the last was written).
+  static func framedLog(in dir: TempDir, events count: Int) throws -> String {
+    let log = try newLog(in: dir, name: "framed.ltape")
+    let recorder = try PipedRecorder(log)
+    for i in 1..<count {
+      recorder.send([#"{"op":"appendItems","section":"main","items":["i\#(i)"]}"#])
+      guard waitForEvents(log, atLeast: i + 1) else { throw RecordFailed(message: "slow") }
+    }
+    _ = try recorder.finish()
+    return log
+  }
+
+  static func append(_ bytes: ArraySlice<UInt8>, to path: String) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data(bytes))
+  }
+
+  @Test func aFrameIsPrintedWithin200MillisecondsAndAHalfFrameIsWaitedFor() throws {
+    let dir = try TempDir()
+    let source = try Self.framedLog(in: dir, events: 7)
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+    let frames = try Self.eventFrames(source)
+    let log = dir.path("log.ltape")
+    try Data(bytes[..<frames[0].upperBound]).write(to: URL(fileURLWithPath: log))
+    let follower = try Follower(["events", log, "--follow", "--json"], in: dir)
+    #expect(follower.waitForLines(1))
+    var latencies: [Double] = []
+    var written = frames[0].upperBound
+    for frame in frames.dropFirst() {
+      let before = follower.lineCount
+      // The frames before it (a recovery point's), then half of it: "not yet", never
+      // damage; the follower looks at the file again meanwhile.
+      let middle = frame.lowerBound + frame.count / 2
+      let reads = follower.reads
+      try Self.append(bytes[written..<middle], to: log)
+      written = frame.upperBound
+      let deadline = Date().addingTimeInterval(10)
+      while follower.reads < reads + 4 && Date() < deadline { usleep(1_000) }
+      #expect(follower.lineCount == before)
+      let start = Date()
+      try Self.append(bytes[middle..<frame.upperBound], to: log)
+      #expect(follower.waitForLines(before + 1))
+      latencies.append(Date().timeIntervalSince(start))
+    }
+    #expect(follower.stop(SIGINT) == 0)
+    #expect(follower.err == "", "a frame being written is not damage")
+    #expect(follower.out == (try CLI.run(["events", source, "--json"])).out)
+    let worst = latencies.max() ?? 0
+    #expect(worst < 0.2, "latencies \(latencies)")
+  }
+
+  @Test func damageAfterTheFollowedPartStopsWithExit2() throws {
+    let dir = try TempDir()
+    let source = try Self.framedLog(in: dir, events: 4)
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+    let frames = try Self.eventFrames(source)
+    let log = dir.path("log.ltape")
+    try Data(bytes[..<frames[0].upperBound]).write(to: URL(fileURLWithPath: log))
+    let follower = try Follower(["events", log, "--follow"], in: dir)
+    #expect(follower.waitForLines(1))
+    // Frame 2's payload damaged, frames 3 and 4 intact after it.
+    bytes[frames[1].lowerBound + 40] ^= 0xFF
+    try Self.append(bytes[frames[0].upperBound...], to: log)
+    #expect(follower.exitCode() == 2)
+    let events = try CLI.run(["events", log])
+    #expect(events.code == 2)
+    #expect(follower.out == events.out)
+    #expect(follower.err == events.err)
+    #expect(
+      follower.err.hasPrefix("listtape: warning: damaged frame at byte \(frames[1].lowerBound)"))
+  }
+
+  @Test func aRemovedLogStopsTheFollowerWith66() throws {
+    let dir = try TempDir()
+    let log = try Self.newLog(in: dir)
+    let follower = try Follower(["events", log, "--follow"], in: dir)
+    #expect(follower.waitForLines(1))
+    try FileManager.default.removeItem(atPath: log)
+    #expect(follower.exitCode() == 66)
+    #expect(
+      follower.err
+        == "listtape: error: the log was removed while it was followed; stopped after event 1 "
+        + "(\(log))\n")
+    #expect(follower.lineCount == 1)
+  }
+
+  @Test func aReplacedLogStopsTheFollowerWith66() throws {
+    let dir = try TempDir()
+    let log = try Self.newLog(in: dir)
+    let other = try Self.newLog(in: dir, name: "other.ltape")
+    let follower = try Follower(["events", log, "--follow", "--json"], in: dir)
+    #expect(follower.waitForLines(1))
+    #expect(rename(other, log) == 0)
+    #expect(follower.exitCode() == 66)
+    #expect(
+      follower.err
+        == "listtape: error: the log was replaced by another file while it was followed; "
+        + "stopped after event 1 (\(log))\n")
+  }
+
+  @Test func fromChoosesTheFirstEventAndGoesOn() throws {
+    let dir = try TempDir()
+    let log = try Self.newLog(in: dir)
+    _ = try CLI.run(["record", log], input: Data(Self.churn(0).joined(separator: "\n").utf8))
+    let follower = try Follower(
+      ["events", log, "--follow", "--from", "2", "--numbered", "--json"], in: dir)
+    #expect(follower.waitForLines(2))
+    let recorder = try PipedRecorder(log)
+    recorder.send(Self.churn(1))
+    #expect(follower.waitForLines(4))
+    #expect(try recorder.finish() == 0)
+    #expect(follower.stop(SIGINT) == 0)
+    let events = try CLI.run(["events", log, "--from", "2", "--numbered", "--json"])
+    #expect(follower.out == events.out)
+    #expect(follower.out.hasPrefix(#"{"event":2,"#))
+  }
+
+  @Test(arguments: [
+    (["--to", "1"], "Error: '--follow' prints events until interrupted; it takes no '--to'"),
+    (["--from", "9"], "Error: --from 9 is out of range: LOG has 1 event (0...1)"),
+  ])
+  func usageErrors(_ extra: [String], _ message: String) throws {
+    let dir = try TempDir()
+    let log = try Self.newLog(in: dir)
+    let r = try CLI.run(["events", log, "--follow"] + extra)
+    #expect(r.code == 64)
+    #expect(r.out.isEmpty)
+    #expect(r.err.hasPrefix(message.replacingOccurrences(of: "LOG", with: log)), "\(r.err)")
+  }
+
+  @Test func helpDescribesFollow() throws {
+    let help = try CLI.run(["events", "--help"])
+    #expect(help.code == 0)
+    #expect(help.out.contains("[--numbered] [--follow]"))
+    #expect(help.out.contains("-f, --follow            Keep printing events as another process"))
+    #expect(help.out.contains("until SIGINT or SIGTERM (exit 0)"))
+  }
+
+  @Test func standardInputAndNonFilesCannotBeFollowed() throws {
+    let stdin = try CLI.run(["events", "-", "--follow"], input: Data())
+    #expect(stdin.code == 64)
+    #expect(
+      stdin.err.hasPrefix("Error: '--follow' needs a log file: standard input cannot be followed"))
+    let device = try CLI.run(["events", "/dev/null", "--follow"])
+    #expect(device.code == 64)
+    #expect(
+      device.err.hasPrefix("Error: '--follow' needs a log file: /dev/null is not a regular file"))
+    let missing = try CLI.run(["events", "/nonexistent/log.ltape", "--follow"])
+    #expect(missing.code == 66)
+    #expect(missing.err.hasPrefix("listtape: error: "))
+  }
+}
+#endif
