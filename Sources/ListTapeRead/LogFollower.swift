@@ -47,16 +47,16 @@ package final class LogFollower {
   package private(set) var state: State = .following
   /// The next event `forEachNewEvent` hands over.
   package private(set) var next: Int
-  /// The log's ids as they stand before `next`, and a decoder standing there.
+  /// The log's ids as they stand before `next`, and a decoder standing there (made by the
+  /// first `forEachNewEvent`: a follower that only polls, as the viewer's, never decodes).
   private var ids = ListState()
-  private var decoder: EventDecoder
+  private var decoder: EventDecoder?
 
   /// Follows `timeline` from event `from` on (events before it are never handed over; a
   /// `from` past the events read so far starts after them).
-  package init(_ timeline: Timeline, from: Int = 1) throws(StoreError) {
+  package init(_ timeline: Timeline, from: Int = 1) {
     self.timeline = timeline
     next = min(max(from, 1), timeline.eventCount + 1)
-    decoder = try timeline.decoder(after: next - 1)
     judge(timeline.reader.stop)
   }
 
@@ -93,6 +93,13 @@ package final class LogFollower {
   package func forEachNewEvent(_ body: (Int, Event) -> Void) throws(StoreError) {
     let last = timeline.eventCount
     guard next <= last else { return }
+    var decoder: EventDecoder
+    if let kept = self.decoder {
+      decoder = kept
+    } else {
+      decoder = try timeline.decoder(after: next - 1)
+    }
+    defer { self.decoder = decoder }
     try timeline.forEachEvent(from: next, through: last, ids: &ids, decoder: &decoder) {
       n, event in
       body(n, event)

@@ -71,7 +71,7 @@ import Testing
     defer { Self.remove(path) }
     var recorder = try Self.recorder(path)
     let timeline = try Timeline(path: path)
-    let follower = try LogFollower(timeline)
+    let follower = LogFollower(timeline)
     var seen: [Event] = []
     func look() throws {
       #expect(try follower.poll() == .following)
@@ -110,7 +110,7 @@ import Testing
     try recorder.close()
     let third = try Self.frame(ofEvent: 3, in: path)
     let tail = Array(try Self.split(path, keep: third.lowerBound).prefix(third.count))
-    let follower = try LogFollower(try Timeline(path: path))
+    let follower = LogFollower(try Timeline(path: path))
     var seen: [Int] = []
     try follower.forEachNewEvent { n, _ in seen.append(n) }
     #expect(seen == [1, 2])
@@ -150,7 +150,7 @@ import Testing
     try recorder.close()
     let at = try Self.end(ofEvent: 1, in: path)
     let rest = try Self.split(path, keep: at)
-    let follower = try LogFollower(try Timeline(path: path))
+    let follower = LogFollower(try Timeline(path: path))
     // Event 2's frame with a payload byte wrong, and events 3 and 4 after it.
     var bad = rest
     bad[40] ^= 0xFF
@@ -166,7 +166,7 @@ import Testing
 
     _ = try Self.split(path, keep: at)
     try Self.append(bad, to: path)
-    let damaged = try LogFollower(try Timeline(path: path))
+    let damaged = LogFollower(try Timeline(path: path))
     #expect(damaged.state == .suspect(offset: UInt64(at)))
     guard case .ended(.damaged(let damage)) = try damaged.poll() else {
       Issue.record("not damaged: \(damaged.state)")
@@ -182,7 +182,7 @@ import Testing
     defer { Self.remove(path) }
     let recorder = try Self.recorder(path)
     _ = try recorder.record(Self.section("a"))
-    let follower = try LogFollower(try Timeline(path: path))
+    let follower = LogFollower(try Timeline(path: path))
     _ = try recorder.record(Self.section("b"))
     try recorder.close()
     try FileManager.default.removeItem(atPath: path)
@@ -202,12 +202,12 @@ import Testing
     let other = path + ".other"
     try FileManager.default.copyItem(atPath: path, toPath: other)
 
-    let renamedOver = try LogFollower(try Timeline(path: path))
+    let renamedOver = LogFollower(try Timeline(path: path))
     #expect(rename(other, path) == 0)
     #expect(try renamedOver.poll() == .ended(.replaced))
 
     // Cut in place below what was read (a copy written over it goes through that).
-    let rewritten = try LogFollower(try Timeline(path: path))
+    let rewritten = LogFollower(try Timeline(path: path))
     _ = try Self.split(path, keep: try Self.end(ofEvent: 1, in: path))
     #expect(try rewritten.poll() == .ended(.replaced))
   }

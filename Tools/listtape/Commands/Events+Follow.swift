@@ -33,7 +33,7 @@ extension EventsCommand {
       arguments.from == nil
       ? 1 : max(try resolve(arguments.from, in: timeline, for: self, option: "--from"), 1)
     for note in Failures.gapWarnings(timeline) { Diagnostics.line("listtape: warning: \(note)") }
-    let follower = try replaying { () throws(StoreError) in try LogFollower(timeline, from: from) }
+    let follower = LogFollower(timeline, from: from)
     var lines = EventLines(arguments, io, next: from)
     let signals = [SIGINT, SIGTERM]
     SignalPipe.install(signals, resetAfterFirst: signals)
