@@ -333,7 +333,7 @@ final class ScrubViewer {
       // Events this cell covers, then the buckets they fall in.
       let first = scaled(cell, total, width) + 1
       let last = max(first, scaled(cell + 1, total, width))
-      let buckets = scan.bucket(first)...scan.bucket(last)
+      let buckets = f.bucket(first)...f.bucket(last)
       let faults = buckets.contains { f.faultBuckets[$0] > 0 }
       let marks = buckets.contains { f.markBuckets[$0] > 0 }
       if cell == here {
