@@ -325,6 +325,15 @@ import Glibc
     #expect(help.out.contains("until SIGINT or SIGTERM (exit 0)"))
   }
 
+  @Test func scrubTakesFollowAndRefusesWhatCannotBeFollowed() throws {
+    let help = try CLI.run(["scrub", "--help"])
+    #expect(help.out.contains("-f, --follow            Keep showing events as another process"))
+    let stdin = try CLI.run(["scrub", "-", "--follow"])
+    #expect(stdin.code == 64)
+    #expect(
+      stdin.err.hasPrefix("Error: '--follow' needs a log file: standard input cannot be followed"))
+  }
+
   @Test func standardInputAndNonFilesCannotBeFollowed() throws {
     let stdin = try CLI.run(["events", "-", "--follow"], input: Data())
     #expect(stdin.code == 64)
@@ -337,6 +346,58 @@ import Glibc
     let missing = try CLI.run(["events", "/nonexistent/log.ltape", "--follow"])
     #expect(missing.code == 66)
     #expect(missing.err.hasPrefix("listtape: error: "))
+  }
+}
+#endif
+
+#if canImport(Glibc)
+/// Issue 30.4: `scrub LOG --follow` in a tmux pane beside a recorder: the timeline grows,
+/// the newest event stays shown while it is the one shown, an earlier one stays put with
+/// `»` at the bar's end, and a removed log ends the viewer with 66.
+@Suite(
+  .serialized, .enabled(if: toolAvailable("tmux"), "tmux is not installed (apt-get install tmux)"))
+struct ScrubFollowTests {
+  static func item(_ id: String) -> String {
+    #"{"op":"appendItems","section":"main","items":["\#(id)"]}"#
+  }
+
+  @Test func theTimelineGrowsAndTheViewerStaysWhereThePersonIs() throws {
+    let dir = try TempDir()
+    let log = try FollowTests.newLog(in: dir)
+    let tmux = try TmuxSession(ScrubTests.command(log, "--follow"))
+    try tmux.wait { $0.contains("event 1 of 1") && $0.contains("following") }
+    var recorder = try FollowTests.PipedRecorder(log)
+    recorder.send([Self.item("a"), Self.item("b")])
+    // At the newest event: each new one is shown as it arrives.
+    let newest = try tmux.wait { $0.contains("event 3 of 3") && $0.contains("following") }
+    #expect(newest.contains("appendItems  b"), "\(newest)")
+    try tmux.keys("Left")
+    try tmux.waitFor("event 2 of 3")
+    recorder.send([Self.item("c"), Self.item("d")])
+    // Moved back: it stays there, and the bar says there is more.
+    let back = try tmux.wait { $0.contains("event 2 of 5") && $0.contains("3 newer events (End)") }
+    #expect(back.split(separator: "\n").contains { $0.hasSuffix("»") }, "\(back)")
+    try tmux.keys("End")
+    try tmux.wait { $0.contains("event 5 of 5") && $0.contains("following") }
+    // Dictionary restarts and recovery points, then a second recorder on the same log.
+    for round in 0..<4 { recorder.send(FollowTests.churn(round)) }
+    try tmux.wait { $0.contains("event 13 of 13") }
+    #expect(try recorder.finish() == 0)
+    recorder = try FollowTests.PipedRecorder(log)
+    recorder.send([Self.item("last")])
+    let last = try tmux.wait { $0.contains("event 14 of 14") && $0.contains("last") }
+    #expect(last.contains("appendItems  last"), "\(last)")
+    #expect(try recorder.finish() == 0)
+    #expect(try LogReader(path: log).restartSeq(after: 0) != nil, "no dictionary restart")
+    let show = try CLI.run(["show", log])
+    #expect(show.out.contains("main  5 items, 5 visible"), "\(show.out)")
+    #expect(last.contains("main  5 items, 5 visible"), "\(last)")
+    // The log removed: the viewer ends, the terminal is restored, 66 and the reason.
+    try FileManager.default.removeItem(atPath: log)
+    let end = try tmux.wait { $0.contains("EXIT=66") && $0.contains("TTY-RESTORED") }
+    #expect(
+      end.contains("listtape: error: the log was removed while it was followed; stopped"),
+      "\(end)")
   }
 }
 #endif

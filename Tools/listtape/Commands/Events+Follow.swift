@@ -10,22 +10,12 @@ import Darwin
 /// `listtape events LOG --follow`: the recorded events, then each one another process
 /// appends, until SIGINT or SIGTERM (docs/cli.md, "Following a log").
 extension EventsCommand {
-  /// How long the follower sleeps between two looks at the file: a new frame is printed at
-  /// most this long (plus its reading) after the writer wrote it.
-  static let followInterval: Int32 = 50
-
   static func follow(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
     let path = arguments.log
     if arguments.to != nil {
       throw usageError("'--follow' prints events until interrupted; it takes no '--to'")
     }
-    if path == "-" {
-      throw usageError("'--follow' needs a log file: standard input cannot be followed")
-    }
-    var info = stat()
-    if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-      throw usageError("'--follow' needs a log file: \(path) is not a regular file")
-    }
+    try Following.check(path, for: self)
     let timeline = try openTimeline(path)
     // A follower reads and never writes: no index file appears beside a log being recorded.
     timeline.buildsIndex = false
@@ -55,7 +45,7 @@ extension EventsCommand {
           code: ExitCode.io)
       }
       if case .ended(let end) = follower.state { return try stop(end, timeline) }
-      if interrupted(within: followInterval) { return ExitCode.success }
+      if interrupted(within: Following.interval) { return ExitCode.success }
       _ = try replaying { () throws(StoreError) in try follower.poll() }
     }
   }
@@ -71,20 +61,10 @@ extension EventsCommand {
   private static func stop(_ end: LogFollower.End, _ timeline: Timeline) throws(CLIError)
     -> Int32
   {
-    let after = "stopped after event \(timeline.eventCount)"
-    switch end {
-    case .removed:
-      throw .failure(
-        "the log was removed while it was followed; \(after) (\(timeline.path))",
-        code: ExitCode.cannotOpen)
-    case .replaced:
-      throw .failure(
-        "the log was replaced by another file while it was followed; \(after) "
-          + "(\(timeline.path))",
-        code: ExitCode.cannotOpen)
-    case .damaged(let damage):
+    if let failure = Following.failure(end, timeline) { throw failure }
+    if case .damaged(let damage) = end {
       Diagnostics.line("listtape: warning: \(Failures.warning(damage, in: timeline))")
-      return ExitCode.damaged
     }
+    return ExitCode.damaged
   }
 }
