@@ -204,13 +204,22 @@ import Glibc
     try handle.write(contentsOf: Data(bytes))
   }
 
-  @Test func aFrameIsPrintedWithin200MillisecondsAndAHalfFrameIsWaitedFor() throws {
-    let dir = try TempDir()
-    let source = try Self.framedLog(in: dir, events: 7)
+  /// A framed log of `events` events (`source`), its bytes and event frames, and a copy
+  /// (`log`) holding only its first event frame, for the test to append the rest to.
+  static func firstFrame(of events: Int, in dir: TempDir) throws -> (
+    source: String, log: String, bytes: [UInt8], frames: [Range<Int>]
+  ) {
+    let source = try framedLog(in: dir, events: events)
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
-    let frames = try Self.eventFrames(source)
+    let frames = try eventFrames(source)
     let log = dir.path("log.ltape")
     try Data(bytes[..<frames[0].upperBound]).write(to: URL(fileURLWithPath: log))
+    return (source, log, bytes, frames)
+  }
+
+  @Test func aFrameIsPrintedWithin200MillisecondsAndAHalfFrameIsWaitedFor() throws {
+    let dir = try TempDir()
+    let (source, log, bytes, frames) = try Self.firstFrame(of: 7, in: dir)
     let follower = try Follower(["events", log, "--follow", "--json"], in: dir)
     #expect(follower.waitForLines(1))
     var latencies: [Double] = []
@@ -240,11 +249,7 @@ import Glibc
 
   @Test func damageAfterTheFollowedPartStopsWithExit2() throws {
     let dir = try TempDir()
-    let source = try Self.framedLog(in: dir, events: 4)
-    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
-    let frames = try Self.eventFrames(source)
-    let log = dir.path("log.ltape")
-    try Data(bytes[..<frames[0].upperBound]).write(to: URL(fileURLWithPath: log))
+    var (_, log, bytes, frames) = try Self.firstFrame(of: 4, in: dir)
     let follower = try Follower(["events", log, "--follow"], in: dir)
     #expect(follower.waitForLines(1))
     // Frame 2's payload damaged, frames 3 and 4 intact after it.

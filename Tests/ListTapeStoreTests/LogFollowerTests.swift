@@ -31,6 +31,15 @@ import Testing
     return all
   }
 
+  /// A new log of `count` sections, each event in a frame of its own.
+  static func sections(_ count: Int) throws -> String {
+    let path = temporaryPath()
+    let recorder = try recorder(path)
+    for i in 0..<count { _ = try recorder.record(section("s\(i)")) }
+    try recorder.close()
+    return path
+  }
+
   static func remove(_ path: String) {
     try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
   }
@@ -103,11 +112,8 @@ import Testing
   }
 
   @Test func aFrameBeingWrittenIsNotYet() throws {
-    let path = Self.temporaryPath()
+    let path = try Self.sections(3)
     defer { Self.remove(path) }
-    let recorder = try Self.recorder(path)
-    for i in 0..<3 { _ = try recorder.record(Self.section("s\(i)")) }
-    try recorder.close()
     let third = try Self.frame(ofEvent: 3, in: path)
     let tail = Array(try Self.split(path, keep: third.lowerBound).prefix(third.count))
     let follower = LogFollower(try Timeline(path: path))
@@ -143,11 +149,8 @@ import Testing
   }
 
   @Test func damageIsReportedOnlyWhenTwoReadsAgree() throws {
-    let path = Self.temporaryPath()
+    let path = try Self.sections(4)
     defer { Self.remove(path) }
-    let recorder = try Self.recorder(path)
-    for i in 0..<4 { _ = try recorder.record(Self.section("s\(i)")) }
-    try recorder.close()
     let at = try Self.end(ofEvent: 1, in: path)
     let rest = try Self.split(path, keep: at)
     let follower = LogFollower(try Timeline(path: path))
@@ -194,11 +197,8 @@ import Testing
   }
 
   @Test func aReplacedOrRewrittenLogEnds() throws {
-    let path = Self.temporaryPath()
+    let path = try Self.sections(3)
     defer { Self.remove(path) }
-    let recorder = try Self.recorder(path)
-    for i in 0..<3 { _ = try recorder.record(Self.section("s\(i)")) }
-    try recorder.close()
     let other = path + ".other"
     try FileManager.default.copyItem(atPath: path, toPath: other)
 
