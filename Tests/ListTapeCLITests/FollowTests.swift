@@ -99,10 +99,11 @@ import Glibc
     }
   }
 
-  /// 1,000 items added, then deleted: every few rounds the recorder restarts its
-  /// dictionary (dead ids outnumber live ones) and writes a recovery point.
+  /// 1,500 items added, then deleted: by the third round dead ids outnumber the live ones
+  /// by more than 4,096, so the recorder restarts its dictionary (a dictionary frame and a
+  /// checkpoint: a recovery point), besides the recovery points its spacing forces.
   static func churn(_ round: Int) -> [String] {
-    let ids = (0..<1_000).map { "\"r\(round)-\($0)\"" }.joined(separator: ",")
+    let ids = (0..<1_500).map { "\"r\(round)-\($0)\"" }.joined(separator: ",")
     return [
       #"{"op":"appendItems","section":"main","items":[\#(ids)]}"#,
       #"{"op":"deleteItems","items":[\#(ids)]}"#,
@@ -387,16 +388,25 @@ struct ScrubFollowTests {
     // Dictionary restarts and recovery points, then a second recorder on the same log.
     for round in 0..<4 { recorder.send(FollowTests.churn(round)) }
     try tmux.wait { $0.contains("event 13 of 13") }
+    // A list longer than the screen, scrolled down: new events leave it scrolled.
+    let many = (0..<40).map { "\"x\($0)\"" }.joined(separator: ",")
+    recorder.send([#"{"op":"appendItems","section":"main","items":[\#(many)]}"#])
+    try tmux.wait { $0.contains("event 14 of 14") && $0.contains("main  44 items, 44 visible") }
+    try tmux.keys("j", "j", "j")
+    try tmux.wait { !$0.contains("main  44 items") }
     #expect(try recorder.finish() == 0)
     recorder = try FollowTests.PipedRecorder(log)
     recorder.send([Self.item("last")])
-    let last = try tmux.wait { $0.contains("event 14 of 14") && $0.contains("last") }
+    let last = try tmux.wait { $0.contains("event 15 of 15") && $0.contains("last") }
     #expect(last.contains("appendItems  last"), "\(last)")
+    #expect(!last.contains("main  45 items"), "still scrolled: \(last)")
     #expect(try recorder.finish() == 0)
     #expect(try LogReader(path: log).restartSeq(after: 0) != nil, "no dictionary restart")
+    try tmux.keys("k", "k", "k")
+    let top = try tmux.waitFor("main  45 items, 45 visible")
     let show = try CLI.run(["show", log])
-    #expect(show.out.contains("main  5 items, 5 visible"), "\(show.out)")
-    #expect(last.contains("main  5 items, 5 visible"), "\(last)")
+    #expect(show.out.contains("main  45 items, 45 visible"), "\(show.out)")
+    #expect(top.contains("event 15 of 15"))
     // The log removed: the viewer ends, the terminal is restored, 66 and the reason.
     try FileManager.default.removeItem(atPath: log)
     let end = try tmux.wait { $0.contains("EXIT=66") && $0.contains("TTY-RESTORED") }

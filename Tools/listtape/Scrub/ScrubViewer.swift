@@ -112,7 +112,12 @@ final class ScrubViewer {
       break
     }
     guard total > before else { return false }
-    if frame.position == before { go(total) }
+    if frame.position == before {
+      // The person did not move: the list stays scrolled where they put it.
+      let kept = scroll
+      go(total)
+      scroll = kept
+    }
     return true
   }
 
