@@ -367,6 +367,27 @@ struct ScrubFollowTests {
     #"{"op":"appendItems","section":"main","items":["\#(id)"]}"#
   }
 
+  @Test func aFrameIsShownWithin200Milliseconds() throws {
+    let dir = try TempDir()
+    let (_, log, bytes, frames) = try FollowTests.firstFrame(of: 5, in: dir)
+    let tmux = try TmuxSession(ScrubTests.command(log, "--follow"))
+    try tmux.wait { $0.contains("event 1 of 1") && $0.contains("following") }
+    var latencies: [Double] = []
+    var written = frames[0].upperBound
+    for (i, frame) in frames.enumerated().dropFirst() {
+      let start = Date()
+      try FollowTests.append(bytes[written..<frame.upperBound], to: log)
+      written = frame.upperBound
+      try tmux.waitFor("event \(i + 1) of \(i + 1)")
+      latencies.append(Date().timeIntervalSince(start))
+    }
+    // What the pane shows is read every 20 ms or so, through a tmux client: the viewer's
+    // own delay is below what is measured.
+    #expect((latencies.max() ?? 0) < 0.2, "latencies \(latencies)")
+    try tmux.keys("q")
+    try tmux.wait { $0.contains("EXIT=0") && $0.contains("TTY-RESTORED") }
+  }
+
   @Test func theTimelineGrowsAndTheViewerStaysWhereThePersonIs() throws {
     let dir = try TempDir()
     let log = try FollowTests.newLog(in: dir)
