@@ -310,6 +310,23 @@ import Glibc
     #expect(follower.out.hasPrefix(#"{"event":2,"#))
   }
 
+  @Test func opFiltersWhatIsFollowed() throws {
+    let dir = try TempDir()
+    let log = try Self.newLog(in: dir)
+    let follower = try Follower(
+      ["events", log, "--follow", "--op", "deleteItems", "--numbered"], in: dir)
+    let recorder = try PipedRecorder(log)
+    for round in 0..<2 {
+      recorder.send(Self.churn(round))
+      #expect(follower.waitForLines(round + 1))
+    }
+    #expect(try recorder.finish() == 0)
+    #expect(follower.stop(SIGTERM) == 0)
+    let events = try CLI.run(["events", log, "--op", "deleteItems", "--numbered"])
+    #expect(follower.out == events.out)
+    #expect(follower.out.hasPrefix("#3 "), "\(follower.out)")
+  }
+
   @Test(arguments: [
     (["--to", "1"], "Error: '--follow' prints events until interrupted; it takes no '--to'"),
     (["--from", "9"], "Error: --from 9 is out of range: LOG has 1 event (0...1)"),
