@@ -20,6 +20,20 @@ import Testing
     return true
   }
 
+  @Test func bucketsCoverAnyNumberOfEvents() {
+    #expect(ScrubScan.Found.shift(covering: 0) == 0)
+    #expect(ScrubScan.Found.shift(covering: 2_048) == 0)
+    #expect(ScrubScan.Found.shift(covering: 2_049) == 1)
+    #expect(ScrubScan.Found.shift(covering: 5_000) == 2)
+    // A salvaged log's numbers can pass 2^62 (a gap claiming that many lost events).
+    let huge = ScrubScan.Found.shift(covering: .max)
+    #expect(huge == 52)
+    var found = ScrubScan.Found()
+    found.shift = huge
+    #expect(found.bucket(.max) == ScrubScan.buckets - 1)
+    #expect(found.bucket(1) == 0)
+  }
+
   @Test func bucketsMergeAsAFollowedLogGrows() throws {
     let dir = try TempDir()
     let log = dir.path("marks.ltape")

@@ -36,10 +36,11 @@ final class ScrubScan: @unchecked Sendable {
     /// The bucket of event `n` (from 1).
     func bucket(_ n: Int) -> Int { min(ScrubScan.buckets - 1, max(0, n - 1) >> shift) }
 
-    /// The smallest shift whose buckets cover `total` events.
+    /// The smallest shift whose buckets cover `total` events (by shifting `total` down:
+    /// a salvaged log's numbers can pass 2^62, where `buckets << shift` would overflow).
     static func shift(covering total: Int) -> Int {
       var shift = 0
-      while ScrubScan.buckets << shift < total { shift += 1 }
+      while max(0, total - 1) >> shift >= ScrubScan.buckets { shift += 1 }
       return shift
     }
   }
@@ -92,7 +93,7 @@ final class ScrubScan: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     total = max(total, count)
-    while Self.buckets << found.shift < count {
+    while found.shift < Found.shift(covering: count) {
       for i in 0..<Self.buckets {
         let (a, b) = (2 * i, 2 * i + 1)
         found.markBuckets[i] = a < Self.buckets ? found.markBuckets[a] + found.markBuckets[b] : 0
