@@ -310,6 +310,29 @@ import Glibc
     #expect(follower.out.hasPrefix(#"{"event":2,"#))
   }
 
+  @Test func aFormat1LogIsFollowedToo() throws {
+    let dir = try TempDir()
+    let log = dir.path("v1.ltape")
+    try FileManager.default.copyItem(
+      atPath: CLI.packageRoot.appendingPathComponent("Logs/golden/every-op.ltape").path,
+      toPath: log)
+    let before = try CLI.run(["events", log, "--json"])
+    let count = before.out.lines.filter { !$0.isEmpty }.count
+    let follower = try Follower(["events", log, "--follow", "--json"], in: dir)
+    #expect(follower.waitForLines(count))
+    // `record` appends to a 1.0 log in 1.0.
+    let recorder = try PipedRecorder(log)
+    for i in 1...3 {
+      recorder.send([#"{"op":"mark","label":"late \#(i)"}"#])
+      #expect(follower.waitForLines(count + i), "\(follower.err)")
+    }
+    #expect(try recorder.finish() == 0)
+    #expect(follower.stop(SIGINT) == 0)
+    #expect(try CLI.run(["stats", log]).out.contains("format       1.0"))
+    #expect(follower.out == (try CLI.run(["events", log, "--json"])).out)
+    #expect(follower.err == "")
+  }
+
   @Test func opFiltersWhatIsFollowed() throws {
     let dir = try TempDir()
     let log = try Self.newLog(in: dir)
