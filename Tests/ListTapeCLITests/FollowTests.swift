@@ -62,12 +62,14 @@ import Glibc
       return exitCode()
     }
 
-    /// Read system calls it made so far (`/proc/PID/io`): a follower that made two more
-    /// has looked at the file again.
-    var reads: Int {
-      let text = (try? String(contentsOfFile: "/proc/\(process.pid)/io", encoding: .utf8)) ?? ""
-      let line = text.split(separator: "\n").first { $0.hasPrefix("syscr:") }
-      return line.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) } ?? 0
+    /// Waits until it woke up `count` more times (`processContextSwitches`): a follower
+    /// wakes to look at the file every 50 ms, so it has looked again since the call.
+    func waitForLooks(_ count: Int, seconds: Double = 10) {
+      let start = processContextSwitches(process.pid) ?? 0
+      let deadline = Date().addingTimeInterval(seconds)
+      while (processContextSwitches(process.pid) ?? 0) < start + count && Date() < deadline {
+        usleep(1_000)
+      }
     }
   }
 
@@ -230,11 +232,9 @@ import Glibc
       // The frames before it (a recovery point's), then half of it: "not yet", never
       // damage; the follower looks at the file again meanwhile.
       let middle = frame.lowerBound + frame.count / 2
-      let reads = follower.reads
       try Self.append(bytes[written..<middle], to: log)
       written = frame.upperBound
-      let deadline = Date().addingTimeInterval(10)
-      while follower.reads < reads + 4 && Date() < deadline { usleep(1_000) }
+      follower.waitForLooks(4)
       #expect(follower.lineCount == before)
       let start = Date()
       try Self.append(bytes[middle..<frame.upperBound], to: log)
@@ -246,6 +246,28 @@ import Glibc
     #expect(follower.out == (try CLI.run(["events", source, "--json"])).out)
     let worst = latencies.max() ?? 0
     #expect(worst < 0.2, "latencies \(latencies)")
+  }
+
+  @Test func aTailACrashLeftIsWaitedForUntilTheNextRecorderCutsIt() throws {
+    let dir = try TempDir()
+    let (_, log, bytes, frames) = try Self.firstFrame(of: 3, in: dir)
+    // A recorder killed in the middle of its second frame.
+    try Self.append(bytes[frames[0].upperBound..<(frames[1].lowerBound + 30)], to: log)
+    let follower = try Follower(["events", log, "--follow", "--json"], in: dir)
+    #expect(follower.waitForLines(1))
+    follower.waitForLooks(4)
+    #expect(follower.err == "", "a torn tail is not damage while following")
+    // The next recorder cuts the tail (saving it aside) and appends in its place.
+    let recorder = try PipedRecorder(log)
+    recorder.send([Self.opening.replacingOccurrences(of: "main", with: "second")])
+    #expect(follower.waitForLines(2), "\(follower.err)")
+    #expect(try recorder.finish() == 0)
+    #expect(follower.stop(SIGTERM) == 0)
+    #expect(follower.err == "")
+    #expect(follower.out == (try CLI.run(["events", log, "--json"])).out)
+    #expect(follower.out.contains(#""sections":["second"]"#))
+    let saved = try FileManager.default.contentsOfDirectory(atPath: dir.url.path)
+    #expect(saved.contains { $0.hasPrefix("log.ltape.tail-") }, "\(saved)")
   }
 
   @Test func damageAfterTheFollowedPartStopsWithExit2() throws {
