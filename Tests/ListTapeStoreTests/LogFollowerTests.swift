@@ -154,7 +154,8 @@ import Testing
     let at = try Self.end(ofEvent: 1, in: path)
     let rest = try Self.split(path, keep: at)
     let follower = LogFollower(try Timeline(path: path))
-    // Event 2's frame with a payload byte wrong, and events 3 and 4 after it.
+    // The frame after event 1's (a recovery point's, or event 2's) with a payload byte
+    // wrong, and frames of this log after it.
     var bad = rest
     bad[40] ^= 0xFF
     try Self.append(bad, to: path)
