@@ -450,6 +450,19 @@ struct ScrubFollowTests {
     try tmux.wait { $0.contains("EXIT=0") && $0.contains("TTY-RESTORED") }
   }
 
+  @Test func aReplacedLogEndsTheViewerWith66() throws {
+    let dir = try TempDir()
+    let log = try FollowTests.newLog(in: dir)
+    let other = try FollowTests.newLog(in: dir, name: "other.ltape")
+    let tmux = try TmuxSession(ScrubTests.command(log, "--follow"))
+    try tmux.wait { $0.contains("event 1 of 1") && $0.contains("following") }
+    #expect(rename(other, log) == 0)
+    let end = try tmux.wait { $0.contains("EXIT=66") && $0.contains("TTY-RESTORED") }
+    #expect(
+      end.contains("listtape: error: the log was replaced by another file while it was followed"),
+      "\(end)")
+  }
+
   @Test func theTimelineGrowsAndTheViewerStaysWhereThePersonIs() throws {
     let dir = try TempDir()
     let log = try FollowTests.newLog(in: dir)
