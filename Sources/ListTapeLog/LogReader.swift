@@ -123,6 +123,29 @@ package final class LogReader {
     return errno == EWOULDBLOCK
   }
 
+  /// What the path this reader opened names now: a follower stops once it names another
+  /// file or none, having read what its descriptor still holds.
+  package enum PathStatus: Sendable, Equatable {
+    /// The file this reader opened.
+    case same
+    /// Nothing: the log was removed (or its directory was).
+    case removed
+    /// Another file (another inode or device): the log was replaced, say by a rename.
+    case replaced
+  }
+
+  /// Compares the file at `path` with the one open here (`stat` against `fstat`).
+  package var pathStatus: PathStatus {
+    guard let fd else { return .same }
+    var opened = stat()
+    guard fstat(fd, &opened) == 0 else { return .same }
+    var named = stat()
+    guard stat(path, &named) == 0 else {
+      return errno == ENOENT || errno == ENOTDIR ? .removed : .same
+    }
+    return opened.st_ino == named.st_ino && opened.st_dev == named.st_dev ? .same : .replaced
+  }
+
   /// Picks up complete frames appended since the last scan; returns how many events arrived.
   ///
   /// A partial frame at the end stays "not yet" (`stop` says torn tail) until it completes.

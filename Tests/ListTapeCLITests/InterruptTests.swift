@@ -9,55 +9,6 @@ import Glibc
 /// a while; once its partial output exists (the condition waited for), it is sent the
 /// signal; then nothing partial, and no output, may be left.
 @Suite(.serialized) struct InterruptTests {
-  /// A process started with its standard error to a file.
-  struct Started {
-    let pid: pid_t
-
-    init(_ argv: [String], stderr: String) throws {
-      var actions = posix_spawn_file_actions_t()
-      posix_spawn_file_actions_init(&actions)
-      defer { posix_spawn_file_actions_destroy(&actions) }
-      posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-      posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-      let args = [CLI.binary.path] + argv
-      let cArgs = args.map { strdup($0) } + [nil]
-      let cEnv = CLI.baseEnvironment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-      defer {
-        for p in cArgs { free(p) }
-        for p in cEnv { free(p) }
-      }
-      // Default actions and an empty mask, as a shell gives them.
-      var attributes = posix_spawnattr_t()
-      posix_spawnattr_init(&attributes)
-      defer { posix_spawnattr_destroy(&attributes) }
-      var none = sigset_t()
-      sigemptyset(&none)
-      var all = sigset_t()
-      sigfillset(&all)
-      posix_spawnattr_setsigmask(&attributes, &none)
-      posix_spawnattr_setsigdefault(&attributes, &all)
-      posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-      var pid: pid_t = 0
-      let rc = posix_spawn(&pid, CLI.binary.path, &actions, &attributes, cArgs, cEnv)
-      guard rc == 0 else { throw RecordFailed(message: "posix_spawn: \(rc)") }
-      self.pid = pid
-    }
-
-    /// The exit code (128 + the signal for a process a signal ended) once it has ended,
-    /// or nil while it runs; `block` waits.
-    func status(block: Bool) -> Int32? {
-      var status: Int32 = 0
-      while true {
-        let done = waitpid(pid, &status, block ? 0 : WNOHANG)
-        if done == pid { break }
-        if done < 0 && errno == EINTR { continue }
-        return nil
-      }
-      return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    }
-  }
-
   /// A log that takes a second or more to copy, upgrade or export: a 30,000-item outline of
   /// UUIDs, then 12,000 edits.
   static func log(in dir: TempDir) throws -> String {

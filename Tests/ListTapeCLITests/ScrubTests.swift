@@ -111,6 +111,8 @@ struct ScrubTests {
     let tmux = try TmuxSession(Self.command(log))
     let first = try tmux.wait { $0.contains("event 105 of 105") && $0.contains("◆ 6 marks") }
     #expect(first.contains("main  "))
+    // The last event sits in the bar's last column, which a full line keeps.
+    #expect(first.split(separator: "\n").contains { $0.hasSuffix("●") }, "\(first)")
     try tmux.keys("Left")
     try tmux.waitFor("event 104 of 105")
     try tmux.keys("Right")

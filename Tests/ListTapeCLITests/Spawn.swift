@@ -3,18 +3,20 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 
-/// Runs a program with standard output to a file and no other inherited descriptors;
-/// its exit status (killed after `seconds`).
-func spawn(
+/// Starts a program as a shell would, with standard input empty, standard output and error
+/// to files (created or truncated), and no other inherited descriptors: default signal
+/// actions and an empty mask (the test runner may block or ignore some: tmux's SIGHUP must
+/// reach the pane when the server is killed). Returns its process id.
+func startProcess(
   _ path: String, argv: [String], environment: [String: String], stdout: String,
-  seconds: Double = 30
-) throws -> Int32 {
+  stderr: String = "/dev/null"
+) throws -> pid_t {
   var actions = posix_spawn_file_actions_t()
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
   posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+  posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
   // The descriptors open now (the listing's own one is gone by the spawn and ignored).
   let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
   for fd in open.compactMap({ Int32($0) }) where fd > 2 {
@@ -26,8 +28,6 @@ func spawn(
     for p in cArgs { free(p) }
     for p in cEnv { free(p) }
   }
-  // Default signal actions and an empty mask, as a shell would give (the test runner may
-  // block or ignore some): tmux's SIGHUP must reach the pane when the server is killed.
   var attributes = posix_spawnattr_t()
   posix_spawnattr_init(&attributes)
   defer { posix_spawnattr_destroy(&attributes) }
@@ -41,6 +41,16 @@ func spawn(
   var pid: pid_t = 0
   let rc = posix_spawn(&pid, path, &actions, &attributes, cArgs, cEnv)
   guard rc == 0 else { throw RecordFailed(message: "posix_spawn \(path): \(rc)") }
+  return pid
+}
+
+/// Runs a program with standard output to a file and no other inherited descriptors;
+/// its exit status (killed after `seconds`).
+func spawn(
+  _ path: String, argv: [String], environment: [String: String], stdout: String,
+  seconds: Double = 30
+) throws -> Int32 {
+  let pid = try startProcess(path, argv: argv, environment: environment, stdout: stdout)
   let deadline = Date().addingTimeInterval(seconds)
   var status: Int32 = 0
   while true {
@@ -56,5 +66,30 @@ func spawn(
   }
   // WIFEXITED / WEXITSTATUS, which Swift does not import (they are macros).
   return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
+
+/// `listtape` started in the background with its standard output and error to files
+/// (`startProcess`).
+struct Started {
+  let pid: pid_t
+
+  init(_ argv: [String], stdout: String = "/dev/null", stderr: String) throws {
+    pid = try startProcess(
+      CLI.binary.path, argv: [CLI.binary.path] + argv, environment: CLI.baseEnvironment,
+      stdout: stdout, stderr: stderr)
+  }
+
+  /// The exit code (128 + the signal for a process a signal ended) once it has ended,
+  /// or nil while it runs; `block` waits.
+  func status(block: Bool) -> Int32? {
+    var status: Int32 = 0
+    while true {
+      let done = waitpid(pid, &status, block ? 0 : WNOHANG)
+      if done == pid { break }
+      if done < 0 && errno == EINTR { continue }
+      return nil
+    }
+    return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+  }
 }
 #endif

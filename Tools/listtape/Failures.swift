@@ -107,12 +107,21 @@ enum Failures {
   /// not the recorded ones.
   static func warnings(_ timeline: Timeline) -> [String] {
     var out: [String] = []
-    if let damage = timeline.damage {
-      let read =
-        timeline.eventCount == 0
-        ? "no event is readable" : "only events 1...\(timeline.eventCount) are read"
-      out.append("\(damage) (\(timeline.path)); \(read)")
-    }
+    if let damage = timeline.damage { out.append(warning(damage, in: timeline)) }
+    return out + gapWarnings(timeline)
+  }
+
+  /// Where reading `timeline` stops, and what was read before.
+  static func warning(_ damage: LogDamage, in timeline: Timeline) -> String {
+    let read =
+      timeline.eventCount == 0
+      ? "no event is readable" : "only events 1...\(timeline.eventCount) are read"
+    return "\(damage) (\(timeline.path)); \(read)"
+  }
+
+  /// What a salvage lost, and which states are therefore not the recorded ones.
+  static func gapWarnings(_ timeline: Timeline) -> [String] {
+    var out: [String] = []
     let gaps = timeline.gaps
     for (i, gap) in gaps.prefix(5).enumerated() {
       let first = Int(gap.firstEvent)

@@ -12,6 +12,8 @@ final class Output {
   private var buffer: [UInt8] = []
   private let fd: Int32
   private let limit = 1 << 16
+  /// Set once a write failed (the reader of a pipe went away): a follow stops then.
+  private(set) var failed = false
 
   init(fileDescriptor: Int32 = 1) {
     fd = fileDescriptor
@@ -37,7 +39,7 @@ final class Output {
   func bytes(_ bytes: [UInt8]) {
     if bytes.count >= limit {
       flush()
-      writeAll(fd, bytes)
+      if !writeAll(fd, bytes) { failed = true }
       return
     }
     buffer.append(contentsOf: bytes)
@@ -45,14 +47,15 @@ final class Output {
   }
 
   func flush() {
-    writeAll(fd, buffer)
+    if !writeAll(fd, buffer) { failed = true }
     buffer.removeAll(keepingCapacity: true)
   }
 }
 
 /// Writes every byte to `fd`, retrying short writes and EINTR; stops quietly on an error
-/// (a closed pipe: the reader went away).
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+/// (a closed pipe: the reader went away) and returns false.
+@discardableResult
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
   var offset = 0
   while offset < bytes.count {
     let n = bytes.withUnsafeBytes { raw -> Int in
@@ -64,9 +67,10 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
       #endif
     }
     if n < 0 && errno == EINTR { continue }
-    if n <= 0 { return }
+    if n <= 0 { return false }
     offset += n
   }
+  return true
 }
 
 /// Messages on standard error, one line at a time, unbuffered.

@@ -42,25 +42,33 @@ final class ScrubViewer {
   private var message: String?
   private var lastSearch: String?
   private var lastScanned = -1
+  /// Following a log being recorded (`--follow`): nil when not, or once following stopped.
+  private var follower: LogFollower?
+  /// Why following ended the viewer: the log's path names another file or none.
+  private(set) var followEnd: LogFollower.End?
 
-  init(timeline: Timeline, terminal: RawTerminal, style: Style, at n: Int) throws(StoreError) {
+  init(timeline: Timeline, terminal: RawTerminal, style: Style, at n: Int, follow: Bool = false)
+    throws(StoreError)
+  {
     self.timeline = timeline
     self.terminal = terminal
     self.style = style
     scan = ScrubScan(total: timeline.eventCount)
     cursor = Cursor(timeline)
     frame = Frame(position: 0, state: ListState())
+    if follow { follower = LogFollower(timeline, from: timeline.eventCount + 1) }
     frame = try load(n)
-    scan.start(path: timeline.path)
+    scan.start(path: timeline.path, follow: follow)
   }
 
-  /// Runs until `q`, Ctrl-C or the end of input.
+  /// Runs until `q`, Ctrl-C, the end of input, or the end of a follow by the log's path.
   func run() {
     defer { scan.cancel() }
     draw()
     while true {
       let scanning = !scan.isDone
-      guard let bytes = terminal.read(timeout: scanning ? 200 : 1000) else { return }
+      let timeout = follower != nil ? Following.interval : scanning ? 200 : 1000
+      guard let bytes = terminal.read(timeout: timeout) else { return }
       var dirty = terminal.takeResize()
       let scanned = scan.snapshot.scanned
       if scanned != lastScanned {
@@ -71,8 +79,46 @@ final class ScrubViewer {
         if !handle(key) { return }
         dirty = true
       }
+      if follower != nil {
+        if pollLog() { dirty = true }
+        if followEnd != nil { return }
+      }
       if dirty { draw() }
     }
+  }
+
+  /// Reads what the recorder appended since the last look; true when the screen changes.
+  /// The newest event stays shown while it is the one shown; an earlier one stays put.
+  private func pollLog() -> Bool {
+    guard let follower else { return false }
+    let before = total
+    do {
+      try follower.poll()
+    } catch {
+      message = style.red("following stopped: \(Failures.message(error))")
+      self.follower = nil
+      return true
+    }
+    switch follower.state {
+    case .ended(.damaged(let damage)):
+      // The viewer stays on what was read; the warning is printed on the way out.
+      message = style.red("following stopped: \(damage)")
+      self.follower = nil
+      return true
+    case .ended(let end):
+      followEnd = end
+      return true
+    case .following, .suspect:
+      break
+    }
+    guard total > before else { return false }
+    if frame.position == before {
+      // The person did not move: the list stays scrolled where they put it.
+      let kept = scroll
+      go(total)
+      scroll = kept
+    }
+    return true
   }
 
   // MARK: Moving
@@ -292,7 +338,10 @@ final class ScrubViewer {
     lines.append(bottom(more: body.count > scroll + bodyHeight))
     var screen = "\u{1B}[H"
     for (i, line) in lines.prefix(rows).enumerated() {
-      screen += ScreenText.fit(line, width: columns) + "\u{1B}[0m\u{1B}[K"
+      // Erase the rest of a short line only: with wrap off, the cursor stays on the last
+      // column after a full line, and erasing there would blank its last character.
+      let fitted = ScreenText.fit(line, width: columns)
+      screen += fitted + "\u{1B}[0m" + (ScreenText.width(fitted) < columns ? "\u{1B}[K" : "")
       if i < rows - 1 { screen += "\r\n" }
     }
     terminal.write(screen)
@@ -322,18 +371,24 @@ final class ScrubViewer {
   }
 
   /// One cell per slice of the log: `●` the current event, `✗` faults, `◆` marks, `·` not
-  /// yet scanned.
+  /// yet scanned; following, `»` in the last cell while newer events than the one shown
+  /// are there.
   private func bar(width: Int) -> String {
     let f = scan.snapshot
     guard total > 0, width > 0 else { return style.dim(String(repeating: "─", count: width)) }
     let here =
       frame.position == 0 ? 0 : min(width - 1, scaled(frame.position - 1, width, total))
     var out = ""
+    let newer = follower != nil && frame.position < total && here < width - 1
     for cell in 0..<width {
+      if newer && cell == width - 1 {
+        out += style.bold(style.yellow("»"))
+        continue
+      }
       // Events this cell covers, then the buckets they fall in.
       let first = scaled(cell, total, width) + 1
       let last = max(first, scaled(cell + 1, total, width))
-      let buckets = scan.bucket(first)...scan.bucket(last)
+      let buckets = f.bucket(first)...f.bucket(last)
       let faults = buckets.contains { f.faultBuckets[$0] > 0 }
       let marks = buckets.contains { f.markBuckets[$0] > 0 }
       if cell == here {
@@ -359,8 +414,15 @@ final class ScrubViewer {
     ]
     if let failure = f.failure {
       parts.append(style.red("scan stopped: \(failure)"))
-    } else if f.scanned < total {
+    } else if !scan.isDone {
       parts.append("scanning \(f.scanned * 100 / max(1, total))%")
+    }
+    if follower != nil {
+      let newer = total - frame.position
+      parts.append(
+        newer > 0
+          ? style.bold(style.yellow("» \(Render.plural(newer, "newer event")) (End)"))
+          : "following")
     }
     if showDiff { parts.append(style.bold("diff from the previous event")) }
     return parts.joined(separator: "  ")
@@ -438,7 +500,8 @@ final class ScrubViewer {
     "  ↓ j / ↑ k    scroll the list         ?            this help",
     "  q Ctrl-C     quit",
     "",
-    "The bar: ● the event shown, ✗ faults, ◆ marks, · not yet scanned.",
+    "The bar: ● the event shown, ✗ faults, ◆ marks, · not yet scanned,",
+    "» newer events than the one shown (--follow; End goes to the newest).",
     "Press any key to go back.",
   ]
 }
