@@ -87,15 +87,24 @@ package struct RawJSONOut {
   @inline(__always) package mutating func quoted(
     _ utf8: UnsafeBufferPointer<UInt8>, spillingInto w: inout JSONWriter
   ) {
-    let need = Self.quotedBound(utf8.count)
-    if room < need {
-      spill(into: &w)
-      if capacity < need {
-        w.appendQuotedFragment(utf8)
-        return
-      }
+    guard makeRoom(quoting: utf8.count, spillingInto: &w) else {
+      w.appendQuotedFragment(utf8)
+      return
     }
     quoted(utf8)
+  }
+
+  /// Makes room for a quoted string of `n` bytes, moving what was written into `w` when
+  /// there is too little; false when the string is larger than the whole buffer.
+  @inline(__always) private mutating func makeRoom(
+    quoting n: Int, spillingInto w: inout JSONWriter
+  ) -> Bool {
+    let need = Self.quotedBound(n)
+    if room < need {
+      spill(into: &w)
+      return capacity >= need
+    }
+    return true
   }
 
   /// `quoted(_:spillingInto:)`, and the same quoted string as the next value of `copy`
@@ -104,14 +113,10 @@ package struct RawJSONOut {
     _ utf8: UnsafeBufferPointer<UInt8>, spillingInto w: inout JSONWriter,
     alsoInto copy: inout JSONWriter
   ) {
-    let need = Self.quotedBound(utf8.count)
-    if room < need {
-      spill(into: &w)
-      if capacity < need {
-        w.appendQuotedFragment(utf8)
-        copy.string(utf8: utf8)
-        return
-      }
+    guard makeRoom(quoting: utf8.count, spillingInto: &w) else {
+      w.appendQuotedFragment(utf8)
+      copy.string(utf8: utf8)
+      return
     }
     let start = count
     quoted(utf8)

@@ -152,13 +152,19 @@ package struct ListStateBuilder {
   package mutating func finish() throws(Failure) -> ListState {
     endSection()
     section = -1
+    try Self.checkSelection(selected, of: state)
+    state.checkInvariants()
+    return state
+  }
+
+  /// Checks a built state's selection (`selected`, in the order read): only visible items,
+  /// at most one in single-selection mode.
+  static func checkSelection(_ selected: [Handle], of state: ListState) throws(Failure) {
     for x in selected where !state.forest.isVisible(x) {
       throw .hiddenSelection(state.forest.id(of: x))
     }
     guard state.allowsMultipleSelection || selected.count <= 1 else {
       throw .tooManySelected(selected.count)
     }
-    state.checkInvariants()
-    return state
   }
 }

@@ -366,18 +366,13 @@ enum SeekParts {
       let n = 1 + rng.below(reopened.eventCount)
       guard let p = index.seekPoint(atOrBefore: UInt64(n)) else { continue }
       var t = Clock.now()
-      let (stored, ends) = try index.dictionary(at: p)
-      let dictionary = try IdSpace(stored: stored, ends: ends)
+      let dictionary = try Self.dictionary(index, at: p)
       parts[0].append(Clock.now() - t)
       t = Clock.now()
       let blob = try index.state(at: p)
       parts[1].append(Clock.now() - t)
       t = Clock.now()
-      let state = try blob.withUnsafeBytes {
-        try ListState(
-          compact: $0, ids: dictionary,
-          aliases: DefinitionAliases(vetted: dictionary.count, map: [:]))
-      }
+      let state = try Self.state(blob, dictionary)
       parts[2].append(Clock.now() - t)
       t = Clock.now()
       _ = try reopened.state(at: n)
@@ -392,6 +387,21 @@ enum SeekParts {
       seek: median(parts[3]), folded: Int(median(parts[4])))
   }
 
+  /// The dictionary a seek at `p` reads.
+  static func dictionary(_ index: LogIndex, at p: IndexSeekPoint) throws -> IdSpace {
+    let (stored, ends) = try index.dictionary(at: p)
+    return try IdSpace(stored: stored, ends: ends)
+  }
+
+  /// The state an index stores (`blob`, inflated) over `dictionary`.
+  static func state(_ blob: [UInt8], _ dictionary: IdSpace) throws -> ListState {
+    try blob.withUnsafeBytes {
+      try ListState(
+        compact: $0, ids: dictionary,
+        aliases: DefinitionAliases(vetted: dictionary.count, map: [:]))
+    }
+  }
+
   /// `listtape-bench __state-load LOG [RUNS]`: the dictionary read and state load of the
   /// last seek point, `RUNS` times in a row (for a profiler), with the median of each.
   static func loop(_ path: String, runs: Int) throws {
@@ -404,16 +414,10 @@ enum SeekParts {
     var loadTimes: [Double] = []
     for _ in 0..<max(1, runs) {
       var t = Clock.now()
-      let (stored, ends) = try index.dictionary(at: p)
-      let dictionary = try IdSpace(stored: stored, ends: ends)
+      let dictionary = try Self.dictionary(index, at: p)
       dictionaryTimes.append(Clock.now() - t)
       t = Clock.now()
-      let blob = try index.state(at: p)
-      let state = try blob.withUnsafeBytes {
-        try ListState(
-          compact: $0, ids: dictionary,
-          aliases: DefinitionAliases(vetted: dictionary.count, map: [:]))
-      }
+      let state = try Self.state(try index.state(at: p), dictionary)
       loadTimes.append(Clock.now() - t)
       precondition(state.numberOfAllItems >= 0)
     }

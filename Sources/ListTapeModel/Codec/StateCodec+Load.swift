@@ -39,8 +39,8 @@ extension ListState {
               content: contentBuffer.baseAddress, handles: handles)
             do throws(CodecError) {
               try Self.readItems(
-                sections, columns: &columns, limit: limit, aliases: aliases, forest: &f,
-                items: &items, selected: &selected)
+                sections, total: total, columns: &columns, limit: limit, aliases: aliases,
+                forest: &f, items: &items, selected: &selected)
             } catch {
               failure = error
             }
@@ -62,13 +62,10 @@ extension ListState {
     f.selectedCount = selected.count
     f.linkLists()
     state.forest = f
-    for x in selected where !f.isVisible(x) {
-      throw CodecError(
-        ListStateBuilder.Failure.hiddenSelection(f.id(of: x)).description, offset: end)
-    }
-    guard allowsMultipleSelection || selected.count <= 1 else {
-      throw CodecError(
-        ListStateBuilder.Failure.tooManySelected(selected.count).description, offset: end)
+    do throws(ListStateBuilder.Failure) {
+      try ListStateBuilder.checkSelection(selected, of: state)
+    } catch {
+      throw CodecError(error.description, offset: end)
     }
     state.checkInvariants()
     return state
@@ -79,12 +76,22 @@ extension ListState {
   @inline(__always) static func compactEntry(
     _ v: Int64, in c: ByteSource, limit: Int, aliases: DefinitionAliases, ids: IdSpace
   ) throws(CodecError) -> Int32 {
-    guard v >= 0, v < Int64(limit) else { throw c.fail("entry \(v) of \(limit)") }
-    let e = aliases.canonical(Int32(truncatingIfNeeded: v))
-    guard !ids.extent(Int(e)).isEmpty else {
-      throw c.fail("entry \(e) was lost with the events that defined it")
-    }
+    let e = try entryNumber(v, in: c, limit: limit, aliases: aliases)
+    guard !ids.extent(Int(e)).isEmpty else { throw lost(e, in: c) }
     return e
+  }
+
+  /// Entry `v` read from column `c`, checked against `limit` and read through `aliases`.
+  @inline(__always) private static func entryNumber(
+    _ v: Int64, in c: ByteSource, limit: Int, aliases: DefinitionAliases
+  ) throws(CodecError) -> Int32 {
+    guard v >= 0, v < Int64(limit) else { throw c.fail("entry \(v) of \(limit)") }
+    return aliases.canonical(Int32(truncatingIfNeeded: v))
+  }
+
+  /// Entry `e`, read just before `c`'s offset, names an id a salvaged stretch lost.
+  private static func lost(_ e: Int32, in c: ByteSource) -> CodecError {
+    c.fail("entry \(e) was lost with the events that defined it")
   }
 
   /// Where the first pass writes each item, by handle.
@@ -102,14 +109,13 @@ extension ListState {
   /// handles ahead of the items, in a loop of their own: its cache misses on the entry
   /// tables overlap, where one per item in the item loop would not.
   private static func readItems(
-    _ sections: [CompactSection], columns: inout [ByteSource], limit: Int,
+    _ sections: [CompactSection], total: Int, columns: inout [ByteSource], limit: Int,
     aliases: DefinitionAliases, forest f: inout Forest, items: inout ItemPointers,
     selected: inout [Handle]
   ) throws(CodecError) {
     guard let nodes = items.nodes, let entries = items.entries, let content = items.content
     else { return }
     let handles = items.handles
-    let total = sections.reduce(0) { $0 &+ $1.count }
     let refsStart = columns[3]
     var refs = columns[3]
     let (decoded, refsFailure) = decodeEntries(
@@ -157,18 +163,8 @@ extension ListState {
           guard flags <= ItemFlag.all else { throw flagColumn.fail("bad item flags \(flags)") }
           if i == decoded, let refsFailure { throw refsFailure }
           let e = entries[i]
-          // The entry's offsets in its column, found again only to report a fault.
-          func refAt() -> (before: Int, after: ByteSource) {
-            var c = refsStart
-            var before = c.origin
-            for _ in 0...i {
-              before = c.origin + c.offset
-              _ = try? c.zigzag()
-            }
-            return (before, c)
-          }
           if i == firstBad, f.ids.extent(Int(e)).isEmpty {
-            throw refAt().after.fail("entry \(e) was lost with the events that defined it")
+            throw lost(e, in: entryAt(i, of: refsStart).after)
           }
           let textFlags =
             (flags & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
@@ -178,17 +174,17 @@ extension ListState {
             let l = level > UInt64(Int.max) ? Int.max : Int(level)
             throw CodecError(
               ListStateBuilder.Failure.skippedLevel(level: l, depth: depth).description,
-              offset: refAt().before)
+              offset: entryAt(i, of: refsStart).before)
           }
           guard level <= UInt64(Forest.deepestLevel) else {
             throw CodecError(
               ListStateBuilder.Failure.tooDeep(level: Int(level)).description,
-              offset: refAt().before)
+              offset: entryAt(i, of: refsStart).before)
           }
           if i == firstBad {
             throw CodecError(
               ListStateBuilder.Failure.duplicateItem(f.ids.text(Int(e))).description,
-              offset: refAt().before)
+              offset: entryAt(i, of: refsStart).before)
           }
           let l = Int(level)
           let x = Handle(truncatingIfNeeded: i)
@@ -219,6 +215,18 @@ extension ListState {
     }
   }
 
+  /// Where item `i`'s entry starts in the entry column `refs`, and the column just after
+  /// it: read again from the start, only to report a fault there.
+  private static func entryAt(_ i: Int, of refs: ByteSource) -> (before: Int, after: ByteSource) {
+    var c = refs
+    var before = c.origin
+    for _ in 0...i {
+      before = c.origin + c.offset
+      _ = try? c.zigzag()
+    }
+    return (before, c)
+  }
+
   /// Reads up to `count` entries of an entry column (deltas from the entry before) into
   /// `out`, each checked against `limit` and read through `aliases`; returns how many were
   /// read and, when fewer than `count`, why.
@@ -232,8 +240,7 @@ extension ListState {
       while n < count {
         let v = previous &+ 1 &+ (try refs.zigzag())
         previous = v
-        guard v >= 0, v < Int64(limit) else { throw refs.fail("entry \(v) of \(limit)") }
-        (out + n).initialize(to: aliases.canonical(Int32(truncatingIfNeeded: v)))
+        (out + n).initialize(to: try entryNumber(v, in: refs, limit: limit, aliases: aliases))
         n &+= 1
       }
     } catch {
@@ -286,14 +293,7 @@ extension Forest {
         let to = Int(start[x &+ 1])
         if to > from {
           let root = buildList(UnsafeBufferPointer(rebasing: kids[from..<to]))
-          let list = blocks[Int(root)]
-          nodes.withUnsafeMutableBufferPointer { all in
-            all[x].children = root
-            all[x].cnt = 1 &+ list.cnt
-            all[x].sel &+= list.sel
-            if all[x].expanded { all[x].vis = 1 &+ list.vis }
-            all[x].height = list.height == UInt8.max ? list.height : list.height &+ 1
-          }
+          adopt(list: root, by: Handle(truncatingIfNeeded: x))
         }
         x &-= 1
       }

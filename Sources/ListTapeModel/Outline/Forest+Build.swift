@@ -125,14 +125,20 @@ extension Forest {
         buildList(UnsafeBufferPointer(rebasing: $0[start...]))
       }
       b.pending.removeSubrange(start...)
-      let list = blocks[Int(root)]
-      nodes.withUnsafeMutableBufferPointer { all in
-        all[Int(x)].children = root
-        all[Int(x)].cnt = 1 &+ list.cnt
-        all[Int(x)].sel &+= list.sel
-        if all[Int(x)].expanded { all[Int(x)].vis = 1 &+ list.vis }
-        all[Int(x)].height = list.height == UInt8.max ? list.height : list.height &+ 1
-      }
+      adopt(list: root, by: x)
+    }
+  }
+
+  /// Makes the built list whose root block is `root` item `x`'s children: its totals and
+  /// height then count the list's.
+  @inline(__always) mutating func adopt(list root: Handle, by x: Handle) {
+    let list = blocks[Int(root)]
+    nodes.withUnsafeMutableBufferPointer { all in
+      all[Int(x)].children = root
+      all[Int(x)].cnt = 1 &+ list.cnt
+      all[Int(x)].sel &+= list.sel
+      if all[Int(x)].expanded { all[Int(x)].vis = 1 &+ list.vis }
+      all[Int(x)].height = list.height == UInt8.max ? list.height : list.height &+ 1
     }
   }
 
