@@ -1,4 +1,4 @@
-#if canImport(Dispatch)
+#if canImport(Dispatch) && !hasFeature(Embedded)
 import Dispatch
 #endif
 
@@ -293,7 +293,7 @@ extension ListState {
     /// Starts the pass: beside on another thread for a large state, else here and now.
     func start() -> Running {
       let running = Running(self)
-      #if canImport(Dispatch)
+      #if canImport(Dispatch) && !hasFeature(Embedded)
       if total >= Self.besideFrom {
         DispatchQueue.global(qos: .userInitiated).async { running.run() }
         return running
@@ -306,7 +306,7 @@ extension ListState {
     /// A pass being run; `finish` waits for it.
     final class Running: @unchecked Sendable {
       private var pass: TextPass
-      #if canImport(Dispatch)
+      #if canImport(Dispatch) && !hasFeature(Embedded)
       private let done = DispatchSemaphore(value: 0)
       #endif
 
@@ -314,13 +314,13 @@ extension ListState {
 
       func run() {
         pass.run()
-        #if canImport(Dispatch)
+        #if canImport(Dispatch) && !hasFeature(Embedded)
         done.signal()
         #endif
       }
 
       func finish() -> TextPass {
-        #if canImport(Dispatch)
+        #if canImport(Dispatch) && !hasFeature(Embedded)
         done.wait()
         #endif
         return pass
