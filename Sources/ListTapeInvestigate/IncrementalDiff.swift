@@ -47,16 +47,19 @@ extension Differ {
     // Each touched item: deleted, inserted, or kept (then possibly moved among siblings).
     var deleted: [(id: String, place: ItemPlace, order: (Int, Int))] = []
     var shown: [(id: String, old: ItemFacts?, new: ItemFacts, order: (Int, Int))] = []
-    var groups: [IdentifierKey: ItemPlace] = [:]
+    // Each sibling list kept items share, by place, with one of its items.
+    var groups: [IdentifierKey: String] = [:]
     for id in touched.ids {
-      switch (old.facts(id), new.facts(id)) {
+      // The old state first: the new one's ids grew from it, so its search is shorter.
+      let x = old.facts(id)
+      switch (x, new.facts(id)) {
       case (let x?, nil):
-        deleted.append((id, x.place, old.order(of: id, in: x.place.section)))
+        deleted.append((id, x.place, old.order(of: id)))
       case (nil, let y?):
-        shown.append((id, nil, y, new.order(of: id, in: y.place.section)))
+        shown.append((id, nil, y, new.order(of: id)))
       case (let x?, let y?):
-        if key(x.place) == key(y.place) { groups[key(x.place)] = x.place }
-        shown.append((id, x, y, new.order(of: id, in: y.place.section)))
+        if key(x.place) == key(y.place) { groups[key(x.place)] = id }
+        shown.append((id, x, y, new.order(of: id)))
       case (nil, nil):
         continue
       }
@@ -64,17 +67,17 @@ extension Differ {
     // Sibling lists whose order may have changed: the fewest that must move, over the
     // whole list, as `diff(a, b)` finds them (so ties resolve the same way).
     var movedIDs = Set<IdentifierKey>()
-    for (k, place) in groups {
+    for (k, member) in groups {
       func stays(_ id: String) -> Bool {
         !touched.contains(id) || (old.groupKey(id) == k && new.groupKey(id) == k)
       }
-      let before = old.siblings(in: place).filter(stays)
-      let after = new.siblings(in: place).filter(stays)
+      let before = old.siblings(of: member).filter(stays)
+      let after = new.siblings(of: member).filter(stays)
       for id in Reordering.moved(from: before, to: after) {
         movedIDs.insert(IdentifierKey(id))
         // An untouched item can only change by moving: show it with its two places.
         if !touched.contains(id), let x = old.facts(id), let y = new.facts(id) {
-          shown.append((id, x, y, new.order(of: id, in: y.place.section)))
+          shown.append((id, x, y, new.order(of: id)))
         }
       }
     }
@@ -87,7 +90,7 @@ extension Differ {
     var changedKept = 0
     for item in shown.sorted(by: { $0.order < $1.order }) {
       let section = item.new.place.section
-      let level = b.level(of: item.id) ?? 0
+      let level = new.level(of: item.id)
       guard let x = item.old else {
         d.inserted.append((item.id, item.new.place))
         let changes = [ItemChange.inserted(at: item.new.place)]
@@ -109,7 +112,7 @@ extension Differ {
     // display order) only when one did.
     d.multipleSelectionBefore = a.allowsMultipleSelection
     d.multipleSelectionAfter = b.allowsMultipleSelection
-    if touched.ids.contains(where: { a.isSelected($0) != b.isSelected($0) }) {
+    if touched.ids.contains(where: { old.isSelected($0) != new.isSelected($0) }) {
       compareSelection(a, b, into: &d)
     }
     return (d, touched.count + old.examined + new.examined)
@@ -125,68 +128,66 @@ func itemFacts(_ state: ListState, _ id: String) -> ItemFacts? {
   )
 }
 
-/// Reads one state for the incremental diff: an item's facts, order and neighbours, with
-/// the public queries of `ListState`, counting the items it lists.
+/// Reads one state for the incremental diff: an item's facts, order and neighbours, by
+/// handle, each id found once (a state without a string table finds an id by scanning its
+/// entries), counting the items it lists.
 private struct Navigator {
   let state: ListState
   let sectionPosition: [IdentifierKey: Int]
-  let sections: [String]
+  /// Each id asked about, and the item it names here (nil: absent).
+  private var refs: [IdentifierKey: ItemRef?] = [:]
   /// Items listed in sibling lists (the cost beyond the per-item queries).
   var examined = 0
 
   init(_ state: ListState) {
     self.state = state
-    sections = state.sectionIdentifiers
     var positions: [IdentifierKey: Int] = [:]
-    for (i, s) in sections.enumerated() { positions[IdentifierKey(s)] = i }
+    for (i, s) in state.sectionIdentifiers.enumerated() { positions[IdentifierKey(s)] = i }
     sectionPosition = positions
   }
 
-  func facts(_ id: String) -> ItemFacts? { itemFacts(state, id) }
-
-  /// Where the item comes in a walk of the state: its section's position, its pre-order
-  /// index there.
-  func order(of id: String, in section: String) -> (Int, Int) {
-    (sectionPosition[IdentifierKey(section)] ?? 0, state.preorderIndex(of: id) ?? 0)
-  }
-
-  func groupKey(_ id: String) -> IdentifierKey? {
-    guard let place = state.placement(of: id) else { return nil }
-    return Differ.key(ItemPlace(section: place.section, parent: place.parent, after: nil))
-  }
-
-  /// The list of siblings the place belongs to, in order.
-  mutating func siblings(in place: ItemPlace) -> [String] {
-    let list =
-      place.parent.map { state.children(of: $0) ?? [] } ?? state.rootItems(inSection: place.section)
-      ?? []
-    examined += list.count
-    return list
-  }
-
-  /// The last item of a subtree in pre-order.
-  mutating func lastDescendant(_ id: String) -> String {
-    var x = id
-    while let children = state.children(of: x), let last = children.last {
-      examined += children.count
-      x = last
-    }
+  /// The live item `id` names, found once.
+  mutating func ref(_ id: String) -> ItemRef? {
+    let k = IdentifierKey(id)
+    if let known = refs[k] { return known }
+    let x = state.item(id)
+    refs[k] = x
     return x
   }
 
-  /// The item before `id` in its section's pre-order, nil at the section's start.
-  mutating func predecessor(_ id: String) -> String? {
-    if let previous = state.placement(of: id)?.after { return lastDescendant(previous) }
-    return state.parent(of: id)
+  mutating func facts(_ id: String) -> ItemFacts? {
+    guard let x = ref(id) else { return nil }
+    let p = state.placement(of: x)
+    return (
+      ItemPlace(section: p.section, parent: p.parent, after: p.after), state.isExpanded(x),
+      state.title(of: x), state.fields(of: x)
+    )
   }
 
-  /// The last item of a section in pre-order, nil when it has none.
-  mutating func lastItem(inSection section: String) -> String? {
-    guard let roots = state.rootItems(inSection: section), let last = roots.last else {
-      return nil
-    }
-    examined += roots.count
-    return lastDescendant(last)
+  mutating func level(of id: String) -> Int { ref(id).map { state.level(of: $0) } ?? 0 }
+
+  mutating func isSelected(_ id: String) -> Bool { ref(id).map { state.isSelected($0) } ?? false }
+
+  /// Where the item comes in a walk of the state: its section's position, its pre-order
+  /// index there.
+  mutating func order(of id: String) -> (Int, Int) {
+    guard let x = ref(id) else { return (0, 0) }
+    let section = state.id(of: state.section(of: x))
+    return (sectionPosition[IdentifierKey(section)] ?? 0, state.preorderIndex(of: x))
+  }
+
+  mutating func groupKey(_ id: String) -> IdentifierKey? {
+    guard let x = ref(id) else { return nil }
+    let place = state.placement(of: x)
+    return Differ.key(ItemPlace(section: place.section, parent: place.parent, after: nil))
+  }
+
+  /// The list of siblings `member` belongs to, in order.
+  mutating func siblings(of member: String) -> [String] {
+    guard let x = ref(member) else { return [] }
+    let list = state.siblings(of: x)
+    examined += list.count
+    return list
   }
 
   /// The walk `diff(a, b)` makes of this (the new) state, with each run of unchanged items
@@ -195,9 +196,10 @@ private struct Navigator {
   mutating func walk(anchors: [(row: DiffRow, order: (Int, Int))], context: Int) -> [DiffRow] {
     var walk: [DiffRow] = []
     var next = 0
-    for (position, section) in sections.enumerated() {
-      let last = lastItem(inSection: section)
-      let count = last.flatMap { state.preorderIndex(of: $0) }.map { $0 + 1 } ?? 0
+    for (position, sectionRef) in state.sections.enumerated() {
+      let section = state.id(of: sectionRef)
+      let last = state.lastItem(in: sectionRef)
+      let count = last.map { state.preorderIndex(of: $0) + 1 } ?? 0
       var done = 0
       // Unchanged items from index `done` up to (not including) `end`, which is `item`.
       func gap(upTo end: Int, before item: String?) {
@@ -207,14 +209,16 @@ private struct Navigator {
           walk.append(DiffRow(section: section, unchangedRun: length))
           return
         }
-        var items: [String] = []
-        var cursor = item.flatMap { predecessor($0) } ?? last
+        var items: [ItemRef] = []
+        var cursor = item.flatMap { ref($0) }.flatMap { state.predecessor(of: $0) } ?? last
         while let x = cursor, items.count < length {
           items.append(x)
-          cursor = items.count < length ? predecessor(x) : nil
+          examined += 1
+          cursor = items.count < length ? state.predecessor(of: x) : nil
         }
         for x in items.reversed() {
-          walk.append(DiffRow(section: section, id: x, level: state.level(of: x) ?? 0, changes: []))
+          walk.append(
+            DiffRow(section: section, id: state.id(of: x), level: state.level(of: x), changes: []))
         }
       }
       while next < anchors.count && anchors[next].order.0 == position {

@@ -22,6 +22,14 @@ package struct RawJSONOut {
     UnsafeRawBufferPointer(start: base, count: count)
   }
 
+  /// Writes `bytes` as they are (JSON the caller made, such as a string it quoted before).
+  @inline(__always) package mutating func raw(_ bytes: UnsafeRawBufferPointer) {
+    if let start = bytes.baseAddress {
+      UnsafeMutableRawPointer(base + count).copyMemory(from: start, byteCount: bytes.count)
+    }
+    count &+= bytes.count
+  }
+
   /// Forgets what was written (after the caller took it).
   package mutating func reset() { count = 0 }
 

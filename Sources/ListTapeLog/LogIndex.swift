@@ -44,6 +44,51 @@ private final class PartInflation: @unchecked Sendable {
   }
 }
 
+/// A seek point's state encoded and compressed on another thread (the builder's only one in
+/// flight, so the deflater is not shared): `done` is signalled when `result` (compressed
+/// length, where its second part starts, CRC of the compressed bytes) is set, or left nil on
+/// failure; `unencoded` when the state had no encoding (the caller knows why).
+private final class PointCompression: @unchecked Sendable {
+  let point: IndexSeekPoint
+  let encode: @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
+  let deflater: Deflater
+  var out: [UInt8] = []
+  var rawLength = 0
+  var unencoded = false
+  var result: (length: Int, split: Int, crc: UInt32)?
+  let done = DispatchSemaphore(value: 0)
+
+  init(
+    _ point: IndexSeekPoint,
+    encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?,
+    deflater: Deflater
+  ) {
+    self.point = point
+    self.encode = encode
+    self.deflater = deflater
+  }
+
+  func run() {
+    defer { done.signal() }
+    guard let (state, flushPoints) = encode() else {
+      unencoded = true
+      return
+    }
+    rawLength = state.count
+    out = [UInt8](repeating: 0, count: deflater.bound(state.count, blocks: flushPoints.count + 1))
+    // A large state's last column is a stream of its own, inflated beside the rest.
+    let independent = state.count >= IndexFormat.twoPartState ? flushPoints.last : nil
+    let compressed = state.withUnsafeBytes { src in
+      out.withUnsafeMutableBytes {
+        deflater.compress(src, into: $0, flushPoints: flushPoints, independentFrom: independent)
+      }
+    }
+    guard let (n, split) = compressed else { return }
+    let crc = out.withUnsafeBytes { crc32Bytes(0, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+    result = (n, split, crc)
+  }
+}
+
 /// A point of an index file where reading can start: the state after event `seq`, and
 /// where the frames after it begin.
 package struct IndexSeekPoint: Sendable, Equatable {
@@ -509,7 +554,9 @@ package final class LogIndexBuilder {
   private var points: [IndexSeekPoint] = []
   private var segments: [IndexSegment] = []
   private let deflater: Deflater
-  private var out: [UInt8] = []
+  /// The last seek point added, compressed on another thread while the fold goes on, and
+  /// written when the next one comes (or a segment, or the end).
+  private var pending: PointCompression?
   private var finished = false
 
   /// Starts an index for the log `reader` reads (at `LogIndex.path(forLog:)`), keeping the
@@ -540,12 +587,13 @@ package final class LogIndexBuilder {
   }
 
   deinit {
+    pending?.done.wait()
     _ = Posix.close(fd)
     if !finished { _ = unlink(temporary) }
   }
 
-  /// Seek points written so far.
-  package var seekPointCount: Int { points.count }
+  /// Seek points added so far.
+  package var seekPointCount: Int { points.count + (pending == nil ? 0 : 1) }
 
   private func keep(_ old: LogIndex, through: UInt64) throws(LogError) {
     var kept = Set<Int>()
@@ -600,34 +648,41 @@ package final class LogIndexBuilder {
   /// for an earlier one (the segment's dictionary is written when it is complete).
   package func addSeekPoint(
     seq: UInt64, frameOffset: UInt64, segment: UInt64, dictionaryCount: Int,
-    state: [UInt8], flushPoints: [Int]
+    encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
   ) throws(LogError) {
-    out.removeAll(keepingCapacity: true)
-    out = [UInt8](repeating: 0, count: deflater.bound(state.count, blocks: flushPoints.count + 1))
-    // A large state's last column is a stream of its own, inflated beside the rest.
-    let independent = state.count >= IndexFormat.twoPartState ? flushPoints.last : nil
-    let compressed = state.withUnsafeBytes { src in
-      out.withUnsafeMutableBytes {
-        deflater.compress(src, into: $0, flushPoints: flushPoints, independentFrom: independent)
-      }
-    }
-    guard let (n, split) = compressed else {
-      throw LogError(.io, path: temporary, message: "zlib deflate failed")
-    }
-    let crc = out.withUnsafeBytes { crc32Bytes(0, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+    try writePending()
     let point = IndexSeekPoint(
       seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
-      segmentIndex: -1, blobOffset: end, blobLength: n, rawLength: state.count, blobCRC: crc,
-      partOffset: split)
-    try writeAt(end, Array(out[0..<n]))
+      segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0)
+    let job = PointCompression(point, encode: encode, deflater: deflater)
+    pending = job
+    DispatchQueue.global(qos: .userInitiated).async { job.run() }
+  }
+
+  /// Waits for the seek point being compressed, if any, and writes it after what is written.
+  private func writePending() throws(LogError) {
+    guard let job = pending else { return }
+    pending = nil
+    job.done.wait()
+    if job.unencoded { return }
+    guard let (n, split, crc) = job.result else {
+      throw LogError(.io, path: temporary, message: "zlib deflate failed")
+    }
+    var point = job.point
+    point.rawLength = job.rawLength
+    point.blobOffset = end
+    point.blobLength = n
+    point.blobCRC = crc
+    point.partOffset = split
+    try writeAt(end, Array(job.out[0..<n]))
     end += UInt64(n)
-    if out.count > (8 << 20) { out = [] }
     points.append(point)
   }
 
   /// Stores segment `key`'s dictionary (entries in stored form and their ends); a later
   /// call for the same key replaces it.
   package func addSegment(key: UInt64, stored: [UInt8], ends: [UInt32]) throws(LogError) {
+    try writePending()
     var endBytes = [UInt8](repeating: 0, count: ends.count * 4)
     endBytes.withUnsafeMutableBytes { p in
       for (i, e) in ends.enumerated() { p.storeLE(e, at: i * 4) }
@@ -649,6 +704,7 @@ package final class LogIndexBuilder {
   /// Writes the tables and the header for the frames `reader` has scanned, and moves the
   /// file into place; returns the index as a reader would open it.
   package func finish(reader: LogReader) throws(LogError) -> LogIndex {
+    try writePending()
     segments.sort { $0.key < $1.key }
     for i in points.indices {
       guard let s = segments.firstIndex(where: { $0.key == points[i].segment }) else {

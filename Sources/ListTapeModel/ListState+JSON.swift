@@ -181,6 +181,12 @@ private struct CompactItems {
   var first = true
   /// The items to write: handle, level and visibility in the frame's fields.
   var batch: [PreorderFrame] = []
+  /// The last parent written and its quoted id (siblings follow each other in pre-order,
+  /// so most items repeat the parent before them); -1: none.
+  var parent: Handle = -1
+  var parentQuoted: [UInt8] = []
+  /// Ids longer than this are quoted each time, not kept.
+  static let keptParent = 256
 
   init(out: RawJSONOut, drain: (([UInt8]) -> Void)?, piece: Int) {
     self.out = out
@@ -215,7 +221,24 @@ private struct CompactItems {
       out.ensure(64, spillingInto: &w)
       if n.parent >= 0 {
         out.ascii(",\"parent\":")
-        f.withID(of: n.parent) { out.quoted($0, spillingInto: &w) }
+        if n.parent != parent {
+          parent = n.parent
+          parentQuoted.removeAll(keepingCapacity: true)
+          f.withID(of: n.parent) { id in
+            guard id.count <= Self.keptParent else {
+              parent = -1
+              out.quoted(id, spillingInto: &w)
+              return
+            }
+            out.ensure(RawJSONOut.quotedBound(id.count), spillingInto: &w)
+            let start = out.count
+            out.quoted(id)
+            parentQuoted.append(contentsOf: UnsafeRawBufferPointer(rebasing: out.written[start...]))
+          }
+        } else {
+          out.ensure(parentQuoted.count, spillingInto: &w)
+          parentQuoted.withUnsafeBytes { out.raw($0) }
+        }
         out.ensure(64, spillingInto: &w)
       } else {
         out.ascii(",\"parent\":null")

@@ -99,6 +99,41 @@ extension ListState {
     forest.items(inSection: s.handle, visibleOnly: false).map { forest.id(of: $0) }
   }
 
+  /// The section holding the item.
+  package func section(of x: ItemRef) -> SectionRef {
+    SectionRef(handle: forest.section(of: x.handle))
+  }
+
+  /// The item's index in its section's depth-first pre-order.
+  /// - Complexity: O(depth × log siblings).
+  package func preorderIndex(of x: ItemRef) -> Int { forest.preorderIndex(of: x.handle) }
+
+  /// The last item of the section in pre-order, nil when it has none.
+  /// - Complexity: O(depth × log siblings).
+  package func lastItem(in s: SectionRef) -> ItemRef? {
+    forest.lastElement(of: forest.sections[Int(s.handle)].roots).map {
+      ItemRef(handle: forest.lastDescendant($0))
+    }
+  }
+
+  /// The item just before `x` in its section's pre-order, nil when `x` is the first.
+  /// - Complexity: O(depth × log siblings).
+  package func predecessor(of x: ItemRef) -> ItemRef? {
+    let h = x.handle
+    let r = forest.rank(h)
+    if r > 0, let previous = forest.element(at: r - 1, in: forest.listRoot(of: h)) {
+      return ItemRef(handle: forest.lastDescendant(previous))
+    }
+    let p = forest.nodes[Int(h)].parent
+    return p >= 0 ? ItemRef(handle: p) : nil
+  }
+
+  /// The ids of the sibling list holding `x` (`x` included), in order.
+  /// - Complexity: O(siblings).
+  package func siblings(of x: ItemRef) -> [String] {
+    forest.list(forest.listRoot(of: x.handle)).map { forest.id(of: $0) }
+  }
+
   /// The section's root items in order.
   package func rootItems(in s: SectionRef) -> [String] {
     forest.list(forest.sections[Int(s.handle)].roots).map { forest.id(of: $0) }

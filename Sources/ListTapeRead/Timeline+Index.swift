@@ -41,6 +41,12 @@ extension Timeline {
     }
   }
 
+  /// Why a seek point's state could not be encoded, set on the thread that encodes it.
+  private final class EncodeFailure: @unchecked Sendable {
+    private(set) var value: StoreError?
+    func set(_ e: StoreError) { if value == nil { value = e } }
+  }
+
   private func buildIndex(extending old: LogIndex?) throws(StoreError) {
     let start = old?.seekPoints.last
     let builder: LogIndexBuilder
@@ -77,11 +83,16 @@ extension Timeline {
     // Whether every entry of the segment so far is known and none repeats another (the
     // index keeps no record of repeats: a segment with one gets no seek points after it).
     var whole = true
+    // Why a seek point's state, encoded on the builder's thread, had no encoding: read after
+    // the builder has waited for that point (each of its calls does).
+    let encodeFailure = EncodeFailure()
+    let path = self.path
     func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
       guard failure == nil else { return }
       do throws(LogError) {
         if end.restarted {
           try builder.addSegment(key: segment, stored: stored, ends: ends)
+          if let f = encodeFailure.value { failure = f }
           stored.removeAll(keepingCapacity: true)
           ends.removeAll(keepingCapacity: true)
           written = 0
@@ -105,18 +116,21 @@ extension Timeline {
         if !end.restarted && end.lastSeq - lastPoint >= spacing && whole
           && steps.stateIsExact(at: end.lastSeq)
         {
-          let encoded: (bytes: [UInt8], flushPoints: [Int])
-          do throws(CodecError) {
-            encoded = try state.compactEncoded(
-              segment: end.segment, dictionaryCount: end.dictionaryCount)
-          } catch {
-            failure = .undecodableEvent(event: end.lastSeq, error, path: path)
-            return
-          }
+          // Encoded and compressed on another thread while the fold goes on (the state's
+          // arrays are copied when the fold next writes them, a fraction of encoding them).
+          let snapshot = state
+          let (key, count, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
           try builder.addSeekPoint(
-            seq: UInt64(end.lastSeq), frameOffset: end.offset, segment: end.segment,
-            dictionaryCount: end.dictionaryCount, state: encoded.bytes,
-            flushPoints: encoded.flushPoints)
+            seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count
+          ) {
+            do throws(CodecError) {
+              return try snapshot.compactEncoded(segment: key, dictionaryCount: count)
+            } catch {
+              encodeFailure.set(.undecodableEvent(event: seq, error, path: path))
+              return nil
+            }
+          }
+          if let f = encodeFailure.value { failure = f }
           lastPoint = end.lastSeq
         }
       } catch {
@@ -141,6 +155,11 @@ extension Timeline {
     if let failure { throw failure }
     do {
       try builder.addSegment(key: segment, stored: stored, ends: ends)
+    } catch {
+      throw .log(error)
+    }
+    if let f = encodeFailure.value { throw f }
+    do {
       reader.adopt(try builder.finish(reader: reader))
     } catch {
       throw .log(error)

@@ -1,3 +1,7 @@
+#if canImport(Dispatch) && !hasFeature(Embedded)
+import Dispatch
+#endif
+
 /// Loading a compact state straight into a forest's arrays: one pass over the item columns
 /// fills nodes, entries and text by pre-order handle (no hashing, no collection per item),
 /// then one pass links every sibling list bottom-up into its B-tree. The checks are the
@@ -23,37 +27,52 @@ extension ListState {
     var f = Forest()
     f.ids = ids.withoutStringTable()
     f.idsFollowLog = true
-    f.text.reserveCapacity(columns[4].remaining + total / 4)
     var handleOf = [Handle](repeating: -1, count: ids.count)
     var entryOf: [Int32] = []
     var content: [ContentRef] = []
     var selected: [Handle] = []
-    var failure: CodecError?
+    var failure: (item: Int, afterText: Bool, error: CodecError)?
     var built = 0
+    var texts = TextPass(flags: columns[2], strings: columns[4], total: total)
     let nodes = [Node](unsafeUninitializedCapacity: total) { nodeBuffer, nodeCount in
       entryOf = [Int32](unsafeUninitializedCapacity: total) { entryBuffer, entryCount in
         content = [ContentRef](unsafeUninitializedCapacity: total) { contentBuffer, contentCount in
+          texts.content = contentBuffer.baseAddress
+          let beside = texts.start()
           handleOf.withUnsafeMutableBufferPointer { handles in
             var items = ItemPointers(
-              nodes: nodeBuffer.baseAddress, entries: entryBuffer.baseAddress,
-              content: contentBuffer.baseAddress, handles: handles)
-            do throws(CodecError) {
+              nodes: nodeBuffer.baseAddress, entries: entryBuffer.baseAddress, handles: handles)
+            do throws(ItemFailure) {
               try Self.readItems(
                 sections, total: total, columns: &columns, limit: limit, aliases: aliases,
                 forest: &f, items: &items, selected: &selected)
             } catch {
-              failure = error
+              failure = (items.count, error.afterText, error.error)
             }
             built = items.count
           }
-          contentCount = built
+          texts = beside.finish()
+          contentCount = texts.count
         }
         entryCount = built
       }
       nodeCount = built
     }
-    if let failure { throw failure }
+    // The first failure in item order; an item's text is read after its entry and before
+    // its level is checked.
+    if let t = texts.failure,
+      failure.map({ t.item < $0.item || (t.item == $0.item && $0.afterText) }) ?? true
+    {
+      throw t.error
+    }
+    if let failure { throw failure.error }
+    guard texts.count == total else {
+      throw columns[2].fail("item \(texts.count)'s text was not read")
+    }
+    columns[2] = texts.flags
+    columns[4] = texts.strings
     for c in columns where !c.isAtEnd { throw c.fail("\(c.remaining) bytes left after the items") }
+    f.text = texts.text
     f.nodes = nodes
     f.entryOf = entryOf
     f.content = content
@@ -98,119 +117,213 @@ extension ListState {
   private struct ItemPointers {
     var nodes: UnsafeMutablePointer<Node>?
     var entries: UnsafeMutablePointer<Int32>?
-    var content: UnsafeMutablePointer<ContentRef>?
     var handles: UnsafeMutableBufferPointer<Handle>
     /// Items written so far (the next handle).
     var count = 0
   }
 
-  /// The first pass: every item's node (parent, section for a root, flags), entry, text and
-  /// handle, in pre-order, with the builder's checks. Entries are read and mapped to their
-  /// handles ahead of the items, in a loop of their own: its cache misses on the entry
-  /// tables overlap, where one per item in the item loop would not.
+  /// Why the structure pass stopped at its current item: `afterText` when the check comes
+  /// after the item's text is read (the text pass's failure at the same item comes first).
+  private struct ItemFailure: Error {
+    var error: CodecError
+    var afterText = false
+  }
+
+  /// The structure pass: every item's node (parent, section for a root, flags), entry and
+  /// handle, in pre-order, with the builder's checks (the text pass reads titles and
+  /// fields beside it). Entries are read and mapped to their handles ahead of the items, in
+  /// a loop of their own: its cache misses on the entry tables overlap, where one per item
+  /// in the item loop would not.
   private static func readItems(
     _ sections: [CompactSection], total: Int, columns: inout [ByteSource], limit: Int,
     aliases: DefinitionAliases, forest f: inout Forest, items: inout ItemPointers,
     selected: inout [Handle]
-  ) throws(CodecError) {
-    guard let nodes = items.nodes, let entries = items.entries, let content = items.content
-    else { return }
+  ) throws(ItemFailure) {
+    guard let nodes = items.nodes, let entries = items.entries else { return }
     let handles = items.handles
     let refsStart = columns[3]
     var refs = columns[3]
     let (decoded, refsFailure) = decodeEntries(
       &refs, into: entries, count: total, limit: limit, aliases: aliases)
-    // Every entry named and new, mapped to its handle, up to the first that is not.
+    // Every entry named and new, mapped to its handle, up to the first that is not. A
+    // space without holes (an index's dictionary) has every entry named.
     var firstBad = decoded
-    for i in 0..<decoded {
-      let e = Int(entries[i])
-      if f.ids.extent(e).isEmpty || handles[e] >= 0 {
-        firstBad = i
-        break
+    if f.ids.isHoleFree {
+      for i in 0..<decoded {
+        let e = Int(entries[i])
+        if handles[e] >= 0 {
+          firstBad = i
+          break
+        }
+        handles[e] = Handle(truncatingIfNeeded: i)
       }
-      handles[e] = Handle(truncatingIfNeeded: i)
+    } else {
+      for i in 0..<decoded {
+        let e = Int(entries[i])
+        if f.ids.extent(e).isEmpty || handles[e] >= 0 {
+          firstBad = i
+          break
+        }
+        handles[e] = Handle(truncatingIfNeeded: i)
+      }
     }
-    // The other columns and the text arena as locals for the loop, put back whatever
-    // happens.
+    // The other columns as locals for the loop, put back whatever happens.
     var levels = columns[1]
     var flagColumn = columns[2]
-    var strings = columns[4]
-    var text: [UInt8] = []
-    swap(&text, &f.text)
     defer {
       columns[1] = levels
-      columns[2] = flagColumn
       columns[3] = refs
-      columns[4] = strings
-      swap(&text, &f.text)
     }
     // The latest item at each level of the current section: the next item's parent is the
     // one above its level, and `depth` of them are open.
     var path = [Handle](repeating: -1, count: Forest.deepestLevel + 1)
-    try path.withUnsafeMutableBufferPointer { (path) throws(CodecError) in
-      for section in sections {
-        guard let s = f.allocateSection(entry: section.entry) else {
-          throw CodecError(
-            ListStateBuilder.Failure.duplicateSection(f.ids.text(Int(section.entry)))
-              .description, offset: section.offset)
+    var afterText = false
+    try path.withUnsafeMutableBufferPointer { (path) throws(ItemFailure) in
+      do throws(CodecError) {
+        for section in sections {
+          guard let s = f.allocateSection(entry: section.entry) else {
+            throw CodecError(
+              ListStateBuilder.Failure.duplicateSection(f.ids.text(Int(section.entry)))
+                .description, offset: section.offset)
+          }
+          f.sectionOrder.append(s)
+          var depth = 0
+          for _ in 0..<section.count {
+            let i = items.count
+            let level = try levels.varint()
+            let flags = try flagColumn.byte()
+            guard flags <= ItemFlag.all else { throw flagColumn.fail("bad item flags \(flags)") }
+            if i == decoded, let refsFailure { throw refsFailure }
+            let e = entries[i]
+            if i == firstBad, f.ids.extent(Int(e)).isEmpty {
+              throw lost(e, in: entryAt(i, of: refsStart).after)
+            }
+            guard level <= UInt64(depth) else {
+              let l = level > UInt64(Int.max) ? Int.max : Int(level)
+              afterText = true
+              throw CodecError(
+                ListStateBuilder.Failure.skippedLevel(level: l, depth: depth).description,
+                offset: entryAt(i, of: refsStart).before)
+            }
+            guard level <= UInt64(Forest.deepestLevel) else {
+              afterText = true
+              throw CodecError(
+                ListStateBuilder.Failure.tooDeep(level: Int(level)).description,
+                offset: entryAt(i, of: refsStart).before)
+            }
+            if i == firstBad {
+              afterText = true
+              throw CodecError(
+                ListStateBuilder.Failure.duplicateItem(f.ids.text(Int(e))).description,
+                offset: entryAt(i, of: refsStart).before)
+            }
+            let l = Int(level)
+            let x = Handle(truncatingIfNeeded: i)
+            var node = Node()
+            if l > 0 {
+              node.parent = path[l &- 1]
+            } else {
+              node.section = s
+            }
+            path[l] = x
+            depth = l &+ 1
+            node.expanded = flags & ItemFlag.expanded != 0
+            if flags & ItemFlag.selected != 0 {
+              node.selected = true
+              node.sel = 1
+              selected.append(x)
+            }
+            (nodes + i).initialize(to: node)
+            items.count = i &+ 1
+          }
         }
-        f.sectionOrder.append(s)
-        var depth = 0
-        for _ in 0..<section.count {
-          let i = items.count
-          let level = try levels.varint()
-          let flags = try flagColumn.byte()
-          guard flags <= ItemFlag.all else { throw flagColumn.fail("bad item flags \(flags)") }
-          if i == decoded, let refsFailure { throw refsFailure }
-          let e = entries[i]
-          if i == firstBad, f.ids.extent(Int(e)).isEmpty {
-            throw lost(e, in: entryAt(i, of: refsStart).after)
-          }
+      } catch {
+        throw ItemFailure(error: error, afterText: afterText)
+      }
+    }
+  }
+
+  /// The text pass: each item's title and fields (read by its flags) copied into the
+  /// state's text arena, with its content reference; run on a second thread beside the
+  /// structure pass when the state is large. Stops at the first item whose flags or text
+  /// do not read (the structure pass reports bad flags itself).
+  private struct TextPass: @unchecked Sendable {
+    var flags: ByteSource
+    var strings: ByteSource
+    let total: Int
+    var content: UnsafeMutablePointer<ContentRef>?
+    var text: [UInt8] = []
+    /// Items whose content is written.
+    var count = 0
+    var failure: (item: Int, error: CodecError)?
+
+    init(flags: ByteSource, strings: ByteSource, total: Int) {
+      self.flags = flags
+      self.strings = strings
+      self.total = total
+    }
+
+    /// Below this many items the pass runs inline (a thread costs more than it saves).
+    static let besideFrom = 16_384
+
+    mutating func run() {
+      guard let content else { return }
+      text.reserveCapacity(strings.remaining + total / 4)
+      do throws(CodecError) {
+        while count < total {
+          let f = try flags.byte()
+          guard f <= ItemFlag.all else { return }
           let textFlags =
-            (flags & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
-            | (flags & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
+            (f & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
+            | (f & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
           let extent = try ItemText.copy(flags: textFlags, from: &strings, into: &text)
-          guard level <= UInt64(depth) else {
-            let l = level > UInt64(Int.max) ? Int.max : Int(level)
-            throw CodecError(
-              ListStateBuilder.Failure.skippedLevel(level: l, depth: depth).description,
-              offset: entryAt(i, of: refsStart).before)
-          }
-          guard level <= UInt64(Forest.deepestLevel) else {
-            throw CodecError(
-              ListStateBuilder.Failure.tooDeep(level: Int(level)).description,
-              offset: entryAt(i, of: refsStart).before)
-          }
-          if i == firstBad {
-            throw CodecError(
-              ListStateBuilder.Failure.duplicateItem(f.ids.text(Int(e))).description,
-              offset: entryAt(i, of: refsStart).before)
-          }
-          let l = Int(level)
-          let x = Handle(truncatingIfNeeded: i)
-          var node = Node()
-          if l > 0 {
-            node.parent = path[l &- 1]
-          } else {
-            node.section = s
-          }
-          path[l] = x
-          depth = l &+ 1
-          node.expanded = flags & ItemFlag.expanded != 0
-          if flags & ItemFlag.selected != 0 {
-            node.selected = true
-            node.sel = 1
-            selected.append(x)
-          }
-          (nodes + i).initialize(to: node)
-          (content + i).initialize(
+          (content + count).initialize(
             to: extent.isEmpty
               ? ContentRef.none
               : ContentRef(
                 offset: UInt32(truncatingIfNeeded: extent.lowerBound),
                 length: UInt32(truncatingIfNeeded: extent.count)))
-          items.count = i &+ 1
+          count &+= 1
         }
+      } catch {
+        failure = (count, error)
+      }
+    }
+
+    /// Starts the pass: beside on another thread for a large state, else here and now.
+    func start() -> Running {
+      let running = Running(self)
+      #if canImport(Dispatch) && !hasFeature(Embedded)
+      if total >= Self.besideFrom {
+        DispatchQueue.global(qos: .userInitiated).async { running.run() }
+        return running
+      }
+      #endif
+      running.run()
+      return running
+    }
+
+    /// A pass being run; `finish` waits for it.
+    final class Running: @unchecked Sendable {
+      private var pass: TextPass
+      #if canImport(Dispatch) && !hasFeature(Embedded)
+      private let done = DispatchSemaphore(value: 0)
+      #endif
+
+      init(_ pass: TextPass) { self.pass = pass }
+
+      func run() {
+        pass.run()
+        #if canImport(Dispatch) && !hasFeature(Embedded)
+        done.signal()
+        #endif
+      }
+
+      func finish() -> TextPass {
+        #if canImport(Dispatch) && !hasFeature(Embedded)
+        done.wait()
+        #endif
+        return pass
       }
     }
   }

@@ -319,6 +319,20 @@ struct Forest {
   /// Position of a live section in display order. - Complexity: O(log sections).
   func sectionPosition(_ s: Handle) -> Int? { sectionOrder.position(of: s) }
 
+  /// The last element of a sibling list, nil when it is empty.
+  /// - Complexity: O(log siblings × fan-out).
+  func lastElement(of root: Handle) -> Handle? {
+    root >= 0 ? element(at: Int(size(root)) &- 1, in: root) : nil
+  }
+
+  /// The last item of `x`'s subtree in pre-order (`x` when it has no children).
+  /// - Complexity: O(depth × log siblings × fan-out).
+  func lastDescendant(_ x: Handle) -> Handle {
+    var x = x
+    while let last = lastElement(of: nodes[Int(x)].children) { x = last }
+    return x
+  }
+
   /// The `k`-th element of a sibling list. - Complexity: O(log siblings × fan-out).
   func element(at k: Int, in root: Handle) -> Handle? {
     guard root >= 0, k >= 0, k < Int(size(root)) else { return nil }

@@ -21,6 +21,9 @@ package struct IdSpace: Sendable {
   package private(set) var lineage: UInt64 = 0
   /// The string → entry table, once built.
   private var table = EntryTable()
+  /// Whether no entry is a hole (every entry has a stored form): then a loader need not
+  /// look each entry up to know it is named.
+  package private(set) var isHoleFree = true
 
   /// An empty space.
   package init() {}
@@ -114,6 +117,7 @@ package struct IdSpace: Sendable {
   @discardableResult
   package mutating func append(stored form: UnsafeRawBufferPointer) -> Int32 {
     let e = Int32(truncatingIfNeeded: ends.count)
+    if form.isEmpty { isHoleFree = false }
     bytes.append(contentsOf: form)
     ends.append(UInt32(truncatingIfNeeded: bytes.count))
     if table.isBuilt {
@@ -132,7 +136,12 @@ package struct IdSpace: Sendable {
     let base = UInt32(truncatingIfNeeded: bytes.count)
     let first = ends.count
     bytes.append(contentsOf: stored)
-    for end in newEnds { ends.append(base &+ end) }
+    var previous: UInt32 = 0
+    for end in newEnds {
+      if end == previous { isHoleFree = false }
+      previous = end
+      ends.append(base &+ end)
+    }
     if table.isBuilt {
       var t = takeTable()
       for e in first..<ends.count { t.insertIfAbsent(Int32(truncatingIfNeeded: e), self) }
@@ -148,6 +157,7 @@ package struct IdSpace: Sendable {
     let first = ends.count
     // Ends shift by where the entries land here against where they lay there.
     let shift = UInt32(truncatingIfNeeded: bytes.count) &- UInt32(truncatingIfNeeded: lo)
+    if !other.isHoleFree { isHoleFree = false }
     bytes.append(contentsOf: other.bytes[lo..<hi])
     for k in range { ends.append(other.ends[k] &+ shift) }
     if table.isBuilt {
@@ -180,6 +190,7 @@ package struct IdSpace: Sendable {
     ends.removeAll(keepingCapacity: true)
     table = EntryTable()
     lineage = l
+    isHoleFree = true
   }
 
   // MARK: By string
