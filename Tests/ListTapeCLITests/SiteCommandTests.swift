@@ -59,4 +59,114 @@ import Testing
     #expect(events.out.lines.filter { !$0.isEmpty }.count == 2)
     #expect(events.out.contains(#""site":"A.swift:1""#))
   }
+
+  static let load = "at ListVC.swift:20 load()"
+  static let commit = "at ListVC.swift:40 commit()"
+  static let tap = "at ListVC.swift:50 tap(_:)"
+  static let delete = "at ListVC.swift:30 delete(_:)"
+
+  /// The lines of a command's standard output, which must succeed with `code`.
+  static func lines(_ arguments: [String], code: Int32 = 0) throws -> [String] {
+    let r = try CLI.run(arguments + ["--color", "never"])
+    #expect(r.code == code, "\(arguments): \(r.err)")
+    return r.out.lines.filter { !$0.isEmpty }.map(String.init)
+  }
+
+  /// The JSON objects of a command's standard output.
+  static func objects(_ arguments: [String], code: Int32 = 0) throws -> [[String: Any]] {
+    try lines(arguments + ["--json"], code: code).map {
+      try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+  }
+
+  @Test func eventsShowAndHistoryPrintEachEventsSite() throws {
+    let dir = try TempDir()
+    let path = try Self.log(dir)
+    let events = try Self.lines(["events", path])
+    #expect(events.count == 6)
+    #expect(events[0].hasSuffix("at ListVC.swift:10 viewDidLoad()"))
+    #expect(!events[2].contains(" at "))
+    #expect(events[3].hasSuffix(Self.commit))
+    let show = try Self.lines(["show", path, "--at", "4"])
+    #expect(show[0].hasPrefix("event 4 of 6  batch") && show[0].hasSuffix(Self.commit))
+    #expect(!(try Self.lines(["show", path, "--at", "3"]))[0].contains(" at "))
+    let history = try Self.lines(["history", path, "--item", "a"])
+    #expect(history[0].hasPrefix("#2") && history[0].hasSuffix(Self.load))
+    #expect(history[4].hasPrefix("#6") && history[4].hasSuffix(Self.delete))
+    let json = try Self.objects(["history", path, "--item", "a"])
+    #expect(
+      json.map { $0["site"] as? String } == [
+        "ListVC.swift:20 load()", nil, "ListVC.swift:30 delete(_:)",
+      ])
+  }
+
+  @Test func bisectAndFindNameTheSiteOfWhatTheyFind() throws {
+    let dir = try TempDir()
+    let path = try Self.log(dir)
+    let expr = #"not exists("b") and exists("c")"#
+    let bisect = try Self.lines(["bisect", path, "--where", expr])
+    #expect(bisect.contains { $0.hasPrefix("event 4 of 6  batch") && $0.hasSuffix(Self.commit) })
+    let result = try #require(try Self.objects(["bisect", path, "--where", expr]).last)
+    #expect(result["first"] as? Int == 4)
+    #expect(result["site"] as? String == "ListVC.swift:40 commit()")
+
+    let faults = try Self.lines(["find", path, "--faults"])
+    #expect(faults[0] == #"event 5: select: no item "zz"  "# + Self.tap)
+    let faultJSON = try Self.objects(["find", path, "--faults"])
+    #expect(faultJSON.first?["site"] as? String == "ListVC.swift:50 tap(_:)")
+    let replay = try Self.lines(["replay", path], code: 3)
+    #expect(replay[0] == #"event 5: select: no item "zz"  "# + Self.tap)
+
+    let changes = try Self.lines(["find", path, "--where", #"exists("a")"#])
+    #expect(changes[1].hasPrefix("event 2: false → true") && changes[1].hasSuffix(Self.load))
+    #expect(changes[2].hasPrefix("event 6: true → false") && changes[2].hasSuffix(Self.delete))
+    let changeJSON = try Self.objects(["find", path, "--where", #"exists("a")"#])
+    #expect(
+      changeJSON.prefix(2).map { $0["site"] as? String } == [
+        "ListVC.swift:20 load()", "ListVC.swift:30 delete(_:)",
+      ])
+    // Across logs too.
+    let many = try Self.lines(["find", "--where", #"exists("a")"#, path, path], code: 0)
+    #expect(many[0].hasSuffix(Self.load))
+  }
+
+  @Test func divergeAndWhatIfNameTheSitesOfTheEventsThatMatter() throws {
+    let dir = try TempDir()
+    let path = try Self.log(dir)
+    let other = dir.path("other.ltape")
+    let lines =
+      Self.session.split(separator: "\n").prefix(5).joined(separator: "\n")
+      + "\n" + #"{"op":"deleteItems","items":["c"],"t":6000,"site":"Other.swift:7 purge()"}"# + "\n"
+    #expect(try CLI.run(["record", other], input: Data(lines.utf8)).code == 0)
+    let diverge = try Self.lines(["diverge", path, other])
+    #expect(diverge.contains { $0.contains("#6") && $0.hasSuffix(Self.delete) })
+    #expect(diverge.contains { $0.contains("#6") && $0.hasSuffix("at Other.swift:7 purge()") })
+    let divergeJSON = try #require(try Self.objects(["diverge", path, other]).first)
+    let a = try #require(divergeJSON["a"] as? [String: Any])
+    let b = try #require(divergeJSON["b"] as? [String: Any])
+    #expect(a["site"] as? String == "ListVC.swift:30 delete(_:)")
+    #expect(b["site"] as? String == "Other.swift:7 purge()")
+
+    let whatIf = try Self.lines(["what-if", path, "--without", "4"])
+    #expect(
+      whatIf.contains {
+        $0.hasPrefix("first difference: after event 4") && $0.hasSuffix(Self.commit)
+      })
+    let report = try #require(try Self.objects(["what-if", path, "--without", "1"]).first)
+    #expect(report["site"] as? String == "ListVC.swift:10 viewDidLoad()")
+    let appeared = try #require(report["faultsAppeared"] as? [[String: Any]])
+    #expect(appeared.first?["site"] as? String == "ListVC.swift:20 load()")
+  }
+
+  @Test func recordWarnsWithTheSiteAndTheHTMLPageShowsIt() throws {
+    let dir = try TempDir()
+    let path = dir.path("warn.ltape")
+    let r = try CLI.run(["record", path], input: Data(Self.session.utf8))
+    #expect(r.err.contains(#"listtape: warning: event 5: select: no item "zz"  "# + Self.tap))
+    let html = dir.path("page.html")
+    #expect(try CLI.run(["html", path, "-o", html]).code == 0)
+    let page = try String(contentsOfFile: html, encoding: .utf8)
+    #expect(page.contains(Self.commit))
+    #expect(page.contains(#""site":"ListVC.swift:40 commit()""#))
+  }
 }
