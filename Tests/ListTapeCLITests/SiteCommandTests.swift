@@ -169,4 +169,47 @@ import Testing
     #expect(page.contains(Self.commit))
     #expect(page.contains(#""site":"ListVC.swift:40 commit()""#))
   }
+
+  /// The `site` column of `export --parquet`, read back by DuckDB with docs/fleet.md's query
+  /// that ranks sites by faults across a directory of logs.
+  @Test(.enabled(if: pythonHas("duckdb"), "duckdb is not installed (pip install duckdb)"))
+  func parquetHasASiteColumnThatDuckDBRanksByFaults() throws {
+    let dir = try TempDir()
+    let logs = dir.path("logs")
+    try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+    for name in ["a", "b"] {
+      let r = try CLI.run(["record", "\(logs)/\(name).ltape"], input: Data(Self.session.utf8))
+      #expect(r.code == 0)
+    }
+    let extra = #"{"op":"expand","items":["nope"],"t":7000,"site":"Other.swift:9 open()"}"#
+    #expect(try CLI.run(["record", "\(logs)/b.ltape"], input: Data((extra + "\n").utf8)).code == 0)
+    let out = dir.path("tables")
+    let export = try CLI.run(["export", "--parquet", logs, "-o", out])
+    #expect(export.code == 0, "\(export.err)")
+    func query(_ sql: String) throws -> [[Any]] {
+      let r = try Python.run([
+        "-c", "import duckdb, json, sys; print(json.dumps(duckdb.sql(sys.argv[1]).fetchall()))",
+        sql.replacingOccurrences(of: "'tables/events.parquet'", with: "'\(out)/events.parquet'"),
+      ])
+      #expect(r.code == 0, "\(r.err)")
+      return try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[Any]])
+    }
+    let sites = try query(
+      "select event, site from 'tables/events.parquet' where log like '%a.ltape' order by event")
+    #expect(
+      sites.map { $0[1] as? String } == [
+        "ListVC.swift:10 viewDidLoad()", "ListVC.swift:20 load()", nil, "ListVC.swift:40 commit()",
+        "ListVC.swift:50 tap(_:)", "ListVC.swift:30 delete(_:)",
+      ])
+    let doc = try String(
+      contentsOf: CLI.packageRoot.appendingPathComponent("docs/fleet.md"), encoding: .utf8)
+    let marker = try #require(doc.range(of: "select site, count(*) as faults"))
+    let end = try #require(doc.range(of: "```", range: marker.upperBound..<doc.endIndex))
+    let ranked = try query(String(doc[marker.lowerBound..<end.lowerBound]))
+    #expect(ranked.count == 2)
+    #expect(ranked.first?[0] as? String == "ListVC.swift:50 tap(_:)")
+    #expect(ranked.first?[1] as? Int == 2)
+    #expect(ranked.first?[2] as? Int == 2)
+    #expect(ranked.last?[0] as? String == "Other.swift:9 open()")
+  }
 }

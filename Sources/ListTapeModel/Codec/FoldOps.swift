@@ -742,6 +742,10 @@ extension FoldOps {
     siteWord(atWord: w).map { names.name($0, self) }
   }
 
+  /// The site of top-level record `i` as an entry (or an unknown entry's text, for
+  /// `name(entry:_:)`); nil when its event has none.
+  package func siteEntry(_ i: Int) -> Int32? { siteWord(atWord: Int(starts[i])) }
+
   /// The site of top-level record `i`, its entry read from `ids`; nil when it has none.
   package func site(_ i: Int, _ ids: IdSpace) -> String? {
     siteWord(atWord: Int(starts[i])).map { name($0, ids) }
