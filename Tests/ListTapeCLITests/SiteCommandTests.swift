@@ -212,4 +212,22 @@ import Testing
     #expect(ranked.first?[2] as? Int == 2)
     #expect(ranked.last?[0] as? String == "Other.swift:9 open()")
   }
+
+  /// scrub's event bar names the site of the event shown, and of no other.
+  @Test(.enabled(if: toolAvailable("tmux"), "tmux is not installed (apt-get install tmux)"))
+  func scrubShowsTheSiteInTheEventBar() throws {
+    let dir = try TempDir()
+    let path = try Self.log(dir)
+    let tmux = try TmuxSession(ScrubTests.command(path))
+    let last = try tmux.waitFor("event 6 of 6")
+    #expect(last.contains(Self.delete + "  deleteItems  a"))
+    try tmux.keys("Left", "Left")
+    let fourth = try tmux.waitFor("event 4 of 6")
+    #expect(fourth.contains(Self.commit + "  batch  2 events: deleteItems, mark"))
+    try tmux.keys("Left")
+    let third = try tmux.waitFor("event 3 of 6")
+    #expect(!third.contains(" at "), "\(third)")
+    try tmux.keys("q")
+    try tmux.waitFor("EXIT=0")
+  }
 }
