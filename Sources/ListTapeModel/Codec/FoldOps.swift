@@ -348,8 +348,8 @@ protocol OpSource: EventSource {
   var dictionary: IdSpace { get }
   /// Set when an identifier read since it was cleared is a hole in the dictionary.
   var touchedHole: Bool { get set }
-  /// The entry of the site of an event whose op code is `code` (defining it when new). A
-  /// site whose definition was lost is read as an unknown entry, never losing its event.
+  /// The entry of the site of an event whose op code is `code` (defining it when new); a
+  /// site whose definition was lost sets `touchedHole`, as an identifier does.
   mutating func site(code: UInt8) throws(CodecError) -> Int32
 }
 
