@@ -39,6 +39,7 @@ struct EventRows {
     let start = ops.start(i)
     let f = ops.fields(atWord: start)
     common(seq, ops.time(i), name: f.name, into: &s)
+    keyed(C.site, ops.siteEntry(i) ?? -1, ops, ids)
     keyed(C.section, f.section, ops, ids)
     keyed(C.parent, f.parent, ops, ids)
     keyed(C.anchor, f.anchor, ops, ids)

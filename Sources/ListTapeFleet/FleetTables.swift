@@ -10,6 +10,7 @@ package enum FleetTables {
     ParquetColumn("event", .int64),
     ParquetColumn("time", .timestampMillis, .optional),
     ParquetColumn("op", .string),
+    ParquetColumn("site", .string, .optional),
     ParquetColumn("section", .string, .optional),
     ParquetColumn("parent", .string, .optional),
     ParquetColumn("anchor", .string, .optional),
@@ -31,19 +32,20 @@ package enum FleetTables {
     static let event = 1
     static let time = 2
     static let op = 3
-    static let section = 4
-    static let parent = 5
-    static let anchor = 6
-    static let ids = 7
-    static let fault = 8
-    static let reason = 9
-    static let label = 10
-    static let sections = 11
-    static let items = 12
-    static let visible = 13
-    static let selected = 14
-    static let depth = 15
-    static let exact = 16
+    static let site = 4
+    static let section = 5
+    static let parent = 6
+    static let anchor = 7
+    static let ids = 8
+    static let fault = 9
+    static let reason = 10
+    static let label = 11
+    static let sections = 12
+    static let items = 13
+    static let visible = 14
+    static let selected = 15
+    static let depth = 16
+    static let exact = 17
   }
 
   /// `sessions.parquet`: a log's counts (as `listtape stats` gives them), its damage, and

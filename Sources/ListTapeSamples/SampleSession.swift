@@ -54,11 +54,14 @@ package enum SampleSession {
   }
 
   /// Calls `emit` with `events` events opening as `opening` says; the list grows to about
-  /// `maxItems` items.
+  /// `maxItems` items. With `sites`, every event (a batch's inner ones too) carries a site
+  /// drawn from that many; the events are otherwise the same as without.
   package static func generate(
-    events: Int, seed: UInt64, maxItems: Int, opening: Opening, _ emit: (Event) throws -> Void
+    events: Int, seed: UInt64, maxItems: Int, opening: Opening, sites: Sites? = nil,
+    _ emit: (Event) throws -> Void
   ) rethrows {
     var g = Generator(seed: seed, maxItems: maxItems)
+    var siteMaker = sites.map { SiteMaker($0, seed: seed) }
     var produced = 0
     let ops: [ListOperation]
     switch opening {
@@ -68,14 +71,82 @@ package enum SampleSession {
       g.shape = shape
       ops = g.outlineOpening(items: items) + g.opening()
     }
+    func send(_ e: Event, path: Int) throws {
+      guard var maker = siteMaker else { return try emit(e) }
+      let site = maker.next(path: path)
+      siteMaker = maker
+      try emit(e.withSite(site))
+    }
     for e in ops where produced < events {
-      try emit(g.stamp(e))
+      try send(g.stamp(e), path: Generator.openingPath)
       produced += 1
     }
     while produced < events {
-      try emit(g.stamp(g.next()))
+      let op = g.next()
+      try send(g.stamp(op), path: g.path)
       produced += 1
     }
+  }
+
+  /// How a generated session's events get their sites.
+  package struct Sites: Sendable {
+    /// Distinct sites.
+    package var count: Int
+    /// How each event's site is drawn.
+    package var model: Model
+
+    package init(count: Int, model: Model = .screens) {
+      self.count = max(count, 1)
+      self.model = model
+    }
+
+    /// How sites are drawn.
+    package enum Model: String, Sendable, CaseIterable {
+      /// As an app makes them: the sites are the generator's code paths (one per kind of
+      /// edit) on each of `count / paths` screens; the person stays on a screen for about
+      /// 150 events, then moves to another.
+      case screens
+      /// Each event's site uniformly from all `count`, independent of everything else:
+      /// the worst case, about log2(count) bits per event whatever the encoding.
+      case uniform
+    }
+  }
+}
+
+extension Event {
+  /// This event with `site` on it and on every event inside it.
+  fileprivate func withSite(_ site: String) -> Event {
+    var e = self
+    e.site = site
+    if case .batch(let inner) = operation { e.operation = .batch(inner.map { $0.withSite(site) }) }
+    return e
+  }
+}
+
+/// Draws sites for a generated session from its own random stream, so that the events are
+/// those of the same seed without sites.
+private struct SiteMaker {
+  let sites: SampleSession.Sites
+  var rng: SplitMix64
+  var screen = 0
+
+  init(_ sites: SampleSession.Sites, seed: UInt64) {
+    self.sites = sites
+    rng = SplitMix64(seed: seed ^ 0x5173_5173_5173_5173)
+  }
+
+  mutating func next(path: Int) -> String {
+    let n: Int
+    switch sites.model {
+    case .uniform:
+      n = rng.below(sites.count)
+    case .screens:
+      let screens = max(1, (sites.count + Generator.paths - 1) / Generator.paths)
+      if rng.below(150) == 0 { screen = rng.below(screens) }
+      n = (screen * Generator.paths + path) % sites.count
+    }
+    return "Screen\(n / Generator.paths)ViewController.swift:\(100 + 7 * (n % Generator.paths)) "
+      + "handle\(n % Generator.paths)(_:)"
   }
 }
 
@@ -223,9 +294,19 @@ private struct Generator {
     return nil
   }
 
+  /// The code paths of `next()` (its ranges of rolls, then its fallback) and the
+  /// opening's, for sites.
+  static let paths = 17
+  static let fallbackPath = 15
+  static let openingPath = 16
+  static let pathEnds = [150, 260, 380, 430, 600, 660, 740, 790, 870, 900, 915, 935, 945, 952, 960]
+  /// The code path of the last `next()`.
+  var path = 0
+
   mutating func next() -> ListOperation {
     let full = state.numberOfAllItems >= maxItems
     let roll = rng.below(1000)
+    path = Self.pathEnds.firstIndex { roll < $0 } ?? Self.pathEnds.count
     switch roll {
     case 0..<150:
       if let id = pick() { return .expand([id]) }
@@ -289,6 +370,7 @@ private struct Generator {
     default:
       break
     }
+    path = Self.fallbackPath
     if let id = pick() { return rng.chance(50) ? .expand([id]) : .collapse([id]) }
     return .appendItems([OutlineNode(fresh("i"))], section: "contacts", parent: nil)
   }

@@ -72,11 +72,17 @@ public struct ListStore<Section: Hashable, Item: Hashable>: Sendable {
       core: await StoreCore.open(path: path, options: options), sections: sections, items: items)
   }
 
-  /// Tells the fault handler, then throws.
-  func report(_ fault: ListFault?) throws(ListFault) {
+  /// Tells the fault handler, with the site of the call that made it, then throws.
+  func report(_ fault: ListFault?, at site: String?) throws(ListFault) {
     guard let fault else { return }
-    core.options.onFault?(fault)
+    core.options.onFault?(StoreFault(fault, site: site))
     throw fault
+  }
+
+  /// The site an editing call records: `"\(fileID):\(line) \(function)"` (its caller's
+  /// `#fileID`, `#line`, `#function`), or nil when ``StoreOptions/recordsSites`` is off.
+  func site(_ fileID: String, _ line: Int, _ function: String) -> String? {
+    core.options.recordsSites ? "\(fileID):\(line) \(function)" : nil
   }
 }
 
@@ -116,9 +122,16 @@ extension ListStore {
   /// An error `body` throws of its own (no edit faulted) undoes its edits, records nothing
   /// and is rethrown. `body` runs under the store's lock: it reads and edits through `list`
   /// only (a call into the store from inside it would wait forever; debug builds stop there).
-  public func perform(_ body: (inout ListSnapshot<Section, Item>) throws -> Void) throws {
+  ///
+  /// The event records its site, the caller's `fileID`, `line` and `function` (leave them
+  /// to their defaults), unless ``StoreOptions/recordsSites`` is off.
+  public func perform(
+    fileID: String = #fileID, line: Int = #line, function: String = #function,
+    _ body: (inout ListSnapshot<Section, Item>) throws -> Void
+  ) throws {
     var abandoned: (any Error)?
-    let fault = core.edit { state in
+    let site = site(fileID, line, function)
+    let fault = core.edit(site: site) { state in
       var list = ListSnapshot(live: emptyListState, sections: sections, items: items)
       swap(&list.state, &state)
       list.journal = .init()
@@ -139,7 +152,7 @@ extension ListStore {
       return (journal.operations, journal.fault)
     }
     if let abandoned { throw abandoned }
-    try report(fault)
+    try report(fault, at: site)
   }
 
   /// Makes the sections and outlines those of `snapshot` (take it from ``snapshot()``, as
@@ -149,36 +162,55 @@ extension ListStore {
   /// where the app knows what changed, ``perform(_:)`` costs less.
   /// - Returns: the operations recorded (empty when nothing changed).
   @discardableResult
-  public func apply(_ snapshot: ListSnapshot<Section, Item>) -> [ListOperation] {
-    core.apply { snapshot.target(from: $0) }
+  public func apply(
+    _ snapshot: ListSnapshot<Section, Item>, fileID: String = #fileID, line: Int = #line,
+    function: String = #function
+  ) -> [ListOperation] {
+    core.apply(site: site(fileID, line, function)) { snapshot.target(from: $0) }
   }
 
   /// Replaces one section's outline (Apple's `apply(_:to:)`), recording the fewest events
   /// that do so. A snapshot that cannot apply (a missing section, an item of another
   /// section) records one faulting `applySectionSnapshot` event and throws its fault.
-  public func apply(_ snapshot: ListSectionSnapshot<Item>, to section: Section) throws(ListFault) {
-    try report(core.apply(snapshot.outline, to: sections.spell(section)))
+  public func apply(
+    _ snapshot: ListSectionSnapshot<Item>, to section: Section, fileID: String = #fileID,
+    line: Int = #line, function: String = #function
+  ) throws(ListFault) {
+    let site = site(fileID, line, function)
+    try report(core.apply(snapshot.outline, to: sections.spell(section), site: site), at: site)
   }
 
   /// Selects visible items (`collectionView(_:didSelectItemAt:)`); in single-selection mode
   /// the selection becomes these (at most one).
-  public func select(_ ids: [Item]) throws(ListFault) {
-    try report(core.send(.select(items.spellAll(ids))))
+  public func select(
+    _ ids: [Item], fileID: String = #fileID, line: Int = #line, function: String = #function
+  ) throws(ListFault) {
+    let site = site(fileID, line, function)
+    try report(core.send(.select(items.spellAll(ids)), site: site), at: site)
   }
 
   /// Deselects these items (`didDeselectItemAt`), or everything when nil.
-  public func deselect(_ ids: [Item]? = nil) {
-    _ = core.send(.deselect(ids.map(items.spellAll)))
+  public func deselect(
+    _ ids: [Item]? = nil, fileID: String = #fileID, line: Int = #line,
+    function: String = #function
+  ) {
+    _ = core.send(.deselect(ids.map(items.spellAll)), site: site(fileID, line, function))
   }
 
   /// Sets the selection mode (`allowsMultipleSelection`); single clears the selection.
-  public func setAllowsMultipleSelection(_ value: Bool) {
-    _ = core.send(.configure(multipleSelection: value))
+  public func setAllowsMultipleSelection(
+    _ value: Bool, fileID: String = #fileID, line: Int = #line, function: String = #function
+  ) {
+    _ = core.send(.configure(multipleSelection: value), site: site(fileID, line, function))
   }
 
   /// Records a bookmark (a screen shown, a test step) that `listtape show --at mark:LABEL`
   /// finds.
-  public func mark(_ label: String) { _ = core.send(.mark(label)) }
+  public func mark(
+    _ label: String, fileID: String = #fileID, line: Int = #line, function: String = #function
+  ) {
+    _ = core.send(.mark(label), site: site(fileID, line, function))
+  }
 }
 
 // MARK: - Reading

@@ -167,30 +167,34 @@ extension StoreCore {
     }
   }
 
-  /// Applies one operation now; see `send(_:)`.
+  /// Applies one operation now, made at `site`; see `send(_:)`.
   @discardableResult
-  package func send(_ operation: ListOperation) -> ListFault? { send(Event(operation)) }
+  package func send(_ operation: ListOperation, site: String? = nil) -> ListFault? {
+    send(Event(operation, site: site))
+  }
 
   /// Applies several operations as one atomic `batch` event (all or none).
   @discardableResult
-  package func perform(_ operations: [ListOperation]) -> ListFault? {
-    send(.batch(operations.map { Event($0) }))
+  package func perform(_ operations: [ListOperation], site: String? = nil) -> ListFault? {
+    send(.batch(operations.map { Event($0) }), site: site)
   }
 
   /// Makes the state equal to `state`, selection included, as `apply(_:)` does.
   @discardableResult
-  package func apply(state: ListState) -> [ListOperation] { apply { _ in state } }
+  package func apply(state: ListState, site: String? = nil) -> [ListOperation] {
+    apply(site: site) { _ in state }
+  }
 
   /// Makes the state equal to the one `target` builds from the current state, recording
-  /// the fewest events that do so as one event.
-  func apply(_ target: (ListState) -> ListState) -> [ListOperation] {
+  /// the fewest events that do so as one event, made at `site`.
+  func apply(site: String? = nil, _ target: (ListState) -> ListState) -> [ListOperation] {
     var recorded: [ListOperation] = []
     _ = admit { () -> (Event, ListFault?)? in
       let plan = SnapshotDiffer.plan(from: current, to: target(current))
       guard let op = Self.oneEvent(plan.operations) else { return nil }
       current = plan.state
       recorded = plan.operations
-      return (Event(op, time: options.clock()), nil)
+      return (Event(op, time: options.clock(), site: site), nil)
     }
     return recorded
   }
@@ -199,19 +203,21 @@ extension StoreCore {
   /// that do so. A snapshot that cannot apply (missing section, an id used in another
   /// section) records one `applySectionSnapshot` event, which faults, and returns the fault.
   @discardableResult
-  package func apply(_ snapshot: SectionSnapshot, to section: String) -> ListFault? {
+  package func apply(_ snapshot: SectionSnapshot, to section: String, site: String? = nil)
+    -> ListFault?
+  {
     admit { () -> (Event, ListFault?)? in
       var target = current
       do throws(ListFault) {
         try target.apply(snapshot, to: section)
       } catch {
         let op = ListOperation.applySectionSnapshot(section: section, items: snapshot.nodes)
-        return (Event(op, time: options.clock()), error)
+        return (Event(op, time: options.clock(), site: site), error)
       }
       let plan = SnapshotDiffer.plan(from: current, to: target)
       guard let op = Self.oneEvent(plan.operations) else { return nil }
       current = plan.state
-      return (Event(op, time: options.clock()), nil)
+      return (Event(op, time: options.clock(), site: site), nil)
     }
   }
 
@@ -224,6 +230,7 @@ extension StoreCore {
   /// - Returns: the fault as replaying the log reports it (inside a batch:
   ///   `.inBatch(index:op:fault:)`).
   package func edit(
+    site: String? = nil,
     _ body: (inout ListState) -> (operations: [ListOperation], fault: ListFault?)?
   ) -> ListFault? {
     admit { () -> (Event, ListFault?)? in
@@ -241,7 +248,7 @@ extension StoreCore {
         guard ops.count > 1, let last = ops.last else { return f }
         return .inBatch(index: ops.count - 1, op: last.name, fault: f)
       }
-      return (Event(op, time: options.clock()), reported)
+      return (Event(op, time: options.clock(), site: site), reported)
     }
   }
 

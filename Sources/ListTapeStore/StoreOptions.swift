@@ -15,9 +15,13 @@ public struct StoreOptions: Sendable {
   /// docs/apple.md for why the default is not `.complete`.
   public var fileProtection: FileProtection = .completeUntilFirstUserAuthentication
   /// Called on the calling thread, inside the call, with every fault a store call throws
-  /// (the event is recorded by then): `{ assertionFailure("\($0)") }` stops a debug build
-  /// at the edit that would have crashed UIKit. Nil by default.
-  public var onFault: (@Sendable (ListFault) -> Void)?
+  /// and the site of the call (the event is recorded by then): `{ assertionFailure("\($0)") }`
+  /// stops a debug build at the edit that would have crashed UIKit. Nil by default.
+  public var onFault: (@Sendable (StoreFault) -> Void)?
+  /// Whether each event records the code that made it (its site: the editing call's
+  /// `#fileID:#line #function`, docs/recording.md). A release build may not want its file
+  /// and function names in a log it ships: set false, and events carry no site.
+  public var recordsSites = true
   /// Called on the writer before each chunk it writes: tests use it to stall the "disk".
   var beforeWrite: (@Sendable () -> Void)?
   /// The file layer under the log's writer (tests put a simulated disk there).

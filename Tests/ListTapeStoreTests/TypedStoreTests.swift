@@ -32,19 +32,22 @@ struct ContactID: Hashable, Sendable {
 /// Collects what a store's fault handler hears, from any thread.
 final class FaultLog: @unchecked Sendable {
   private let lock = NSLock()
-  private var seen: [ListFault] = []
+  private var seen: [StoreFault] = []
 
-  func note(_ fault: ListFault) {
+  func note(_ fault: StoreFault) {
     lock.lock()
     seen.append(fault)
     lock.unlock()
   }
 
-  var faults: [ListFault] {
+  /// Each fault heard, with the site of its call.
+  var reports: [StoreFault] {
     lock.lock()
     defer { lock.unlock() }
     return seen
   }
+
+  var faults: [ListFault] { reports.map(\.fault) }
 }
 
 /// The fault an edit threw, or nil.

@@ -50,7 +50,7 @@ if args.count == 2 && args[0] == "__replay-memory" {
     OVERVIEW: Measures the figures ListTape promises (docs/performance.md).
 
     USAGE: listtape-bench [model] [log] [replay] [store] [investigate] [shapes] [format]
-                          [fleet] [time] [time10m] [recovery] [--quick]
+                          [fleet] [time] [time10m] [recovery] [sites] [--quick]
 
     OPTIONS:
       --quick   Smaller sizes, for a quick look (the figures are for full runs).
@@ -78,4 +78,5 @@ if args.count == 2 && args[0] == "__replay-memory" {
   if selected.contains("time") { TimeBench.run(quick: quick) }
   if selected.contains("time10m") { TimeBench.run10M() }
   if wants("recovery") { RecoveryBench.run(quick: quick) }
+  if wants("sites") { SiteBench.run(quick: quick) }
 }

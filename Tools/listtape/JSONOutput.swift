@@ -14,10 +14,11 @@ extension JSONWriter {
   }
 
   /// An event the way every command's JSON gives it (docs/json.md): `"op"`, its op's
-  /// name, then `"recorded"`, the whole event as `events --json` prints it; both `null`
-  /// when there is none.
+  /// name, `"site"`, the code that made it, then `"recorded"`, the whole event as
+  /// `events --json` prints it; each `null` when there is none.
   mutating func recorded(_ event: Event?) {
     field("op", event?.op)
+    field("site", event?.site)
     key("recorded")
     if let event { event.encode(to: &self) } else { null() }
   }

@@ -60,13 +60,14 @@ enum Render {
   /// whether the state is not the recorded one.
   static func header(
     event n: Int, of total: Int, event: Event?, style: Style, fault: ListFault? = nil,
-    exact: Bool = true
+    exact: Bool = true, site: Bool = true
   ) -> String {
     var line = style.bold("event \(n)") + " of \(total)"
     if let event {
       line += "  " + style.cyan(event.op)
       if let t = event.time { line += "  " + time(t) }
       if case .mark(let label) = event.operation { line += "  " + style.yellow("“\(label)”") }
+      if site, let s = event.site { line += "  " + self.site(s, style: style) }
     } else if n > 0 {
       line += "  " + style.dim("(lost in a salvage, or unreadable after lost events)")
     } else {
@@ -132,7 +133,7 @@ enum Render {
 
   // MARK: - Events
 
-  /// One event on one line: op, then what it does in a few words.
+  /// One event on one line: op, then what it does in a few words, then its site.
   static func event(_ event: Event, number: Int?, style: Style) -> String {
     var parts: [String] = []
     if let number { parts.append(style.bold("#\(number)")) }
@@ -140,8 +141,12 @@ enum Render {
     parts.append(style.cyan(event.op))
     let detail = describe(event.operation)
     if !detail.isEmpty { parts.append(detail) }
+    if let site = event.site { parts.append(self.site(site, style: style)) }
     return parts.joined(separator: "  ")
   }
+
+  /// Where an event was made, as every text output writes it: `at ListVC.swift:42 tap(_:)`.
+  static func site(_ site: String, style: Style) -> String { style.dim("at \(site)") }
 
   static func describe(_ op: ListOperation) -> String {
     switch op {

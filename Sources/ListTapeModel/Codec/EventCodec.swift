@@ -119,6 +119,8 @@ private struct RecordSink: EventSink {
   mutating func flag(_ b: UInt8) { out.byte(b) }
   mutating func id(_ s: String) { encoder.identifier(s, &out) }
   mutating func string(_ s: String) { out.string(s) }
+  /// A 1.0 record names its site as it names an identifier (a ring slot or its text).
+  mutating func site(_ s: String) { encoder.identifier(s, &out) }
 }
 
 /// Decodes records written by `EventEncoder`, validating every byte.
@@ -242,6 +244,9 @@ private struct EntryRecordSource: OpSource {
   mutating func string() throws(CodecError) -> String { try bytes.string() }
   func fail(_ message: String) -> CodecError { bytes.fail(message) }
 
+  /// A 1.0 record names its site as an identifier.
+  mutating func site(code: UInt8) throws(CodecError) -> Int32 { try entryRef() }
+
   /// A ring slot's entry, or a literal id looked up (defined when new) and remembered.
   mutating func entryRef() throws(CodecError) -> Int32 {
     let v = try bytes.varint()
@@ -291,6 +296,13 @@ enum EventCodes {
   static let configure: UInt8 = 20
   static let mark: UInt8 = 21
   static let batch: UInt8 = 22
+  /// A tag bit: the event's site follows its time. Readers from before sites refuse the
+  /// tag as an unknown op code rather than misread the event.
+  static let sited: UInt8 = 0x40
+  /// A tag bit: the event's time follows the tag.
+  static let timed: UInt8 = 0x80
+  /// The op code of a tag.
+  static let codeMask: UInt8 = 0x3F
 
   static func code(of op: ListOperation) -> UInt8 {
     switch op {

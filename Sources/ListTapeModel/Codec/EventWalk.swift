@@ -29,6 +29,8 @@ protocol EventSink {
   mutating func flag(_ b: UInt8)
   mutating func id(_ s: String)
   mutating func string(_ s: String)
+  /// The event's site (after its time, when the tag says one follows).
+  mutating func site(_ s: String)
 }
 
 /// A sink that keeps nothing: `EventWalk.check`.
@@ -39,6 +41,7 @@ private struct NullSink: EventSink {
   mutating func flag(_ b: UInt8) {}
   mutating func id(_ s: String) {}
   mutating func string(_ s: String) {}
+  mutating func site(_ s: String) {}
 }
 
 /// Where the event walk reads the parts of an event back, checking each against what is left.
@@ -91,8 +94,15 @@ enum EventWalk {
     throws(CodecError)
   {
     let op = event.operation
-    s.tag(EventCodes.code(of: op), timed: event.time != nil)
+    let code = EventCodes.code(of: op)
+    s.tag(event.site == nil ? code : code | EventCodes.sited, timed: event.time != nil)
     if let t = event.time { s.time(t, nested: depth > 0) }
+    if let site = event.site {
+      let n = site.utf8.count
+      guard n > 0 else { throw CodecError("empty site", offset: 0) }
+      guard n <= CodecLimits.maxStringBytes else { throw tooLong(n) }
+      s.site(site)
+    }
     func ids(_ list: [String]) throws(CodecError) {
       try checkCount(list.count)
       s.count(list.count)
@@ -220,129 +230,6 @@ enum EventWalk {
 
   // MARK: Decoding
 
-  /// Reads one event (with any batches and subtrees inside it) from `s`.
-  static func decode<S: EventSource>(_ s: inout S) throws(CodecError) -> Event {
-    let tag = try s.tag()
-    let time: Int64? = tag & 0x80 != 0 ? try s.time(nested: false) : nil
-    return try decode(&s, tag: tag, time: time)
-  }
-
-  /// Reads the rest of an event whose tag and time were read already.
-  static func decode<S: EventSource>(_ s: inout S, tag first: UInt8, time firstTime: Int64?)
-    throws(CodecError) -> Event
-  {
-    // Batches being read: the events so far, how many remain, the batch's time.
-    var batches: [(events: [Event], remaining: Int, time: Int64?)] = []
-    var pending: (tag: UInt8, time: Int64?)? = (first, firstTime)
-    while true {
-      let depth = batches.count
-      let tag: UInt8
-      let time: Int64?
-      if let p = pending {
-        (tag, time) = p
-        pending = nil
-      } else {
-        tag = try s.tag()
-        time = tag & 0x80 != 0 ? try s.time(nested: depth > 0) : nil
-      }
-      let code = tag & 0x7F
-      var event: Event
-      if code == EventCodes.batch {
-        guard depth < CodecLimits.maxDepth else { throw s.fail("batches nested too deeply") }
-        let n = try s.count(.events)
-        if n > 0 {
-          var events: [Event] = []
-          events.reserveCapacity(n)
-          batches.append((events, n, time))
-          continue
-        }
-        event = Event(.batch([]), time: time)
-      } else {
-        event = Event(try decodeFields(code, depth: depth, &s), time: time)
-      }
-      // Hand the finished event to the batch around it, closing every batch it completes.
-      while true {
-        guard !batches.isEmpty else { return event }
-        let top = batches.count - 1
-        batches[top].events.append(event)
-        batches[top].remaining -= 1
-        guard batches[top].remaining == 0 else { break }
-        let done = batches.removeLast()
-        event = Event(.batch(done.events), time: done.time)
-      }
-    }
-  }
-
-  private static func decodeFields<S: EventSource>(_ code: UInt8, depth: Int, _ s: inout S)
-    throws(CodecError) -> ListOperation
-  {
-    func ids() throws(CodecError) -> [String] {
-      let n = try s.count(.ids)
-      var out: [String] = []
-      out.reserveCapacity(n)
-      for _ in 0..<n { out.append(try s.id()) }
-      return out
-    }
-    func anchor() throws(CodecError) -> Anchor {
-      let b = try s.flag()
-      guard b <= 1 else { throw s.fail("bad anchor kind \(b)") }
-      let id = try s.id()
-      return b == 1 ? .after(id) : .before(id)
-    }
-    switch code {
-    case EventCodes.appendSections: return .appendSections(try ids())
-    case EventCodes.insertSections: return .insertSections(try ids(), try anchor())
-    case EventCodes.deleteSections: return .deleteSections(try ids())
-    case EventCodes.moveSection:
-      let id = try s.id()
-      return .moveSection(id, try anchor())
-    case EventCodes.reloadSections: return .reloadSections(try ids())
-    case EventCodes.appendItems:
-      let flags = try s.flag()
-      guard flags <= 3 else { throw s.fail("bad appendItems flags \(flags)") }
-      let section = flags & 1 != 0 ? try s.id() : nil
-      let parent = flags & 2 != 0 ? try s.id() : nil
-      return .appendItems(try nodes(depth: depth, &s), section: section, parent: parent)
-    case EventCodes.insertItems:
-      let a = try anchor()
-      return .insertItems(try nodes(depth: depth, &s), a)
-    case EventCodes.deleteItems: return .deleteItems(try ids())
-    case EventCodes.deleteAllItems: return .deleteAllItems
-    case EventCodes.moveItem:
-      let id = try s.id()
-      return .moveItem(id, try anchor())
-    case EventCodes.replaceChildren:
-      let id = try s.id()
-      return .replaceChildren(parent: id, items: try nodes(depth: depth, &s))
-    case EventCodes.applySectionSnapshot:
-      let id = try s.id()
-      return .applySectionSnapshot(section: id, items: try nodes(depth: depth, &s))
-    case EventCodes.reloadItems: return .reloadItems(try ids())
-    case EventCodes.reconfigureItems: return .reconfigureItems(try ids())
-    case EventCodes.update:
-      let flags = try s.flag()
-      guard flags <= 3 else { throw s.fail("bad update flags \(flags)") }
-      let item = try s.id()
-      let title = flags & 1 != 0 ? try s.string() : nil
-      let fields = flags & 2 != 0 ? try decodeFields(&s) : nil
-      return .update(item: item, title: title, fields: fields)
-    case EventCodes.expand: return .expand(try ids())
-    case EventCodes.collapse: return .collapse(try ids())
-    case EventCodes.select: return .select(try ids())
-    case EventCodes.deselect:
-      let b = try s.flag()
-      guard b <= 1 else { throw s.fail("bad deselect flag \(b)") }
-      return .deselect(b == 1 ? try ids() : nil)
-    case EventCodes.configure:
-      let b = try s.flag()
-      guard b <= 1 else { throw s.fail("bad configure flag \(b)") }
-      return .configure(multipleSelection: b == 1)
-    case EventCodes.mark: return .mark(try s.string())
-    default:
-      throw s.fail("unknown op code \(code)")
-    }
-  }
-
   /// A fields dictionary (later duplicates of a key win, as in 1.0).
   static func decodeFields<S: EventSource>(_ s: inout S) throws(CodecError) -> [String: String] {
     let n = try s.count(.fields)
@@ -353,47 +240,5 @@ enum EventWalk {
       out[k] = try s.string()
     }
     return out
-  }
-
-  /// A node list with its subtrees, rebuilt bottom-up without recursion.
-  static func nodes<S: EventSource>(depth: Int, _ s: inout S) throws(CodecError)
-    -> [OutlineNode]
-  {
-    guard depth < CodecLimits.maxDepth else { throw s.fail("items nested too deeply") }
-    let n = try s.count(.nodes)
-    // Open lists, innermost last, each with the nodes read so far and how many remain;
-    // `parents[i]` is the node whose children `lists[i + 1]` holds.
-    var lists: [(nodes: [OutlineNode], remaining: Int)] = [([], n)]
-    lists[0].nodes.reserveCapacity(n)
-    var parents: [OutlineNode] = []
-    while true {
-      let top = lists.count - 1
-      if lists[top].remaining == 0 {
-        let done = lists.removeLast()
-        guard var parent = parents.popLast() else { return done.nodes }
-        parent.children = done.nodes
-        lists[lists.count - 1].nodes.append(parent)
-        continue
-      }
-      lists[top].remaining -= 1
-      let flags = try s.flag()
-      guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
-      var node = OutlineNode(try s.id())
-      if flags & 1 != 0 { node.title = try s.string() }
-      if flags & 2 != 0 { node.fields = try decodeFields(&s) }
-      node.expanded = flags & 4 != 0
-      if flags & 8 != 0 {
-        guard depth + lists.count < CodecLimits.maxDepth else {
-          throw s.fail("items nested too deeply")
-        }
-        let c = try s.count(.nodes)
-        var children: [OutlineNode] = []
-        children.reserveCapacity(c)
-        parents.append(node)
-        lists.append((children, c))
-      } else {
-        lists[top].nodes.append(node)
-      }
-    }
   }
 }

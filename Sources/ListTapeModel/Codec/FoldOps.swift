@@ -108,11 +108,32 @@ package struct FoldOps: Sendable {
   /// last two words hold it.
   static let timed: Int32 = 0x4000
 
+  /// A flag of a record whose event has a site: the word before its time (or its last word)
+  /// holds it, an entry or an unknown entry's text (`name(_:_:)`). The fold never reads it.
+  static let sited: Int32 = 0x2000
+
+  /// The site word of the record at word `w`, nil when its event has no site.
+  @inline(__always) func siteWord(atWord w: Int) -> Int32? {
+    let f = flags(atWord: w)
+    guard f & Self.sited != 0 else { return nil }
+    return words[w &+ length(atWord: w) &- (f & Self.timed != 0 ? 3 : 1)]
+  }
+
   /// The time of the record at word `w` inside a batch, nil when it has none.
   func nestedTime(atWord w: Int) -> Int64? {
     guard flags(atWord: w) & Self.timed != 0 else { return nil }
     let end = w &+ length(atWord: w)
     return Int64(UInt32(bitPattern: words[end &- 2])) | Int64(words[end &- 1]) << 32
+  }
+
+  /// Ends the record started at word `w`, with its site and (inside a batch) its own time
+  /// when it has them.
+  mutating func end(_ w: Int, site: Int32?, time: Int64?) {
+    if let site {
+      words[w] |= Self.sited << 16
+      words.append(site)
+    }
+    end(w, time: time)
   }
 
   /// Ends the record started at word `w`, with its own time when it has one (inside a
@@ -201,8 +222,9 @@ package struct FoldOps: Sendable {
     words[w &+ 1] = Int32(truncatingIfNeeded: words.count &- w)
   }
 
-  /// Gives the record at word `w` (the last one written, already ended) its own time.
-  mutating func reopen(_ w: Int, time: Int64) { end(w, time: time) }
+  /// Gives the record at word `w` (the last one written, already ended) its site and its
+  /// own time.
+  mutating func reopen(_ w: Int, site: Int32?, time: Int64?) { end(w, site: site, time: time) }
 
   /// Adds a text (a title and fields blob, a label, an unknown id) and returns its index.
   mutating func addText(_ bytes: UnsafeRawBufferPointer) -> Int32 {
@@ -326,6 +348,9 @@ protocol OpSource: EventSource {
   var dictionary: IdSpace { get }
   /// Set when an identifier read since it was cleared is a hole in the dictionary.
   var touchedHole: Bool { get set }
+  /// The entry of the site of an event whose op code is `code` (defining it when new); a
+  /// site whose definition was lost sets `touchedHole`, as an identifier does.
+  mutating func site(code: UInt8) throws(CodecError) -> Int32
 }
 
 extension FrameSource: OpSource {}
@@ -338,12 +363,13 @@ enum OpWalk {
     -> OpOutcome
   {
     let tag = try s.tag()
-    let time: Int64? = tag & 0x80 != 0 ? try s.time(nested: false) : nil
+    let time: Int64? = tag & EventCodes.timed != 0 ? try s.time(nested: false) : nil
     let textMark = ops.textEnds.count
     let before = s.defined
     s.touchedHole = false
     ops.top(seq: seq, time: time, dictionary: before)
-    try decodeRecord(&s, tag: tag, into: &ops)
+    let site = tag & EventCodes.sited != 0 ? try s.site(code: tag & EventCodes.codeMask) : nil
+    try decodeRecord(&s, tag: tag, site: site, into: &ops)
     ops.defined(s.dictionary, before..<s.defined)
     if s.touchedHole {
       // What the event defined stays (later events name it): only its operation goes.
@@ -356,42 +382,45 @@ enum OpWalk {
   /// Reads an event whose tag was read (and time, at the top) as a record, batches with
   /// an explicit stack so that nesting never deepens the call stack.
   private static func decodeRecord<S: OpSource>(
-    _ s: inout S, tag first: UInt8, into ops: inout FoldOps
+    _ s: inout S, tag first: UInt8, site firstSite: Int32?, into ops: inout FoldOps
   )
     throws(CodecError)
   {
-    // Open batch records: where each starts, how many events it still expects, its time.
-    var batches: [(start: Int, remaining: Int, time: Int64?)] = []
+    // Open batch records: where each starts, how many events it still expects, its time
+    // and site.
+    var batches: [(start: Int, remaining: Int, time: Int64?, site: Int32?)] = []
     var tag = first
+    var site = firstSite
     while true {
       let depth = batches.count
       var time: Int64?
       if depth > 0 {
         tag = try s.tag()
-        if tag & 0x80 != 0 { time = try s.time(nested: true) }
+        if tag & EventCodes.timed != 0 { time = try s.time(nested: true) }
+        site = tag & EventCodes.sited != 0 ? try s.site(code: tag & EventCodes.codeMask) : nil
       }
-      let code = tag & 0x7F
+      let code = tag & EventCodes.codeMask
       if code == EventCodes.batch {
         guard depth < CodecLimits.maxDepth else { throw s.fail("batches nested too deeply") }
         let w = ops.begin(kind: Int32(code))
         let n = try s.count(.events)
         ops.words.append(Int32(truncatingIfNeeded: n))
         if n > 0 {
-          batches.append((w, n, time))
+          batches.append((w, n, time, site))
           continue
         }
-        ops.end(w, time: time)
+        ops.end(w, site: site, time: time)
       } else {
         let w = ops.words.count
         try operation(code, depth: depth, &s, &ops)
-        // The record ended at its arguments: its time goes after them.
-        if let time { ops.reopen(w, time: time) }
+        // The record ended at its arguments: its site and time go after them.
+        if time != nil || site != nil { ops.reopen(w, site: site, time: time) }
       }
       // Close every batch the finished event completes.
       while let last = batches.last {
         batches[batches.count &- 1].remaining &-= 1
         guard last.remaining == 1 else { break }
-        ops.end(last.start, time: last.time)
+        ops.end(last.start, site: last.site, time: last.time)
         batches.removeLast()
       }
       if batches.isEmpty { return }
@@ -535,32 +564,36 @@ extension FoldOps {
   /// one lookup each.
   package mutating func append(_ event: Event, seq: Int = 0, ids: inout IdSpace) {
     top(seq: seq, time: event.time, dictionary: -1)
-    // Events still to write, innermost batch last, with the time each batch ends with.
-    var batches: [(start: Int, events: [Event], next: Int, time: Int64?)] = []
+    // Events still to write, innermost batch last, with the time and site each batch ends
+    // with.
+    var batches: [(start: Int, events: [Event], next: Int, time: Int64?, site: Int32?)] = []
     var current = event.operation
     // A nested event's own time (the top-level one's is `times[i]`).
     var time: Int64?
+    // The event's site, kept as text (the fold never reads it).
+    var site = event.site.map { addText($0) }.map { -2 &- $0 }
     while true {
       if case .batch(let events) = current {
         let b = begin(kind: Int32(EventCodes.batch))
         words.append(Int32(truncatingIfNeeded: events.count))
         if events.isEmpty {
-          end(b, time: time)
+          end(b, site: site, time: time)
         } else {
-          batches.append((b, events, 0, time))
+          batches.append((b, events, 0, time, site))
         }
       } else {
         let w = words.count
         operation(current, &ids)
-        if let time { reopen(w, time: time) }
+        if time != nil || site != nil { reopen(w, site: site, time: time) }
       }
       while let top = batches.last, top.next == top.events.count {
-        end(top.start, time: top.time)
+        end(top.start, site: top.site, time: top.time)
         batches.removeLast()
       }
       guard let top = batches.last else { return }
       current = top.events[top.next].operation
       time = top.events[top.next].time
+      site = top.events[top.next].site.map { addText($0) }.map { -2 &- $0 }
       batches[batches.count &- 1].next &+= 1
     }
   }
@@ -683,9 +716,11 @@ extension FoldOps {
   /// The text of entry `e` of `ids`, or of an unknown entry's text.
   package func name(entry e: Int32, _ ids: IdSpace) -> String { name(e, ids) }
 
-  /// Where the events of the batch record at word `w` end (before its own time, if any).
+  /// Where the events of the batch record at word `w` end (before its site and its own
+  /// time, if any).
   func batchEnd(atWord w: Int) -> Int {
-    w &+ length(atWord: w) &- (flags(atWord: w) & Self.timed != 0 ? 2 : 0)
+    let f = flags(atWord: w)
+    return w &+ length(atWord: w) &- (f & Self.timed != 0 ? 2 : 0) &- (f & Self.sited != 0 ? 1 : 0)
   }
 
   /// The text of entry `e` of `ids`, or of an unknown entry's text.
@@ -698,7 +733,22 @@ extension FoldOps {
   package func event(_ i: Int, _ ids: IdSpace) -> Event {
     if !madeEvents.isEmpty, let e = madeEvents[i] { return e }
     var names = Names(ids: ids)
-    return Event(operation(atWord: Int(starts[i]), &names), time: time(i))
+    let w = Int(starts[i])
+    return Event(operation(atWord: w, &names), time: time(i), site: site(atWord: w, &names))
+  }
+
+  /// The site of the record at word `w`, nil when its event has none.
+  func site(atWord w: Int, _ names: inout Names) -> String? {
+    siteWord(atWord: w).map { names.name($0, self) }
+  }
+
+  /// The site of top-level record `i` as an entry (or an unknown entry's text, for
+  /// `name(entry:_:)`); nil when its event has none.
+  package func siteEntry(_ i: Int) -> Int32? { siteWord(atWord: Int(starts[i])) }
+
+  /// The site of top-level record `i`, its entry read from `ids`; nil when it has none.
+  package func site(_ i: Int, _ ids: IdSpace) -> String? {
+    siteWord(atWord: Int(starts[i])).map { name($0, ids) }
   }
 
   /// Ids made `String`s while one event is read back: a long id named again (an expand of
@@ -729,8 +779,8 @@ extension FoldOps {
     }
     // Open batches: their events so far, their next record, where their events end, their
     // own time.
-    var open: [(events: [Event], next: Int, end: Int, time: Int64?)] = [
-      ([], start &+ Self.header &+ 1, batchEnd(atWord: start), nil)
+    var open: [(events: [Event], next: Int, end: Int, time: Int64?, site: String?)] = [
+      ([], start &+ Self.header &+ 1, batchEnd(atWord: start), nil, nil)
     ]
     while true {
       let top = open.count &- 1
@@ -738,16 +788,22 @@ extension FoldOps {
         let done = open.removeLast()
         let op = ListOperation.batch(done.events)
         if open.isEmpty { return op }
-        open[open.count &- 1].events.append(Event(op, time: done.time))
+        open[open.count &- 1].events.append(Event(op, time: done.time, site: done.site))
         continue
       }
       let w = open[top].next
       open[top].next &+= length(atWord: w)
       if kind(atWord: w) == Int32(EventCodes.batch) {
-        open.append(([], w &+ Self.header &+ 1, batchEnd(atWord: w), nestedTime(atWord: w)))
+        open.append(
+          (
+            [], w &+ Self.header &+ 1, batchEnd(atWord: w), nestedTime(atWord: w),
+            site(atWord: w, &names)
+          ))
       } else {
         open[top].events.append(
-          Event(simpleOperation(atWord: w, &names), time: nestedTime(atWord: w)))
+          Event(
+            simpleOperation(atWord: w, &names), time: nestedTime(atWord: w),
+            site: site(atWord: w, &names)))
       }
     }
   }

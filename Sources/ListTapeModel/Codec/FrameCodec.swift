@@ -9,8 +9,11 @@ import ListTapeJSON
 /// (times as deltas, the ring of recent identifiers, definitions front-coded). Reading is
 /// one step: `EventDecoder.decodeFrame` walks the columns.
 package enum FrameLayout {
-  /// Layout byte at the start of every 2.0 event frame payload.
+  /// Layout byte at the start of a 2.0 event frame payload whose events have no sites.
   static let version: UInt8 = 1
+  /// Layout byte of a frame with sites: `columnCount + siteColumnCount` columns. A frame
+  /// without sites keeps layout 1, byte for byte what writers before sites wrote.
+  static let sitedVersion: UInt8 = 2
   /// Identifiers referenced lately in the frame, addressed by one byte.
   static let ringSize = 64
   /// A `refs` byte: below `ringSize` a ring slot; these two otherwise.
@@ -32,14 +35,62 @@ package enum FrameLayout {
   static let misc = 11
   static let strings = 12
   static let columnCount = 13
+  // Layout 2 only: one byte per sited event, then the entries of sites new to their op.
+  static let sites = 13
+  static let siteEntries = 14
+  static let siteColumnCount = 2
+  /// A `sites` byte: below it, the position of the site in the frame's most-recently-used
+  /// list of sites of the event's op code; this one, a site new to that list, whose entry
+  /// follows in `siteEntries` (0: defined here, n: entry n − 1).
+  static let siteNew: UInt8 = 255
 
   /// The segment a 2.0 event frame's payload belongs to (the event number its dictionary
   /// frame came before; 0: the log's start), read from its header; nil when the payload
   /// does not start like one.
   package static func segment(ofEventFrame payload: UnsafeRawBufferPointer) -> UInt64? {
     var head = ByteSource(payload)
-    guard (try? head.byte()) == version else { return nil }
+    let v = try? head.byte()
+    guard v == version || v == sitedVersion else { return nil }
     return try? head.varint()
+  }
+}
+
+/// Each op code's sites used lately in a frame, most recent first (the writer's and the
+/// reader's copies move alike, so a position names the same site in both).
+struct SiteLists: Sendable {
+  private var lists: [[Int32]] = []
+
+  /// The position of `e` in op `code`'s list, moving it to the front; nil when absent.
+  mutating func find(_ e: Int32, code: UInt8) -> Int? {
+    guard !lists.isEmpty, let k = lists[Int(code)].firstIndex(of: e) else { return nil }
+    use(at: k, code: code)
+    return k
+  }
+
+  /// The site at position `k` of op `code`'s list, moved to the front; nil when absent.
+  mutating func take(_ k: Int, code: UInt8) -> Int32? {
+    guard !lists.isEmpty, k < lists[Int(code)].count else { return nil }
+    let e = lists[Int(code)][k]
+    use(at: k, code: code)
+    return e
+  }
+
+  /// Puts `e` at the front of op `code`'s list, dropping its oldest beyond 255.
+  mutating func add(_ e: Int32, code: UInt8) {
+    if lists.isEmpty { lists = Array(repeating: [], count: Int(EventCodes.codeMask) + 1) }
+    lists[Int(code)].insert(e, at: 0)
+    if lists[Int(code)].count > Int(FrameLayout.siteNew) { lists[Int(code)].removeLast() }
+  }
+
+  /// Forgets every list (a new frame).
+  mutating func removeAll() {
+    for i in lists.indices { lists[i].removeAll(keepingCapacity: true) }
+  }
+
+  private mutating func use(at k: Int, code: UInt8) {
+    guard k > 0 else { return }
+    let e = lists[Int(code)].remove(at: k)
+    lists[Int(code)].insert(e, at: 0)
   }
 }
 
@@ -54,6 +105,8 @@ enum RowToken {
   static let ref: UInt8 = 5
   static let define: UInt8 = 6
   static let string: UInt8 = 7
+  static let siteRef: UInt8 = 8
+  static let siteDefine: UInt8 = 9
 }
 
 /// Encodes events as rows for a format 2.0 log, numbering each new identifier in `table`.
@@ -108,20 +161,26 @@ private struct RowSink: EventSink {
     out.byte(b)
   }
 
-  mutating func id(_ s: String) {
-    if let e = table.number(of: s) {
-      out.byte(RowToken.ref)
-      out.count(e)
-    } else {
-      out.byte(RowToken.define)
-      out.string(s)
-      table.add(s)
-    }
-  }
+  mutating func id(_ s: String) { entry(s, ref: RowToken.ref, define: RowToken.define) }
 
   mutating func string(_ s: String) {
     out.byte(RowToken.string)
     out.string(s)
+  }
+
+  /// A site is an entry of the dictionary as an identifier is, outside the ring.
+  mutating func site(_ s: String) { entry(s, ref: RowToken.siteRef, define: RowToken.siteDefine) }
+
+  /// `s` as its entry number, or as its text when new (then numbered in the table).
+  private mutating func entry(_ s: String, ref: UInt8, define: UInt8) {
+    if let e = table.number(of: s) {
+      out.byte(ref)
+      out.count(e)
+    } else {
+      out.byte(define)
+      out.string(s)
+      table.add(s)
+    }
   }
 }
 
@@ -129,9 +188,11 @@ private struct RowSink: EventSink {
 
 /// Turns a frame's rows into its columnar payload. Keeps its column buffers between frames.
 package struct FrameAssembler: Sendable {
-  var columns: [[UInt8]] = Array(repeating: [], count: FrameLayout.columnCount)
+  var columns: [[UInt8]] = Array(
+    repeating: [], count: FrameLayout.columnCount + FrameLayout.siteColumnCount)
   var definitions = DefinitionWriter()
   var ring: [Int32] = Array(repeating: -1, count: FrameLayout.ringSize)
+  var sites = SiteLists()
 
   package init() {}
 
@@ -146,6 +207,9 @@ package struct FrameAssembler: Sendable {
     for i in columns.indices { columns[i].removeAll(keepingCapacity: true) }
     definitions.removeAll()
     for i in ring.indices { ring[i] = -1 }
+    sites.removeAll()
+    // The op code of the event whose parts are being read (its site follows its tag).
+    var code: UInt8 = 0
     var ringNext = 0
     var defined = 0
     var lastTime: Int64 = 0
@@ -171,7 +235,9 @@ package struct FrameAssembler: Sendable {
         let token = try row.byte()
         switch token {
         case RowToken.tag:
-          columns[FrameLayout.ops].append(try row.byte())
+          let tag = try row.byte()
+          code = tag & EventCodes.codeMask
+          columns[FrameLayout.ops].append(tag)
         case RowToken.time:
           let t = try row.zigzag()
           let d = ByteSink.zigzagged(t &- lastTime)
@@ -211,6 +277,28 @@ package struct FrameAssembler: Sendable {
           definitions.write(text)
           remember(Int32(truncatingIfNeeded: dictBase + defined))
           defined += 1
+        case RowToken.siteRef:
+          let e = Int32(truncatingIfNeeded: try row.varint())
+          let total = dictBase + defined
+          guard e >= 0, Int(e) < total else {
+            throw row.fail("reference to entry \(e) of \(total)")
+          }
+          if let k = sites.find(e, code: code) {
+            columns[FrameLayout.sites].append(UInt8(k))
+          } else {
+            columns[FrameLayout.sites].append(FrameLayout.siteNew)
+            ByteSink.appendVarint(UInt64(e) + 1, to: &columns[FrameLayout.siteEntries])
+            sites.add(e, code: code)
+          }
+        case RowToken.siteDefine:
+          let n = try row.count()
+          let text = UnsafeRawBufferPointer(rebasing: row.base[row.offset..<row.offset + n])
+          row.offset += n
+          columns[FrameLayout.sites].append(FrameLayout.siteNew)
+          columns[FrameLayout.siteEntries].append(0)
+          definitions.write(text)
+          sites.add(Int32(truncatingIfNeeded: dictBase + defined), code: code)
+          defined += 1
         case RowToken.string:
           let n = try row.count()
           ByteSink.appendVarint(UInt64(n), to: &columns[FrameLayout.strings])
@@ -231,11 +319,14 @@ package struct FrameAssembler: Sendable {
       swap(&columns[FrameLayout.uuids], &definitions.uuids)
       swap(&columns[FrameLayout.deftext], &definitions.text)
     }
-    out.append(FrameLayout.version)
+    // Layout 1 unless an event has a site: a log without sites is what it always was.
+    let sited = !columns[FrameLayout.sites].isEmpty
+    let written = sited ? columns.count : FrameLayout.columnCount
+    out.append(sited ? FrameLayout.sitedVersion : FrameLayout.version)
     ByteSink.appendVarint(segment, to: &out)
     ByteSink.appendVarint(UInt64(max(dictBase, 0)), to: &out)
-    for c in columns { ByteSink.appendVarint(UInt64(c.count), to: &out) }
-    for c in columns {
+    for c in columns[..<written] { ByteSink.appendVarint(UInt64(c.count), to: &out) }
+    for c in columns[..<written] {
       flushPoints.append(out.count)
       out.append(contentsOf: c)
     }
@@ -419,6 +510,10 @@ struct FrameSource: EventSource {
   var definitions: DefinitionReader
   var misc: ByteSource
   var strings: ByteSource
+  /// Layout 2: the sites columns (empty in layout 1) and each op's recent sites.
+  var sites: ByteSource
+  var siteEntries: ByteSource
+  var siteLists = SiteLists()
   /// The segment's dictionary as far as it is known: it may run ahead of this frame (loaded
   /// whole from an index file, or read past a stop), since an entry always names the same id.
   var dictionary = IdSpace()
@@ -449,7 +544,36 @@ struct FrameSource: EventSource {
       text: columns[FrameLayout.deftext])
     misc = columns[FrameLayout.misc]
     strings = columns[FrameLayout.strings]
+    let none = ByteSource(UnsafeRawBufferPointer(start: nil, count: 0))
+    sites = columns.count > FrameLayout.sites ? columns[FrameLayout.sites] : none
+    siteEntries = columns.count > FrameLayout.siteEntries ? columns[FrameLayout.siteEntries] : none
     ring.reserveCapacity(FrameLayout.ringSize)
+  }
+
+  /// The entry of the site of an event of op `code`: a position in the op's recent sites,
+  /// or an entry (defined here when new); a site whose definition was lost loses its event,
+  /// as an identifier does.
+  mutating func site(code: UInt8) throws(CodecError) -> Int32 {
+    let k = try sites.byte()
+    if k != FrameLayout.siteNew {
+      guard let e = siteLists.take(Int(k), code: code) else {
+        throw sites.fail("reference to recent site \(k) of op \(code), not yet used")
+      }
+      return e
+    }
+    let v = try siteEntries.varint()
+    let e: Int32
+    if v == 0 {
+      e = try definition()
+    } else {
+      guard v <= UInt64(defined) else {
+        throw siteEntries.fail("site entry \(v - 1) of \(defined)")
+      }
+      e = aliases.canonical(Int32(truncatingIfNeeded: v &- 1))
+    }
+    if dictionary.extent(Int(e)).isEmpty { touchedHole = true }
+    siteLists.add(e, code: code)
+    return e
   }
 
   mutating func tag() throws(CodecError) -> UInt8 { try ops.byte() }
@@ -564,7 +688,8 @@ struct FrameSource: EventSource {
 
   /// Whether every column was read to its end.
   var leftover: CodecError? {
-    for c in [ops, t0, t1, t2, refs, age0, age1, age2, misc, strings] where !c.isAtEnd {
+    for c in [ops, t0, t1, t2, refs, age0, age1, age2, misc, strings, sites, siteEntries]
+    where !c.isAtEnd {
       return c.fail("\(c.remaining) bytes left in a column after the frame's events")
     }
     return definitions.leftover
@@ -580,12 +705,16 @@ struct FrameHeaderFields {
   init(_ payload: UnsafeRawBufferPointer) throws(CodecError) {
     var head = ByteSource(payload)
     let v = try head.byte()
-    guard v == FrameLayout.version else { throw head.fail("unknown event frame layout \(v)") }
+    guard v == FrameLayout.version || v == FrameLayout.sitedVersion else {
+      throw head.fail("unknown event frame layout \(v)")
+    }
     segment = try head.varint()
     let base = try head.varint()
     guard base <= UInt64(Int32.max) else { throw head.fail("dictionary base \(base) out of range") }
     dictBase = Int(base)
-    columns = try ColumnSplit.split(&head, count: FrameLayout.columnCount)
+    let count =
+      FrameLayout.columnCount + (v == FrameLayout.sitedVersion ? FrameLayout.siteColumnCount : 0)
+    columns = try ColumnSplit.split(&head, count: count)
     guard head.isAtEnd else { throw head.fail("\(head.remaining) bytes after the columns") }
   }
 }

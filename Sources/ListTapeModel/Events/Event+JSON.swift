@@ -41,6 +41,7 @@ extension Event {
       var taken = 0
       var events: [Event] = []
       let time: Int64?
+      let site: String?
     }
     var open: [OpenBatch] = []
     var value = json
@@ -48,7 +49,7 @@ extension Event {
       // Decode one event object: a batch opens, anything else is complete.
       var complete: Event?
       do throws(MalformedEvent) {
-        let (op, f, time) = try Self.header(value)
+        let (op, f, time, site) = try Self.header(value)
         if op == "batch" {
           guard let v = f.present("events") else {
             throw MalformedEvent("missing field \"events\"")
@@ -56,11 +57,11 @@ extension Event {
           guard let list = v.arrayValue else {
             throw MalformedEvent("field \"events\" must be an array, found \(v.kindName)")
           }
-          var batch = OpenBatch(values: list, time: time)
+          var batch = OpenBatch(values: list, time: time, site: site)
           batch.events.reserveCapacity(list.count)
           open.append(batch)
         } else {
-          complete = Event(try Self.operation(op, f), time: time)
+          complete = Event(try Self.operation(op, f), time: time, site: site)
         }
       } catch {
         // Say where: the position inside every enclosing batch, outermost first.
@@ -85,14 +86,14 @@ extension Event {
           break
         }
         let batch = open.removeLast()
-        complete = Event(.batch(batch.events), time: batch.time)
+        complete = Event(.batch(batch.events), time: batch.time, site: batch.site)
       }
     }
   }
 
-  /// An event object's fields, its `op` and its time.
+  /// An event object's fields, its `op`, its time and its site.
   private static func header(_ json: JSONValue) throws(MalformedEvent) -> (
-    op: String, fields: Fields, time: Int64?
+    op: String, fields: Fields, time: Int64?, site: String?
   ) {
     guard let object = json.objectValue else {
       throw MalformedEvent("expected a JSON object, found \(json.kindName)")
@@ -102,11 +103,19 @@ extension Event {
     guard let op = opValue.stringValue else {
       throw MalformedEvent("field \"op\" must be a string, found \(opValue.kindName)")
     }
-    guard let t = f.present("t") else { return (op, f, nil) }
-    guard let ms = t.intValue else {
-      throw MalformedEvent("field \"t\" must be an integer (milliseconds), found \(t.kindName)")
+    var ms: Int64?
+    if let t = f.present("t") {
+      guard let v = t.intValue else {
+        throw MalformedEvent("field \"t\" must be an integer (milliseconds), found \(t.kindName)")
+      }
+      ms = v
     }
-    return (op, f, ms)
+    guard let s = f.present("site") else { return (op, f, ms, nil) }
+    guard let site = s.stringValue else {
+      throw MalformedEvent("field \"site\" must be a string, found \(s.kindName)")
+    }
+    guard !site.isEmpty else { throw MalformedEvent("field \"site\" must not be empty") }
+    return (op, f, ms, site)
   }
 
   private static func operation(_ op: String, _ f: Fields) throws(MalformedEvent) -> ListOperation {
@@ -339,10 +348,10 @@ extension Event {
     return w.text
   }
 
-  /// Writes the event as a JSON object: `op` first, then its fields, then `t`. Nested
-  /// batches are written with an explicit stack, never by recursion.
+  /// Writes the event as a JSON object: `op` first, then its fields, then `t` and `site`.
+  /// Nested batches are written with an explicit stack, never by recursion.
   package func encode(to w: inout JSONWriter) {
-    var open: [(events: [Event], next: Int, time: Int64?)] = []
+    var open: [(events: [Event], next: Int, time: Int64?, site: String?)] = []
     var current: Event? = self
     while true {
       if let e = current {
@@ -353,10 +362,10 @@ extension Event {
         if case .batch(let events) = e.operation {
           w.key("events")
           w.beginArray()
-          open.append((events, 0, e.time))
+          open.append((events, 0, e.time, e.site))
         } else {
           e.operation.encodeFields(to: &w)
-          Self.encodeTime(e.time, to: &w)
+          Self.encodeTimeAndSite(e.time, e.site, to: &w)
           w.endObject()
         }
       }
@@ -367,16 +376,21 @@ extension Event {
       } else {
         open.removeLast()
         w.endArray()
-        Self.encodeTime(top.time, to: &w)
+        Self.encodeTimeAndSite(top.time, top.site, to: &w)
         w.endObject()
       }
     }
   }
 
-  private static func encodeTime(_ time: Int64?, to w: inout JSONWriter) {
-    guard let time else { return }
-    w.key("t")
-    w.int(time)
+  private static func encodeTimeAndSite(_ time: Int64?, _ site: String?, to w: inout JSONWriter) {
+    if let time {
+      w.key("t")
+      w.int(time)
+    }
+    if let site {
+      w.key("site")
+      w.string(site)
+    }
   }
 }
 

@@ -19,17 +19,22 @@ public enum Anchor: Equatable, Hashable, Sendable {
   }
 }
 
-/// One recorded edit of the list: an operation and the wall-clock time it happened.
+/// One recorded edit of the list: an operation, the wall-clock time it happened, and the
+/// code that made it.
 public struct Event: Equatable, Hashable, Sendable {
   /// What the event does.
   public var operation: ListOperation
   /// Milliseconds since the Unix epoch; the recorder stamps events that have none.
   public var time: Int64?
+  /// The code that made the event (`"File.swift:142"`, optionally followed by a space and
+  /// the function); never changes a state. Non-empty when present.
+  public var site: String?
 
-  /// An event, stamped with `time` or left for the recorder to stamp.
-  public init(_ operation: ListOperation, time: Int64? = nil) {
+  /// An event, stamped with `time` or left for the recorder to stamp, made at `site`.
+  public init(_ operation: ListOperation, time: Int64? = nil, site: String? = nil) {
     self.operation = operation
     self.time = time
+    self.site = site
   }
 
   /// The protocol's `op` name.

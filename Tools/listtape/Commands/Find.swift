@@ -123,11 +123,12 @@ enum FindCommand: Command {
         count += 1
         if json {
           var w = JSONWriter()
-          writeFault(event: n, op: event.op, reason: fault.description, to: &w)
+          writeFault(
+            event: n, op: event.op, site: event.site, reason: fault.description, to: &w)
           w.endLine()
           out.bytes(w.bytes)
         } else {
-          out.line(style.red(faultLine(n, event.op, fault)))
+          out.line(style.red(faultLine(n, event.op, fault, site: event.site)))
         }
         return true
       }

@@ -12,6 +12,8 @@ enum GenerateCommand: Command {
     var outline: Int?
     var shape: IdShape?
     var maxItems = 100_000
+    var sites: Int?
+    var siteModel: SampleSession.Sites.Model?
     var output: String?
     var force = false
   }
@@ -38,6 +40,15 @@ enum GenerateCommand: Command {
       .option(
         \.maxItems, "max-items", value: "n", help: "How large the list may grow.",
         valid: 50...100_000_000),
+      .option(
+        \.sites, "sites", value: "n",
+        help: "Give every event a site drawn from n (the same events otherwise).",
+        valid: 1...1_000_000),
+      .option(
+        \.siteModel, "site-model", value: "model",
+        help: "How sites are drawn (with --sites): screens (each kind of edit made by one "
+          + "function per screen, the person changing screens now and then) or uniform.",
+        defaultText: SampleSession.Sites.Model.screens.rawValue),
       .output(\.output, value: "file", help: "Write the lines here ('-': standard output)."),
       .force(\.force),
     ])
@@ -45,6 +56,12 @@ enum GenerateCommand: Command {
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
     if arguments.outline == nil && arguments.shape != nil {
       throw usageError("--shape goes with --outline")
+    }
+    if arguments.sites == nil && arguments.siteModel != nil {
+      throw usageError("--site-model goes with --sites")
+    }
+    let sites = arguments.sites.map {
+      SampleSession.Sites(count: $0, model: arguments.siteModel ?? .screens)
     }
     let opening: SampleSession.Opening =
       arguments.outline.map { .outline(items: $0, shape: arguments.shape ?? .short) } ?? .seedApps
@@ -55,7 +72,7 @@ enum GenerateCommand: Command {
     do {
       try SampleSession.generate(
         events: arguments.events, seed: arguments.seed, maxItems: arguments.maxItems,
-        opening: opening
+        opening: opening, sites: sites
       ) { event in
         event.encode(to: &w)
         w.endLine()
@@ -76,3 +93,4 @@ enum GenerateCommand: Command {
 }
 
 extension IdShape: ChoiceValue {}
+extension SampleSession.Sites.Model: ChoiceValue {}

@@ -289,7 +289,9 @@ struct LineRecorder {
           recorded += 1
           return
         }
-        var warning = "listtape: warning: " + faultLine(before + recorded + 1, event.op, fault)
+        var warning =
+          "listtape: warning: "
+          + faultLine(before + recorded + 1, event.op, fault, site: event.site)
         if let origin { warning += " (\(origin))" }
         Diagnostics.line(warning)
       }

@@ -42,7 +42,7 @@ enum ReplayCommand: Command {
     let style = io.style
     // Kept for --json only (its object lists them); the text prints each as it comes, so
     // its memory does not grow with the log's faults.
-    var faults: [(event: Int, op: String, reason: String)] = []
+    var faults: [(event: Int, op: String, site: String?, reason: String)] = []
     var faultCount = 0
     let progress = Progress("replaying", events: through)
     let clock = ContinuousClock()
@@ -51,15 +51,16 @@ enum ReplayCommand: Command {
     // folded: their faults would be the gap's, not the app's.
     let result = try replaying { () throws(StoreError) in
       try timeline.forEachExactState(through: through, progress: progress.update) {
-        ops, i, fault, _ in
+        ops, i, fault, state in
         guard let fault else { return true }
         let n = ops.seqs[i]
+        let site = ops.site(i, state.ids)
         faultCount += 1
         if json {
-          faults.append((n, ops.name(i), fault.description))
+          faults.append((n, ops.name(i), site, fault.description))
         } else {
           progress.finish()
-          out.line(style.red(faultLine(n, ops.name(i), fault)))
+          out.line(style.red(faultLine(n, ops.name(i), fault, site: site)))
         }
         return !strict
       }
@@ -81,7 +82,9 @@ enum ReplayCommand: Command {
           w.field("faults", faultCount)
           w.key("faultsFound")
           w.beginArray()
-          for f in faults { writeFault(event: f.event, op: f.op, reason: f.reason, to: &w) }
+          for f in faults {
+            writeFault(event: f.event, op: f.op, site: f.site, reason: f.reason, to: &w)
+          }
           w.endArray()
           // Counts: `sections` and `selected` are the state JSON's lists (docs/json.md).
           w.field("sectionCount", state.numberOfSections)
@@ -132,16 +135,18 @@ enum ReplayCommand: Command {
   }
 }
 
-/// A fault as the protocol prints it: `event N: OP: reason`.
-func faultLine(_ n: Int, _ op: String, _ fault: ListFault) -> String {
-  "event \(n): \(op): \(fault)"
+/// A fault as the protocol prints it: `event N: OP: reason`, then where the event was
+/// made when it says (`  at File.swift:12 f()`).
+func faultLine(_ n: Int, _ op: String, _ fault: ListFault, site: String? = nil) -> String {
+  "event \(n): \(op): \(fault)" + (site.map { "  at \($0)" } ?? "")
 }
 
-/// A fault as a JSON object: `{"event":N,"op":OP,"reason":…}`.
-func writeFault(event n: Int, op: String, reason: String, to w: inout JSONWriter) {
+/// A fault as a JSON object: `{"event":N,"op":OP,"site":…,"reason":…}`.
+func writeFault(event n: Int, op: String, site: String?, reason: String, to w: inout JSONWriter) {
   w.beginObject()
   w.field("event", n)
   w.field("op", op)
+  w.field("site", site)
   w.field("reason", reason)
   w.endObject()
 }

@@ -120,7 +120,8 @@ enum WhatIfCommand: Command {
     for (title, list) in [("faults that appear", r.appeared), ("faults that vanish", r.vanished)] {
       out.line("\(title): \(list.count)")
       for f in list {
-        let line = faultLine(f.event, f.op.op, f.fault) + (f.removed ? " (removed)" : "")
+        let line =
+          faultLine(f.event, f.op.op, f.fault, site: f.op.site) + (f.removed ? " (removed)" : "")
         out.line("  " + (title.hasSuffix("appear") ? style.red(line) : style.green(line)))
       }
     }
@@ -137,7 +138,9 @@ enum WhatIfCommand: Command {
           w.key(key)
           w.beginArray()
           for f in list {
-            writeFault(event: f.event, op: f.op.op, reason: f.fault.description, to: &w)
+            writeFault(
+              event: f.event, op: f.op.op, site: f.op.site, reason: f.fault.description,
+              to: &w)
           }
           w.endArray()
         }

@@ -130,6 +130,7 @@ struct HTMLReport {
         events.endLine()
         var text = Render.describe(event.operation)
         if text.count > 160 { text = String(text.prefix(160)) + "…" }
+        if let site = event.site { text += "  at \(site)" }
         descriptions.string(text)
         let labels = event.operation.markLabels
         if !labels.isEmpty {

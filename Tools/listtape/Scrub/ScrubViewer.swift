@@ -350,11 +350,14 @@ final class ScrubViewer {
   private func top(width: Int) -> [String] {
     var lines = [
       Render.header(
-        event: frame.position, of: total, event: frame.event, style: style, exact: frame.exact)
+        event: frame.position, of: total, event: frame.event, style: style, exact: frame.exact,
+        site: false)
     ]
     if let event = frame.event {
+      // The site goes first: a long description is cut at the screen's edge, the site not.
       let detail = Render.describe(event.operation)
-      lines.append("  " + style.cyan(event.op) + (detail.isEmpty ? "" : "  " + detail))
+      let site = event.site.map { Render.site($0, style: style) + "  " } ?? ""
+      lines.append("  " + site + style.cyan(event.op) + (detail.isEmpty ? "" : "  " + detail))
     } else {
       lines.append("")
     }
