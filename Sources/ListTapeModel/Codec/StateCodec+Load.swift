@@ -364,6 +364,19 @@ extension ListState {
 }
 
 extension Forest {
+  /// How many blocks `buildList` makes for a list of `m` items.
+  static func blocks(forList m: Int) -> Int {
+    let fill = BlockLayout.fanout * 3 / 4
+    guard m > fill else { return m > 0 ? 1 : 0 }
+    var level = (m &+ fill &- 1) / fill
+    var total = level
+    while level > 1 {
+      level = (level &+ fill &- 1) / fill
+      total &+= level
+    }
+    return total
+  }
+
   /// The second pass of a load: links every item's children, then each section's root
   /// items, into B-trees. Items are in pre-order with their parents set (children after
   /// their parent, in order), so a walk from the last handle down finds each child's totals
@@ -397,8 +410,22 @@ extension Forest {
         }
       }
     }
-    blocks.reserveCapacity(n / 4 &+ 16)
-    slots.reserveCapacity((n / 4 &+ 16) &* BlockLayout.stride)
+    // Every list's blocks, counted as `buildList` makes them, so that the arrays grow once.
+    var needed = 0
+    for x in 0..<n { needed &+= Self.blocks(forList: Int(start[x &+ 1] &- start[x])) }
+    var i = 0
+    while i < rootList.count {
+      let s = nodes[Int(rootList[i])].section
+      var j = i &+ 1
+      while j < rootList.count, nodes[Int(rootList[j])].section == s { j &+= 1 }
+      needed &+= Self.blocks(forList: j &- i)
+      i = j
+    }
+    blocks.reserveCapacity(blocks.count &+ needed)
+    let slotCount = (blocks.count &+ needed) &* BlockLayout.stride
+    if slots.count < slotCount {
+      slots.append(contentsOf: repeatElement(0, count: slotCount &- slots.count))
+    }
     children.withUnsafeBufferPointer { kids in
       var x = n &- 1
       while x >= 0 {
@@ -423,5 +450,6 @@ extension Forest {
         i = j
       }
     }
+    assert(slots.count == blocks.count &* BlockLayout.stride, "blocks counted wrong")
   }
 }

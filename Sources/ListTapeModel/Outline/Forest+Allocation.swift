@@ -54,7 +54,9 @@ extension Forest {
       return free
     }
     blocks.append(Block(leaf: leaf))
-    slots.append(contentsOf: repeatElement(0, count: BlockLayout.stride))
+    // A load grows the slots once for all its blocks (`Forest.linkLists`).
+    let need = blocks.count &* BlockLayout.stride
+    if slots.count < need { slots.append(contentsOf: repeatElement(0, count: need &- slots.count)) }
     return Handle(blocks.count - 1)
   }
 
