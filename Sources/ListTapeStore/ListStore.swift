@@ -8,11 +8,11 @@ import ListTapeModel
 /// the background, faults included (the log is the evidence of what would have crashed
 /// UIKit). `ListStore<String, String>` records the log's own spellings.
 ///
-/// Edit the list with ``perform(_:)``, whose closure gets the list as a ``ListSnapshot``,
-/// or apply a changed snapshot with ``apply(_:)``; selection and bookmarks are the store's
-/// own calls. Every call that can fault throws the `ListFault` after recording it, and
-/// tells ``StoreOptions/onFault`` first. Calls are safe from any thread, recorded in the
-/// order they were made. See docs/recording.md.
+/// Edit the list with ``perform(fileID:line:function:_:)``, whose closure gets the list as
+/// a ``ListSnapshot``, or apply a changed snapshot with ``apply(_:fileID:line:function:)``;
+/// selection and bookmarks are the store's own calls. Every call that can fault throws the
+/// `ListFault` after recording it, and tells ``StoreOptions/onFault`` first. Calls are safe
+/// from any thread, recorded in the order they were made. See docs/recording.md.
 public struct ListStore<Section: Hashable, Item: Hashable>: Sendable {
   /// The store that records, in the log's spellings.
   package let core: StoreCore
@@ -159,7 +159,7 @@ extension ListStore {
   /// Apple's `dataSource.snapshot()`, so that what the app does not touch stays), keeping
   /// the selection mode and the selected items that stay visible, and records the fewest
   /// events that do so as one event (nothing when nothing changes). Diffs the whole list:
-  /// where the app knows what changed, ``perform(_:)`` costs less.
+  /// where the app knows what changed, ``perform(fileID:line:function:_:)`` costs less.
   /// - Returns: the operations recorded (empty when nothing changed).
   @discardableResult
   public func apply(
