@@ -29,6 +29,9 @@ struct RecordedSession {
     var options = Recorder.options(.never)
     options.maxEventsPerFrame = 300
     options.maxEventsBetweenCheckpoints = 3_000
+    // Frames are cut by count alone, never by the flusher's timer: the log's frames,
+    // checkpoints and so the seeks it needs are the same however slow the machine is.
+    options.clock = ManualClock()
     let recorder = try Recorder.open(path: path, options: options)
     recorder.restartSlack = restartSlack
     var state = ListState()
