@@ -387,35 +387,61 @@ package final class LogIndex {
     try dictionary(segment: point.segmentIndex, count: segments[point.segmentIndex].entries)
   }
 
-  /// The first `count` entries of segment `index`'s dictionary: stored bytes and ends.
+  /// The first `count` entries of segment `index`'s dictionary: stored bytes and ends, read
+  /// straight into arrays with room for the entries a fold defines after them (no copy, and
+  /// no reallocation when it appends the first).
   func dictionary(segment index: Int, count: Int) throws(LogError) -> (
     stored: [UInt8], ends: [UInt32]
   ) {
     let s = segments[index]
     let n = min(count, s.entries)
-    guard let endsBytes = try source.bytes(at: s.endsOffset, count: s.entries * 4) else {
+    var readFailed = false
+    var ends = try [UInt32](unsafeUninitializedCapacity: s.entries + Self.headroom(s.entries)) {
+      buffer, initialized throws(LogError) in
+      guard let base = buffer.baseAddress,
+        try source.copy(at: s.endsOffset, count: s.entries * 4, to: base)
+      else {
+        readFailed = s.entries > 0
+        return
+      }
+      initialized = s.entries
+    }
+    guard !readFailed else {
       throw LogError(.damaged, path: path, message: "index dictionary outside the file")
     }
-    var ends = [UInt32](repeating: 0, count: n)
-    ends.withUnsafeMutableBytes {
-      $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: endsBytes[0..<n * 4]))
-    }
+    var crc = ends.withUnsafeBytes { crc32Bytes(0, $0) }
     for i in ends.indices { ends[i] = UInt32(littleEndian: ends[i]) }
-    var crc = crc32Bytes(0, endsBytes)
-    let used = Int(ends.last ?? 0)
-    guard used <= s.storedLength,
-      let stored = try source.bytes(at: s.storedOffset, count: s.storedLength)
-    else {
+    let used = n == 0 ? 0 : Int(ends[n - 1])
+    ends.removeLast(ends.count - n)
+    var stored: [UInt8] = []
+    if used <= s.storedLength {
+      stored = try [UInt8](
+        unsafeUninitializedCapacity: s.storedLength + Self.headroom(s.storedLength)
+      ) {
+        buffer, initialized throws(LogError) in
+        guard let base = buffer.baseAddress,
+          try source.copy(at: s.storedOffset, count: s.storedLength, to: base)
+        else {
+          readFailed = s.storedLength > 0
+          return
+        }
+        initialized = s.storedLength
+      }
+    }
+    guard used <= s.storedLength, !readFailed else {
       throw LogError(.damaged, path: path, message: "index dictionary of \(s.key) out of range")
     }
-    crc = crc32Bytes(crc, stored)
+    crc = stored.withUnsafeBytes { crc32Bytes(crc, $0) }
     guard crc == s.crc else {
       throw LogError(.damaged, path: path, message: "index dictionary checksum mismatch")
     }
-    let out = [UInt8](UnsafeRawBufferPointer(rebasing: stored[0..<used]))
-    source.shrink()
-    return (out, ends)
+    stored.removeLast(stored.count - used)
+    return (stored, ends)
   }
+
+  /// Spare capacity for `n` elements read from the index: what a fold after a seek point
+  /// appends to them, allocated but not touched until then.
+  private static func headroom(_ n: Int) -> Int { n / 8 + 1024 }
 }
 
 /// Why an index file could not be read.

@@ -198,6 +198,25 @@ final class ByteSource {
     return UnsafeRawBufferPointer(start: buffer, count: count)
   }
 
+  /// Copies the `count` bytes at `offset` to `dst` (read straight into it from a file, not
+  /// through the window), or returns false when the source does not hold them all.
+  func copy(at offset: UInt64, count: Int, to dst: UnsafeMutableRawPointer) throws(LogError)
+    -> Bool
+  {
+    guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return false }
+    guard count > 0 else { return true }
+    guard let fd, count > Self.window else {
+      guard let b = try bytes(at: offset, count: count), let base = b.baseAddress else {
+        return false
+      }
+      dst.copyMemory(from: base, byteCount: count)
+      return true
+    }
+    guard try Posix.pread(fd, dst, count, offset, path: path) == count else { return false }
+    if !patches.isEmpty { applyPatches(to: dst, at: offset, count: count) }
+    return true
+  }
+
   /// Reads `replacements` in place of the bytes they cover from now on (disjoint ranges).
   func patch(_ replacements: [(UInt64, [UInt8])]) {
     patches += replacements.map { (offset: $0.0, bytes: $0.1) }

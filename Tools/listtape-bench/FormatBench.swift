@@ -435,3 +435,28 @@ enum SeekParts {
         + "events folded \(f.folded) (medians of 21)")
   }
 }
+
+/// `listtape-bench __encode-parts LOG`: what writing one seek point costs, on the state at
+/// the index's last seek point: encoding it (median of 9).
+enum EncodeParts {
+  static func run(_ path: String) throws {
+    let timeline = try Timeline(path: path)
+    if timeline.indexBytes == nil { try timeline.buildIndex() }
+    let reader = try LogReader(path: path)
+    guard let index = reader.index, let p = index.seekPoint(atOrBefore: UInt64.max) else { return }
+    let state = try SeekParts.state(try index.state(at: p), try SeekParts.dictionary(index, at: p))
+    var times: [Double] = []
+    var bytes = 0
+    for _ in 0..<9 {
+      let t = Clock.now()
+      let encoded = try state.compactEncoded(segment: p.segment, dictionaryCount: p.dictionaryCount)
+      times.append(Clock.now() - t)
+      bytes = encoded.bytes.count
+    }
+    times.sort()
+    print(
+      String(
+        format: "%d items: encode %.2f ms, %d bytes", state.numberOfAllItems, times[4] * 1000,
+        bytes))
+  }
+}

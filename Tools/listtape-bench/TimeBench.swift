@@ -433,7 +433,7 @@ enum TimeBench {
 enum IndexRatio {
   /// Building `path`'s index (any old one removed first) and replaying it, in this
   /// process, best of three: wall and CPU seconds (both threads) of each.
-  static func measure(_ path: String) throws -> (
+  static func measure(_ path: String, spacing: Int? = nil) throws -> (
     build: Double, buildCPU: Double,
     replay: Double, replayCPU: Double
   ) {
@@ -443,6 +443,7 @@ enum IndexRatio {
     for _ in 0..<3 {
       try? FileManager.default.removeItem(atPath: path + ".idx")
       let timeline = try Timeline(path: path)
+      if let spacing { timeline.indexSpacing = spacing }
       var c = cpu()
       var t = Clock.now()
       try timeline.buildIndex()
@@ -458,8 +459,8 @@ enum IndexRatio {
     return (b.0, b.1, r.0, r.1)
   }
 
-  static func run(_ path: String) throws {
-    let m = try measure(path)
+  static func run(_ path: String, spacing: Int? = nil) throws {
+    let m = try measure(path, spacing: spacing)
     print(
       String(
         format: "index build %.2f s (CPU %.2f s), replay %.2f s (CPU %.2f s): %.2f × (CPU %.2f ×)",

@@ -34,10 +34,12 @@ if args.count == 2 && args[0] == "__replay-memory" {
   ShapesBench.buildOnly(args[1], runs: args.count == 3 ? Int(args[2]) ?? 5 : 5)
 } else if args.count == 3 && args[0] == "__diff" {
   try ShapesBench.diffOnly(args[1], at: Int(args[2]) ?? 1)
-} else if args.count == 2 && args[0] == "__index-ratio" {
-  try IndexRatio.run(args[1])
+} else if (2...3).contains(args.count) && args[0] == "__index-ratio" {
+  try IndexRatio.run(args[1], spacing: args.count == 3 ? Int(args[2]) : nil)
 } else if (2...3).contains(args.count) && args[0] == "__state-load" {
   try SeekParts.loop(args[1], runs: args.count == 3 ? Int(args[2]) ?? 200 : 200)
+} else if args.count == 2 && args[0] == "__encode-parts" {
+  try EncodeParts.run(args[1])
 } else if args.count == 2 && args[0] == "__seek-parts" {
   try SeekParts.run(args[1])
 } else if args.count == 2 && args[0] == "__fuzz-seeds" {

@@ -396,7 +396,7 @@ struct DefinitionReader {
 
   /// Reads the next definition and appends its stored form (`IdText.store`) to `out`;
   /// a text that spells a canonical UUID is stored as one, so every id has one form.
-  mutating func read(into out: inout IdSpace) throws(CodecError) {
+  mutating func read(into out: inout IdSpace, indexing: Bool = true) throws(CodecError) {
     let kind = try kinds.byte()
     switch kind {
     case IdText.text:
@@ -419,14 +419,17 @@ struct DefinitionReader {
       let valid = previousText.withUnsafeBufferPointer { UTF8Validation.isValid($0) }
       guard valid else { throw text.fail("invalid UTF-8 in identifier") }
       previousText.withUnsafeBufferPointer { utf8 in
-        IdText.withStored(utf8) { _ = out.append(stored: $0) }
+        IdText.withStored(utf8) {
+          if indexing { out.append(stored: $0) } else { out.appendUnindexed(stored: $0) }
+        }
       }
     case IdText.uuidUpper, IdText.uuidLower:
       guard uuids.remaining >= 16 else { throw uuids.fail("truncated UUID definition") }
       withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { form in
         form[0] = kind
         for i in 0..<16 { form[1 &+ i] = uuids.base[uuids.offset &+ i] }
-        _ = out.append(stored: UnsafeRawBufferPointer(form))
+        let stored = UnsafeRawBufferPointer(form)
+        if indexing { out.append(stored: stored) } else { out.appendUnindexed(stored: stored) }
       }
       uuids.offset += 16
     default:
@@ -676,6 +679,20 @@ struct FrameSource: EventSource {
     }
     try definitions.read(into: &dictionary)
     return aliases.check(last: &dictionary)
+  }
+
+  /// Reads every definition left (a frame whose events are skipped): those new to the
+  /// dictionary are appended, then entered in its string table and checked for repeats in
+  /// one batch, whose lookups overlap.
+  mutating func remainingDefinitions() throws(CodecError) {
+    while definitions.remaining > 0, defined < dictionary.count { _ = try definition() }
+    let first = dictionary.count
+    // Entered even when a definition fails: the table never misses an entry.
+    defer { dictionary.indexAppended(from: first) { e, same in aliases.note(e, same) } }
+    while definitions.remaining > 0 {
+      defined &+= 1
+      try definitions.read(into: &dictionary, indexing: false)
+    }
   }
 
   mutating func string() throws(CodecError) -> String {

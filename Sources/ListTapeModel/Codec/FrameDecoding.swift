@@ -46,6 +46,14 @@ package struct DefinitionAliases: Sendable, Equatable {
     return first
   }
 
+  /// Records that entry `e`, just entered, holds the id of entry `first` (itself unless it
+  /// repeats an earlier one), as `check(last:)` does.
+  mutating func note(_ e: Int32, _ first: Int32) {
+    guard Int(e) >= vetted else { return }
+    vetted = Int(e) &+ 1
+    if first != e { map[e] = first }
+  }
+
   /// Forgets everything (a restart).
   mutating func removeAll() {
     vetted = 0
@@ -178,7 +186,7 @@ extension EventDecoder {
     if let stoppedAt {
       // The decoder reads on to the frame's end; the records stop at `through` (a fold
       // that wants more positions a decoder again).
-      while source.definitions.remaining > 0 { _ = try source.definition() }
+      try source.remainingDefinitions()
       defined = source.defined
       expected = firstSeq &+ count
       return .stopped(at: stoppedAt)
@@ -227,7 +235,7 @@ extension EventDecoder {
       swap(&source.dictionary, &dictionary)
       swap(&source.aliases, &aliases)
     }
-    while source.definitions.remaining > 0 { _ = try source.definition() }
+    try source.remainingDefinitions()
     defined = source.defined
     expected = firstSeq &+ count
     return .done

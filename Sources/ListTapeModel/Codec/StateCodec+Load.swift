@@ -27,16 +27,25 @@ extension ListState {
     var f = Forest()
     f.ids = ids.withoutStringTable()
     f.idsFollowLog = true
-    var handleOf = [Handle](repeating: -1, count: ids.count)
+    // Room to grow: the fold after a load appends items and entries without reallocating
+    // (and so without copying and faulting in every page of these arrays again).
+    let room = Forest.loadHeadroom(total)
+    var handleOf = [Handle](
+      unsafeUninitializedCapacity: ids.count &+ Forest.loadHeadroom(ids.count)
+    ) {
+      $0.baseAddress?.initialize(repeating: -1, count: ids.count)
+      $1 = ids.count
+    }
     var entryOf: [Int32] = []
     var content: [ContentRef] = []
     var selected: [Handle] = []
     var failure: (item: Int, afterText: Bool, error: CodecError)?
     var built = 0
     var texts = TextPass(flags: columns[2], strings: columns[4], total: total)
-    let nodes = [Node](unsafeUninitializedCapacity: total) { nodeBuffer, nodeCount in
-      entryOf = [Int32](unsafeUninitializedCapacity: total) { entryBuffer, entryCount in
-        content = [ContentRef](unsafeUninitializedCapacity: total) { contentBuffer, contentCount in
+    let nodes = [Node](unsafeUninitializedCapacity: total &+ room) { nodeBuffer, nodeCount in
+      entryOf = [Int32](unsafeUninitializedCapacity: total &+ room) { entryBuffer, entryCount in
+        content = [ContentRef](unsafeUninitializedCapacity: total &+ room) {
+          contentBuffer, contentCount in
           texts.content = contentBuffer.baseAddress
           let beside = texts.start()
           handleOf.withUnsafeMutableBufferPointer { handles in
@@ -421,9 +430,10 @@ extension Forest {
       needed &+= Self.blocks(forList: j &- i)
       i = j
     }
-    blocks.reserveCapacity(blocks.count &+ needed)
+    blocks.reserveCapacity(blocks.count &+ needed &+ Self.loadHeadroom(needed))
     let slotCount = (blocks.count &+ needed) &* BlockLayout.stride
     if slots.count < slotCount {
+      slots.reserveCapacity(slotCount &+ Self.loadHeadroom(needed) &* BlockLayout.stride)
       slots.append(contentsOf: repeatElement(0, count: slotCount &- slots.count))
     }
     children.withUnsafeBufferPointer { kids in
@@ -452,4 +462,8 @@ extension Forest {
     }
     assert(slots.count == blocks.count &* BlockLayout.stride, "blocks counted wrong")
   }
+
+  /// Spare capacity for an array of `n` elements filled by a load: allocated, not touched
+  /// until the fold after the load grows into it.
+  static func loadHeadroom(_ n: Int) -> Int { n / 8 &+ 1024 }
 }

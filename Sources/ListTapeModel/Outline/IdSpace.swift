@@ -128,6 +128,25 @@ package struct IdSpace: Sendable {
     return e
   }
 
+  /// Appends an entry given in stored form (checked by the caller) without entering it in
+  /// the string table: `indexAppended(from:_:)` must follow before anything asks by string.
+  package mutating func appendUnindexed(stored form: UnsafeRawBufferPointer) {
+    if form.isEmpty { isHoleFree = false }
+    bytes.append(contentsOf: form)
+    ends.append(UInt32(truncatingIfNeeded: bytes.count))
+  }
+
+  /// Enters the entries from `first` on (appended by `appendUnindexed`) in the string table,
+  /// building it over the ones before when needed, and tells `body` each entry and the first
+  /// entry holding its id (itself unless it repeats an earlier one).
+  package mutating func indexAppended(from first: Int, _ body: (Int32, Int32) -> Void) {
+    guard first < count else { return }
+    var t = takeTable()
+    if !t.isBuilt { t.build(self, entries: first) }
+    t.insert(first..<count, self, body)
+    table = t
+  }
+
   /// Appends `n` entries given in stored form, back to back, cut by `ends` (relative to
   /// the start of `stored`).
   package mutating func append(
@@ -144,7 +163,7 @@ package struct IdSpace: Sendable {
     }
     if table.isBuilt {
       var t = takeTable()
-      for e in first..<ends.count { t.insertIfAbsent(Int32(truncatingIfNeeded: e), self) }
+      t.insert(first..<ends.count, self) { _, _ in }
       table = t
     }
   }
@@ -162,7 +181,7 @@ package struct IdSpace: Sendable {
     for k in range { ends.append(other.ends[k] &+ shift) }
     if table.isBuilt {
       var t = takeTable()
-      for e in first..<ends.count { t.insertIfAbsent(Int32(truncatingIfNeeded: e), self) }
+      t.insert(first..<ends.count, self) { _, _ in }
       table = t
     }
   }
@@ -212,6 +231,7 @@ package struct IdSpace: Sendable {
   /// one), building the string table when needed.
   package mutating func firstEntry(sameAs e: Int) -> Int32 {
     buildTable()
+    if table.last.entry == Int32(truncatingIfNeeded: e) { return table.last.first }
     let r = extent(e)
     let found = bytes.withUnsafeBytes { table.find(UnsafeRawBufferPointer(rebasing: $0[r]), self) }
     return found ?? Int32(truncatingIfNeeded: e)
@@ -328,8 +348,10 @@ package struct IdProbe: Sendable {
 /// a hash of each entry's stored form (seeded per process, so a log cannot choose ids that
 /// collide), at most half full, never shrinking (entries are never removed).
 struct EntryTable: Sendable {
-  /// Each slot: hash tag << 32 | (entry + 1); 0 is empty.
+  /// Each slot: hash << 32 | (entry + 1); 0 is empty.
   private var slots: [UInt64] = []
+  /// The last entry inserted and the first entry holding its id (itself unless a repeat).
+  private(set) var last: (entry: Int32, first: Int32) = (-1, -1)
   private var count = 0
   var isBuilt: Bool { !slots.isEmpty }
 
@@ -342,18 +364,21 @@ struct EntryTable: Sendable {
     return IdentifierIndex.hash(long: bytes, seed: IdentifierIndex.processSeed)
   }
 
-  mutating func build(_ space: IdSpace) {
+  /// Builds the table over the first `n` entries of `space` (all of them by default).
+  mutating func build(_ space: IdSpace, entries n: Int? = nil) {
+    let n = n ?? space.count
     var size = 16
-    while size < space.count &* 2 &+ 2 { size &<<= 1 }
+    while size < n &* 2 &+ 2 { size &<<= 1 }
     slots = [UInt64](repeating: 0, count: size)
     count = 0
-    for e in 0..<space.count { insertIfAbsent(Int32(truncatingIfNeeded: e), space) }
+    insert(0..<n, space) { _, _ in }
   }
 
   func find(_ form: UnsafeRawBufferPointer, _ space: IdSpace) -> Int32? {
     space.bytes.withUnsafeBufferPointer { all in
       probe(
-        UnsafeBufferPointer(rebasing: form.assumingMemoryBound(to: UInt8.self)[...]), all, space
+        UnsafeBufferPointer(rebasing: form.assumingMemoryBound(to: UInt8.self)[...]),
+        hash: Self.hash(form), all, space
       )
       .entry
     }
@@ -362,37 +387,92 @@ struct EntryTable: Sendable {
   /// Adds entry `e` of `space` unless an earlier entry holds the same id: one hash and one
   /// probe sequence, which ends at the id's slot or at the empty slot that takes it.
   mutating func insertIfAbsent(_ e: Int32, _ space: IdSpace) {
-    if (count &+ 1) &* 2 > slots.count {
-      var bigger = EntryTable()
-      bigger.slots = [UInt64](repeating: 0, count: max(16, slots.count &* 2))
-      for s in slots where s != 0 { bigger.place(s) }
-      bigger.count = count
-      self = bigger
+    if (count &+ 1) &* 2 > slots.count { grow() }
+    space.bytes.withUnsafeBufferPointer { all in
+      let key = UnsafeBufferPointer(rebasing: all[space.extent(Int(e))])
+      insert(e, key, hash: Self.hash(UnsafeRawBufferPointer(key)), all, space)
     }
-    let found = space.bytes.withUnsafeBufferPointer { all in
-      probe(UnsafeBufferPointer(rebasing: all[space.extent(Int(e))]), all, space)
+  }
+
+  /// Adds entries `range` of `space` in order, as `insertIfAbsent` does, telling `body` the
+  /// first entry holding each one's id. They go in batches: the hashes of a batch first and
+  /// a read of each one's first slot, so that the batch's cache misses overlap.
+  mutating func insert(
+    _ range: Range<Int>, _ space: IdSpace, _ body: (Int32, Int32) -> Void
+  ) {
+    let batch = 16
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: batch) { hs in
+      space.bytes.withUnsafeBufferPointer { all in
+        var e = range.lowerBound
+        while e < range.upperBound {
+          let k = min(batch, range.upperBound &- e)
+          while (count &+ k) &* 2 > slots.count { grow() }
+          let mask = slots.count &- 1
+          var touched: UInt64 = 0
+          for j in 0..<k {
+            let h = Self.hash(
+              UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: all[space.extent(e &+ j)])))
+            hs[j] = h
+            touched |= slots[Int(h & UInt32(truncatingIfNeeded: mask))]
+          }
+          Self.keep(touched)
+          for j in 0..<k {
+            let x = Int32(truncatingIfNeeded: e &+ j)
+            insert(
+              x, UnsafeBufferPointer(rebasing: all[space.extent(e &+ j)]), hash: hs[j], all, space)
+            body(x, last.first)
+          }
+          e &+= k
+        }
+      }
     }
+  }
+
+  /// Adds entry `e` (whose stored form is `key`, hashing to `h`) unless an earlier entry
+  /// holds the same id; there must be room for it.
+  @inline(__always) private mutating func insert(
+    _ e: Int32, _ key: UnsafeBufferPointer<UInt8>, hash h: UInt32,
+    _ all: UnsafeBufferPointer<UInt8>, _ space: IdSpace
+  ) {
+    let found = probe(key, hash: h, all, space)
+    last = (e, found.entry ?? e)
     guard found.entry == nil else { return }
-    slots[found.slot] = UInt64(found.hash) << 32 | UInt64(UInt32(bitPattern: e) &+ 1)
+    slots[found.slot] = UInt64(h) << 32 | UInt64(UInt32(bitPattern: e) &+ 1)
     count &+= 1
   }
 
-  /// Where `key` (an id's stored form; `all` is `space`'s bytes) is: its entry, or the empty
-  /// slot its probe sequence ends at; and its hash.
+  /// Keeps the loads that produced `value` (an opaque use).
+  @inline(never) private static func keep(_ value: UInt64) {
+    if value == 0x5EED_F00D { sink &+= 1 }
+  }
+  nonisolated(unsafe) private static var sink = 0
+
+  /// Doubles the slots, placing each entry again by the hash its slot keeps.
+  private mutating func grow() {
+    var bigger = EntryTable()
+    bigger.slots = [UInt64](repeating: 0, count: max(16, slots.count &* 2))
+    for s in slots where s != 0 { bigger.place(s) }
+    bigger.count = count
+    bigger.last = last
+    self = bigger
+  }
+
+  /// Where `key` (an id's stored form, hashing to `h`; `all` is `space`'s bytes) is: its
+  /// entry, or the empty slot its probe sequence ends at.
   @inline(__always) private func probe(
-    _ key: UnsafeBufferPointer<UInt8>, _ all: UnsafeBufferPointer<UInt8>, _ space: IdSpace
-  ) -> (entry: Int32?, slot: Int, hash: UInt32) {
-    let h = Self.hash(UnsafeRawBufferPointer(key))
+    _ key: UnsafeBufferPointer<UInt8>, hash h: UInt32, _ all: UnsafeBufferPointer<UInt8>,
+    _ space: IdSpace
+  ) -> (entry: Int32?, slot: Int) {
     let mask = slots.count &- 1
     // In UInt32 first: a hash above Int32.max is no Int on a 32-bit platform (wasm32).
     var i = Int(h & UInt32(truncatingIfNeeded: mask))
     while true {
       let s = slots[i]
-      if s == 0 { return (nil, i, h) }
+      if s == 0 { return (nil, i) }
       if UInt32(truncatingIfNeeded: s >> 32) == h {
         let e = Int(UInt32(truncatingIfNeeded: s)) &- 1
         if IdentifierIndex.equal(UnsafeBufferPointer(rebasing: all[space.extent(e)]), key) {
-          return (Int32(truncatingIfNeeded: e), i, h)
+          return (Int32(truncatingIfNeeded: e), i)
         }
       }
       i = (i &+ 1) & mask

@@ -1,0 +1,132 @@
+import Testing
+
+@testable import ListTapeModel
+
+/// Definitions entered in the string table a batch at a time (a skipped frame's, whose
+/// lookups overlap) give the same entries and repeats as one at a time.
+@Suite struct DefinitionBatchTests {
+  /// Ids of every stored kind, with repeats: UUIDs of both cases, short and long text.
+  static func ids(_ n: Int, seed: UInt64) -> [String] {
+    var rng = SplitMix(seed)
+    var out: [String] = []
+    for i in 0..<n {
+      if i > 0, rng.next() % 5 == 0 {
+        out.append(out[Int(rng.next() % UInt64(out.count))])
+        continue
+      }
+      switch rng.next() % 4 {
+      case 0: out.append(UUIDs.make(rng.next(), rng.next(), lower: false))
+      case 1: out.append(UUIDs.make(rng.next(), rng.next(), lower: true))
+      case 2: out.append("i\(rng.next() % 100_000)")
+      default: out.append("/library/folder\(rng.next() % 97)/" + String(repeating: "x", count: 20))
+      }
+    }
+    return out
+  }
+
+  @Test(arguments: [0, 1, 37, 4_000])
+  func batchesFindTheFirstEntryOfEachRepeat(tableOver prefix: Int) throws {
+    let all = Self.ids(9_000, seed: UInt64(prefix) &+ 3)
+    var one = IdSpace()
+    var firsts: [Int32] = []
+    for id in all {
+      let e = one.append(id)
+      firsts.append(one.firstEntry(sameAs: Int(e)))
+    }
+    var batched = IdSpace()
+    for id in all[..<prefix] { batched.append(id) }
+    if prefix > 0 { batched.buildTable() }
+    var told: [(Int32, Int32)] = []
+    // Several batches of uneven sizes, each appended before it is entered.
+    var at = prefix
+    for size in [1, 15, 16, 17, 1_000, all.count] where at < all.count {
+      let end = min(all.count, at + size)
+      let from = batched.count
+      for id in all[at..<end] {
+        var form: [UInt8] = []
+        IdText.store(id, into: &form)
+        form.withUnsafeBytes { batched.appendUnindexed(stored: $0) }
+      }
+      batched.indexAppended(from: from) { told.append(($0, $1)) }
+      at = end
+    }
+    #expect(told.map(\.0) == (prefix..<all.count).map { Int32($0) })
+    #expect(told.map(\.1) == Array(firsts[prefix...]))
+    for (e, id) in all.enumerated() {
+      #expect(batched.entry(of: id) == firsts[e], "entry \(e)")
+      #expect(batched.firstEntry(sameAs: e) == firsts[e], "entry \(e)")
+    }
+    #expect(batched.entry(of: "never defined") == nil)
+  }
+
+  /// A frame that defines an id the dictionary already holds (a hostile log: no writer does)
+  /// is skipped with the same repeat recorded as when its events are decoded.
+  @Test func aSkippedFrameRecordsTheSameRepeatsAsADecodedOne() throws {
+    var a = EventRowEncoder()
+    let first = try framePayload(
+      [
+        Event(.appendSections(["s"])),
+        Event(.appendItems([OutlineNode("a"), OutlineNode("b")], section: "s", parent: nil)),
+      ],
+      &a)
+    // A second encoder that has defined three other ids defines "s" and "a" again, as
+    // entries 3 and 4 of the same segment (repeating entries 0 and 1).
+    var b = EventRowEncoder()
+    _ = try framePayload([Event(.appendSections(["x", "y", "z"]))], &b)
+    let second = try framePayload(
+      [
+        Event(.appendItems([OutlineNode("a"), OutlineNode("c")], section: "s", parent: nil)),
+        Event(.expand(["a"])),
+      ], &b)
+    var skipped = EventDecoder()
+    var decoded = EventDecoder()
+    for d in [0, 1] {
+      var decoder = d == 0 ? skipped : decoded
+      _ = try first.withUnsafeBytes { try decoder.skipFrame($0, firstSeq: 1, count: 2) }
+      if d == 0 {
+        _ = try second.withUnsafeBytes { try decoder.skipFrame($0, firstSeq: 3, count: 2) }
+        skipped = decoder
+      } else {
+        _ = try decodeFrame(second, &decoder, firstSeq: 3, count: 2)
+        decoded = decoder
+      }
+    }
+    #expect(skipped.aliases.map == [3: 0, 4: 1])
+    #expect(skipped.aliases == decoded.aliases)
+    #expect(skipped.dictionary.bytes == decoded.dictionary.bytes)
+    #expect(skipped.dictionary.ends == decoded.dictionary.ends)
+    var ids = skipped.dictionary
+    #expect(ids.entry(of: "c") == 5)
+    #expect(ids.entry(of: "a") == 1)
+    #expect(ids.entry(of: "s") == 0)
+  }
+}
+
+/// A seeded generator for the ids above (SplitMix64).
+private struct SplitMix {
+  var state: UInt64
+  init(_ seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// Canonical UUID text from two words.
+private enum UUIDs {
+  static func make(_ hi: UInt64, _ lo: UInt64, lower: Bool) -> String {
+    let digits = Array(lower ? "0123456789abcdef" : "0123456789ABCDEF")
+    var s = ""
+    for (i, word) in [hi, lo].enumerated() {
+      for k in 0..<16 {
+        let n = i * 16 + k
+        if n == 8 || n == 12 || n == 16 || n == 20 { s.append("-") }
+        s.append(digits[Int((word >> UInt64(60 - 4 * k)) & 0xF)])
+      }
+    }
+    return s
+  }
+}
