@@ -29,6 +29,18 @@ package struct FrameView {
   package var payload: UnsafeRawBufferPointer
 }
 
+/// How much of each event frame's payload a reader needs (the log layer keeps payloads
+/// opaque): inflate the first `head` bytes, and `want` says how many in all (nil: all).
+package struct FramePrefix {
+  package var head: Int
+  package var want: (UnsafeRawBufferPointer) -> Int?
+
+  package init(head: Int, want: @escaping (UnsafeRawBufferPointer) -> Int?) {
+    self.head = head
+    self.want = want
+  }
+}
+
 extension LogReader {
   /// Calls `body` with frames in file order, until it returns false: every event frame
   /// holding events `from...through` (the first may start before `from`), every dictionary
@@ -38,10 +50,11 @@ extension LogReader {
   ///
   /// Each frame is re-checked (header, payload checksum) and inflated into one reusable
   /// buffer, so memory is bounded by one frame. Throws `.damaged` with offsets when a frame
-  /// no longer checks out.
+  /// no longer checks out. With `eventPrefix`, an event frame's payload is inflated only as
+  /// far as it asks (the view's payload is that prefix).
   package func forEachFrame(
     from: UInt64, through: UInt64 = .max, start: UInt64? = nil, checkpoints: Bool = false,
-    _ body: (FrameView) -> Bool
+    eventPrefix: FramePrefix? = nil, _ body: (FrameView) -> Bool
   ) throws(LogError) {
     let first = max(from, 1)
     let last = min(through, scan.lastSeq)
@@ -72,7 +85,13 @@ extension LogReader {
       default: break
       }
       if let kind {
-        let p = try inflate(h, at: offset, lastGood: lastGood)
+        let p =
+          if kind == .events, let eventPrefix {
+            try inflatePrefix(
+              h, at: offset, lastGood: lastGood, head: eventPrefix.head, want: eventPrefix.want)
+          } else {
+            try inflate(h, at: offset, lastGood: lastGood)
+          }
         let view = FrameView(
           kind: kind, offset: offset, firstSeq: h.firstSeq, eventCount: Int(h.eventCount),
           length: h.frameLength, payload: p)

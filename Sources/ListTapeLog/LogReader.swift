@@ -307,6 +307,35 @@ package final class LogReader {
     return UnsafeRawBufferPointer(out)
   }
 
+  /// The first bytes of frame `h`'s payload, checked (its payload CRC) and inflated as far
+  /// as `want` asks after reading the first `head` bytes (nil: all of them).
+  func inflatePrefix(
+    _ h: FrameHeader, at offset: UInt64, lastGood: UInt64, head: Int,
+    want: (UnsafeRawBufferPointer) -> Int?
+  ) throws(LogError) -> UnsafeRawBufferPointer {
+    guard h.isCompressed, Int(h.rawLength) > head else {
+      return try inflate(h, at: offset, lastGood: lastGood)
+    }
+    let start = offset + UInt64(Format.frameHeaderLength)
+    guard let pb = try source.bytes(at: start, count: Int(h.payloadLength)) else {
+      throw damage(at: offset, lastGood: lastGood, .fileChanged)
+    }
+    guard crc32Bytes(0, pb) == h.payloadCRC else {
+      throw damage(at: offset, lastGood: lastGood, .payloadChecksum)
+    }
+    let n = Int(h.rawLength)
+    if n > rawCapacity {
+      raw.deallocate()
+      rawCapacity = n
+      raw = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 16)
+    }
+    let out = UnsafeMutableRawBufferPointer(start: raw, count: n)
+    switch inflater.inflatePrefix(pb, into: out, head: head, want: want) {
+    case .success(let got): return UnsafeRawBufferPointer(rebasing: out[0..<got])
+    case .failure(let f): throw damage(at: offset, lastGood: lastGood, .decompression(f.why))
+    }
+  }
+
   func shrinkRaw() {
     raw.deallocate()
     rawCapacity = 64 << 10

@@ -133,6 +133,51 @@ final class Inflater {
     stream.deallocate()
   }
 
+  /// Inflates the first bytes of a zlib stream whose whole output is `dst.count` bytes: the
+  /// first `head` of them, then as many as `want` asks after reading those (nil: all, as
+  /// `inflateExact` does). Returns how many bytes it inflated, or why it could not. What
+  /// follows in the stream is not read, so damage there goes unnoticed: for readers that
+  /// need only the start of a payload whose compressed bytes are already checked.
+  func inflatePrefix(
+    _ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer, head: Int,
+    want: (UnsafeRawBufferPointer) -> Int?
+  ) -> Result<Int, InflateFailure> {
+    guard src.count <= Int(UInt32.max), dst.count <= Int(UInt32.max), let out = dst.baseAddress,
+      head < dst.count
+    else {
+      if let why = inflateExact(src, into: dst) { return .failure(InflateFailure(why: why)) }
+      return .success(dst.count)
+    }
+    inflateReset(stream)
+    stream.pointee.next_in = UnsafeMutablePointer(
+      mutating: src.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.avail_in = uInt(src.count)
+    stream.pointee.next_out = out.assumingMemoryBound(to: Bytef.self)
+    var written = 0
+    /// Inflates until `n` bytes are out; false on an error or an early end of the stream.
+    func inflate(to n: Int) -> Bool {
+      stream.pointee.avail_out = uInt(n - written)
+      let rc = zlibInflate(stream, Z_SYNC_FLUSH)
+      written = n - Int(stream.pointee.avail_out)
+      return (rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR) && written == n
+    }
+    guard inflate(to: head) else {
+      return .failure(
+        InflateFailure(why: "truncated stream or bad data in its first \(head) bytes"))
+    }
+    let n = min(
+      max(want(UnsafeRawBufferPointer(rebasing: dst[0..<head])) ?? dst.count, head), dst.count)
+    if n == dst.count {
+      // The whole payload after all: checked to its end as `inflateExact` does.
+      if let why = inflateExact(src, into: dst) { return .failure(InflateFailure(why: why)) }
+      return .success(n)
+    }
+    guard inflate(to: n) else {
+      return .failure(InflateFailure(why: "truncated stream or bad data in its first \(n) bytes"))
+    }
+    return .success(n)
+  }
+
   /// Inflates one complete zlib stream into exactly `dst.count` bytes; nil on success, else why not.
   ///
   /// Rejects output longer or shorter than declared, bytes after the stream end, a preset
@@ -169,4 +214,16 @@ final class Inflater {
       }
     }
   }
+}
+
+/// Why a zlib stream could not be inflated.
+struct InflateFailure: Error {
+  var why: String
+}
+
+/// zlib's `inflate`, under a name that a method called `inflate` does not hide.
+@inline(__always) private func zlibInflate(_ s: UnsafeMutablePointer<z_stream>, _ flush: Int32)
+  -> Int32
+{
+  inflate(s, flush)
 }

@@ -69,14 +69,21 @@ package struct LogStart {
   ) throws(StoreError) {
     var failure: StoreError?
     do {
-      try reader.forEachFrame(from: UInt64(from), through: UInt64(max(through, 0)), start: start) {
-        view in
+      // Only the definitions of an event frame are read, so it is inflated only through
+      // them (its payload checksum, over the compressed bytes, is still checked).
+      let prefix = FramePrefix(head: EventDecoder.definitionsHead) {
+        EventDecoder.definitionsEnd(ofFrame: $0)
+      }
+      try reader.forEachFrame(
+        from: UInt64(from), through: UInt64(max(through, 0)), start: start, eventPrefix: prefix
+      ) { view in
         let seq = Int(view.firstSeq)
         do throws(CodecError) {
           switch view.kind {
           case .dictionary: try decoder.restart(view.payload, seq: seq)
           case .events:
-            _ = try decoder.skipFrame(view.payload, firstSeq: seq, count: view.eventCount)
+            _ = try decoder.skipFrame(
+              view.payload, firstSeq: seq, count: view.eventCount, prefix: true)
           case .checkpoint: break
           }
         } catch {

@@ -1,3 +1,4 @@
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeModel
@@ -99,6 +100,61 @@ import Testing
     #expect(ids.entry(of: "c") == 5)
     #expect(ids.entry(of: "a") == 1)
     #expect(ids.entry(of: "s") == 0)
+  }
+}
+
+/// A frame whose events are skipped is inflated only through its definitions: the first
+/// `definitionsEnd` bytes of its payload give the same dictionary as all of them.
+@Suite struct DefinitionPrefixTests {
+  @Test(arguments: IdShape.allCases)
+  func definitionsReadFromAPrefixMatchTheWholeFrame(shape: IdShape) throws {
+    var events: [Event] = []
+    SampleSession.generate(
+      events: 5_000, seed: 21, maxItems: 2_200, opening: .outline(items: 2_000, shape: shape)
+    ) { events.append($0) }
+    // Sites on every third event: their frames have the sited layout and define sites.
+    for i in stride(from: 0, to: events.count, by: 3) {
+      events[i].site = "F\(i % 40).swift:\(i % 9)"
+    }
+    var encoder = EventRowEncoder()
+    var whole = EventDecoder()
+    var part = EventDecoder()
+    var seq = 1
+    for chunk in stride(from: 0, to: events.count, by: 600) {
+      let frame = Array(events[chunk..<min(chunk + 600, events.count)])
+      let payload = try framePayload(frame, &encoder)
+      let head = min(payload.count, EventDecoder.definitionsHead)
+      let end = try #require(
+        payload.withUnsafeBytes {
+          EventDecoder.definitionsEnd(ofFrame: UnsafeRawBufferPointer(rebasing: $0[0..<head]))
+        })
+      #expect(end < payload.count, "frame at \(seq): the strings come after the definitions")
+      // A header cut short names no prefix.
+      #expect(
+        payload.withUnsafeBytes {
+          EventDecoder.definitionsEnd(ofFrame: UnsafeRawBufferPointer(rebasing: $0[0..<4]))
+        } == nil)
+      _ = try payload.withUnsafeBytes { try whole.skipFrame($0, firstSeq: seq, count: frame.count) }
+      _ = try payload.withUnsafeBytes {
+        try part.skipFrame(
+          UnsafeRawBufferPointer(rebasing: $0[0..<end]), firstSeq: seq, count: frame.count,
+          prefix: true)
+      }
+      // One byte short of the definitions is refused, not misread.
+      var short = part
+      #expect(throws: CodecError.self) {
+        _ = try payload.withUnsafeBytes {
+          try short.skipFrame(
+            UnsafeRawBufferPointer(rebasing: $0[0..<(end - 1)]), firstSeq: seq,
+            count: frame.count, prefix: true)
+        }
+      }
+      seq += frame.count
+    }
+    #expect(part.dictionary.bytes == whole.dictionary.bytes)
+    #expect(part.dictionary.ends == whole.dictionary.ends)
+    #expect(part.aliases == whole.aliases)
+    #expect(part.dictionary.count == encoder.table.count)
   }
 }
 

@@ -41,6 +41,10 @@ enum ProfileMode {
 enum CheckpointParts {
   static func run(_ path: String) throws {
     let reader = try LogReader(path: path)
+    guard reader.formatVersion.major < 2 else {
+      // A 2.0 checkpoint is a compact state against the segment's dictionary.
+      return print("\(path) is a 2.0 log: its checkpoints are measured by __seek-parts")
+    }
     var rng = Rng(seed: 3)
     var inflate: [Double] = []
     var decode: [Double] = []
@@ -159,5 +163,29 @@ enum FoldSplit {
     print(
       "decode \(fmt(decodeBest)) s, fold \(fmt(foldBest)) s of \(events) events (best of 3, one thread)"
     )
+  }
+}
+
+/// `listtape-bench __absorb-split LOG`: what reading a segment's definitions costs a seek
+/// without an index (the decoder after the second event before the first restart, or its
+/// last event): reading and inflating those frames alone, then the whole of it. Best of 3.
+enum AbsorbSplit {
+  static func run(_ path: String) throws {
+    let reader = try LogReader(path: path)
+    let start = LogStart(reader: reader, path: path)
+    let restart = reader.restart(atOrBefore: reader.eventCount).map { Int($0.seq) } ?? 0
+    let through = restart > 2 ? restart - 2 : Int(reader.eventCount)
+    var frames = 0
+    let inflate = try Clock.best {
+      frames = 0
+      try reader.forEachFrame(from: 1, through: UInt64(through)) { _ in
+        frames += 1
+        return true
+      }
+    }
+    let whole = try Clock.best { _ = try start.decoder(after: through) }
+    print(
+      "definitions of events 1...\(through) (\(frames) frames): inflating \(fmt(inflate * 1000)) ms, "
+        + "with the definitions read and entered \(fmt(whole * 1000)) ms (best of 3)")
   }
 }

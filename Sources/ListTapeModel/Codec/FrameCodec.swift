@@ -734,4 +734,58 @@ struct FrameHeaderFields {
     columns = try ColumnSplit.split(&head, count: count)
     guard head.isAtEnd else { throw head.fail("\(head.remaining) bytes after the columns") }
   }
+
+  /// The header of a frame given only the first `definitionsEnd(_:)` bytes of its payload:
+  /// the columns through its definitions; those after them are empty.
+  init(prefix payload: UnsafeRawBufferPointer) throws(CodecError) {
+    var head = ByteSource(payload)
+    let v = try head.byte()
+    guard v == FrameLayout.version || v == FrameLayout.sitedVersion else {
+      throw head.fail("unknown event frame layout \(v)")
+    }
+    segment = try head.varint()
+    let base = try head.varint()
+    guard base <= UInt64(Int32.max) else { throw head.fail("dictionary base \(base) out of range") }
+    dictBase = Int(base)
+    let count =
+      FrameLayout.columnCount + (v == FrameLayout.sitedVersion ? FrameLayout.siteColumnCount : 0)
+    var lengths: [Int] = []
+    for _ in 0..<count {
+      let n = try head.varint()
+      guard n <= UInt64(Int32.max) else { throw head.fail("column of \(n) bytes") }
+      lengths.append(Int(n))
+    }
+    let none = ByteSource(UnsafeRawBufferPointer(start: nil, count: 0))
+    columns = []
+    for (i, n) in lengths.enumerated() {
+      guard i <= FrameLayout.deftext else {
+        columns.append(none)
+        continue
+      }
+      guard n <= head.remaining else { throw head.fail("column of \(n) bytes exceeds the payload") }
+      columns.append(
+        ByteSource(
+          UnsafeRawBufferPointer(rebasing: head.base[head.offset..<head.offset + n]),
+          origin: head.origin + head.offset))
+      head.offset += n
+    }
+  }
+
+  /// How many bytes at the start of an event frame's payload hold its header and every
+  /// column through its definitions (what a reader of definitions alone must inflate), read
+  /// from the payload's first bytes `head`; nil when `head` does not hold the whole header.
+  static func definitionsEnd(_ head: UnsafeRawBufferPointer) -> Int? {
+    var h = ByteSource(head)
+    guard let v = try? h.byte(), v == FrameLayout.version || v == FrameLayout.sitedVersion,
+      (try? h.varint()) != nil, (try? h.varint()) != nil
+    else { return nil }
+    let count =
+      FrameLayout.columnCount + (v == FrameLayout.sitedVersion ? FrameLayout.siteColumnCount : 0)
+    var through = 0
+    for i in 0..<count {
+      guard let n = try? h.varint(), n <= UInt64(Int32.max) else { return nil }
+      if i <= FrameLayout.deftext { through &+= Int(n) }
+    }
+    return h.offset &+ through
+  }
 }

@@ -221,11 +221,12 @@ extension EventDecoder {
   }
 
   /// Reads only the definitions of a 2.0 event frame (rebuilding a dictionary without
-  /// decoding events); `.gap` as for `decodeFrame`.
-  package mutating func skipFrame(_ payload: UnsafeRawBufferPointer, firstSeq: Int, count: Int)
-    throws(CodecError) -> FrameOutcome
-  {
-    let head = try FrameHeaderFields(payload)
+  /// decoding events); `.gap` as for `decodeFrame`. With `prefix`, `payload` is only the
+  /// first `definitionsEnd(ofFrame:)` bytes of the frame's payload.
+  package mutating func skipFrame(
+    _ payload: UnsafeRawBufferPointer, firstSeq: Int, count: Int, prefix: Bool = false
+  ) throws(CodecError) -> FrameOutcome {
+    let head = try prefix ? FrameHeaderFields(prefix: payload) : FrameHeaderFields(payload)
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
     var source = FrameSource(head.columns)
     source.defined = head.dictBase
@@ -240,6 +241,15 @@ extension EventDecoder {
     expected = firstSeq &+ count
     return .done
   }
+
+  /// How many bytes at the start of an event frame's payload a reader of its definitions
+  /// alone needs, read from the payload's first `definitionsHead` bytes; nil: all of it.
+  package static func definitionsEnd(ofFrame head: UnsafeRawBufferPointer) -> Int? {
+    FrameHeaderFields.definitionsEnd(head)
+  }
+
+  /// Bytes of an event frame's payload that always hold its header.
+  package static let definitionsHead = 192
 
   /// Decodes a 2.0 checkpoint (a compact state) with this decoder's dictionary, which must
   /// be that of the checkpoint's segment.
