@@ -28,6 +28,21 @@ public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
       seq < count / 2
     }
     _ = try? decoder.skipFrame(bytes, firstSeq: 1, count: count)
+    // Its definitions read from the prefix that holds them agree with a whole read.
+    let head = UnsafeRawBufferPointer(
+      rebasing: bytes[0..<min(bytes.count, EventDecoder.definitionsHead)])
+    if let end = EventDecoder.definitionsEnd(ofFrame: head), end <= bytes.count {
+      var whole = EventDecoder()
+      var part = EventDecoder()
+      let a = try? whole.skipFrame(bytes, firstSeq: 1, count: count)
+      let b = try? part.skipFrame(
+        UnsafeRawBufferPointer(rebasing: bytes[0..<max(end, head.count)]), firstSeq: 1,
+        count: count, prefix: true)
+      if a != nil, b != nil {
+        precondition(whole.dictionary.bytes == part.dictionary.bytes, "prefix read differs")
+        precondition(whole.aliases == part.aliases, "prefix repeats differ")
+      }
+    }
   case 3:
     // The one reducer, two ways in: the frame's records folded as decoded, and the same
     // events read back as `Event`s and folded from strings, must reach equal states with

@@ -26,6 +26,12 @@ func exercise(_ bytes: [UInt8]) -> CInt {
   _ = try? reader.forEachFrame(from: reader.eventCount / 2, through: reader.eventCount) { _ in
     true
   }
+  // Event frames inflated only as far as their first bytes ask (any answer).
+  let prefix = FramePrefix(head: 8) { head in head.isEmpty ? nil : Int(head[0]) &* 37 }
+  _ = try? reader.forEachFrame(from: 1, eventPrefix: prefix) { view in
+    total &+= view.payload.count
+    return true
+  }
   if let r = reader.restart(atOrBefore: reader.eventCount) {
     _ = try? reader.withFrame(at: r.offset) { total &+= $0.payload.count }
   }

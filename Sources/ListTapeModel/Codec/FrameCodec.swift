@@ -721,16 +721,8 @@ struct FrameHeaderFields {
 
   init(_ payload: UnsafeRawBufferPointer) throws(CodecError) {
     var head = ByteSource(payload)
-    let v = try head.byte()
-    guard v == FrameLayout.version || v == FrameLayout.sitedVersion else {
-      throw head.fail("unknown event frame layout \(v)")
-    }
-    segment = try head.varint()
-    let base = try head.varint()
-    guard base <= UInt64(Int32.max) else { throw head.fail("dictionary base \(base) out of range") }
-    dictBase = Int(base)
-    let count =
-      FrameLayout.columnCount + (v == FrameLayout.sitedVersion ? FrameLayout.siteColumnCount : 0)
+    let count: Int
+    (segment, dictBase, count) = try Self.start(&head)
     columns = try ColumnSplit.split(&head, count: count)
     guard head.isAtEnd else { throw head.fail("\(head.remaining) bytes after the columns") }
   }
@@ -739,16 +731,8 @@ struct FrameHeaderFields {
   /// the columns through its definitions; those after them are empty.
   init(prefix payload: UnsafeRawBufferPointer) throws(CodecError) {
     var head = ByteSource(payload)
-    let v = try head.byte()
-    guard v == FrameLayout.version || v == FrameLayout.sitedVersion else {
-      throw head.fail("unknown event frame layout \(v)")
-    }
-    segment = try head.varint()
-    let base = try head.varint()
-    guard base <= UInt64(Int32.max) else { throw head.fail("dictionary base \(base) out of range") }
-    dictBase = Int(base)
-    let count =
-      FrameLayout.columnCount + (v == FrameLayout.sitedVersion ? FrameLayout.siteColumnCount : 0)
+    let count: Int
+    (segment, dictBase, count) = try Self.start(&head)
     var lengths: [Int] = []
     for _ in 0..<count {
       let n = try head.varint()
@@ -771,16 +755,29 @@ struct FrameHeaderFields {
     }
   }
 
+  /// The header's layout, segment and dictionary base, read from `head`; and how many
+  /// column lengths follow.
+  private static func start(_ head: inout ByteSource) throws(CodecError) -> (
+    segment: UInt64, dictBase: Int, columns: Int
+  ) {
+    let v = try head.byte()
+    guard v == FrameLayout.version || v == FrameLayout.sitedVersion else {
+      throw head.fail("unknown event frame layout \(v)")
+    }
+    let segment = try head.varint()
+    let base = try head.varint()
+    guard base <= UInt64(Int32.max) else { throw head.fail("dictionary base \(base) out of range") }
+    let count =
+      FrameLayout.columnCount + (v == FrameLayout.sitedVersion ? FrameLayout.siteColumnCount : 0)
+    return (segment, Int(base), count)
+  }
+
   /// How many bytes at the start of an event frame's payload hold its header and every
   /// column through its definitions (what a reader of definitions alone must inflate), read
   /// from the payload's first bytes `head`; nil when `head` does not hold the whole header.
   static func definitionsEnd(_ head: UnsafeRawBufferPointer) -> Int? {
     var h = ByteSource(head)
-    guard let v = try? h.byte(), v == FrameLayout.version || v == FrameLayout.sitedVersion,
-      (try? h.varint()) != nil, (try? h.varint()) != nil
-    else { return nil }
-    let count =
-      FrameLayout.columnCount + (v == FrameLayout.sitedVersion ? FrameLayout.siteColumnCount : 0)
+    guard let (_, _, count) = try? start(&h) else { return nil }
     var through = 0
     for i in 0..<count {
       guard let n = try? h.varint(), n <= UInt64(Int32.max) else { return nil }
