@@ -45,6 +45,11 @@ struct Viewer {
   var view = Cursor(state: ListState(), decoder: EventDecoder(), seq: 0, frame: 0)
   var pass = Cursor(state: ListState(), decoder: EventDecoder(), seq: 0, frame: 0)
   var passDone = false
+  /// Copies of the view at the events just before the last point it stepped back to, so
+  /// that stepping back on from there folds nothing: a step back restores a seek point once
+  /// per `Self.recentCount` steps, not once per step.
+  var recent: [Cursor] = []
+  static let recentCount = 24
   var result = UnsafeMutableRawBufferPointer(start: nil, count: 0)
   /// The state before the last event folded with `diffing`, and what that event touched.
   var before: ListState?
@@ -240,6 +245,15 @@ struct Viewer {
   ///   passed `n`.
   mutating func seek(to n: Int) throws(ViewError) {
     let n = max(0, min(n, last))
+    if n < view.seq, let kept = recent.last(where: { $0.seq <= n }), n - kept.seq < 64,
+      n - kept.seq < n - (point(atOrBefore: n)?.seq ?? 0)
+    {
+      // Stepping back: from the copy kept nearest before n.
+      view = kept
+      _ = try view.advance(through: n, in: log, anchors: anchors)
+      return
+    }
+    let back = n < view.seq && view.seq - n <= 2
     let here = view.seq <= n ? view.seq : -1
     let p = point(atOrBefore: n)
     var checkpoint: (seq: Int, frame: Int)?
@@ -252,7 +266,20 @@ struct Viewer {
     } else if let checkpoint {
       view = try cursor(atCheckpoint: checkpoint.frame)
     }
-    _ = try view.advance(through: n, in: log, anchors: anchors)
+    guard back else {
+      _ = try view.advance(through: n, in: log, anchors: anchors)
+      return
+    }
+    // A step back: keep a copy of the view at each of the events before n on the way,
+    // with the ids' table that the diff's lookups need built once for them all.
+    recent.removeAll()
+    view.state.indexIDs()
+    let from = max(view.seq, n - Self.recentCount)
+    _ = try view.advance(through: from, in: log, anchors: anchors)
+    while view.seq < n {
+      recent.append(view)
+      _ = try view.advance(through: view.seq + 1, in: log, anchors: anchors)
+    }
   }
 
   /// Folds event `n` onto the state after event `n - 1`; with `diffing`, keeps the state
