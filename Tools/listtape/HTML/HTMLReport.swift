@@ -16,9 +16,8 @@ import ListTapeStore
 /// gets the stretches whose states are not the recorded ones and the recovery points where
 /// the fold takes the log's checkpoint, as every command labels and restores them.
 struct HTMLReport {
-  /// The most events a page may embed by default: a guard on the browser's memory (the
-  /// page keeps every inflated frame, about 20-40 bytes an event), far above the sessions
-  /// it is made for.
+  /// The most events a page may embed by default: a guard on the browser's memory (about
+  /// 300 MiB for the bench's 1M-event sessions), far above the sessions it is made for.
   static let defaultMaxEvents = 10_000_000
   /// The most log bytes a page embeds (as base64, a third more).
   static let maxLogBytes = 192 << 20
