@@ -139,6 +139,20 @@ struct HTMLReport {
         .log(LogError(.io, path: dir.path, message: "cannot make a temporary directory")))
     }
     defer { try? FileManager.default.removeItem(at: dir) }
+    // Re-encoding writes each id out: a log naming long ids many times over (a byte each
+    // by back-reference in 1.0) is refused before it is re-encoded.
+    var written = 0
+    do {
+      var (state, decoder) = try timeline.seek(to: 0)
+      try timeline.fold(&state, &decoder, from: 1, through: through, applying: false) {
+        ops, i, _, state in
+        written += ops.event(i, state.ids).operation.itemIDBytes
+        return written <= Self.maxLogBytes
+      }
+    } catch {
+      throw .replay(error)
+    }
+    if written > Self.maxLogBytes { throw .tooLarge(bytes: written) }
     let path = dir.appendingPathComponent("cut.ltape").path
     do {
       try timeline.cut(through: through, to: path, fsync: .never)
