@@ -34,12 +34,6 @@ enum MetaResult {
   case bad(DamageReason)
 }
 
-/// Outcome of checking one frame in isolation.
-enum FrameCheck {
-  case ok(FrameHeader)
-  case bad(DamageReason)
-}
-
 /// Walks frames from the header onward, validating each and building the sparse index.
 ///
 /// Shared by the reader (open and refresh), the writer (recovery on open), verify and salvage.
@@ -109,15 +103,13 @@ struct FrameScan {
     guard let hb = try source.bytes(at: offset, count: Format.frameHeaderLength) else {
       return .bad(.incompleteHeader)
     }
-    guard hb.loadLE(UInt32.self, at: 0) == Format.frameMagic else { return .bad(.badMagic) }
-    guard let h = FrameHeader.decode(hb, salt: salt) else { return .bad(.headerChecksum) }
-    if placed && h.offsetLow != UInt32(truncatingIfNeeded: offset) {
-      return .bad(.misplacedFrame(writtenAt: h.offsetLow))
-    }
-    if let problem = h.shapeProblem(major: major) { return .bad(problem) }
-    let payloadStart = offset + UInt64(Format.frameHeaderLength)
-    guard payloadStart <= source.size, UInt64(h.payloadLength) <= source.size - payloadStart else {
-      return .bad(.incompletePayload)
+    let h: FrameHeader
+    switch FrameHeader.check(
+      hb, at: offset, fileSize: source.size, salt: salt, major: major,
+      placed: placed)
+    {
+    case .bad(let reason): return .bad(reason)
+    case .ok(let header): h = header
     }
     if payload, let problem = try payloadProblem(h, at: offset) { return .bad(problem) }
     return .ok(h)
@@ -134,21 +126,7 @@ struct FrameScan {
   }
 
   /// Whether `h` continues the numbering of the frames before it.
-  func sequenceProblem(_ h: FrameHeader) -> DamageReason? {
-    switch h.type {
-    case Format.typeEvents:
-      guard h.firstSeq == nextSeq else { return .sequence(expected: nextSeq, found: h.firstSeq) }
-      guard nextSeq <= UInt64.max - UInt64(h.eventCount) - 1 else {
-        return .lengthOutOfRange("event numbers overflow")
-      }
-    case Format.typeCheckpoint:
-      guard h.firstSeq == lastSeq else { return .sequence(expected: lastSeq, found: h.firstSeq) }
-    case Format.typeMeta, Format.typeDictionary:
-      guard h.firstSeq == nextSeq else { return .sequence(expected: nextSeq, found: h.firstSeq) }
-    default: break
-    }
-    return nil
-  }
+  func sequenceProblem(_ h: FrameHeader) -> DamageReason? { h.sequenceProblem(next: nextSeq) }
 
   /// Inflates a META frame's payload; returns the events it declares lost (0 if not a gap).
   func metaGap(_ h: FrameHeader, at offset: UInt64, inflater: Inflater) throws(LogError)

@@ -140,14 +140,19 @@ extension ListState {
   }
 
   /// Every item of the section in depth-first pre-order (or only the visible ones), with what
-  /// a renderer needs. - Complexity: O(items in the section).
-  package func rows(in s: SectionRef, visibleOnly: Bool = false) -> [OutlineRow] {
+  /// a renderer needs; the first `limit` of them (a viewer draws a screenful). - Complexity:
+  /// O(items in the section), O(limit × depth) with a limit.
+  package func rows(in s: SectionRef, visibleOnly: Bool = false, limit: Int = .max)
+    -> [OutlineRow]
+  {
     var out: [OutlineRow] = []
+    guard limit > 0 else { return out }
     // shown[l]: whether the open item at level l is visible and expanded, so an item at
     // level l + 1 is visible exactly when shown[l] is.
     var shown: [Bool] = []
-    forest.walk(list: forest.sections[Int(s.handle)].roots, visibleOnly: visibleOnly) {
-      x, level in
+    try? forest.walk(list: forest.sections[Int(s.handle)].roots, visibleOnly: visibleOnly) {
+      (x, level) throws(RowLimit) in
+      guard out.count < limit else { throw RowLimit() }
       let n = forest.nodes[Int(x)]
       let (title, fields) = forest.withContent(x) { ItemText.decode($0) }
       shown.removeSubrange(level...)
@@ -162,3 +167,6 @@ extension ListState {
     return out
   }
 }
+
+/// Ends a walk of rows once a limit is reached.
+private struct RowLimit: Error {}

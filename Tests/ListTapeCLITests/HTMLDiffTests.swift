@@ -138,6 +138,6 @@ struct HTMLDiffTests {
     for name in ["function diff(", "placeText", "fieldsText", "notInLIS"] {
       #expect(!file.contains(name), "\(name)")
     }
-    #expect(file.contains("lt_apply_diff"))
+    #expect(file.contains("lt_step(n, 1)"))
   }
 }

@@ -19,7 +19,10 @@ enum Chromium {
       [
         "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
         "--user-data-dir=\(dir.path("profile"))", "--enable-logging=stderr", "--v=0",
-        "--host-resolver-rules=MAP * ~NOTFOUND", "--dump-dom",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        // The page inflates the log with the browser's DecompressionStream, then folds in
+        // slices: virtual time lets every task run before the DOM is dumped.
+        "--virtual-time-budget=600000", "--dump-dom",
         URL(fileURLWithPath: file).absoluteString + hash,
       ])
     return Page(dom: r.out, log: r.err)
@@ -167,15 +170,21 @@ struct HTMLTests {
     let html = dir.path("evil.html")
     #expect(try CLI.run(["html", log, "-o", html]).code == 0)
     let file = try String(contentsOfFile: html, encoding: .utf8)
-    // Only the page's own script elements (data, events, module, script); the data's markup
-    // is escaped in the JSON.
+    // Only the page's own script elements (data, log, module, script): the ids, titles and
+    // labels travel inside the log's bytes (base64), never as markup.
     #expect(file.count(of: "<script") == 4)
     #expect(file.count(of: "</script>") == 4)
     #expect(!file.contains("<img"))
     #expect(!file.contains("<svg"))
-    #expect(file.contains(#"\u003cimg src=x onerror="#))
     #expect(!file.contains("\u{2028}"))
-    #expect(file.contains(#"\u2028"#))
+    // The log's name is data too: escaped in the JSON.
+    let named = dir.path("<img src=x>.ltape")
+    try FileManager.default.copyItem(atPath: log, toPath: named)
+    let namedPage = dir.path("named.html")
+    #expect(try CLI.run(["html", named, "-o", namedPage]).code == 0)
+    let namedFile = try String(contentsOfFile: namedPage, encoding: .utf8)
+    #expect(!namedFile.contains("<img"))
+    #expect(namedFile.contains(#"\u003cimg src=x\u003e.ltape"#))
     // A strict policy: nothing may load, only the page's own script (by hash) runs and may
     // compile WebAssembly.
     let policy = try #require(
@@ -209,22 +218,60 @@ struct HTMLTests {
     #expect(!page.log.contains("Refused to"), "\(page.log)")
   }
 
+  /// The page reads its own copy of the log with the reader's checks: a hand-edited byte
+  /// shows the error and no state; a cut copy says how much of the log it holds.
+  @Test func aDamagedCopyShowsAnErrorNotAState() throws {
+    let dir = try TempDir()
+    let html = try Self.page("symbols", in: dir)
+    let file = try String(contentsOfFile: html, encoding: .utf8)
+    let parts = file.components(separatedBy: "id=\"listtape-log\">")
+    #expect(parts.count == 2)
+    let rest = parts[1].components(separatedBy: "</script>")
+    var log = Array(rest[0])
+    // A character in the middle of the frame's payload, changed to another base64 digit.
+    let k = log.count / 2
+    log[k] = log[k] == "A" ? "B" : "A"
+    let edited = dir.path("edited.html")
+    try
+      (parts[0] + "id=\"listtape-log\">" + String(log) + "</script>"
+      + rest.dropFirst().joined(separator: "</script>"))
+      .write(toFile: edited, atomically: true, encoding: .utf8)
+    let dom = try Chromium.dumpDOM(edited, hash: "#event=12").dom
+    #expect(dom.contains("data-error=\"damaged frame at byte "), "\(dom.suffix(3000))")
+    #expect(dom.contains("checksum mismatch"))
+    #expect(!dom.contains("class=\"row"))
+    // Half the log: refused before anything is read.
+    let cut = dir.path("cut.html")
+    let half = String(rest[0].prefix(rest[0].count / 8 * 4))
+    try
+      (parts[0] + "id=\"listtape-log\">" + half + "</script>"
+      + rest.dropFirst().joined(separator: "</script>"))
+      .write(toFile: cut, atomically: true, encoding: .utf8)
+    let cutDOM = try Chromium.dumpDOM(cut, hash: "#event=12").dom
+    #expect(cutDOM.contains("bytes of log, not "), "\(cutDOM.suffix(3000))")
+    #expect(!cutDOM.contains("class=\"row"))
+  }
+
   @Test func refusesBeyondTheCapAndTakesAWindow() throws {
     let dir = try TempDir()
     let log = try CLI.record(CLI.sample("symbols"), in: dir)
     let html = dir.path("out.html")
+    // The page folds the log through --to: the guard counts those events.
     let big = try CLI.run(["html", log, "-o", html, "--max-events", "50"])
     #expect(big.code == 64)
     #expect(big.err.contains("105 events is more than a page holds (--max-events 50)"))
-    #expect(big.err.contains("--from 56"))
+    #expect(big.err.contains("earlier --to"))
     #expect(big.err.contains("listtape cut"))
     #expect(!FileManager.default.fileExists(atPath: html))
-    let window = try CLI.run(["html", log, "-o", html, "--max-events", "50", "--from", "60"])
+    let window = try CLI.run(["html", log, "-o", html, "--from", "60", "--to", "80"])
     #expect(window.code == 0, "\(window.err)")
     let dom = try Chromium.dumpDOM(html, hash: "#event=3").dom
     // Clamped to the window: the state before its first event.
     #expect(dom.contains("event 59 of 105"))
-    #expect(dom.contains("(the state before the embedded window)"))
+    #expect(dom.contains("(the state before the window)"))
+    #expect(dom.contains("events 60…80 of 105"))
+    let end = try Chromium.dumpDOM(html, hash: "#event=100").dom
+    #expect(end.contains("event 80 of 105"))
     let missing = try CLI.run(["html", log])
     #expect(missing.code == 64)
     #expect(missing.err.contains("--output <file>"))

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the HTML viewer's reducer and differ: ListTapeJSON (without its file readers),
-# ListTapeModel, the state differ's own files (below) and Tools/wasm/Viewer compiled to
+# Builds the HTML viewer's reader, reducer and differ: ListTapeJSON (without its file
+# readers), ListTapeModel, the state differ's own files (below), the log's frame checks
+# (Sources/ListTapeLog/FrameFormat.swift), the CLI's words for events and diffs, and
+# Tools/wasm/Viewer compiled to
 # WebAssembly with Embedded Swift (-Osize), linked with the C runtime in Tools/wasm/Runtime
 # by wasm-ld. The `listtape` binary embeds the module
 # from a generated Swift source, so a clean checkout builds with plain `swift build`.
@@ -58,7 +60,8 @@ fi
 # shellcheck disable=SC2046
 swiftc "${flags[@]}" -enable-experimental-feature Extern -module-name ListTapeViewer \
   -c $(find Tools/wasm/Viewer -name '*.swift' | LC_ALL=C sort) \
-  Tools/listtape/DiffText.swift Tools/listtape/Counting.swift -o "$work/viewer.o" &
+  Tools/listtape/DiffText.swift Tools/listtape/Counting.swift Tools/listtape/EventText.swift \
+  Sources/ListTapeLog/FrameFormat.swift -o "$work/viewer.o" &
 "$bin/clang" --target=wasm32-unknown-unknown -Os -mbulk-memory -ffreestanding -nostdlib \
   -fno-builtin -c Tools/wasm/Runtime/runtime.c -o "$work/runtime.o"
 wait $!

@@ -1,39 +1,59 @@
 #!/usr/bin/env bash
-# The HTML viewer's figures for docs/performance.md: on the 1M-event sample, for windows of
-# 200,000 events (the default --max-events), 50,000 and 1,000, the time `listtape html`
-# takes, the page's size, and its time to first paint in headless Chromium (navigation
-# start to the first state drawn, which the page records in data-first-render), three runs.
+# The HTML viewer's figures for docs/performance.md (issue 32): for the bench's 1M-event
+# sessions (three id shapes), the time `listtape html` takes, the page's size against the
+# log's, and the page's own `#timing` report in headless Chromium: navigation start to the
+# last state drawn, 20 jumps to spread-out events, 20 steps forward and 20 back (each the
+# time to fold and redraw), and memory. The page writes the report into its title, read
+# here through Chromium's DevTools list of pages. The load average is printed first.
 #
-#   swift build -c release --product listtape && bash Tools/wasm/measure-page.sh
+#   swift build -c release --product listtape && bash Tools/wasm/measure-page.sh [RUNS]
 #
-# The sample is cached in $TMPDIR/listtape-page-bench (delete it to regenerate).
+# Sessions come from $LISTTAPE_PAGE_DIR (time-{short,path,uuid}-1000000.ltape, as the
+# bench writes them; copied, since `html` reads only) or are generated into
+# $TMPDIR/listtape-page-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${LISTTAPE:-$PWD/.build/release/listtape}
+runs=${1:-3}
 chromium=$(command -v chromium || command -v chromium-browser)
 dir=${TMPDIR:-/tmp}/listtape-page-bench
 mkdir -p "$dir"
-if [ ! -f "$dir/big.ltape" ]; then
-  "$bin" generate --events 1000000 | "$bin" record "$dir/big.ltape"
-fi
-echo "load: $(uptime)"
-if "$bin" html "$dir/big.ltape" -o "$dir/all.html" 2>"$dir/refused"; then
-  echo "the whole log: written ($(wc -c <"$dir/all.html") bytes)"
-else
-  echo "the whole log: refused: $(cat "$dir/refused")"
-fi
-for from in 800001 950001 999001; do
-  page="$dir/page-$from.html"
+echo "load: $(cat /proc/loadavg)"
+for shape in short path uuid; do
+  log="$dir/time-$shape-1000000.ltape"
+  if [ ! -f "$log" ]; then
+    if [ -n "${LISTTAPE_PAGE_DIR:-}" ]; then
+      cp "$LISTTAPE_PAGE_DIR/time-$shape-1000000.ltape" "$log"
+    else
+      "$bin" generate --events 1000000 --seed 14 --outline 100000 --shape "$shape" \
+        --max-items 110000 | "$bin" record "$log"
+    fi
+  fi
+  page="$dir/$shape.html"
   start=$(date +%s.%N)
-  "$bin" html "$dir/big.ltape" -o "$page" --from "$from" 2>/dev/null
+  "$bin" html "$log" -o "$page" --force 2>/dev/null
   end=$(date +%s.%N)
-  paints=()
-  for _ in 1 2 3; do
-    paint=$("$chromium" --headless --disable-gpu --no-sandbox --no-first-run \
-      --user-data-dir="$dir/profile" --host-resolver-rules='MAP * ~NOTFOUND' --dump-dom \
-      "file://$page" 2>/dev/null | grep -o 'data-first-render="[0-9]*"' | grep -o '[0-9]*')
-    paints+=("${paint:-none}")
+  printf '%s: html %.2f s, log %s bytes, page %s bytes\n' "$shape" \
+    "$(awk "BEGIN { print $end - $start }")" "$(wc -c <"$log")" "$(wc -c <"$page")"
+  for _ in $(seq "$runs"); do
+    profile=$(mktemp -d)
+    "$chromium" --headless --disable-gpu --no-sandbox --no-first-run \
+      --user-data-dir="$profile" --host-resolver-rules='MAP * ~NOTFOUND' \
+      --remote-debugging-port=0 "file://$page#timing" 2>"$profile/err" &
+    pid=$!
+    report=""
+    for _ in $(seq 600); do
+      port=$(grep -o '127.0.0.1:[0-9]*' "$profile/err" | head -1 || true)
+      if [ -n "$port" ]; then
+        report=$(curl -s "http://$port/json/list" | grep -o 'listtape-timing [^"]*' || true)
+        [ -n "$report" ] && break
+      fi
+      sleep 0.2
+    done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    rm -rf "$profile"
+    echo "  ${report:-no report}" | sed 's/&quot;/"/g'
   done
-  printf 'events %s-1000000: html %.1f s, %s bytes, first paint %s ms\n' "$from" \
-    "$(awk "BEGIN { print $end - $start }")" "$(wc -c <"$page")" "${paints[*]}"
 done
+echo "load: $(cat /proc/loadavg)"

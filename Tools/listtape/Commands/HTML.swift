@@ -23,9 +23,11 @@ enum HTMLCommand: Command {
       at the selected event, the diff from the previous event, and marks and faults on the \
       timeline. It makes no network request (a Content-Security-Policy forbids them) and \
       shows every id, title and label as text. #event=N in its address selects event N. \
-      A page embeds at most --max-events events (default 200,000) and 50 MB: pick a window \
-      with --from/--to, or cut the log first. -o - writes the page to standard output; an \
-      existing file is refused unless --force.
+      The page embeds the log itself (its bytes, as base64: a third more than the log) \
+      and reads it in the browser with the same decoder and reducer as every command, \
+      compiled to WebAssembly. --from/--to choose the events shown; the page holds the log \
+      through --to. -o - writes the page to standard output; an existing file is refused \
+      unless --force.
       """,
     arguments: [.log(\.log)],
     options: [
@@ -37,11 +39,13 @@ enum HTMLCommand: Command {
       .option(
         \.to, "to", value: "point", help: "The last event to embed.", defaultText: "the last event"),
       .option(
-        \.maxEvents, "max-events", value: "n", help: "Refuse a window of more events than this.",
+        \.maxEvents, "max-events", value: "n",
+        help: "Refuse a window of more events than this (a guard on the browser's memory).",
         valid: 1...Int.max),
       .option(
         \.checkpointEvery, "checkpoint-every", value: "n",
-        help: "Embed a full state every N events.", hidden: true, valid: 1...Int.max),
+        help: "Keep a seek point every N events in the page.", hidden: true,
+        valid: 1...Int.max),
     ])
 
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32 {
@@ -68,39 +72,38 @@ enum HTMLCommand: Command {
       throw usageError("--from \(from) is after --to \(through)")
     }
     let window = through - from + 1
-    guard window <= maxEvents else {
+    // The page folds events 1...through (the log up to the window's end).
+    guard through <= maxEvents else {
       throw .failure(
-        "\(Render.plural(window, "event")) is more than a page holds (--max-events "
-          + "\(Render.count(maxEvents))); choose a window with --from/--to (e.g. --from "
-          + "\(max(1, through - maxEvents + 1)) for the last \(Render.count(maxEvents))), cut the "
-          + "log with 'listtape cut', or raise --max-events",
+        "\(Render.plural(through, "event")) is more than a page holds (--max-events "
+          + "\(Render.count(maxEvents))); choose an earlier --to, cut the log with "
+          + "'listtape cut', or raise --max-events",
         code: ExitCode.usage)
     }
     let name = URL(fileURLWithPath: path).lastPathComponent
     let report = HTMLReport(
-      name: name, timeline: timeline, from: from, through: through, checkpointEvery: every)
-    let progress = Progress("reading", events: window)
+      name: name, timeline: timeline, from: from, through: through, spacing: every)
     let parts: HTMLReport.Parts
     do {
-      parts = try report.parts(progress: progress.update)
+      parts = try report.parts()
     } catch {
-      progress.finish()
       switch error {
       case .replay(let e): throw CLIError(e)
-      case .tooLarge(let bytes, let n):
+      case .tooLarge(let bytes):
         throw .failure(
-          "the page would pass \(HTMLReport.maxBytes >> 20) MB (\(bytes >> 20) MB by event \(n)); "
-            + "choose a smaller window with --from/--to or cut the log with 'listtape cut'",
+          "the page would embed \(bytes >> 20) MB of log, more than "
+            + "\(HTMLReport.maxLogBytes >> 20) MB; choose an earlier --to or cut the log "
+            + "with 'listtape cut'",
           code: ExitCode.usage)
       }
     }
-    progress.finish()
     let page = HTMLPage.render(parts)
     try output.write(page)
     try output.commit()
     Diagnostics.line(
       "listtape: wrote \(output.name) (\(Render.plural(window, "event")), "
-        + "\(Render.decimal(Double(page.count) / 1_048_576, 1)) MB)")
+        + "\(Render.decimal(Double(page.count) / 1_048_576, 1)) MB: "
+        + "\(Render.decimal(Double(parts.logBytes) / 1_048_576, 1)) MB of log)")
     return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }
 }

@@ -1,9 +1,10 @@
 import Foundation
 
-/// The viewer page: static markup, inline CSS, the data blocks (the report's JSON, the
-/// events as JSON Lines, the reducer and differ as base64 WebAssembly) and one inline script
-/// that folds and diffs with that module and draws everything with `textContent` (never
-/// HTML built from data).
+/// The viewer page: static markup, inline CSS, the data blocks (the window's numbers as
+/// JSON, the log's bytes and the reader module as base64) and one inline script that
+/// inflates the log's frames with the browser's `DecompressionStream`, has the module check,
+/// decode, fold and diff them, and draws everything with `textContent` (never HTML built
+/// from data).
 /// A strict Content-Security-Policy allows only that script (by its SHA-256), compiling the
 /// embedded module, and inline styles, so the page can make no request at all.
 enum HTMLPage {
@@ -25,9 +26,12 @@ enum HTMLPage {
       \(body)
       <script type="application/json" id="listtape-data">
       """.utf8)
+    out.reserveCapacity(
+      out.count + parts.data.count + parts.log.count + ViewerModule.base64.utf8.count
+        + script.utf8.count + 4096)
     out += parts.data
-    out += Array("</script>\n<script type=\"application/jsonl\" id=\"listtape-events\">".utf8)
-    out += parts.events
+    out += Array("</script>\n<script type=\"application/octet-stream\" id=\"listtape-log\">".utf8)
+    out += parts.log
     out += Array("</script>\n<script type=\"application/wasm\" id=\"listtape-wasm\">\n".utf8)
     out += Array(ViewerModule.base64.utf8)
     out += Array("\n</script>\n<script>".utf8)
@@ -131,12 +135,14 @@ enum HTMLPage {
     footer { margin-top: 16px; font-size: 12px; }
     """
 
-  /// The viewer. Plain ES2017, no libraries. States and diffs come from the model and the
-  /// differ themselves, compiled to WebAssembly (Tools/wasm): the module loads the
-  /// checkpoint at or before an event, folds the events in between and words each event's
-  /// diff as `listtape diff` does; the script only draws and navigates.
+  /// The viewer. Plain ES2017, no libraries. The log is read by the library's own code,
+  /// compiled to WebAssembly (Tools/wasm): the module checks the page's copy of the log
+  /// frame by frame, decodes and folds it once (keeping seek points), then makes any state
+  /// from the seek point before it, words each event's diff as `listtape diff` does and
+  /// lists events as `listtape events` does. The script inflates frames (the browser's
+  /// `DecompressionStream`: zlib streams, "deflate" there), draws and navigates.
   static let script = #"""
-    (function () {
+    (async function () {
     'use strict';
     function $(id) { return document.getElementById(id); }
     function el(tag, cls, text) {
@@ -147,19 +153,26 @@ enum HTMLPage {
     }
     /** The text of a data block, which is then emptied (the page keeps one copy). */
     function take(id) { var e = $(id), t = e.textContent; e.textContent = ''; return t; }
+    /** A log the page cannot read: say why, draw no state. */
+    function fail(message) {
+      $('eventhead').textContent = 'This page cannot show the log: ' + message;
+      $('fault').textContent = '✗ ' + message;
+      $('selftest').textContent = 'error: ' + message;
+      document.body.dataset.error = message;
+      throw new Error(message);
+    }
     var D = JSON.parse(take('listtape-data'));
     var FROM = D.from, TO = D.to, FIRST = D.from - 1;
-    var faults = new Map(D.faults), marks = new Map(D.marks);
-    var markList = D.marks.map(function (m) { return m[0]; });
     // A salvaged log: the ranges of states that are not the recorded ones (docs/cli.md,
-    // "Damaged logs"); a checkpoint right after one restores the recorded state.
+    // "Damaged logs"); the fold restores the recorded state at the recovery point after one.
     var inexact = D.inexact || [];
     function isInexact(n) { return inexact.some(function (r) { return r[0] <= n && n <= r[1]; }); }
-    var faultList = D.faults.map(function (f) { return f[0]; });
+    var started = performance.now(), phases = {};
+    function phase(name) { phases[name] = Math.round(performance.now() - started); }
 
-    // ---- The reducer: ListTapeModel compiled to WebAssembly with Embedded Swift. ----
+    // ---- The reader: the library's frame checks, decoder, reducer and differ, in WebAssembly. ----
     function base64Bytes(text) {
-      var s = atob(text), b = new Uint8Array(s.length);
+      var s = atob(text.replace(/\s+/g, '')), b = new Uint8Array(s.length);
       for (var i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
       return b;
     }
@@ -179,157 +192,182 @@ enum HTMLPage {
     }
     function resultBytes() { return new Uint8Array(W.memory.buffer, W.lt_result(), W.lt_result_length()); }
     function result() { return utf8.decode(resultBytes()); }
-    (function () {
-      var bytes = new TextEncoder().encode(take('listtape-events'));
-      var count = W.lt_events(put(bytes), bytes.length);
-      if (count !== TO - FROM + 1) throw new Error('expected ' + (TO - FROM + 1) + ' events, found ' + count);
-    })();
-    function event(n) { W.lt_event(n - FROM); return JSON.parse(result()); }
 
-    // ---- Seeking: the nearest checkpoint at or before n, then fold forward. ----
-    var cps = D.checkpoints, curN = null;
-    function checkpointIndex(n) {
-      var lo = 0, hi = cps.length;
-      while (lo < hi) { var mid = (lo + hi) >> 1; if (cps[mid][0] <= n) lo = mid + 1; else hi = mid; }
-      return lo - 1;
+    var log = base64Bytes(take('listtape-log'));
+    phase('decoded');
+    if (log.length !== D.bytes) fail('the page holds ' + log.length + ' bytes of log, not ' + D.bytes);
+    var frames = W.lt_open(put(log), log.length);
+    if (frames < 0) fail(result());
+    phase('checked');
+    // Each frame is one zlib stream (RFC 1950: what DecompressionStream calls "deflate").
+    function inflate(bytes) {
+      return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'))).arrayBuffer();
     }
-    function load(c) {
-      var bytes = base64Bytes(c[1]), p = put(bytes), bad = W.lt_load(p, bytes.length);
-      W.lt_free(p);
-      if (bad) throw new Error('checkpoint ' + c[0] + ': ' + result());
-      curN = c[0];
-    }
-    function seek(n) {
-      var c = cps[checkpointIndex(n)];
-      if (curN === null || curN > n || curN < c[0]) load(c);
-      while (curN < n) { curN++; W.lt_apply(curN - FROM); }
-    }
-    /** Folds event curN + 1: 0 applied, 1 fault (the message in result()). */
-    function step() { curN++; return W.lt_apply(curN - FROM); }
-    // The state at curN: every item in display order with what a renderer needs (section
-    // headers included), and the selection mode.
-    function state() {
-      W.lt_rows();
-      var d = JSON.parse(result()), out = [];
-      d[1].forEach(function (s) {
-        var head = { header: true, section: s[0], count: s[1].length, visible: 0 }, path = [];
-        out.push(head);
-        s[1].forEach(function (r) {
-          var level = r[0], flags = r[2];
-          path.length = level;
-          out.push({ section: s[0], id: r[1], level: level, parent: level ? path[level - 1] : null,
-            group: level ? 'i:' + path[level - 1] : 's:' + s[0],
-            expanded: (flags & 1) !== 0, selected: (flags & 2) !== 0, visible: (flags & 4) !== 0,
-            hasChildren: (flags & 8) !== 0, title: r.length > 3 ? r[3] : null,
-            fields: r.length > 4 ? r[4] : null });
-          path[level] = r[1];
-          if (flags & 4) head.visible++;
-        });
+    /** Inflates the frames the module wants in `first...` (and the META frames before). */
+    async function inflateFrames(first, through) {
+      var jobs = [];
+      for (var f = 0; f <= through; f++) {
+        if (!W.lt_frame_inflates(f) || (f < first && W.lt_frame_type(f) !== 3)) continue;
+        var start = W.lt_frame_start(f);
+        jobs.push({ frame: f, bytes: inflate(log.subarray(start, start + W.lt_frame_length(f))) });
+      }
+      var inflated;
+      try {
+        inflated = await Promise.all(jobs.map(function (j) { return j.bytes; }));
+      } catch (err) {
+        fail('a frame of the log does not inflate (' + err + ')');
+      }
+      jobs.forEach(function (j, k) {
+        var bytes = new Uint8Array(inflated[k]);
+        if (W.lt_inflated(j.frame, put(bytes), bytes.length) < 0) fail(result());
       });
-      return { rows: out, multi: d[0] };
+    }
+    // A salvaged log, or a check, inflates every frame first; else the frames the last
+    // state needs come first, the rest after it is drawn.
+    var wantsCheck = /check/.test(location.hash), wantsDiffs = /diffs/.test(location.hash);
+    var at = /at=([\d,]+)/.exec(location.hash), wantsTiming = /timing/.test(location.hash);
+    var eager = (D.anchors || []).length || D.inexact.length || wantsCheck || wantsDiffs || at;
+    var firstFrame = eager ? 0 : W.lt_first_frame(TO);
+    await inflateFrames(firstFrame, frames - 1);
+    phase('inflated');
+    (D.anchors || []).forEach(function (n) { W.lt_anchor(n); });
+    if (W.lt_prepare(TO, D.spacing) < 0) fail(result());
+    // The first fold of the window (faults, marks, seek points) runs in slices after the
+    // first paint, which starts from the log's last checkpoint; a salvaged log's, and a
+    // check's, runs first.
+    var faultList = [], markList = [], faults = new Map(), marks = new Map();
+    var markNumbers = [], faultNumbers = [], passDone = false;
+    function pass(events) {
+      var r = W.lt_pass(events);
+      if (r < 0) fail(result());
+      if (r === 1 && !passDone) {
+        passDone = true;
+        phase('passed');
+        W.lt_faults();
+        faultList = JSON.parse(result());
+        W.lt_marks();
+        markList = JSON.parse(result());
+        faults = new Map(faultList);
+        marks = new Map(markList);
+        markNumbers = markList.map(function (m) { return m[0]; });
+        faultNumbers = faultList.map(function (f) { return f[0]; });
+      }
+      return passDone;
+    }
+    if (eager) {
+      while (!pass(1 << 20)) { /* to the end */ }
     }
 
-    // ---- The diff from the previous event: the module's, in the words of `listtape diff`. ----
+    /** Events lo...hi as [n, op, words, time, labels] ([n] when the log lost it). */
+    function events(lo, hi) { if (W.lt_events(lo, hi) < 0) fail(result()); return JSON.parse(result()); }
+    function seek(n) { if (W.lt_seek(n) < 0) fail(result()); }
+    // The diff from the previous event: the module's, in the words of `listtape diff`.
     // Its lines are [kind, text]; the kinds are DiffLine.Kind's raw values.
     var DIFF_CLASSES = ['d-add', 'd-del', 'd-mod', 'd-mod', 'd-sec', '', 'dim', 'dim'];
-    /** Folds event curN + 1 and returns its outcome (0 applied, 1 fault: the message in
-     *  result()); diffLines() then says what it changed. */
-    function stepDiffing() { curN++; return W.lt_apply_diff(curN - FROM); }
+    /** Folds event n onto the state after n - 1: 0 applied, 1 fault (the words in
+     *  result()), 4 lost; diffLines() then says what it changed. */
+    function stepDiffing(n) {
+      var o = W.lt_step(n, 1);
+      if (o === 5 || o === 3) fail(result());
+      return o;
+    }
     function diffLines() { W.lt_diff(2); return JSON.parse(result()); }
 
     // ---- Rendering ----
-    var position = FIRST, playing = null, MAX_ROWS = 5000;
+    var position = FIRST, playing = null, MAX_ROWS = 500;
     function time(t) { return typeof t === 'number' ? new Date(t).toISOString() : ''; }
     function clamp(n) { return Math.max(FIRST, Math.min(TO, n)); }
+    function plural(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }
 
-    function renderList(rs, multi) {
-      var list = $('list'), showHidden = $('hidden').checked, frag = document.createDocumentFragment();
-      var shown = 0, items = 0, visible = 0, selected = 0, sections = 0;
-      rs.forEach(function (r) {
-        if (r.header) {
-          sections++;
-          if (shown >= MAX_ROWS) return;
-          var h = el('div', 'section', r.section);
-          h.appendChild(el('span', 'dim', '  ' + r.count + ' item' + (r.count === 1 ? '' : 's') + ', ' + r.visible + ' visible'));
-          frag.appendChild(h);
-          return;
-        }
-        items++;
-        if (r.visible) visible++;
-        if (r.selected) selected++;
-        if (!r.visible && !showHidden) return;
-        if (++shown > MAX_ROWS) return;
-        var row = el('div', 'row' + (r.selected ? ' selected' : '') + (r.visible ? '' : ' hidden'));
-        row.dataset.id = r.id;
-        row.style.paddingLeft = (4 + r.level * 20) + 'px';
-        row.appendChild(el('span', 'tri', r.hasChildren ? (r.expanded ? '▾' : '▸') : ''));
-        row.appendChild(el('span', 'id', r.id));
-        if (r.title !== null && r.title !== r.id) row.appendChild(el('span', 'title', '"' + r.title + '"'));
-        if (r.fields) row.appendChild(el('span', 'fields', '[' + r.fields + ']'));
-        if (r.selected) row.appendChild(el('span', 'check', '✓'));
-        if (!r.visible) row.appendChild(el('span', 'dim', '  (hidden)'));
-        frag.appendChild(row);
+    function renderList() {
+      var showHidden = $('hidden').checked;
+      W.lt_rows(MAX_ROWS, showHidden ? 1 : 0);
+      var d = JSON.parse(result()), frag = document.createDocumentFragment(), drawn = 0;
+      var multi = d[0], items = d[1], visible = d[2], selected = d[3], sections = d[4];
+      d[5].forEach(function (s) {
+        var h = el('div', 'section', s[0]);
+        h.appendChild(el('span', 'dim', '  ' + plural(s[1], 'item') + ', ' + s[2] + ' visible'));
+        frag.appendChild(h);
+        s[3].forEach(function (r) {
+          var flags = r[2], isVisible = (flags & 4) !== 0, isSelected = (flags & 2) !== 0;
+          var title = r.length > 3 ? r[3] : null;
+          drawn++;
+          var row = el('div', 'row' + (isSelected ? ' selected' : '') + (isVisible ? '' : ' hidden'));
+          row.dataset.id = r[1];
+          row.style.paddingLeft = (4 + r[0] * 20) + 'px';
+          row.appendChild(el('span', 'tri', (flags & 8) ? ((flags & 1) ? '▾' : '▸') : ''));
+          row.appendChild(el('span', 'id', r[1]));
+          if (title !== null && title !== r[1]) row.appendChild(el('span', 'title', '"' + title + '"'));
+          if (r.length > 4) row.appendChild(el('span', 'fields', '[' + r[4] + ']'));
+          if (isSelected) row.appendChild(el('span', 'check', '✓'));
+          if (!isVisible) row.appendChild(el('span', 'dim', '  (hidden)'));
+          frag.appendChild(row);
+        });
       });
-      if (shown > MAX_ROWS) frag.appendChild(el('div', 'dim', '… ' + (shown - MAX_ROWS) + ' more rows not drawn'));
+      var shown = showHidden ? items : visible;
+      if (shown > drawn) frag.appendChild(el('div', 'dim', '… ' + (shown - drawn) + ' more rows not drawn'));
       if (!sections) frag.appendChild(el('div', 'dim', '(no sections)'));
-      list.replaceChildren(frag);
-      $('listsummary').textContent = sections + ' section' + (sections === 1 ? '' : 's') + ' · ' +
-        items + ' item' + (items === 1 ? '' : 's') + ' · ' + visible + ' visible · ' + selected +
-        ' selected · ' + (multi ? 'multiple' : 'single') + ' selection';
+      $('list').replaceChildren(frag);
+      $('listsummary').textContent = plural(sections, 'section') + ' · ' + plural(items, 'item') +
+        ' · ' + visible + ' visible · ' + selected + ' selected · ' +
+        (multi ? 'multiple' : 'single') + ' selection';
     }
 
-    function renderEvents() {
-      var box = $('events'), frag = document.createDocumentFragment();
-      var lo = Math.max(FROM, position - 12), hi = Math.min(TO, lo + 24);
-      lo = Math.max(FROM, Math.min(lo, hi - 24));
-      for (var n = lo; n <= hi; n++) {
-        var e = event(n), row = el('div', 'ev' + (n === position ? ' current' : '') + (faults.has(n) ? ' faulted' : ''));
+    var LOST = '(lost in a salvage, or unreadable after lost events)';
+    function renderEvents(listed) {
+      var frag = document.createDocumentFragment();
+      listed.forEach(function (e) {
+        var n = e[0], row = el('div', 'ev' + (n === position ? ' current' : '') + (faults.has(n) ? ' faulted' : ''));
         row.dataset.n = String(n);
         row.appendChild(el('span', 'n', '#' + n));
-        row.appendChild(el('span', 'op', e.op));
-        row.appendChild(el('span', 'desc', '  ' + D.descriptions[n - FROM]));
+        row.appendChild(el('span', 'op', e.length > 1 ? e[1] : '(lost)'));
+        row.appendChild(el('span', 'desc', '  ' + (e.length > 1 ? e[2] : LOST)));
         if (marks.has(n)) row.appendChild(el('span', 'label', '  ◆ ' + marks.get(n)));
         if (faults.has(n)) row.appendChild(el('span', 'fault', '  ✗ fault'));
         row.title = faults.has(n) ? 'fault: ' + faults.get(n) : '';
         frag.appendChild(row);
-      }
-      box.replaceChildren(frag);
+      });
+      $('events').replaceChildren(frag);
     }
 
     function render() {
-      var n = position, lines = null, fault = '';
+      var n = position, lines = null, fault = '', outcome = 0;
       if (n >= FROM) {
-        seek(n - 1);
-        if (stepDiffing() === 1) fault = result();
+        outcome = stepDiffing(n);
+        if (outcome === 1) fault = result();
         lines = diffLines();
       } else {
         seek(n);
       }
-      var st = state(), now = st.rows;
       $('slider').value = String(n);
       $('num').value = String(n);
+      var lo = Math.max(FROM, position - 12), hi = Math.min(TO, lo + 24);
+      lo = Math.max(FROM, Math.min(lo, hi - 24));
+      var listed = events(lo, hi), e = null;
+      listed.forEach(function (x) { if (x[0] === n) e = x; });
       var head = $('eventhead');
       head.replaceChildren();
       head.appendChild(el('span', '', 'event ' + n + ' of ' + D.total));
       if (isInexact(n)) head.appendChild(el('span', 'inexact', '  (not the recorded state)'));
-      if (n >= FROM) {
-        var e = event(n);
-        head.appendChild(el('span', 'op', '  ' + e.op));
-        head.appendChild(el('span', 'dim', '  ' + time(e.t)));
+      if (e && e.length > 1) {
+        head.appendChild(el('span', 'op', '  ' + e[1]));
+        head.appendChild(el('span', 'dim', '  ' + time(e[3])));
         if (marks.has(n)) head.appendChild(el('span', 'label', '  “' + marks.get(n) + '”'));
-        head.appendChild(el('div', 'desc dim', D.descriptions[n - FROM]));
+        head.appendChild(el('div', 'desc dim', e[2]));
+      } else if (e) {
+        head.appendChild(el('span', 'op', '  (lost)'));
+        head.appendChild(el('div', 'desc dim', LOST));
       } else {
-        head.appendChild(el('span', 'dim', n === 0 ? '  (the empty list before the first event)' : '  (the state before the embedded window)'));
+        head.appendChild(el('span', 'dim', n === 0 ? '  (the empty list before the first event)' : '  (the state before the window)'));
       }
       $('fault').textContent = fault ? '✗ fault: event ' + n + ': ' + fault + ' (the state is unchanged)' : '';
-      renderList(now, st.multi);
+      renderList();
       var d = $('diff');
       d.replaceChildren();
-      if (!lines) d.appendChild(el('div', 'dim', '(no earlier event in this file)'));
+      if (!lines) d.appendChild(el('div', 'dim', '(no earlier event in this window)'));
       else lines.forEach(function (l) { d.appendChild(el('div', 'd-line ' + DIFF_CLASSES[l[0]], l[1])); });
-      renderEvents();
-      var here = $('here');
-      here.style.left = pct(n) + '%';
+      renderEvents(listed);
+      $('here').style.left = pct(n) + '%';
       try { history.replaceState(null, '', '#event=' + n); } catch (err) { /* file: URLs may refuse */ }
     }
 
@@ -339,11 +377,12 @@ enum HTMLPage {
     function buildBar() {
       var bar = $('bar'), buckets = new Map(), width = 1000;
       function add(n, kind, text) {
+        if (n < FROM || n > TO) return;
         var b = Math.round(pct(n) * width / 100), cell = buckets.get(b);
         if (!cell || (kind === 'fault' && cell.kind !== 'fault')) buckets.set(b, { n: n, kind: kind, text: text });
       }
-      D.marks.forEach(function (m) { add(m[0], 'mark', 'event ' + m[0] + ': mark “' + m[1] + '”'); });
-      D.faults.forEach(function (f) { add(f[0], 'fault', 'event ' + f[0] + ': fault: ' + f[1]); });
+      markList.forEach(function (m) { add(m[0], 'mark', 'event ' + m[0] + ': mark “' + m[1] + '”'); });
+      faultList.forEach(function (f) { add(f[0], 'fault', 'event ' + f[0] + ': fault: ' + f[1]); });
       buckets.forEach(function (cell, b) {
         var t = el('div', 'tick ' + cell.kind);
         t.style.left = 'calc(' + (b / 10) + '% - 1px)';
@@ -351,13 +390,18 @@ enum HTMLPage {
         t.addEventListener('click', function () { go(cell.n); });
         bar.appendChild(t);
       });
-      var here = el('div', 'tick here');
-      here.id = 'here';
-      bar.appendChild(here);
     }
 
-    function nextIn(list, n) { for (var i = 0; i < list.length; i++) if (list[i] > n) return list[i]; return null; }
-    function prevIn(list, n) { for (var i = list.length - 1; i >= 0; i--) if (list[i] < n) return list[i]; return null; }
+    function nextIn(list, n) {
+      var lo = 0, hi = list.length;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (list[mid] <= n) lo = mid + 1; else hi = mid; }
+      return lo < list.length && list[lo] <= TO ? list[lo] : null;
+    }
+    function prevIn(list, n) {
+      var lo = 0, hi = list.length;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (list[mid] < n) lo = mid + 1; else hi = mid; }
+      return lo > 0 && list[lo - 1] >= FROM ? list[lo - 1] : null;
+    }
     function togglePlay() {
       if (playing) { clearInterval(playing); playing = null; $('play').textContent = '▶ play'; return; }
       if (position >= TO) go(FIRST);
@@ -365,42 +409,29 @@ enum HTMLPage {
       playing = setInterval(function () { if (position >= TO) togglePlay(); else go(position + 1); }, 250);
     }
 
-    // A check for tests (#check in the address): folds the whole window, writes one line per
-    // event (`ok` or `fault: …`, then the FNV-1a 32 of the state JSON) to #check, and checks
-    // the faults against the ones the native fold embedded and every checkpoint against the
-    // folded state.
+    // A check for tests (#check in the address): folds the whole window again from the
+    // seek point before it, one event at a time, and writes one line per event (`ok` or
+    // `fault: …`, then the FNV-1a 32 of the state JSON) to #check; the faults must be the
+    // ones the first fold found.
     function check() {
-      var lines = [], bad = [], c = 1;
-      load(cps[0]);
-      for (var n = FROM; n <= TO; n++) {
-        var outcome = step(), message = outcome === 0 ? 'ok' : (outcome === 1 ? 'fault: ' : 'malformed: ') + result();
-        if ((outcome === 1) !== faults.has(n) || (outcome === 1 && message !== 'fault: ' + faults.get(n))) bad.push('fault at event ' + n);
-        // A salvaged log: the checkpoint after a stretch of inexact states restores the
-        // recorded state, which the fold cannot reach.
-        if (c < cps.length && cps[c][0] === n && isInexact(n - 1)) load(cps[c++]);
-        W.lt_state(n);
-        var bytes = resultBytes(), h = 0x811c9dc5;
-        for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
-        lines.push(message + ' ' + ('0000000' + h.toString(16)).slice(-8));
-        if (c < cps.length && cps[c][0] === n) {
-          var folded = result();
-          load(cps[c++]);
-          W.lt_state(n);
-          if (result() !== folded) bad.push('checkpoint at event ' + n);
-        }
-      }
+      if (W.lt_check(FROM, TO) < 0) fail(result());
+      var lines = result().split('\n'), bad = [];
+      lines.pop();
+      lines.forEach(function (line, k) {
+        var n = FROM + k, m = /^fault: (.*) [0-9a-f]{8}$/.exec(line);
+        if ((m !== null) !== faults.has(n) || (m && m[1] !== faults.get(n))) bad.push('fault at event ' + n);
+      });
       $('check').textContent = lines.join('\n');
       $('selftest').textContent = bad.length ? 'check: mismatch: ' + bad.slice(0, 5).join(', ')
-        : 'check: ok, ' + lines.length + ' events, ' + (c - 1) + ' checkpoints';
+        : 'check: ok, ' + lines.length + ' events, ' + W.lt_points() + ' seek points';
     }
 
     // A check for tests (#diffs in the address): every event's diff from the one before, as
     // the page draws it: `@ N`, then its lines, for each event of the window.
     function diffCheck() {
       var out = [];
-      load(cps[0]);
       for (var n = FROM; n <= TO; n++) {
-        stepDiffing();
+        stepDiffing(n);
         out.push('@ ' + n);
         diffLines().forEach(function (l) { out.push(l[1]); });
       }
@@ -408,9 +439,47 @@ enum HTMLPage {
       $('selftest').textContent = 'diffs: ' + (TO - FROM + 1) + ' events';
     }
 
+    // For tests (#at=N,M,… in the address): at each event, the FNV-1a 32 of the state JSON
+    // and the diff from the event before, as the page draws them: `@ N hash`, then the lines.
+    function atCheck(list) {
+      var out = [];
+      list.forEach(function (n) {
+        go(n);
+        W.lt_state(n);
+        var bytes = resultBytes(), h = 0x811c9dc5;
+        for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
+        out.push('@ ' + n + ' ' + ('0000000' + h.toString(16)).slice(-8));
+        $('diff').querySelectorAll('.d-line').forEach(function (l) { out.push(l.textContent); });
+      });
+      $('check').textContent = out.join('\n');
+    }
+
+    // For docs/performance.md (#timing in the address): what the page took to open, and
+    // the time to draw after jumps to spread-out events, steps forward and steps back.
+    function timing() {
+      function ms(body) { var t = performance.now(); body(); return +(performance.now() - t).toFixed(1); }
+      var jumps = [], steps = [], back = [], span = TO - FIRST;
+      for (var k = 1; k <= 20; k++) {
+        var n = FIRST + Math.floor(span * ((k * 0.618034) % 1));
+        jumps.push(ms(function () { go(n); }));
+      }
+      for (k = 0; k < 20; k++) steps.push(ms(function () { go(position + 1); }));
+      for (k = 0; k < 20; k++) back.push(ms(function () { go(position - 1); }));
+      var heap = performance.memory ? performance.memory.usedJSHeapSize : 0;
+      var report = JSON.stringify({ phases: phases, firstRender: +document.body.dataset.firstRender,
+        jumps: jumps, steps: steps, back: back, wasmBytes: W.memory.buffer.byteLength, jsHeap: heap,
+        points: W.lt_points(), pointBytes: W.lt_point_bytes() });
+      $('check').textContent = report;
+      // Read by a test through the DevTools list of pages, which carries titles.
+      document.title = 'listtape-timing ' + report;
+    }
+
     $('name').textContent = D.name + ' · events ' + FROM + '…' + TO + ' of ' + D.total;
     document.title = 'ListTape · ' + D.name;
-    $('summary').textContent = (TO - FROM + 1) + ' events · ' + D.marks.length + ' mark' + (D.marks.length === 1 ? '' : 's') + ' · ' + D.faults.length + ' fault' + (D.faults.length === 1 ? '' : 's');
+    function summarize() {
+      $('summary').textContent = plural(TO - FROM + 1, 'event') + (passDone ? ' · ' +
+        plural(markList.length, 'mark') + ' · ' + plural(faultList.length, 'fault') : ' · reading…');
+    }
     var slider = $('slider');
     slider.min = String(FIRST); slider.max = String(TO);
     slider.addEventListener('input', function () { go(Number(slider.value)); });
@@ -421,9 +490,9 @@ enum HTMLPage {
     $('prev').addEventListener('click', function () { go(position - 1); });
     $('next').addEventListener('click', function () { go(position + 1); });
     $('play').addEventListener('click', togglePlay);
-    $('nextmark').addEventListener('click', function () { var m = nextIn(markList, position); if (m !== null) go(m); });
-    $('prevmark').addEventListener('click', function () { var m = prevIn(markList, position); if (m !== null) go(m); });
-    $('nextfault').addEventListener('click', function () { var m = nextIn(faultList, position); if (m !== null) go(m); });
+    $('nextmark').addEventListener('click', function () { var m = nextIn(markNumbers, position); if (m !== null) go(m); });
+    $('prevmark').addEventListener('click', function () { var m = prevIn(markNumbers, position); if (m !== null) go(m); });
+    $('nextfault').addEventListener('click', function () { var m = nextIn(faultNumbers, position); if (m !== null) go(m); });
     $('hidden').addEventListener('change', render);
     $('events').addEventListener('click', function (ev) {
       var t = ev.target.closest('.ev');
@@ -437,21 +506,39 @@ enum HTMLPage {
       else if (ev.key === 'End') go(TO);
       else if (ev.key === ' ') { togglePlay(); ev.preventDefault(); }
     });
-    buildBar();
     function fromHash() {
       var m = /event=(\d+)/.exec(location.hash);
       return m ? Number(m[1]) : TO;
     }
-    var wantsCheck = /check/.test(location.hash), wantsDiffs = /diffs/.test(location.hash);
+    var here = el('div', 'tick here');
+    here.id = 'here';
+    $('bar').appendChild(here);
     position = clamp(fromHash());
+    summarize();
     render();
     // Navigation start to the first state drawn, for docs/performance.md.
     document.body.dataset.firstRender = performance.now().toFixed(0);
+    phase('drawn');
     window.addEventListener('hashchange', function () { var n = clamp(fromHash()); if (n !== position) go(n); });
-    if (wantsCheck) check();
-    if (wantsDiffs) diffCheck();
-    var loads = performance.getEntriesByType('resource').length;
-    $('netcheck').textContent = 'resources loaded: ' + loads;
+    function finish() {
+      buildBar();
+      summarize();
+      render();
+      if (wantsCheck) check();
+      if (wantsDiffs) diffCheck();
+      if (at) atCheck(at[1].split(',').map(Number));
+      if (wantsTiming) timing();
+      var loads = performance.getEntriesByType('resource').length;
+      $('netcheck').textContent = 'resources loaded: ' + loads;
+      document.body.dataset.ready = '1';
+    }
+    // The frames before, then the rest of the first fold a slice at a time, so the page
+    // answers meanwhile.
+    if (firstFrame > 0) await inflateFrames(0, firstFrame - 1);
+    log = null;
+    (function slice() {
+      if (pass(32768)) finish(); else setTimeout(slice, 0);
+    })();
     })();
     """#
 }

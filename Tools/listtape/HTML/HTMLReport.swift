@@ -1,83 +1,62 @@
 import Foundation
 import ListTapeInvestigate
 import ListTapeJSON
+import ListTapeLog
 import ListTapeModel
 import ListTapeRead
 import ListTapeStore
 
-/// The data a self-contained HTML viewer embeds for a window of a log: the events as JSON
-/// Lines (which the page's reducer, the model compiled to WebAssembly, folds), a line of
-/// description each, the faults and marks found by folding them, and full states
-/// (checkpoints, in the state codec) every K events so the page folds at most K events to
-/// show any state.
+/// What a self-contained HTML viewer embeds for a window of a log: the log itself, its
+/// bytes from the file header through the frame holding the window's last event, which the
+/// page reads with the library's frame checks and decoder and folds with the one reducer
+/// (all compiled to WebAssembly, Tools/wasm), and a few numbers that name the window.
 ///
-/// K grows with the list (`max(64, (items + sections) / 2)`, or fixed by `checkpointEvery`), so the
-/// checkpoints cost about as many bytes as the events, whatever the list's size.
+/// A 1.0 log is first cut to 2.0 in memory (`Timeline.cut`: the same events, numbers and
+/// recovery points), so the page reads one format. A salvaged log travels as it is; the page
+/// gets the stretches whose states are not the recorded ones and the recovery points where
+/// the fold takes the log's checkpoint, as every command labels and restores them.
 struct HTMLReport {
-  /// The largest window of events a page may embed by default.
-  static let defaultMaxEvents = 200_000
-  /// The largest page written, in bytes.
-  static let maxBytes = 50 << 20
+  /// The most events a page may embed by default: a guard on the browser's memory (about
+  /// 300 MiB for the bench's 1M-event sessions), far above the sessions it is made for.
+  static let defaultMaxEvents = 10_000_000
+  /// The most log bytes a page embeds (as base64, a third more).
+  static let maxLogBytes = 192 << 20
+  /// Events between the seek points the page keeps by default (copies of the state).
+  static let defaultSpacing = 16_384
 
   enum Failure: Error {
-    case tooLarge(bytes: Int, atEvent: Int)
+    case tooLarge(bytes: Int)
     case replay(StoreError)
   }
 
-  /// What the page embeds, each part escaped for a `<script>` element.
+  /// What the page embeds.
   struct Parts {
-    /// `{"version", "name", "total", "from", "to", "descriptions", "faults", "marks",
-    /// "checkpoints", "inexact"}`; a checkpoint is `[n, base64 of the state codec]`;
-    /// `inexact` the `[first, last]` ranges of states that are not the recorded ones.
+    /// `{"version", "name", "total", "from", "to", "spacing", "bytes", "inexact",
+    /// "anchors"}`: `inexact` the `[first, last]` ranges of states that are not the
+    /// recorded ones, `anchors` the recovery points where the fold restores them.
     var data: [UInt8]
-    /// The window's events, one protocol JSON object a line.
-    var events: [UInt8]
+    /// The log's bytes as base64.
+    var log: [UInt8]
+    /// How many bytes of log that is.
+    var logBytes: Int
   }
 
   var name: String
   var timeline: Timeline
-  /// Events `from...through` are embedded; the page shows states `from - 1 ... through`.
+  /// Events `from...through` are shown; the page shows states `from - 1 ... through`.
   var from: Int
   var through: Int
-  var checkpointEvery: Int?
+  var spacing: Int?
 
-  /// Folds the window once through `Timeline.fold` (long windows are read ahead on a
-  /// second thread) and collects what the page embeds; `progress` gets (done, total).
-  func parts(progress: (Int, Int) -> Void = { _, _ in }) throws(Failure) -> Parts {
-    var state: ListState
-    var decoder: EventDecoder
-    do {
-      (state, decoder) = try timeline.seek(to: from - 1)
-    } catch {
-      throw .replay(error)
-    }
-    var events = JSONWriter(reservingCapacity: 1 << 16)
-    var descriptions = JSONWriter(reservingCapacity: 1 << 16)
-    var faults = JSONWriter()
-    var marks = JSONWriter()
-    var checkpoints = JSONWriter(reservingCapacity: 1 << 16)
-    descriptions.beginArray()
-    faults.beginArray()
-    marks.beginArray()
-    checkpoints.beginArray()
-    Self.checkpoint(state, at: from - 1, to: &checkpoints)
-    var lastCheckpoint = from - 1
-    var failure: Failure?
-    // A salvaged log: the page needs every number of the window, so each lost or
-    // undecodable event becomes a mark (it changes nothing, as the native fold skips it),
-    // and each point where the fold re-anchors gets a checkpoint of the restored state.
+  func parts() throws(Failure) -> Parts {
+    let bytes = try logBytes()
+    guard bytes.count <= Self.maxLogBytes else { throw .tooLarge(bytes: bytes.count) }
     let steps = timeline.exactSteps
-    var restored: [Int: ListState] = [:]
     var inexact = JSONWriter()
     inexact.beginArray()
+    var anchors = JSONWriter()
+    anchors.beginArray()
     if steps.hasGaps {
-      do {
-        for point in timeline.anchors(from: from, through: through) {
-          restored[point] = try timeline.restoredState(from: point, through: point)
-        }
-      } catch {
-        throw .replay(error)
-      }
       var open: Int?
       func close(_ end: Int) {
         if let start = open {
@@ -92,87 +71,14 @@ struct HTMLReport {
         if steps.stateIsExact(at: n) { close(n - 1) } else if open == nil { open = n }
       }
       close(through)
+      for point in timeline.anchors(from: 1, through: through) { anchors.int(point) }
     }
     inexact.endArray()
-    var next = from
-    func placeholders(before n: Int) {
-      while next < n {
-        Event(.mark("(event \(next) lost in a salvage, or unreadable after lost events)"))
-          .encode(to: &events)
-        events.endLine()
-        descriptions.string("(lost in a salvage, or unreadable after lost events)")
-        if let state = restored[next] {
-          Self.checkpoint(state, at: next, to: &checkpoints)
-          lastCheckpoint = next
-        }
-        next += 1
-      }
-      next = n + 1
-    }
-    func size() -> Int {
-      events.bytes.count + descriptions.bytes.count + checkpoints.bytes.count
-        + faults.bytes.count + marks.bytes.count
-    }
-    do {
-      try timeline.fold(&state, &decoder, from: from, through: through) {
-        ops, i, fault, state in
-        let n = ops.seqs[i]
-        let event = ops.event(i, state.ids)
-        placeholders(before: n)
-        // An event may name a long id many times over (a log's back-references are a byte
-        // each): refuse before writing its JSON, not after.
-        let idBytes = event.operation.itemIDBytes
-        if size() + idBytes > Self.maxBytes {
-          failure = .tooLarge(bytes: size() + idBytes, atEvent: n)
-          return false
-        }
-        event.encode(to: &events)
-        events.endLine()
-        var text = Render.describe(event.operation)
-        if text.count > 160 { text = String(text.prefix(160)) + "…" }
-        if let site = event.site { text += "  at \(site)" }
-        descriptions.string(text)
-        let labels = event.operation.markLabels
-        if !labels.isEmpty {
-          marks.beginArray()
-          marks.int(n)
-          marks.string(labels.joined(separator: ", "))
-          marks.endArray()
-        }
-        if let fault {
-          faults.beginArray()
-          faults.int(n)
-          faults.string("\(event.op): \(fault)")
-          faults.endArray()
-        }
-        // Sections count too: a checkpoint holds every section's id.
-        let every =
-          checkpointEvery ?? max(64, (state.numberOfAllItems + state.numberOfSections) / 2)
-        if n - lastCheckpoint >= every || restored[n] != nil {
-          Self.checkpoint(state, at: n, to: &checkpoints)
-          lastCheckpoint = n
-        }
-        if n & 0x3FF == 0 { progress(n - from + 1, through - from + 1) }
-        if size() > Self.maxBytes {
-          failure = .tooLarge(bytes: size(), atEvent: n)
-          return false
-        }
-        return true
-      }
-    } catch {
-      throw .replay(error)
-    }
-    if let failure { throw failure }
-    placeholders(before: through + 1)
-    if size() > Self.maxBytes { throw .tooLarge(bytes: size(), atEvent: through) }
-    descriptions.endArray()
-    faults.endArray()
-    marks.endArray()
-    checkpoints.endArray()
+    anchors.endArray()
     var head = JSONWriter()
     head.beginObject()
     head.key("version")
-    head.int(2)
+    head.int(3)
     head.key("name")
     head.string(name)
     head.key("total")
@@ -181,27 +87,83 @@ struct HTMLReport {
     head.int(from)
     head.key("to")
     head.int(through)
+    head.key("spacing")
+    head.int(spacing ?? Self.defaultSpacing)
+    head.key("bytes")
+    head.int(bytes.count)
     var out = head.bytes
-    func field(_ key: String, _ w: JSONWriter) {
-      out += Array(",\"\(key)\":".utf8)
-      out += w.bytes
-    }
-    field("descriptions", descriptions)
-    field("faults", faults)
-    field("marks", marks)
-    field("checkpoints", checkpoints)
-    field("inexact", inexact)
+    out += Array(",\"inexact\":".utf8) + inexact.bytes
+    out += Array(",\"anchors\":".utf8) + anchors.bytes
     out.append(UInt8(ascii: "}"))
-    return Parts(data: Self.escapeForScript(out), events: Self.escapeForScript(events.bytes))
+    return Parts(
+      data: Self.escapeForScript(out), log: Array(bytes.base64EncodedString().utf8),
+      logBytes: bytes.count)
   }
 
-  /// `[n, base64]`: the state in the state codec (as a log's checkpoints hold it), which the
-  /// page's reducer decodes.
-  static func checkpoint(_ state: ListState, at n: Int, to w: inout JSONWriter) {
-    w.beginArray()
-    w.int(n)
-    w.string(Data(state.encoded()).base64EncodedString())
-    w.endArray()
+  /// The log's bytes through the frames of event `through` (and the frames after it that
+  /// hold no event: a restart, the checkpoint of a recovery point); a 1.0 log cut to 2.0.
+  func logBytes() throws(Failure) -> Data {
+    if timeline.formatMajor < 2 { return try cutBytes() }
+    var end = timeline.reader.validEnd
+    if through < timeline.eventCount {
+      do {
+        try timeline.reader.forEachFrame(from: UInt64(through + 1), through: UInt64(through + 1)) {
+          view in
+          guard view.kind == .events, view.firstSeq > UInt64(through) else { return true }
+          end = view.offset
+          return false
+        }
+      } catch {
+        throw .replay(.log(error))
+      }
+    }
+    do {
+      let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: timeline.path))
+      defer { try? handle.close() }
+      return try handle.read(upToCount: Int(end)) ?? Data()
+    } catch {
+      throw .replay(
+        .log(LogError(.io, path: timeline.path, message: "cannot read the log: \(error)")))
+    }
+  }
+
+  /// A 1.0 log's events `1...through` written as a 2.0 log (in a private temporary file,
+  /// removed after), as `listtape cut` writes them.
+  func cutBytes() throws(Failure) -> Data {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "listtape-html-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    do {
+      try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: false)
+    } catch {
+      throw .replay(
+        .log(LogError(.io, path: dir.path, message: "cannot make a temporary directory")))
+    }
+    defer { try? FileManager.default.removeItem(at: dir) }
+    // Re-encoding writes each id out: a log naming long ids many times over (a byte each
+    // by back-reference in 1.0) is refused before it is re-encoded.
+    var written = 0
+    do {
+      var (state, decoder) = try timeline.seek(to: 0)
+      try timeline.fold(&state, &decoder, from: 1, through: through, applying: false) {
+        ops, i, _, state in
+        written += ops.event(i, state.ids).operation.itemIDBytes
+        return written <= Self.maxLogBytes
+      }
+    } catch {
+      throw .replay(error)
+    }
+    if written > Self.maxLogBytes { throw .tooLarge(bytes: written) }
+    let path = dir.appendingPathComponent("cut.ltape").path
+    do {
+      try timeline.cut(through: through, to: path, fsync: .never)
+    } catch {
+      throw .replay(error)
+    }
+    do {
+      return try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw .replay(.log(LogError(.io, path: path, message: "cannot read the cut log")))
+    }
   }
 
   /// JSON made safe inside a `<script>` element: `<`, `>`, `&`, U+2028 and U+2029 become

@@ -7,6 +7,28 @@ import ListTapeModel
 /// `malformed: …`, then one with the state as the protocol's state JSON (after a `#hash`
 /// line, its FNV-1a 32 in hex, as the page's check writes it). `#every N` writes the state
 /// only after every Nth event; `#reset` starts again from the empty list at event 0.
+extension Viewer {
+  /// Decodes and folds one JSON line (the check's input, not a log); the result holds the
+  /// fault or why it is malformed.
+  mutating func apply(json: UnsafeRawBufferPointer) -> Outcome {
+    let event: Event
+    do throws(MalformedEvent) {
+      event = try Event(jsonLine: json)
+    } catch {
+      setResult(error.message)
+      return .malformed
+    }
+    do throws(ListFault) {
+      try view.state.apply(event)
+    } catch {
+      setResult("\(event.op): \(error)")
+      return .fault
+    }
+    setResult(UnsafeRawBufferPointer(start: nil, count: 0))
+    return .applied
+  }
+}
+
 @_expose(wasm, "_start")
 @_cdecl("_start")
 func checkMain() {
@@ -22,7 +44,7 @@ func checkMain() {
       start = i + 1
       if line.isEmpty { continue }
       if line.elementsEqual("#reset".utf8) {
-        viewer.state = ListState()
+        viewer.view.state = ListState()
         n = 0
         continue
       }
@@ -39,7 +61,7 @@ func checkMain() {
       switch outcome {
       case .applied: out += Array("ok".utf8)
       case .fault: out += Array("fault: ".utf8)
-      case .malformed, .outOfRange: out += Array("malformed: ".utf8)
+      default: out += Array("malformed: ".utf8)
       }
       out += UnsafeRawBufferPointer(viewer.result)
       out.append(UInt8(ascii: "\n"))

@@ -2,24 +2,60 @@ import ListTapeInvestigate
 import ListTapeJSON
 import ListTapeModel
 
-/// The HTML viewer's reducer and differ: `ListState.apply`, the same code every native
-/// command folds with, and `Differ` with `DiffText`, the code and words of `listtape diff`,
-/// compiled to WebAssembly with Embedded Swift. The page hands over its window of events
-/// once (JSON Lines), loads checkpoints (the state codec's bytes), folds events by number
-/// and reads states back as rows to draw or as the protocol's state JSON, and each event's
-/// diff as `listtape diff` words it.
+/// Where a fold can start: the state after event `seq` in the state codec (the compact
+/// layout of the log's checkpoints and of the CLI's index file, whose ids are entries of
+/// the dictionary of `segment`, `defined` of them defined by then), the next frame to read
+/// being `frame`, an events frame.
+struct SeekPoint {
+  var seq: Int
+  var frame: Int
+  var segment: UInt64
+  var defined: Int
+  var state: [UInt8]
+}
+
+/// The HTML viewer's reader: the page hands over the log's bytes (`PageLog` checks them as
+/// the reader checks a file) and each frame's payload once it has inflated it; the module
+/// decodes the frames with the model's decoder (`EventDecoder`, the CLI's) and folds their
+/// records with the one reducer (`ListState.apply`), as `Timeline.fold` does.
+///
+/// Two folds: `view`, the state the page draws, and `pass`, the first fold of the whole
+/// window, which the page runs in slices after its first paint; the pass finds the faults
+/// and marks and keeps a seek point every `spacing` events, its state in the state codec
+/// and each segment's dictionary once, as the CLI's index file keeps them. Until the pass
+/// gets there, the view starts from the log's own checkpoints. It reads states back as rows
+/// to draw or as the protocol's state JSON, each event's diff as `listtape diff` words it,
+/// and events in the words of `listtape events`.
 ///
 /// Calls pass pointers and lengths into linear memory; text comes back in one result buffer
 /// (`lt_result`, `lt_result_length`) that the next call replaces.
 struct Viewer {
-  var state = ListState()
-  /// The window's events as JSON Lines (owned), and where each line starts.
-  var events = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-  var starts: [Int] = []
+  var log = PageLog()
+  /// A salvaged log's recovery points: where a fold takes the log's checkpoint as the
+  /// state (`Timeline.anchors`), as the CLI passed them.
+  var anchors: Set<Int> = []
+  var spacing = 65_536
+  /// The last event of the window.
+  var last = 0
+  var points: [SeekPoint] = []
+  /// The dictionaries of the segments the pass has left, and their aliases.
+  var segments: [UInt64: (ids: IdSpace, aliases: DefinitionAliases)] = [:]
+  /// The log's checkpoints (events folded, frame), for the view before the pass is there.
+  var checkpoints: [(seq: Int, frame: Int)] = []
+  var view = Cursor(state: ListState(), decoder: EventDecoder(), seq: 0, frame: 0)
+  var pass = Cursor(state: ListState(), decoder: EventDecoder(), seq: 0, frame: 0)
+  var passDone = false
+  /// Copies of the view at the events just before the last point it stepped back to, so
+  /// that stepping back on from there folds nothing: a step back restores a seek point once
+  /// per `Self.recentCount` steps, not once per step.
+  var recent: [Cursor] = []
+  static let recentCount = 24
   var result = UnsafeMutableRawBufferPointer(start: nil, count: 0)
   /// The state before the last event folded with `diffing`, and what that event touched.
   var before: ListState?
   var touched = TouchedItems()
+  /// Events of the blocks listed last (`EventBlock`).
+  var blocks: [EventBlock] = []
 
   /// The outcome of folding one event, as the page and the checks read it.
   enum Outcome: Int32 {
@@ -27,6 +63,10 @@ struct Viewer {
     case fault = 1
     case malformed = 2
     case outOfRange = 3
+    /// The log lost the event (a salvaged log): the state is unchanged.
+    case lost = 4
+    /// The log cannot be read this far (the reason in the result).
+    case failed = 5
   }
 
   mutating func setResult(_ bytes: UnsafeRawBufferPointer) {
@@ -46,226 +86,254 @@ struct Viewer {
     setResult(Array(text.utf8))
   }
 
-  /// Takes ownership of `bytes` (JSON Lines) as the window's events; returns their count.
-  mutating func setEvents(_ bytes: UnsafeMutableRawBufferPointer) -> Int {
-    events.deallocate()
-    events = bytes
-    starts = []
-    var start = 0
-    for i in 0..<bytes.count where bytes[i] == UInt8(ascii: "\n") {
-      starts.append(start)
-      start = i + 1
+  // MARK: Opening
+
+  /// Checks every frame's numbering (all payloads are in) and sets both folds at the start
+  /// of the log for a window ending at event `through`.
+  mutating func prepare(through: Int) throws(ViewError) {
+    if let problem = log.checkNumbering() { throw ViewError(message: problem) }
+    guard through <= log.lastSeq else {
+      throw ViewError(
+        message: "the page's copy of the log ends at event \(log.lastSeq), before \(through)")
     }
-    if start < bytes.count { starts.append(start) }
-    starts.append(bytes.count + 1)
-    return starts.count - 1
+    last = through
+    var state = ListState()
+    let decoder = EventDecoder(logID: log.logID)
+    do throws(CodecError) {
+      try state.adopt(decoder.dictionary, aliases: decoder.aliases)
+    } catch {
+      throw ViewError(message: "\(error)")
+    }
+    view = Cursor(state: state, decoder: decoder, seq: 0, frame: 0)
+    pass = view
+    pass.findings = Findings()
+    pass.findings?.faults.beginArray()
+    pass.findings?.marks.beginArray()
+    points = [try point(of: pass)]
+    for (f, frame) in log.frames.enumerated() where frame.header.type == Format.typeCheckpoint {
+      checkpoints.append((Int(frame.header.firstSeq), f))
+    }
   }
 
-  /// Event line `i` (0-based) without its newline, or nil when out of range.
-  func line(_ i: Int) -> UnsafeRawBufferPointer? {
-    guard i >= 0 && i + 1 < starts.count else { return nil }
-    let from = starts[i]
-    let to = min(starts[i + 1] - 1, events.count)
-    return UnsafeRawBufferPointer(rebasing: events[from..<to])
+  /// The seek point at `cursor` (standing before an events frame).
+  func point(of cursor: Cursor) throws(ViewError) -> SeekPoint {
+    let d = cursor.decoder
+    do throws(CodecError) {
+      let bytes = try cursor.state.compactEncoded(segment: d.segment, dictionaryCount: d.defined)
+      return SeekPoint(
+        seq: cursor.seq, frame: cursor.frame, segment: d.segment, defined: d.defined,
+        state: bytes.bytes)
+    } catch {
+      throw ViewError(message: "the state after event \(cursor.seq) does not encode: \(error)")
+    }
   }
 
-  /// Decodes and folds one JSON line; the result holds the fault or why it is malformed.
-  /// With `diffing`, the state before it and what it touches are kept for `diff(context:)`.
-  mutating func apply(json: UnsafeRawBufferPointer, diffing: Bool = false) -> Outcome {
+  /// Runs the first fold on through at most `events` more events (to the window's end);
+  /// returns whether it is done.
+  mutating func runPass(events: Int) throws(ViewError) -> Bool {
+    guard !passDone else { return true }
+    let target = min(last, pass.seq + max(events, 1))
+    while true {
+      let lastPoint = points.last?.seq ?? 0
+      let stop = try pass.advance(
+        through: target, in: log, anchors: anchors, pointFrom: lastPoint + spacing)
+      for (segment, ids, aliases) in pass.retired { segments[segment] = (ids, aliases) }
+      pass.retired.removeAll()
+      guard stop == .pointDue else { break }
+      points.append(try point(of: pass))
+    }
+    if pass.seq >= last {
+      passDone = true
+      pass.findings?.faults.endArray()
+      pass.findings?.marks.endArray()
+    }
+    return passDone
+  }
+
+  // MARK: Seeking
+
+  /// The dictionary and aliases of segment `segment` as far as the pass has read them.
+  func ids(of segment: UInt64) -> (ids: IdSpace, aliases: DefinitionAliases)? {
+    if pass.decoder.segment == segment { return (pass.decoder.dictionary, pass.decoder.aliases) }
+    return segments[segment]
+  }
+
+  /// The last seek point at or before event `n` (or whose frame is at or before `frame`).
+  func point(atOrBefore n: Int, frame: Int = .max) -> SeekPoint? {
+    var lo = 0
+    var hi = points.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if points[mid].seq <= n && points[mid].frame <= frame { lo = mid + 1 } else { hi = mid }
+    }
+    return lo > 0 ? points[lo - 1] : nil
+  }
+
+  /// A fold standing at seek point `p`: its state decoded (`ListState(compact:)`) with its
+  /// segment's dictionary, which the decoder takes whole, as a seek from the index file does.
+  func cursor(at p: SeekPoint) throws(ViewError) -> Cursor {
+    let d = try decoder(at: p)
+    let (ids, aliases) = (d.dictionary, d.aliases)
+    var state: ListState?
+    var failure: CodecError?
+    p.state.withUnsafeBytes { b in
+      do throws(CodecError) {
+        state = try ListState(compact: b, ids: ids, aliases: aliases)
+      } catch {
+        failure = error
+      }
+    }
+    guard let state else {
+      throw ViewError(
+        message:
+          "the seek point at event \(p.seq) does not decode: \(failure.map { "\($0)" } ?? "")")
+    }
+    return Cursor(state: state, decoder: d, seq: p.seq, frame: p.frame)
+  }
+
+  /// A decoder standing at seek point `p`, holding its segment's dictionary as far as the
+  /// pass has read it.
+  func decoder(at p: SeekPoint) throws(ViewError) -> EventDecoder {
+    guard let (ids, aliases) = ids(of: p.segment) else {
+      throw ViewError(message: "no dictionary for the seek point at event \(p.seq)")
+    }
+    var d = EventDecoder(logID: log.logID)
+    d.load(ids, aliases: aliases, segment: p.segment, defined: p.defined, before: p.seq + 1)
+    return d
+  }
+
+  /// A decoder standing before frame `f`, from the log alone: the last dictionary frame
+  /// before it (or the log's start), then the definitions of the events frames between.
+  func logDecoder(before f: Int) throws(ViewError) -> EventDecoder {
+    var d = EventDecoder(logID: log.logID)
+    var k = f - 1
+    while k >= 0 && log.frames[k].header.type != Format.typeDictionary { k -= 1 }
+    do throws(CodecError) {
+      if k >= 0, let p = log.payload(k) {
+        try d.restart(p, seq: Int(log.frames[k].header.firstSeq))
+      }
+      for g in (k + 1)..<max(k + 1, f) where log.frames[g].header.type == Format.typeEvents {
+        guard let p = log.payload(g) else { continue }
+        let h = log.frames[g].header
+        _ = try d.skipFrame(p, firstSeq: Int(h.firstSeq), count: Int(h.eventCount))
+      }
+    } catch {
+      throw ViewError(message: "the log's dictionary does not decode: \(error)")
+    }
+    return d
+  }
+
+  /// A fold standing at the log's checkpoint in frame `f` (before the pass gets there).
+  func cursor(atCheckpoint f: Int) throws(ViewError) -> Cursor {
+    var d = try logDecoder(before: f)
+    guard let payload = log.payload(f) else {
+      throw ViewError(message: "frame at byte \(log.frames[f].offset) was not inflated")
+    }
+    do throws(CodecError) {
+      let state = try d.decodeCheckpoint(payload)
+      return Cursor(
+        state: state, decoder: d, seq: Int(log.frames[f].header.firstSeq), frame: f + 1)
+    } catch {
+      throw ViewError(message: "the checkpoint at byte \(log.frames[f].offset): \(error)")
+    }
+  }
+
+  /// Makes the view's state the one after event `n`, folding on from the nearest of: the
+  /// view itself, the last seek point before `n`, the log's last checkpoint before `n`
+  /// (a log without gaps).
+  /// - Complexity: a state decode and at most `spacing` events folded, once the pass has
+  ///   passed `n`.
+  mutating func seek(to n: Int) throws(ViewError) {
+    let n = max(0, min(n, last))
+    if n < view.seq, let kept = recent.last(where: { $0.seq <= n }), n - kept.seq < 64,
+      n - kept.seq < n - (point(atOrBefore: n)?.seq ?? 0)
+    {
+      // Stepping back: from the copy kept nearest before n.
+      view = kept
+      _ = try view.advance(through: n, in: log, anchors: anchors)
+      return
+    }
+    let back = n < view.seq && view.seq - n <= 2
+    let here = view.seq <= n ? view.seq : -1
+    let p = point(atOrBefore: n)
+    var checkpoint: (seq: Int, frame: Int)?
+    if !log.hasGaps, let c = checkpoints.last(where: { $0.seq <= n }) { checkpoint = c }
+    let fromPoint = p?.seq ?? -1
+    let fromCheckpoint = checkpoint?.seq ?? -1
+    if here >= fromPoint && here >= fromCheckpoint {
+    } else if let p, fromPoint >= fromCheckpoint {
+      view = try cursor(at: p)
+    } else if let checkpoint {
+      view = try cursor(atCheckpoint: checkpoint.frame)
+    }
+    guard back else {
+      _ = try view.advance(through: n, in: log, anchors: anchors)
+      return
+    }
+    // A step back: keep a copy of the view at each of the events before n on the way,
+    // with the ids' table that the diff's lookups need built once for them all.
+    recent.removeAll()
+    view.state.indexIDs()
+    let from = max(view.seq, n - Self.recentCount)
+    _ = try view.advance(through: from, in: log, anchors: anchors)
+    while view.seq < n {
+      recent.append(view)
+      _ = try view.advance(through: view.seq + 1, in: log, anchors: anchors)
+    }
+  }
+
+  /// Folds event `n` onto the state after event `n - 1`; with `diffing`, keeps the state
+  /// before it and what it touched for `diff(context:)`. The result holds a fault's words.
+  mutating func step(to n: Int, diffing: Bool) throws(ViewError) -> Outcome {
     before = nil
-    let event: Event
-    do throws(MalformedEvent) {
-      event = try Event(jsonLine: json)
-    } catch {
-      setResult(error.message)
-      return .malformed
+    guard n >= 1 && n <= last else { return .outOfRange }
+    try seek(to: n - 1)
+    // The next event record, reading frames as needed (a restart folded on the way); a
+    // checkpoint of event n or later before it means the log lost event n.
+    while true {
+      if view.next < view.ops.count {
+        if view.ops.isEvent(view.next) { break }
+        view.next += 1
+        _ = try view.fold(view.next - 1)
+        continue
+      }
+      guard view.frame < log.frames.count else { break }
+      let h = log.frames[view.frame].header
+      if h.type == Format.typeCheckpoint && Int(h.firstSeq) >= n { break }
+      try view.read(view.frame, in: log, anchors: anchors)
+      view.frame += 1
     }
+    guard view.next < view.ops.count, view.ops.seqs[view.next] == n else {
+      view.seq = n
+      if diffing {
+        before = view.state
+        touched = TouchedItems()
+      }
+      _ = try view.advance(through: n, in: log, anchors: anchors)
+      return .lost
+    }
+    let i = view.next
+    view.next += 1
     if diffing {
-      // As `listtape diff` compares two close points: only where the events touched.
-      before = state
-      touched = TouchedItems(limit: max(1_024, state.numberOfAllItems / 4))
-      touched.note(event, before: state)
+      do throws(CodecError) {
+        try view.state.follow(view.ops, i)
+      } catch {
+        throw ViewError(message: "event \(n) does not decode: \(error)")
+      }
+      // As `listtape diff` compares two close points: only where the event touched, which
+      // it looks up by id (the table is built once; the fold keeps it up to date).
+      view.state.indexIDs()
+      before = view.state
+      touched = TouchedItems(limit: max(1_024, view.state.numberOfAllItems / 4))
+      touched.note(view.ops.event(i, view.state.ids), before: view.state)
     }
-    do throws(ListFault) {
-      try state.apply(event)
-    } catch {
-      setResult("\(event.op): \(error)")
+    if let fault = try view.fold(i) {
+      setResult("\(view.ops.event(i, view.state.ids).op): \(fault)")
+      _ = try view.advance(through: n, in: log, anchors: anchors)
       return .fault
     }
-    setResult(UnsafeRawBufferPointer(start: nil, count: 0))
+    setResult([])
+    _ = try view.advance(through: n, in: log, anchors: anchors)
     return .applied
   }
-
-  /// What the page draws, smaller than the state JSON: `[multipleSelection, [[section,
-  /// [[level, id, flags, title?, fields?], …]], …]]`, every item in pre-order; flags: 1
-  /// expanded, 2 selected, 4 visible, 8 has children; a title (or null) only when there is a
-  /// title or fields; fields as `show` lists them (`key=value, …`, keys sorted).
-  mutating func rows() {
-    var w = JSONWriter(reservingCapacity: 4096)
-    w.beginArray()
-    w.bool(state.allowsMultipleSelection)
-    w.beginArray()
-    for section in state.sectionIdentifiers {
-      w.beginArray()
-      w.string(section)
-      w.beginArray()
-      for row in state.rows(inSection: section) ?? [] {
-        w.beginArray()
-        w.int(row.level)
-        w.string(row.id)
-        w.int(
-          (row.expanded ? 1 : 0) | (row.isSelected ? 2 : 0) | (row.isVisible ? 4 : 0)
-            | (row.hasChildren ? 8 : 0))
-        if row.title != nil || !(row.fields?.isEmpty ?? true) {
-          if let title = row.title { w.string(title) } else { w.null() }
-        }
-        if let fields = row.fields, !fields.isEmpty {
-          w.string(fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }.joined(separator: ", "))
-        }
-        w.endArray()
-      }
-      w.endArray()
-      w.endArray()
-    }
-    w.endArray()
-    w.endArray()
-    setResult(w.bytes)
-  }
-
-  /// The diff from the state before the last event folded with `diffing` to the state now,
-  /// as `listtape diff` prints it after its header: `[[kind, text], …]` (`DiffLine.Kind`
-  /// raw values); `[]` when no event was folded with `diffing` since.
-  mutating func diff(context: Int) {
-    var w = JSONWriter(reservingCapacity: 1024)
-    w.beginArray()
-    if let before {
-      let diff = Differ.diff(before, state, touched: touched, context: context)
-      for line in DiffText.text(diff, context: context) {
-        w.beginArray()
-        w.int(line.kind.rawValue)
-        w.string(line.text)
-        w.endArray()
-      }
-    }
-    w.endArray()
-    before = nil
-    touched = TouchedItems()
-    setResult(w.bytes)
-  }
-
-  mutating func stateJSON(event: Int) {
-    var w = JSONWriter(reservingCapacity: 4096)
-    state.writeJSON(event: event, to: &w)
-    setResult(w.bytes)
-  }
-}
-
-nonisolated(unsafe) var viewer = Viewer()
-
-/// `count` bytes of linear memory for the page to fill; give them back with `lt_free`
-/// (or hand them to `lt_events`, which keeps them).
-@_expose(wasm, "lt_alloc")
-@_cdecl("lt_alloc")
-func ltAlloc(_ count: Int32) -> UnsafeMutableRawPointer {
-  .allocate(byteCount: max(Int(count), 1), alignment: 16)
-}
-
-@_expose(wasm, "lt_free")
-@_cdecl("lt_free")
-func ltFree(_ pointer: UnsafeMutableRawPointer) {
-  pointer.deallocate()
-}
-
-/// Where the last result starts, and its length in bytes.
-@_expose(wasm, "lt_result")
-@_cdecl("lt_result")
-func ltResult() -> UnsafeMutableRawPointer? { viewer.result.baseAddress }
-
-@_expose(wasm, "lt_result_length")
-@_cdecl("lt_result_length")
-func ltResultLength() -> Int32 { Int32(viewer.result.count) }
-
-/// Keeps `count` bytes at `pointer` (from `lt_alloc`) as the window's events, one JSON
-/// object a line; returns how many lines there are.
-@_expose(wasm, "lt_events")
-@_cdecl("lt_events")
-func ltEvents(_ pointer: UnsafeMutableRawPointer, _ count: Int32) -> Int32 {
-  Int32(viewer.setEvents(UnsafeMutableRawBufferPointer(start: pointer, count: Int(count))))
-}
-
-/// Puts event line `index` (0-based) in the result; returns 0, or 3 when out of range.
-@_expose(wasm, "lt_event")
-@_cdecl("lt_event")
-func ltEvent(_ index: Int32) -> Int32 {
-  guard let line = viewer.line(Int(index)) else { return Viewer.Outcome.outOfRange.rawValue }
-  viewer.setResult(line)
-  return Viewer.Outcome.applied.rawValue
-}
-
-/// The empty list (event 0).
-@_expose(wasm, "lt_reset")
-@_cdecl("lt_reset")
-func ltReset() {
-  viewer.state = ListState()
-}
-
-/// Replaces the state with the one encoded at `pointer` (the state codec, as in a log's
-/// checkpoints); returns 0, or 1 with the reason in the result.
-@_expose(wasm, "lt_load")
-@_cdecl("lt_load")
-func ltLoad(_ pointer: UnsafeRawPointer, _ count: Int32) -> Int32 {
-  do throws(CodecError) {
-    viewer.state = try ListState(encoded: UnsafeRawBufferPointer(start: pointer, count: Int(count)))
-    return 0
-  } catch {
-    viewer.setResult("\(error)")
-    return 1
-  }
-}
-
-/// Folds event line `index`: 0 applied, 1 fault, 2 malformed (message in the result), 3 no
-/// such line.
-@_expose(wasm, "lt_apply")
-@_cdecl("lt_apply")
-func ltApply(_ index: Int32) -> Int32 {
-  guard let line = viewer.line(Int(index)) else { return Viewer.Outcome.outOfRange.rawValue }
-  return viewer.apply(json: line).rawValue
-}
-
-/// Folds event line `index` as `lt_apply` does, keeping what `lt_diff` needs to say what it
-/// changed.
-@_expose(wasm, "lt_apply_diff")
-@_cdecl("lt_apply_diff")
-func ltApplyDiff(_ index: Int32) -> Int32 {
-  guard let line = viewer.line(Int(index)) else { return Viewer.Outcome.outOfRange.rawValue }
-  return viewer.apply(json: line, diffing: true).rawValue
-}
-
-/// Puts what the last `lt_apply_diff` changed in the result, in the words of `listtape diff`
-/// with `--context context` (`Viewer.diff`).
-@_expose(wasm, "lt_diff")
-@_cdecl("lt_diff")
-func ltDiff(_ context: Int32) {
-  viewer.diff(context: Int(context))
-}
-
-/// Folds the JSON event at `pointer`, as `lt_apply`.
-@_expose(wasm, "lt_apply_json")
-@_cdecl("lt_apply_json")
-func ltApplyJSON(_ pointer: UnsafeRawPointer, _ count: Int32) -> Int32 {
-  viewer.apply(json: UnsafeRawBufferPointer(start: pointer, count: Int(count))).rawValue
-}
-
-/// Puts the state as the protocol's state JSON (with `"event": event`) in the result.
-@_expose(wasm, "lt_state")
-@_cdecl("lt_state")
-func ltState(_ event: Int32) {
-  viewer.stateJSON(event: Int(event))
-}
-
-/// Puts the rows the page draws in the result (`Viewer.rows`).
-@_expose(wasm, "lt_rows")
-@_cdecl("lt_rows")
-func ltRows() {
-  viewer.rows()
 }
