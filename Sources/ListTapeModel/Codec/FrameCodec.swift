@@ -387,10 +387,13 @@ struct DefinitionReader {
   /// Definitions not yet read (one kind byte each).
   var remaining: Int { kinds.remaining }
 
+  /// The first definition column not read to its end. Column by column, not a loop over an
+  /// array of them: Embedded Swift compiled that loop differently from build to build (the
+  /// viewer's module must build byte for byte the same).
   var leftover: CodecError? {
-    for c in [kinds, uuids, text] where !c.isAtEnd {
-      return c.fail("\(c.remaining) bytes left after the definitions")
-    }
+    if !kinds.isAtEnd { return kinds.fail("\(kinds.remaining) bytes left after the definitions") }
+    if !uuids.isAtEnd { return uuids.fail("\(uuids.remaining) bytes left after the definitions") }
+    if !text.isAtEnd { return text.fail("\(text.remaining) bytes left after the definitions") }
     return nil
   }
 
