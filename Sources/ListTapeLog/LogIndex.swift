@@ -395,40 +395,16 @@ package final class LogIndex {
   ) {
     let s = segments[index]
     let n = min(count, s.entries)
-    var readFailed = false
-    var ends = try [UInt32](unsafeUninitializedCapacity: s.entries + Self.headroom(s.entries)) {
-      buffer, initialized throws(LogError) in
-      guard let base = buffer.baseAddress,
-        try source.copy(at: s.endsOffset, count: s.entries * 4, to: base)
-      else {
-        readFailed = s.entries > 0
-        return
-      }
-      initialized = s.entries
-    }
-    guard !readFailed else {
+    guard var ends = try read(UInt32.self, s.entries, at: s.endsOffset) else {
       throw LogError(.damaged, path: path, message: "index dictionary outside the file")
     }
     var crc = ends.withUnsafeBytes { crc32Bytes(0, $0) }
     for i in ends.indices { ends[i] = UInt32(littleEndian: ends[i]) }
     let used = n == 0 ? 0 : Int(ends[n - 1])
     ends.removeLast(ends.count - n)
-    var stored: [UInt8] = []
-    if used <= s.storedLength {
-      stored = try [UInt8](
-        unsafeUninitializedCapacity: s.storedLength + Self.headroom(s.storedLength)
-      ) {
-        buffer, initialized throws(LogError) in
-        guard let base = buffer.baseAddress,
-          try source.copy(at: s.storedOffset, count: s.storedLength, to: base)
-        else {
-          readFailed = s.storedLength > 0
-          return
-        }
-        initialized = s.storedLength
-      }
-    }
-    guard used <= s.storedLength, !readFailed else {
+    guard used <= s.storedLength,
+      var stored = try read(UInt8.self, s.storedLength, at: s.storedOffset)
+    else {
       throw LogError(.damaged, path: path, message: "index dictionary of \(s.key) out of range")
     }
     crc = stored.withUnsafeBytes { crc32Bytes(crc, $0) }
@@ -439,9 +415,26 @@ package final class LogIndex {
     return (stored, ends)
   }
 
-  /// Spare capacity for `n` elements read from the index: what a fold after a seek point
-  /// appends to them, allocated but not touched until then.
-  private static func headroom(_ n: Int) -> Int { n / 8 + 1024 }
+  /// `count` elements of `T` read straight from the file at `offset` into an array with
+  /// room for what a fold after a seek point appends to it (allocated, not touched until
+  /// then); nil when the file does not hold them.
+  private func read<T: FixedWidthInteger>(_: T.Type, _ count: Int, at offset: UInt64)
+    throws(LogError) -> [T]?
+  {
+    var held = true
+    let array = try [T](unsafeUninitializedCapacity: count + count / 8 + 1024) {
+      buffer, initialized throws(LogError) in
+      guard count > 0 else { return }
+      guard let base = buffer.baseAddress,
+        try source.copy(at: offset, count: count * MemoryLayout<T>.stride, to: base)
+      else {
+        held = false
+        return
+      }
+      initialized = count
+    }
+    return held ? array : nil
+  }
 }
 
 /// Why an index file could not be read.

@@ -85,13 +85,8 @@ extension LogReader {
       default: break
       }
       if let kind {
-        let p =
-          if kind == .events, let eventPrefix {
-            try inflatePrefix(
-              h, at: offset, lastGood: lastGood, head: eventPrefix.head, want: eventPrefix.want)
-          } else {
-            try inflate(h, at: offset, lastGood: lastGood)
-          }
+        let p = try inflate(
+          h, at: offset, lastGood: lastGood, prefix: kind == .events ? eventPrefix : nil)
         let view = FrameView(
           kind: kind, offset: offset, firstSeq: h.firstSeq, eventCount: Int(h.eventCount),
           length: h.frameLength, payload: p)

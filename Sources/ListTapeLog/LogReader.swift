@@ -279,9 +279,10 @@ package final class LogReader {
     return h
   }
 
-  /// The frame's payload inflated into the reusable raw buffer, after a payload CRC check.
-  func inflate(_ h: FrameHeader, at offset: UInt64, lastGood: UInt64) throws(LogError)
-    -> UnsafeRawBufferPointer
+  /// The frame's payload inflated into the reusable raw buffer, after a payload CRC check;
+  /// with `prefix`, only as far as it asks (the rest of the deflate stream is not read).
+  func inflate(_ h: FrameHeader, at offset: UInt64, lastGood: UInt64, prefix: FramePrefix? = nil)
+    throws(LogError) -> UnsafeRawBufferPointer
   {
     let start = offset + UInt64(Format.frameHeaderLength)
     guard let pb = try source.bytes(at: start, count: Int(h.payloadLength)) else {
@@ -297,43 +298,20 @@ package final class LogReader {
       raw = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 16)
     }
     let out = UnsafeMutableRawBufferPointer(start: raw, count: n)
-    if h.isCompressed {
-      if let err = inflater.inflateExact(pb, into: out) {
-        throw damage(at: offset, lastGood: lastGood, .decompression(err))
-      }
-    } else {
+    guard h.isCompressed else {
       out.copyMemory(from: pb)
+      return UnsafeRawBufferPointer(out)
+    }
+    if let prefix, n > prefix.head {
+      switch inflater.inflatePrefix(pb, into: out, head: prefix.head, want: prefix.want) {
+      case .success(let got): return UnsafeRawBufferPointer(rebasing: out[0..<got])
+      case .failure(let f): throw damage(at: offset, lastGood: lastGood, .decompression(f.why))
+      }
+    }
+    if let err = inflater.inflateExact(pb, into: out) {
+      throw damage(at: offset, lastGood: lastGood, .decompression(err))
     }
     return UnsafeRawBufferPointer(out)
-  }
-
-  /// The first bytes of frame `h`'s payload, checked (its payload CRC) and inflated as far
-  /// as `want` asks after reading the first `head` bytes (nil: all of them).
-  func inflatePrefix(
-    _ h: FrameHeader, at offset: UInt64, lastGood: UInt64, head: Int,
-    want: (UnsafeRawBufferPointer) -> Int?
-  ) throws(LogError) -> UnsafeRawBufferPointer {
-    guard h.isCompressed, Int(h.rawLength) > head else {
-      return try inflate(h, at: offset, lastGood: lastGood)
-    }
-    let start = offset + UInt64(Format.frameHeaderLength)
-    guard let pb = try source.bytes(at: start, count: Int(h.payloadLength)) else {
-      throw damage(at: offset, lastGood: lastGood, .fileChanged)
-    }
-    guard crc32Bytes(0, pb) == h.payloadCRC else {
-      throw damage(at: offset, lastGood: lastGood, .payloadChecksum)
-    }
-    let n = Int(h.rawLength)
-    if n > rawCapacity {
-      raw.deallocate()
-      rawCapacity = n
-      raw = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 16)
-    }
-    let out = UnsafeMutableRawBufferPointer(start: raw, count: n)
-    switch inflater.inflatePrefix(pb, into: out, head: head, want: want) {
-    case .success(let got): return UnsafeRawBufferPointer(rebasing: out[0..<got])
-    case .failure(let f): throw damage(at: offset, lastGood: lastGood, .decompression(f.why))
-    }
   }
 
   func shrinkRaw() {

@@ -42,10 +42,12 @@ enum CLI {
     return env
   }()
 
-  /// Runs the tool with `args`, feeding `input` on standard input (empty when nil).
-  /// Output goes through files, so a chatty run can never block on a full pipe.
+  /// Runs the tool with `args`, feeding `input` on standard input (empty when nil), for at
+  /// most `seconds`. Output goes through files, so a chatty run can never block on a full
+  /// pipe.
   static func run(
-    _ args: [String], input: Data? = nil, environment: [String: String] = [:]
+    _ args: [String], input: Data? = nil, environment: [String: String] = [:],
+    seconds: Double = 60
   ) throws -> RunResult {
     let dir = try TempDir()
     let inURL = dir.url.appendingPathComponent("stdin")
@@ -62,7 +64,9 @@ enum CLI {
     process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)
     try process.run()
-    guard waitForExit(process) else { throw RecordFailed(message: "listtape \(args) hung") }
+    guard waitForExit(process, seconds: seconds) else {
+      throw RecordFailed(message: "listtape \(args) hung")
+    }
     return RunResult(
       out: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
       err: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),

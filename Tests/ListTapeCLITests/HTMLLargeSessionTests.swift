@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeSamples
 import Testing
 
 /// The page on a 1M-event session, as the bench records one (UUID ids over a 100,000-item
@@ -39,6 +40,10 @@ struct HTMLLargeSessionTests {
     return .success(log)
   }()
 
+  /// How long one command on the session may take: a debug build with no index beside the
+  /// log, on a machine running the rest of the suite, takes tens of seconds for a seek.
+  static let seconds: Double = 900
+
   /// The page of the whole session (written once per run).
   static let page: Result<String, RecordFailed> = {
     do {
@@ -47,7 +52,7 @@ struct HTMLLargeSessionTests {
         "listtape-page-tests-\(getpid())")
       try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
       let html = dir.appendingPathComponent("session.html").path
-      let r = try CLI.run(["html", log, "-o", html, "--force"])
+      let r = try CLI.run(["html", log, "-o", html, "--force"], seconds: Self.seconds)
       guard r.code == 0 else { return .failure(RecordFailed(message: "html: \(r.err)")) }
       return .success(html)
     } catch {
@@ -75,7 +80,7 @@ struct HTMLLargeSessionTests {
     #expect(pageBytes <= logBytes * 4 / 3 + 1_500_000, "\(pageBytes) bytes for \(logBytes)")
     var generator = SystemRandomNumberGenerator()
     let seed = UInt64.random(in: 1...UInt64.max, using: &generator)
-    var random = SplitMix(seed: seed)
+    var random = SplitMix64(seed: seed)
     var points = (0..<4).map { _ in Int(random.next() % 999_999) + 2 }
     points.append(1_000_000)
     let page = try Chromium.dumpDOM(
@@ -97,12 +102,13 @@ struct HTMLLargeSessionTests {
       }
     }
     for n in points {
-      let show = try CLI.run(["show", log, "--at", "\(n)", "--json"])
+      let show = try CLI.run(["show", log, "--at", "\(n)", "--json"], seconds: Self.seconds)
       #expect(show.code == 0, "\(show.err)")
       var json = show.out
       if json.hasSuffix("\n") { json.removeLast() }
       #expect(drawn[n]?.hash == Self.fnv1a(json), "state at event \(n) (seed \(seed))")
-      let diff = try CLI.run(["diff", log, "--from", "\(n - 1)", "--to", "\(n)"])
+      let diff = try CLI.run(
+        ["diff", log, "--from", "\(n - 1)", "--to", "\(n)"], seconds: Self.seconds)
       #expect(diff.code == 0, "\(diff.err)")
       let expected = diff.out.split(separator: "\n", omittingEmptySubsequences: true)
         .dropFirst(2).map(String.init)
@@ -187,18 +193,5 @@ struct HTMLLargeSessionTests {
     #expect(Self.median(jumps) <= 100 * scale)
     #expect(Self.median(steps) <= 16 * scale)
     #expect(memory < Double(1 << 30))
-  }
-}
-
-/// SplitMix64, for the random events (the seed is printed with any failure).
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

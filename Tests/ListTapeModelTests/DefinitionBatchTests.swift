@@ -8,7 +8,7 @@ import Testing
 @Suite struct DefinitionBatchTests {
   /// Ids of every stored kind, with repeats: UUIDs of both cases, short and long text.
   static func ids(_ n: Int, seed: UInt64) -> [String] {
-    var rng = SplitMix(seed)
+    var rng = SplitMix64(seed: seed)
     var out: [String] = []
     for i in 0..<n {
       if i > 0, rng.next() % 5 == 0 {
@@ -158,31 +158,12 @@ import Testing
   }
 }
 
-/// A seeded generator for the ids above (SplitMix64).
-private struct SplitMix {
-  var state: UInt64
-  init(_ seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
-/// Canonical UUID text from two words.
+/// Canonical UUID text from two words, spelled as the model spells them.
 private enum UUIDs {
   static func make(_ hi: UInt64, _ lo: UInt64, lower: Bool) -> String {
-    let digits = Array(lower ? "0123456789abcdef" : "0123456789ABCDEF")
-    var s = ""
-    for (i, word) in [hi, lo].enumerated() {
-      for k in 0..<16 {
-        let n = i * 16 + k
-        if n == 8 || n == 12 || n == 16 || n == 20 { s.append("-") }
-        s.append(digits[Int((word >> UInt64(60 - 4 * k)) & 0xF)])
-      }
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
+      IdText.spellUUID(hi, lo, lower: lower, into: out)
+      return String(decoding: out, as: UTF8.self)
     }
-    return s
   }
 }

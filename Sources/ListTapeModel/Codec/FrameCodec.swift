@@ -484,12 +484,29 @@ package enum DictionaryPayload {
 
 /// Splits a payload into columns after its header: `count` lengths, then the columns.
 enum ColumnSplit {
-  static func split(_ head: inout ByteSource, count: Int) throws(CodecError) -> [ByteSource] {
+  /// The `count` columns whose lengths `head` starts with, cut from the bytes after them;
+  /// with `through`, only columns up to that one are there (the payload's prefix), and
+  /// those after it are empty.
+  static func split(_ head: inout ByteSource, count: Int, through: Int? = nil)
+    throws(CodecError) -> [ByteSource]
+  {
     var lengths: [Int] = []
-    for _ in 0..<count { lengths.append(try head.count()) }
+    for _ in 0..<count {
+      if through == nil {
+        lengths.append(try head.count())
+      } else {
+        let n = try head.varint()
+        guard n <= UInt64(Int32.max) else { throw head.fail("column of \(n) bytes") }
+        lengths.append(Int(n))
+      }
+    }
     var out: [ByteSource] = []
     out.reserveCapacity(count)
-    for n in lengths {
+    for (i, n) in lengths.enumerated() {
+      if let through, i > through {
+        out.append(ByteSource(UnsafeRawBufferPointer(start: nil, count: 0)))
+        continue
+      }
       guard n <= head.remaining else { throw head.fail("column of \(n) bytes exceeds the payload") }
       out.append(
         ByteSource(
@@ -722,39 +739,17 @@ struct FrameHeaderFields {
   var dictBase: Int
   var columns: [ByteSource]
 
-  init(_ payload: UnsafeRawBufferPointer) throws(CodecError) {
+  /// The header of a frame whose payload is `payload`; with `prefix`, `payload` may be
+  /// only its first `definitionsEnd(_:)` bytes: the columns after the definitions are then
+  /// empty.
+  init(_ payload: UnsafeRawBufferPointer, prefix: Bool = false) throws(CodecError) {
     var head = ByteSource(payload)
     let count: Int
     (segment, dictBase, count) = try Self.start(&head)
-    columns = try ColumnSplit.split(&head, count: count)
-    guard head.isAtEnd else { throw head.fail("\(head.remaining) bytes after the columns") }
-  }
-
-  /// The header of a frame given only the first `definitionsEnd(_:)` bytes of its payload:
-  /// the columns through its definitions; those after them are empty.
-  init(prefix payload: UnsafeRawBufferPointer) throws(CodecError) {
-    var head = ByteSource(payload)
-    let count: Int
-    (segment, dictBase, count) = try Self.start(&head)
-    var lengths: [Int] = []
-    for _ in 0..<count {
-      let n = try head.varint()
-      guard n <= UInt64(Int32.max) else { throw head.fail("column of \(n) bytes") }
-      lengths.append(Int(n))
-    }
-    let none = ByteSource(UnsafeRawBufferPointer(start: nil, count: 0))
-    columns = []
-    for (i, n) in lengths.enumerated() {
-      guard i <= FrameLayout.deftext else {
-        columns.append(none)
-        continue
-      }
-      guard n <= head.remaining else { throw head.fail("column of \(n) bytes exceeds the payload") }
-      columns.append(
-        ByteSource(
-          UnsafeRawBufferPointer(rebasing: head.base[head.offset..<head.offset + n]),
-          origin: head.origin + head.offset))
-      head.offset += n
+    columns = try ColumnSplit.split(
+      &head, count: count, through: prefix ? FrameLayout.deftext : nil)
+    guard prefix || head.isAtEnd else {
+      throw head.fail("\(head.remaining) bytes after the columns")
     }
   }
 

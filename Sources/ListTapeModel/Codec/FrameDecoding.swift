@@ -226,7 +226,7 @@ extension EventDecoder {
   package mutating func skipFrame(
     _ payload: UnsafeRawBufferPointer, firstSeq: Int, count: Int, prefix: Bool = false
   ) throws(CodecError) -> FrameOutcome {
-    let head = try prefix ? FrameHeaderFields(prefix: payload) : FrameHeaderFields(payload)
+    let head = try FrameHeaderFields(payload, prefix: prefix)
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
     var source = FrameSource(head.columns)
     source.defined = head.dictBase

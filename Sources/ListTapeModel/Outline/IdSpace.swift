@@ -117,9 +117,7 @@ package struct IdSpace: Sendable {
   @discardableResult
   package mutating func append(stored form: UnsafeRawBufferPointer) -> Int32 {
     let e = Int32(truncatingIfNeeded: ends.count)
-    if form.isEmpty { isHoleFree = false }
-    bytes.append(contentsOf: form)
-    ends.append(UInt32(truncatingIfNeeded: bytes.count))
+    appendUnindexed(stored: form)
     if table.isBuilt {
       var t = takeTable()
       t.insertIfAbsent(e, self)
