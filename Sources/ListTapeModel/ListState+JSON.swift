@@ -1,5 +1,9 @@
 import ListTapeJSON
 
+#if canImport(Dispatch) && !hasFeature(Embedded)
+import Dispatch
+#endif
+
 extension ListState {
   /// Writes the state as protocol section 3's JSON: `event`, `sections` (each with `items`
   /// in pre-order and `visible`), then `selected` in display order, then what `more` adds
@@ -106,6 +110,12 @@ extension ListState {
     _ stack: inout [PreorderFrame],
     drain: (([UInt8]) -> Void)?, piece: Int
   ) {
+    #if canImport(Dispatch) && !hasFeature(Embedded)
+    if let drain, forest.itemCount >= HalfItems.from {
+      writeItemsInHalves(section: s, to: &w, visible: &visible, &stack, drain: drain, piece: piece)
+      return
+    }
+    #endif
     let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
     defer { scratch.deallocate() }
     var items = CompactItems(out: RawJSONOut(scratch), drain: drain, piece: piece)
@@ -117,6 +127,39 @@ extension ListState {
     items.write(forest, &w, &visible)
     items.out.spill(into: &w)
   }
+
+  #if canImport(Dispatch) && !hasFeature(Embedded)
+  /// `writeItemsCompact` on two cores: the section's pre-order is listed first, its second
+  /// half written on another thread into a buffer of its own while this one writes (and
+  /// drains) the first, then handed to `drain` after it; the same bytes as one pass.
+  private func writeItemsInHalves(
+    section s: Handle, to w: inout JSONWriter, visible: inout JSONWriter,
+    _ stack: inout [PreorderFrame], drain: @escaping ([UInt8]) -> Void, piece: Int
+  ) {
+    var order: [PreorderFrame] = []
+    order.reserveCapacity(forest.itemCount)
+    forest.forEachPreorder(list: forest.sections[Int(s)].roots, visibleOnly: false, &stack) {
+      x, level, shown in
+      order.append(PreorderFrame(block: x, next: 0, level: Int32(level), visible: shown))
+    }
+    guard order.count >= HalfItems.sectionFrom else {
+      HalfItems.write(
+        forest, order[...], first: true, to: &w, visible: &visible, drain: drain, piece: piece)
+      return
+    }
+    let mid = order.count / 2
+    let tail = HalfItems(forest, order[mid...], first: false).start()
+    HalfItems.write(
+      forest, order[..<mid], first: true, to: &w, visible: &visible, drain: drain, piece: piece)
+    let (json, shown) = tail.finish()
+    w.drain(drain)
+    drain(json)
+    if !visible.bytes.isEmpty && !shown.isEmpty {
+      [UInt8(ascii: ",")].withUnsafeBytes { visible.appendFragment($0) }
+    }
+    shown.withUnsafeBytes { visible.appendFragment($0) }
+  }
+  #endif
 
   /// The state JSON as text (compact, or indented by two spaces when `pretty`).
   package func json(event: Int, pretty: Bool = false) -> String {
@@ -282,3 +325,68 @@ private struct CompactItems {
   }
   nonisolated(unsafe) private static var sink = 0
 }
+
+#if canImport(Dispatch) && !hasFeature(Embedded)
+/// Part of a section's items written as compact JSON on a thread of its own: the bytes of
+/// the items and of the shown ids, each a fragment to append after the part before it.
+private final class HalfItems: @unchecked Sendable {
+  /// States with fewer items are written on one thread (a thread costs more than it saves),
+  /// and so are sections with fewer items than `sectionFrom`.
+  static let from = 32_768
+  static let sectionFrom = 8192
+  private let forest: Forest
+  private let order: ArraySlice<PreorderFrame>
+  private let first: Bool
+  private var json: [UInt8] = []
+  private var shown: [UInt8] = []
+  private let done = DispatchSemaphore(value: 0)
+
+  init(_ forest: Forest, _ order: ArraySlice<PreorderFrame>, first: Bool) {
+    self.forest = forest
+    self.order = order
+    self.first = first
+  }
+
+  /// Starts writing on another thread.
+  func start() -> HalfItems {
+    DispatchQueue.global(qos: .userInitiated).async { self.run() }
+    return self
+  }
+
+  private func run() {
+    var w = JSONWriter(reservingCapacity: order.count &* 64)
+    var visible = JSONWriter()
+    Self.write(forest, order, first: first, to: &w, visible: &visible, drain: nil, piece: 0)
+    json = w.bytes
+    shown = visible.bytes
+    done.signal()
+  }
+
+  /// Waits for the thread: the items' bytes (each preceded by a comma unless `first`), and
+  /// the shown ids (comma-separated, none before the first).
+  func finish() -> (json: [UInt8], shown: [UInt8]) {
+    done.wait()
+    return (json, shown)
+  }
+
+  /// Writes the items of `order` (a comma before the first unless `first`), handing the
+  /// buffer to `drain` every `piece` bytes.
+  static func write(
+    _ f: Forest, _ order: ArraySlice<PreorderFrame>, first: Bool, to w: inout JSONWriter,
+    visible: inout JSONWriter, drain: (([UInt8]) -> Void)?, piece: Int
+  ) {
+    let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
+    defer { scratch.deallocate() }
+    var items = CompactItems(out: RawJSONOut(scratch), drain: drain, piece: piece)
+    items.first = first
+    var at = order.startIndex
+    while at < order.endIndex {
+      let end = min(at &+ CompactItems.size, order.endIndex)
+      items.batch.append(contentsOf: order[at..<end])
+      items.write(f, &w, &visible)
+      at = end
+    }
+    items.out.spill(into: &w)
+  }
+}
+#endif

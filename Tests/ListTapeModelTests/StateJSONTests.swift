@@ -82,6 +82,36 @@ import Testing
     #expect(String(decoding: pieces + w.bytes, as: UTF8.self) == compact)
   }
 
+  /// A large state's items are written in two halves on two threads (each half's shown
+  /// ids appended after the other's): the bytes must be the one-thread document's, whether
+  /// the second half shows rows or hides them all.
+  @Test(arguments: [true, false])
+  func largeStateWrittenInHalvesIsTheSameDocument(secondHalfShown: Bool) throws {
+    let shown = (0..<20_000).map { #"{"id":"r-\#($0)","title":"row \"\#($0)\""}"# }
+    let hidden = (0..<30_000).map { #"{"id":"c-\#($0)","fields":{"k":"v\#($0)"}}"# }
+    let parent = #"{"id":"p","children":[\#(hidden.joined(separator: ","))]}"#
+    let items = secondHalfShown ? [parent] + shown : shown.prefix(5000) + [parent]
+    let s = try folded(
+      """
+      {"op":"appendSections","sections":["small","big"]}
+      {"op":"appendItems","section":"small","items":["a","b"]}
+      {"op":"appendItems","section":"big","items":[\(items.joined(separator: ","))]}
+      {"op":"select","items":["r-4999"]}
+      """)
+    #expect(s.numberOfAllItems > 32_768)
+    let reference = try JSONParser.parse(s.json(event: 4, pretty: true)).serialized()
+    var pieces: [UInt8] = []
+    var w = JSONWriter()
+    s.writeJSON(event: 4, to: &w, drain: { pieces += $0 })
+    // Compared as a Bool: a failure would otherwise print megabytes.
+    let halves = String(decoding: pieces + w.bytes, as: UTF8.self)
+    let same = halves == reference
+    let at = zip(halves.utf8, reference.utf8).prefix { $0 == $1 }.count
+    #expect(same, "the documents differ from byte \(at)")
+    let oneThread = s.json(event: 4) == reference
+    #expect(oneThread, "one thread, no drain")
+  }
+
   @Test func rowsCarryWhatARendererNeeds() throws {
     let s = try folded(
       """
