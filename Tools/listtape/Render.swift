@@ -97,17 +97,83 @@ enum Render {
     }
     for ref in sections {
       out.line()
-      let rows = state.rows(in: ref, visibleOnly: !all)
       let visible = state.numberOfItems(in: ref)
       let total = state.numberOfAllItems(in: ref)
       out.line(
         style.bold(style.blue(state.id(of: ref))) + "  "
           + style.dim("\(plural(total, "item")), \(count(visible)) visible"))
-      if rows.isEmpty {
-        out.line(style.dim("  (empty)"))
-        continue
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(1 << 16 + 4096)
+      var any = false
+      state.forEachRowText(in: ref, visibleOnly: !all) { row in
+        any = true
+        Render.row(row, style: style, into: &bytes)
+        bytes.append(0x0A)
+        if bytes.count >= 1 << 16 {
+          out.bytes(bytes)
+          bytes.removeAll(keepingCapacity: true)
+        }
       }
-      for row in rows { out.line(Render.row(row, style: style)) }
+      out.bytes(bytes)
+      if !any { out.line(style.dim("  (empty)")) }
+    }
+  }
+
+  /// `row(_:style:)` written from the state's bytes (no `String` per row), byte for byte.
+  static func row(_ row: RowText, style: Style, into line: inout [UInt8]) {
+    func ascii(_ s: StaticString) {
+      line.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+    func open(_ code: StaticString) {
+      guard style.enabled else { return }
+      ascii("\u{1B}[")
+      ascii(code)
+      ascii("m")
+    }
+    func close() { if style.enabled { ascii("\u{1B}[0m") } }
+    func text() {
+      line.append(contentsOf: row.id)
+      if let title = row.title, !title.elementsEqual(row.id) {
+        ascii("  ")
+        open("36")
+        ascii("\"")
+        line.append(contentsOf: title)
+        ascii("\"")
+        close()
+      }
+      if !row.fields.isEmpty {
+        ascii("  ")
+        open("2")
+        ascii("[")
+        for (i, field) in row.fields.enumerated() {
+          if i > 0 { ascii(", ") }
+          line.append(contentsOf: field.key)
+          ascii("=")
+          line.append(contentsOf: field.value)
+        }
+        ascii("]")
+        close()
+      }
+    }
+    if !row.isVisible { open("2") }
+    for _ in 0...row.level { ascii("  ") }
+    if row.hasChildren { ascii(row.expanded ? "▾ " : "▸ ") } else { ascii("  ") }
+    if !row.isVisible {
+      text()
+      ascii("  (hidden)")
+      close()
+    } else if row.isSelected {
+      open("7")
+      open("32")
+      text()
+      close()
+      close()
+      ascii(" ")
+      open("32")
+      ascii("✓")
+      close()
+    } else {
+      text()
     }
   }
 
