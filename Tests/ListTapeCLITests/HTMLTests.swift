@@ -152,6 +152,38 @@ struct HTMLTests {
     try Self.expectPageFoldMatchesNative(deep, in: dir, name: "deep", ["--checkpoint-every", "50"])
   }
 
+  /// The page draws the last state first and inflates the log's earlier segments after
+  /// it: a move made meanwhile waits for them, then draws that event's state (`show`'s),
+  /// instead of failing on a frame not yet inflated.
+  @Test func aMoveBeforeTheEarlyFramesAreInflatedWaitsForThem() throws {
+    let dir = try TempDir()
+    let log = dir.path("early.ltape")
+    let bin = CLI.binary.path
+    // Small outlines restart the dictionary often: the last state's segment is not the first.
+    let made = try runTool(
+      "/bin/sh",
+      [
+        "-c",
+        "'\(bin)' generate --events 100000 --seed 3 --outline 200 --max-items 2000 "
+          + "| '\(bin)' record --quiet '\(log)'",
+      ], seconds: 600)
+    #expect(made.code == 0, "\(made.err)")
+    let html = dir.path("early.html")
+    let r = try CLI.run(["html", log, "-o", html], seconds: 600)
+    #expect(r.code == 0, "\(r.err)")
+    let page = try Chromium.dumpDOM(html, hash: "#early=5")
+    let show = try CLI.run(["show", log, "--at", "5", "--json"])
+    var json = show.out
+    if json.hasSuffix("\n") { json.removeLast() }
+    // Compared as Bools: a failure would otherwise print the whole page.
+    let waited = page.dom.contains("data-waited=\"1\"")
+    let failed = page.dom.contains("data-error")
+    let drawn = page.dom.contains("<pre id=\"check\">@ 5 \(HTMLLargeSessionTests.fnv1a(json))")
+    #expect(waited, "the move did not wait: \(page.log.suffix(2000))")
+    #expect(!failed, "the page failed: \(page.log.suffix(2000))")
+    #expect(drawn, "the state drawn at event 5 is not show's")
+  }
+
   @Test func dataNeverRunsAsScript() throws {
     let dir = try TempDir()
     let img = #"<img src=x onerror="document.body.dataset.pwned=1">"#

@@ -226,6 +226,7 @@ enum HTMLPage {
     // state needs come first, the rest after it is drawn.
     var wantsCheck = /check/.test(location.hash), wantsDiffs = /diffs/.test(location.hash);
     var at = /at=([\d,]+)/.exec(location.hash), wantsTiming = /timing/.test(location.hash);
+    var early = /early=(\d+)/.exec(location.hash);
     var eager = (D.anchors || []).length || D.inexact.length || wantsCheck || wantsDiffs || at;
     var firstFrame = eager ? 0 : W.lt_first_frame(TO);
     await inflateFrames(firstFrame, frames - 1);
@@ -371,7 +372,17 @@ enum HTMLPage {
       try { history.replaceState(null, '', '#event=' + n); } catch (err) { /* file: URLs may refuse */ }
     }
 
-    function go(n) { position = clamp(n); render(); }
+    // The frames before `firstFrame` are inflated after the first paint: a move meanwhile
+    // waits for them (drawn once they are in) instead of reading a frame not yet inflated.
+    var allInflated = firstFrame === 0, waiting = false;
+    function go(n) {
+      position = clamp(n);
+      if (allInflated) { render(); return; }
+      waiting = true;
+      document.body.dataset.waited = '1';
+      $('slider').value = String(position);
+      $('eventhead').textContent = 'event ' + position + ' of ' + D.total + ' · reading the log…';
+    }
     function pct(n) { return TO > FIRST ? (n - FIRST) * 100 / (TO - FIRST) : 0; }
 
     function buildBar() {
@@ -527,6 +538,7 @@ enum HTMLPage {
       if (wantsCheck) check();
       if (wantsDiffs) diffCheck();
       if (at) atCheck(at[1].split(',').map(Number));
+      if (early) atCheck([position]);
       if (wantsTiming) timing();
       var loads = performance.getEntriesByType('resource').length;
       $('netcheck').textContent = 'resources loaded: ' + loads;
@@ -534,7 +546,11 @@ enum HTMLPage {
     }
     // The frames before, then the rest of the first fold a slice at a time, so the page
     // answers meanwhile.
+    // For tests (#early=N in the address): a move before the frames above are inflated.
+    if (early) go(Number(early[1]));
     if (firstFrame > 0) await inflateFrames(0, firstFrame - 1);
+    allInflated = true;
+    if (waiting) { waiting = false; render(); }
     log = null;
     (function slice() {
       if (pass(32768)) finish(); else setTimeout(slice, 0);
