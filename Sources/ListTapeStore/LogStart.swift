@@ -63,42 +63,70 @@ package struct LogStart {
   }
 
   /// Reads dictionary restarts and the definitions of event frames `from...through` into
-  /// `decoder` (starting at frame offset `start`), without decoding events.
+  /// `decoder` (starting at frame offset `start`), without decoding events. A run of at
+  /// least `aheadFrom` events has its frames read and inflated on a second thread while
+  /// this one enters definitions.
   package func absorbDefinitions(
-    _ decoder: inout EventDecoder, from: Int, through: Int, start: UInt64
+    _ decoder: inout EventDecoder, from: Int, through: Int, start: UInt64,
+    aheadFrom: Int = FramesAhead.minimumEvents
   ) throws(StoreError) {
+    // Only the definitions of an event frame are read, so it is inflated only through
+    // them (its payload checksum, over the compressed bytes, is still checked).
+    let prefix = FramePrefix(head: EventDecoder.definitionsHead) {
+      EventDecoder.definitionsEnd(ofFrame: $0)
+    }
+    if through - from >= aheadFrom,
+      let ahead = FramesAhead(
+        reader: reader, from: from, through: through, start: start, prefix: prefix)
+    {
+      var failure: StoreError?
+      do {
+        try ahead.consume { frame in
+          frame.payload.withUnsafeBytes { payload in
+            failure = absorb(
+              &decoder, frame.kind, payload, seq: frame.firstSeq, count: frame.eventCount)
+          }
+          return failure == nil
+        }
+      } catch {
+        throw .log(error)
+      }
+      if let failure { throw failure }
+      return
+    }
     var failure: StoreError?
     do {
-      // Only the definitions of an event frame are read, so it is inflated only through
-      // them (its payload checksum, over the compressed bytes, is still checked).
-      let prefix = FramePrefix(head: EventDecoder.definitionsHead) {
-        EventDecoder.definitionsEnd(ofFrame: $0)
-      }
       try reader.forEachFrame(
         from: UInt64(from), through: UInt64(max(through, 0)), start: start, eventPrefix: prefix
       ) { view in
-        let seq = Int(view.firstSeq)
-        do throws(CodecError) {
-          switch view.kind {
-          case .dictionary: try decoder.restart(view.payload, seq: seq)
-          case .events:
-            _ = try decoder.skipFrame(
-              view.payload, firstSeq: seq, count: view.eventCount, prefix: true)
-          case .checkpoint: break
-          }
-        } catch {
-          failure =
-            view.kind == .dictionary
-            ? .undecodableDictionary(event: seq, error, path: path)
-            : .undecodableEvent(event: error.event ?? seq, error, path: path)
-          return false
-        }
-        return true
+        failure = absorb(
+          &decoder, view.kind, view.payload, seq: Int(view.firstSeq), count: view.eventCount)
+        return failure == nil
       }
     } catch {
       throw .log(error)
     }
     if let failure { throw failure }
+  }
+
+  /// Enters one frame's definitions (or its dictionary restart) into `decoder`; the error
+  /// it meets, or nil.
+  private func absorb(
+    _ decoder: inout EventDecoder, _ kind: FrameView.Kind, _ payload: UnsafeRawBufferPointer,
+    seq: Int, count: Int
+  ) -> StoreError? {
+    do throws(CodecError) {
+      switch kind {
+      case .dictionary: try decoder.restart(payload, seq: seq)
+      case .events: _ = try decoder.skipFrame(payload, firstSeq: seq, count: count, prefix: true)
+      case .checkpoint: break
+      }
+    } catch {
+      return kind == .dictionary
+        ? .undecodableDictionary(event: seq, error, path: path)
+        : .undecodableEvent(event: error.event ?? seq, error, path: path)
+    }
+    return nil
   }
 
   /// The latest checkpoint frame of the log folding at most `n` events, loaded, with a

@@ -221,4 +221,49 @@ import Testing
     #expect(b.skippedAfterGaps == a.skippedAfterGaps)
     #expect(Self.firstDifference(piped.seen, direct.seen) == nil)
   }
+
+  /// The definitions a seek without an index reads (`absorbDefinitions`) come out the same
+  /// whether a second thread reads and inflates the frames ahead or not: on a whole log,
+  /// stopped partway, and on a log damaged partway (read up to the damage, alike).
+  @Test func definitionsReadAheadEqualTheDirectRead() throws {
+    let session = try Session(30_000, seed: 15)
+    defer { session.remove() }
+    func absorb(through: Int, ahead: Bool) throws -> (ids: [String], error: String?) {
+      let reader = try LogReader(path: session.path)
+      let start = LogStart(reader: reader, path: session.path)
+      var decoder = start.startDecoder()
+      var failure: String?
+      do {
+        try start.absorbDefinitions(
+          &decoder, from: 1, through: through, start: reader.firstFrameOffset,
+          aheadFrom: ahead ? 0 : .max)
+      } catch {
+        failure = "\(error)"
+      }
+      let d = decoder.dictionary
+      return ((0..<d.count).map { d.text($0) }, failure)
+    }
+    let whole = try absorb(through: 29_999, ahead: false).ids
+    for through in [29_999, 12_345] {
+      let direct = try absorb(through: through, ahead: false)
+      let ahead = try absorb(through: through, ahead: true)
+      #expect(direct.error == nil && ahead.error == nil)
+      #expect(direct.ids.count > 100)
+      #expect(ahead.ids == direct.ids, "through \(through)")
+    }
+    var frame: UInt64 = 0
+    try LogReader(path: session.path).forEachFrame(from: 20_000, through: 20_000) { view in
+      frame = view.offset
+      return false
+    }
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: session.path)))
+    bytes[Int(frame) + 40] ^= 0x5A
+    try Data(bytes).write(to: URL(fileURLWithPath: session.path))
+    // The reader ends the log before the damaged frame: both read up to it, alike.
+    let direct = try absorb(through: 29_999, ahead: false)
+    let ahead = try absorb(through: 29_999, ahead: true)
+    #expect(ahead.error == direct.error)
+    #expect(direct.ids != whole)
+    #expect(ahead.ids == direct.ids)
+  }
 }
