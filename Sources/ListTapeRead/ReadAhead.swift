@@ -3,12 +3,6 @@ import ListTapeLog
 import ListTapeModel
 import ListTapeStore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reads, inflates and decodes a run of a log's events into record chunks on a second
 /// thread (`LogEvents.decode`) while the caller's thread folds them: a bounded queue of
 /// chunks, so memory stays a few chunks plus the state whatever the log's length.
@@ -41,11 +35,7 @@ final class ReadAhead: @unchecked Sendable {
   private(set) var skipped = 0
   /// Records handed to the fold's queue so far (read under `cond`).
   private(set) var decoded = 0
-  #if canImport(Darwin)
-  private var thread: pthread_t?
-  #else
-  private var thread = pthread_t()
-  #endif
+  private var thread: JoinableThread?
 
   init?(
     reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder,
@@ -57,17 +47,8 @@ final class ReadAhead: @unchecked Sendable {
     self.from = from
     self.through = through
     self.decoder = decoder
-    let context = Unmanaged.passRetained(self).toOpaque()
-    guard pthread_create(&thread, nil, { ReadAhead.threadMain($0) }, context) == 0 else {
-      Unmanaged<ReadAhead>.fromOpaque(context).release()
-      return nil
-    }
-  }
-
-  private static func threadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    guard let context else { return nil }
-    Unmanaged<ReadAhead>.fromOpaque(context).takeRetainedValue().produce()
-    return nil
+    guard let thread = JoinableThread({ [self] in produce() }) else { return nil }
+    self.thread = thread
   }
 
   /// Calls `body` with each chunk in order on this thread until it returns false. The
@@ -105,11 +86,7 @@ final class ReadAhead: @unchecked Sendable {
     stopped = true
     cond.broadcast()
     cond.unlock()
-    #if canImport(Darwin)
-    if let thread { pthread_join(thread, nil) }
-    #else
-    pthread_join(thread, nil)
-    #endif
+    thread?.join()
   }
 
   private func produce() {

@@ -1,12 +1,6 @@
 import Foundation
 import ListTapeLog
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reads and inflates a run of a log's frames on a second thread, a few frames ahead of
 /// the caller's thread, which takes each as an owned copy: reading definitions then costs
 /// the slower of inflating and entering them, not their sum.
@@ -40,11 +34,7 @@ package final class FramesAhead: @unchecked Sendable {
   private var done = false
   private var stopped = false
   private var failure: LogError?
-  #if canImport(Darwin)
-  private var thread: pthread_t?
-  #else
-  private var thread = pthread_t()
-  #endif
+  private var thread: JoinableThread?
 
   /// Starts the producer thread; nil when no thread can be started.
   init?(reader: LogReader, from: Int, through: Int, start: UInt64, prefix: FramePrefix?) {
@@ -53,17 +43,8 @@ package final class FramesAhead: @unchecked Sendable {
     self.through = through
     self.start = start
     self.prefix = prefix
-    let context = Unmanaged.passRetained(self).toOpaque()
-    guard pthread_create(&thread, nil, { FramesAhead.threadMain($0) }, context) == 0 else {
-      Unmanaged<FramesAhead>.fromOpaque(context).release()
-      return nil
-    }
-  }
-
-  private static func threadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    guard let context else { return nil }
-    Unmanaged<FramesAhead>.fromOpaque(context).takeRetainedValue().produce()
-    return nil
+    guard let thread = JoinableThread({ [self] in produce() }) else { return nil }
+    self.thread = thread
   }
 
   /// Calls `body` with each frame in order on this thread until it returns false; the
@@ -75,11 +56,7 @@ package final class FramesAhead: @unchecked Sendable {
       stopped = true
       cond.broadcast()
       cond.unlock()
-      #if canImport(Darwin)
-      if let thread { pthread_join(thread, nil) }
-      #else
-      pthread_join(thread, nil)
-      #endif
+      thread?.join()
     }
     while true {
       cond.lock()
