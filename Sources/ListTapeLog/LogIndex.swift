@@ -9,7 +9,8 @@ import Darwin
 /// Byte-level constants of the index file (docs/log-format.md, "The index file").
 enum IndexFormat {
   static let magic: [UInt8] = [0x89, 0x55, 0x4C, 0x49, 0x44, 0x58, 0x0D, 0x0A]  // \x89ULIDX\r\n
-  static let major: UInt16 = 1
+  /// 2: segment dictionaries front-coded (`FrontCoding`); 1 stored them as they are.
+  static let major: UInt16 = 2
   static let minor: UInt16 = 0
   static let headerLength = 128
   static let seekPointLength = 56
@@ -115,15 +116,18 @@ package struct IndexSeekPoint: Sendable, Equatable {
   package var isInTwoParts: Bool { partOffset > 0 }
 }
 
-/// A segment's dictionary as an index file stores it: entries in stored form and their ends.
+/// A segment's dictionary as an index file stores it: its entries' stored forms, front-coded.
 package struct IndexSegment: Sendable, Equatable {
   /// The event number the segment's dictionary restart came before (0: the log's start).
   package var key: UInt64
   /// Entries stored.
   package var entries: Int
-  var endsOffset: UInt64
-  var storedOffset: UInt64
+  /// Where the coded entries lie in the index file, and their length.
+  var codedOffset: UInt64
+  var codedLength: Int
+  /// Bytes of the entries' stored forms, decoded.
   var storedLength: Int
+  /// CRC-32 of the coded entries.
   var crc: UInt32
 }
 
@@ -232,7 +236,11 @@ package final class LogIndex {
       crc32Bytes(0, UnsafeRawBufferPointer(rebasing: h[0..<124])) == h.loadLE(UInt32.self, at: 124)
     else { throw .damaged("header checksum mismatch") }
     let major = h.loadLE(UInt16.self, at: 8)
-    guard major == IndexFormat.major else { throw .damaged("index format \(major)") }
+    guard major == IndexFormat.major else {
+      throw .damaged(
+        major < IndexFormat.major
+          ? "index format \(major), written by an older version" : "index format \(major)")
+    }
     guard h.loadLE(UInt32.self, at: 12) == UInt32(IndexFormat.headerLength) else {
       throw .damaged("bad header length")
     }
@@ -267,13 +275,14 @@ package final class LogIndex {
       let s = IndexSegment(
         key: segTable.loadLE(UInt64.self, at: at),
         entries: Int(segTable.loadLE(UInt32.self, at: at + 8)),
-        endsOffset: segTable.loadLE(UInt64.self, at: at + 16),
-        storedOffset: segTable.loadLE(UInt64.self, at: at + 24),
+        codedOffset: segTable.loadLE(UInt64.self, at: at + 16),
+        codedLength: Int(truncatingIfNeeded: segTable.loadLE(UInt64.self, at: at + 24)),
         storedLength: Int(segTable.loadLE(UInt32.self, at: at + 32)),
         crc: segTable.loadLE(UInt32.self, at: at + 36))
       guard s.entries <= IndexFormat.maxDictionaryEntries,
-        Self.fits(s.endsOffset, s.entries * 4, source.size),
-        Self.fits(s.storedOffset, s.storedLength, source.size),
+        Self.fits(s.codedOffset, s.codedLength, source.size),
+        s.codedLength >= 2 * s.entries,
+        FrontCoding.withinCap(stored: s.storedLength, coded: s.codedLength),
         segments.last.map({ $0.key < s.key }) ?? true
       else { throw .damaged("segment \(i) out of range") }
       segments.append(s)
@@ -387,53 +396,36 @@ package final class LogIndex {
     try dictionary(segment: point.segmentIndex, count: segments[point.segmentIndex].entries)
   }
 
-  /// The first `count` entries of segment `index`'s dictionary: stored bytes and ends, read
-  /// straight into arrays with room for the entries a fold defines after them (no copy, and
-  /// no reallocation when it appends the first).
+  /// The first `count` entries of segment `index`'s dictionary: stored bytes and ends,
+  /// decoded into arrays with room for the entries a fold defines after them (no
+  /// reallocation when it appends the first).
   func dictionary(segment index: Int, count: Int) throws(LogError) -> (
     stored: [UInt8], ends: [UInt32]
   ) {
     let s = segments[index]
-    let n = min(count, s.entries)
-    guard var ends = try read(UInt32.self, s.entries, at: s.endsOffset) else {
+    let coded: UnsafeRawBufferPointer?
+    do {
+      coded = try source.bytes(at: s.codedOffset, count: s.codedLength)
+    } catch {
+      throw LogError(.damaged, path: path, message: "index dictionary: \(error.message)")
+    }
+    guard let coded else {
       throw LogError(.damaged, path: path, message: "index dictionary outside the file")
     }
-    var crc = ends.withUnsafeBytes { crc32Bytes(0, $0) }
-    for i in ends.indices { ends[i] = UInt32(littleEndian: ends[i]) }
-    let used = n == 0 ? 0 : Int(ends[n - 1])
-    ends.removeLast(ends.count - n)
-    guard used <= s.storedLength,
-      var stored = try read(UInt8.self, s.storedLength, at: s.storedOffset)
-    else {
-      throw LogError(.damaged, path: path, message: "index dictionary of \(s.key) out of range")
+    guard crc32Bytes(0, coded) == s.crc else {
+      throw LogError(
+        .damaged, path: path, message: "index dictionary checksum mismatch",
+        offset: s.codedOffset)
     }
-    crc = stored.withUnsafeBytes { crc32Bytes(crc, $0) }
-    guard crc == s.crc else {
-      throw LogError(.damaged, path: path, message: "index dictionary checksum mismatch")
+    let decoded = FrontCoding.decode(
+      coded, entries: s.entries, count: min(count, s.entries), storedLength: s.storedLength)
+    source.shrink()
+    guard let decoded else {
+      throw LogError(
+        .damaged, path: path, message: "index dictionary of \(s.key) does not decode",
+        offset: s.codedOffset)
     }
-    stored.removeLast(stored.count - used)
-    return (stored, ends)
-  }
-
-  /// `count` elements of `T` read straight from the file at `offset` into an array with
-  /// room for what a fold after a seek point appends to it (allocated, not touched until
-  /// then); nil when the file does not hold them.
-  private func read<T: FixedWidthInteger>(_: T.Type, _ count: Int, at offset: UInt64)
-    throws(LogError) -> [T]?
-  {
-    var held = true
-    let array = try [T](unsafeUninitializedCapacity: count + count / 8 + 1024) {
-      buffer, initialized throws(LogError) in
-      guard count > 0 else { return }
-      guard let base = buffer.baseAddress,
-        try source.copy(at: offset, count: count * MemoryLayout<T>.stride, to: base)
-      else {
-        held = false
-        return
-      }
-      initialized = count
-    }
-    return held ? array : nil
+    return decoded
   }
 }
 
@@ -702,20 +694,13 @@ package final class LogIndexBuilder {
   /// call for the same key replaces it.
   package func addSegment(key: UInt64, stored: [UInt8], ends: [UInt32]) throws(LogError) {
     try writePending()
-    var endBytes = [UInt8](repeating: 0, count: ends.count * 4)
-    endBytes.withUnsafeMutableBytes { p in
-      for (i, e) in ends.enumerated() { p.storeLE(e, at: i * 4) }
-    }
-    let crc = stored.withUnsafeBytes { s in
-      endBytes.withUnsafeBytes { e in crc32Bytes(crc32Bytes(0, e), s) }
-    }
+    let coded = FrontCoding.encode(stored: stored, ends: ends)
+    let crc = coded.withUnsafeBytes { crc32Bytes(0, $0) }
     let segment = IndexSegment(
-      key: key, entries: ends.count, endsOffset: end, storedOffset: end + UInt64(endBytes.count),
+      key: key, entries: ends.count, codedOffset: end, codedLength: coded.count,
       storedLength: stored.count, crc: crc)
-    try writeAt(end, endBytes)
-    end += UInt64(endBytes.count)
-    try writeAt(end, stored)
-    end += UInt64(stored.count)
+    try writeAt(end, coded)
+    end += UInt64(coded.count)
     segments.removeAll { $0.key == key }
     segments.append(segment)
   }
@@ -761,8 +746,8 @@ package final class LogIndexBuilder {
         let at = i * IndexFormat.segmentLength
         t.storeLE(s.key, at: at)
         t.storeLE(UInt32(s.entries), at: at + 8)
-        t.storeLE(s.endsOffset, at: at + 16)
-        t.storeLE(s.storedOffset, at: at + 24)
+        t.storeLE(s.codedOffset, at: at + 16)
+        t.storeLE(UInt64(s.codedLength), at: at + 24)
         t.storeLE(UInt32(s.storedLength), at: at + 32)
         t.storeLE(s.crc, at: at + 36)
       }

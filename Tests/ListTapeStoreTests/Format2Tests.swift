@@ -151,6 +151,36 @@ struct RecordedSession {
     #expect(scanned.stop?.offset == frame)
   }
 
+  /// An index written by an older version (format 1, its dictionaries stored as they are)
+  /// is not read but reported as such, and the next build replaces it.
+  @Test func anIndexOfAnOlderFormatIsIgnoredAndRebuilt() throws {
+    let s = try RecordedSession(3_000, seed: 31)
+    defer { s.remove() }
+    var timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 400
+    try timeline.buildIndex()
+    let indexPath = LogIndex.path(forLog: s.path)
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: indexPath)))
+    #expect(bytes[8] == 2 && bytes[9] == 0)
+    bytes[8] = 1
+    // The header's CRC-32 (bytes 0..<124, at 124), made again so that only the format differs.
+    var crc: UInt32 = 0xFFFF_FFFF
+    for b in bytes[0..<124] {
+      crc ^= UInt32(b)
+      for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    crc = ~crc
+    for i in 0..<4 { bytes[124 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
+    try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
+    timeline = try Timeline(path: s.path)
+    #expect(timeline.indexStatus == .damaged("index format 1, written by an older version"))
+    timeline.indexSpacing = 400
+    #expect(try timeline.state(at: 2_222) == direct(s.events, through: 2_222))
+    try timeline.buildIndex()
+    #expect(try Timeline(path: s.path).indexStatus == .valid)
+    #expect(try Timeline(path: s.path).state(at: 1_717) == direct(s.events, through: 1_717))
+  }
+
   /// An index that no longer describes the log is ignored and rebuilt: the log grew (the
   /// index is extended), another log took its name, or the index file was damaged.
   @Test func staleAndDamagedIndexesAreIgnoredAndRebuilt() throws {
