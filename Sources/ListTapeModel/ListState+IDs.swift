@@ -8,6 +8,18 @@ extension ListState {
   /// and states folded from it, many questions by string: the fold keeps it up to date.
   package mutating func indexIDs() { forest.ids.buildTable() }
 
+  /// Takes `ids` and its string table, built once elsewhere, for the state's own ids when
+  /// they are the same entries (the same lineage, count and bytes): a viewer that jumps
+  /// within one segment then builds the table once, not on every jump. Returns false, and
+  /// changes nothing, otherwise.
+  package mutating func adoptIndexed(_ ids: IdSpace) -> Bool {
+    guard ids.hasStringTable, ids.lineage != 0, ids.lineage == forest.ids.lineage,
+      ids.count == forest.ids.count, ids.bytes.count == forest.ids.bytes.count
+    else { return false }
+    forest.ids = ids
+    return true
+  }
+
   /// The state's ids in a lineage of their own (drawn now if they had none), for records
   /// made from events (`FoldOps.append(_:seq:defining:)`) that this state will follow.
   package mutating func sharedIDs() -> IdSpace {

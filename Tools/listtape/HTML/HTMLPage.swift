@@ -479,7 +479,7 @@ enum HTMLPage {
       var heap = performance.memory ? performance.memory.usedJSHeapSize : 0;
       var report = JSON.stringify({ phases: phases, firstRender: +document.body.dataset.firstRender,
         jumps: jumps, steps: steps, back: back, wasmBytes: W.memory.buffer.byteLength, jsHeap: heap,
-        points: W.lt_points(), pointBytes: W.lt_point_bytes() });
+        points: W.lt_points(), pointBytes: W.lt_point_bytes(), tables: W.lt_tables() });
       $('check').textContent = report;
       // Read by a test through the DevTools list of pages, which carries titles.
       document.title = 'listtape-timing ' + report;

@@ -139,6 +139,11 @@ func ltPoints() -> Int32 { Int32(viewer.points.count) }
 @_cdecl("lt_point_bytes")
 func ltPointBytes() -> Int32 { Int32(viewer.points.reduce(0) { $0 + $1.state.count }) }
 
+/// String tables the view has built (one per finished segment once jumps reuse them).
+@_expose(wasm, "lt_tables")
+@_cdecl("lt_tables")
+func ltTables() -> Int32 { Int32(viewer.tablesBuilt) }
+
 /// Makes the view's state the one after event `n`.
 @_expose(wasm, "lt_seek")
 @_cdecl("lt_seek")

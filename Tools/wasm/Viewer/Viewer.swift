@@ -40,6 +40,11 @@ struct Viewer {
   var points: [SeekPoint] = []
   /// The dictionaries of the segments the pass has left, and their aliases.
   var segments: [UInt64: (ids: IdSpace, aliases: DefinitionAliases)] = [:]
+  /// Dictionaries of finished segments with their string table built, for the view's
+  /// lookups by id after a jump (one table per segment, not one per jump).
+  var indexed: [UInt64: IdSpace] = [:]
+  /// String tables the view built (the page's timing report shows it).
+  var tablesBuilt = 0
   /// The log's checkpoints (events folded, frame), for the view before the pass is there.
   var checkpoints: [(seq: Int, frame: Int)] = []
   var view = Cursor(state: ListState(), decoder: EventDecoder(), seq: 0, frame: 0)
@@ -273,12 +278,27 @@ struct Viewer {
     // A step back: keep a copy of the view at each of the events before n on the way,
     // with the ids' table that the diff's lookups need built once for them all.
     recent.removeAll()
-    view.state.indexIDs()
+    indexViewIDs()
     let from = max(view.seq, n - Self.recentCount)
     _ = try view.advance(through: from, in: log, anchors: anchors)
     while view.seq < n {
       recent.append(view)
       _ = try view.advance(through: view.seq + 1, in: log, anchors: anchors)
+    }
+  }
+
+  /// Gives the view's state its ids' string table: the one built for its segment when its
+  /// ids are that whole segment's (a segment the pass has finished), else built now and
+  /// kept for the next jump in the same segment.
+  mutating func indexViewIDs() {
+    guard !view.state.ids.hasStringTable else { return }
+    let segment = view.decoder.segment
+    if let ids = indexed[segment], view.state.adoptIndexed(ids) { return }
+    view.state.indexIDs()
+    tablesBuilt += 1
+    let finished = passDone || segment != pass.decoder.segment
+    if finished, let whole = ids(of: segment), whole.ids.count == view.state.ids.count {
+      indexed[segment] = view.state.ids
     }
   }
 
@@ -322,7 +342,7 @@ struct Viewer {
       }
       // As `listtape diff` compares two close points: only where the event touched, which
       // it looks up by id (the table is built once; the fold keeps it up to date).
-      view.state.indexIDs()
+      indexViewIDs()
       before = view.state
       touched = TouchedItems(limit: max(1_024, view.state.numberOfAllItems / 4))
       touched.note(view.ops.event(i, view.state.ids), before: view.state)
