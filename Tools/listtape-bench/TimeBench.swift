@@ -376,7 +376,7 @@ enum TimeBench {
     }
     row("`export --parquet`", shape, exports, "≥ 1M events/CPU-s — " + met(exportOK))
 
-    // Building the outline by its appendItems events    // Building the outline by its appendItems events: a replay that stops after them.
+    // Building the outline by its appendItems events: a replay that stops after them.
     var opening = 0
     var built = ListState()
     var counting = true
