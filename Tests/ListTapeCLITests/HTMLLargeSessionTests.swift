@@ -70,7 +70,8 @@ struct HTMLLargeSessionTests {
 
   /// The page and the log agree where it matters most: the state at each of a few random
   /// events is the one `show --at N --json` prints (by hash), its size is about 1.33 × the
-  /// log's plus the fixed part, and the diff the page draws is `diff --from N-1 --to N`'s.
+  /// log's plus the fixed part, the diff the page draws is `diff --from N-1 --to N`'s, and
+  /// the events list words the event as `listtape events` does.
   @Test func randomEventsAgreeWithShowAndDiff() throws {
     let log = try Self.session.get()
     let html = try Self.page.get()
@@ -89,6 +90,7 @@ struct HTMLLargeSessionTests {
       page.dom.components(separatedBy: "<pre id=\"check\">").last?
         .components(separatedBy: "</pre>").first, "\(page.log.suffix(2000))")
     var drawn: [Int: (hash: String, lines: [String])] = [:]
+    var listed: [Int: String] = [:]
     var current: Int?
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
       let line = line.replacingOccurrences(of: "&lt;", with: "<")
@@ -97,6 +99,8 @@ struct HTMLLargeSessionTests {
       if line.hasPrefix("@ "), parts.count == 3, let n = Int(parts[1]) {
         current = n
         drawn[n] = (String(parts[2]), [])
+      } else if line.hasPrefix("= "), let n = current {
+        listed[n] = String(line.dropFirst(2))
       } else if let n = current {
         drawn[n]?.lines.append(line)
       }
@@ -113,6 +117,15 @@ struct HTMLLargeSessionTests {
       let expected = diff.out.split(separator: "\n", omittingEmptySubsequences: true)
         .dropFirst(2).map(String.init)
       #expect(drawn[n]?.lines == expected, "diff at event \(n) (seed \(seed))")
+      // The events list's words for the event (decoded from the segment's dictionary once the
+      // first fold has read it) are `listtape events`' without the time.
+      let events = try CLI.run(
+        ["events", log, "--from", "\(n)", "--to", "\(n)"], seconds: Self.seconds)
+      #expect(events.code == 0, "\(events.err)")
+      let words = events.out.split(separator: "\n").first.map {
+        $0.components(separatedBy: "  ").dropFirst().joined(separator: "  ")
+      }
+      #expect(listed[n] == words, "event \(n) listed (seed \(seed))")
     }
   }
 

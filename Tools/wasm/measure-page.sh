@@ -52,7 +52,8 @@ for shape in short path uuid; do
     done
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    rm -rf "$profile"
+    # Chromium's helper processes may still be writing the profile as the browser exits.
+    rm -rf "$profile" 2>/dev/null || { sleep 1; rm -rf "$profile" || true; }
     echo "  ${report:-no report}" | sed 's/&quot;/"/g'
   done
 done

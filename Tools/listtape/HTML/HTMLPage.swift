@@ -450,8 +450,9 @@ enum HTMLPage {
       $('selftest').textContent = 'diffs: ' + (TO - FROM + 1) + ' events';
     }
 
-    // For tests (#at=N,M,… in the address): at each event, the FNV-1a 32 of the state JSON
-    // and the diff from the event before, as the page draws them: `@ N hash`, then the lines.
+    // For tests (#at=N,M,… in the address): at each event, the FNV-1a 32 of the state JSON,
+    // the event as the events list has it, and the diff from the event before, as the page
+    // draws them: `@ N hash`, `= op  words`, then the diff's lines.
     function atCheck(list) {
       var out = [];
       list.forEach(function (n) {
@@ -460,6 +461,8 @@ enum HTMLPage {
         var bytes = resultBytes(), h = 0x811c9dc5;
         for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
         out.push('@ ' + n + ' ' + ('0000000' + h.toString(16)).slice(-8));
+        var e = events(n, n)[0];
+        out.push('= ' + (e && e.length > 1 ? e[1] + '  ' + e[2] : '(lost)'));
         $('diff').querySelectorAll('.d-line').forEach(function (l) { out.push(l.textContent); });
       });
       $('check').textContent = out.join('\n');

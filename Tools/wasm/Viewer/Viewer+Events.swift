@@ -40,8 +40,9 @@ extension Viewer {
   }
 
   /// The events of block `start...start + size - 1`, decoded from a decoder standing
-  /// before the frame that holds `start` (a seek point's, or the log's own dictionary
-  /// frame's, the frames in between read for their definitions); the last few are kept.
+  /// before the frame that holds `start`: the segment's whole dictionary once the pass has
+  /// finished it, else a seek point's, or the log's own dictionary frame's, the frames in
+  /// between read for their definitions. The last few blocks are kept.
   mutating func block(from start: Int) throws(ViewError) -> EventBlock {
     if let kept = blocks.first(where: { $0.start == start }) { return kept }
     let end = start + EventBlock.size - 1
@@ -57,7 +58,19 @@ extension Viewer {
     }
     var d: EventDecoder
     var f: Int
-    if let p = point(atOrBefore: start - 1, frame: first), log.hasGaps || p.frame > restart {
+    let segment = restart >= 0 ? UInt64(log.frames[restart].header.firstSeq) : 0
+    if !log.hasGaps, passDone || segment != pass.decoder.segment,
+      let (ids, aliases) = ids(of: segment), first < log.frames.count
+    {
+      // A segment the pass has finished: its whole dictionary serves any of its frames
+      // (each names the entries defined before it), so the block's first frame is decoded
+      // at once, its definitions checked against the entries held.
+      d = EventDecoder(logID: log.logID)
+      d.load(
+        ids, aliases: aliases, segment: segment, defined: ids.count,
+        before: Int(log.frames[first].header.firstSeq))
+      f = first
+    } else if let p = point(atOrBefore: start - 1, frame: first), log.hasGaps || p.frame > restart {
       d = try decoder(at: p)
       f = p.frame
     } else if log.hasGaps {
@@ -84,7 +97,8 @@ extension Viewer {
               p, firstSeq: firstSeq, count: count, from: start, acrossGaps: log.hasGaps
             ) { s, event in
               if s >= start && s <= end { events[s - start] = event }
-              return true
+              // No `Event` made past the block (a frame holds up to thousands more).
+              return s < end
             }
           }
         }
