@@ -24,13 +24,12 @@ enum FrontCoding {
   private static func encode(stored: [UInt8], ends: [UInt32], sharing: Bool) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(stored.count / 2 + ends.count * 2)
+    var scratch: UInt64 = 0
     func put(_ v: Int) {
-      var v = UInt(v)
-      while v >= 0x80 {
-        out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-        v >>= 7
+      withUnsafeMutableBytes(of: &scratch) { p in
+        guard let base = p.baseAddress else { return }
+        out.append(contentsOf: p.prefix(RecordFraming.putLength(v, base)))
       }
-      out.append(UInt8(v))
     }
     stored.withUnsafeBufferPointer { s in
       var previous = 0..<0
@@ -81,8 +80,7 @@ enum FrontCoding {
   }
 
   /// Decodes into `out` (room for `total` bytes and 32 more) and `ends` (room for `count`
-  /// entries);
-  /// `ok` only when every one of the `entries` entries read well.
+  /// entries); `ok` only when every one of the `entries` entries read well.
   private static func run(
     _ coded: UnsafeRawBufferPointer, entries: Int, count: Int, total: Int,
     _ ends: UnsafeMutablePointer<UInt32>, _ out: UnsafeMutablePointer<UInt8>

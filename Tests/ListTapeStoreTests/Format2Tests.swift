@@ -1,11 +1,11 @@
 import Foundation
-import ListTapeLog
 import ListTapeModel
 import ListTapeRead
 import ListTapeSamples
 import Testing
 
 @testable import ListTapeInvestigate
+@testable import ListTapeLog
 @testable import ListTapeStore
 
 /// A recorded 2.0 session: the log, its events, and the states of a direct fold.
@@ -164,12 +164,7 @@ struct RecordedSession {
     #expect(bytes[8] == 2 && bytes[9] == 0)
     bytes[8] = 1
     // The header's CRC-32 (bytes 0..<124, at 124), made again so that only the format differs.
-    var crc: UInt32 = 0xFFFF_FFFF
-    for b in bytes[0..<124] {
-      crc ^= UInt32(b)
-      for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-    }
-    crc = ~crc
+    let crc = bytes.withUnsafeBytes { crc32Bytes(0, UnsafeRawBufferPointer(rebasing: $0[..<124])) }
     for i in 0..<4 { bytes[124 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
     try Data(bytes).write(to: URL(fileURLWithPath: indexPath))
     timeline = try Timeline(path: s.path)

@@ -59,9 +59,7 @@ extension Viewer {
     var d: EventDecoder
     var f: Int
     let segment = restart >= 0 ? UInt64(log.frames[restart].header.firstSeq) : 0
-    if !log.hasGaps, passDone || segment != pass.decoder.segment,
-      let (ids, aliases) = ids(of: segment), first < log.frames.count
-    {
+    if !log.hasGaps, let (ids, aliases) = finishedIDs(of: segment), first < log.frames.count {
       // A segment the pass has finished: its whole dictionary serves any of its frames
       // (each names the entries defined before it), so the block's first frame is decoded
       // at once, its definitions checked against the entries held.

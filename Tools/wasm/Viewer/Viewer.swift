@@ -163,6 +163,12 @@ struct Viewer {
     return segments[segment]
   }
 
+  /// The dictionary and aliases of segment `segment` once the pass has read all of it (a
+  /// segment it left, or any once it is done), or nil.
+  func finishedIDs(of segment: UInt64) -> (ids: IdSpace, aliases: DefinitionAliases)? {
+    passDone || segment != pass.decoder.segment ? ids(of: segment) : nil
+  }
+
   /// The last seek point at or before event `n` (or whose frame is at or before `frame`).
   func point(atOrBefore n: Int, frame: Int = .max) -> SeekPoint? {
     var lo = 0
@@ -296,8 +302,7 @@ struct Viewer {
     if let ids = indexed[segment], view.state.adoptIndexed(ids) { return }
     view.state.indexIDs()
     tablesBuilt += 1
-    let finished = passDone || segment != pass.decoder.segment
-    if finished, let whole = ids(of: segment), whole.ids.count == view.state.ids.count {
+    if let whole = finishedIDs(of: segment), whole.ids.count == view.state.ids.count {
       indexed[segment] = view.state.ids
     }
   }
