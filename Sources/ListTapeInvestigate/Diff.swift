@@ -85,10 +85,20 @@ public struct StateDiff: Sendable {
   public var titles: [(id: String, from: String?, to: String?)] = []
   /// Field changes of items both states have.
   public var fields: [(id: String, from: [String: String]?, to: [String: String]?)] = []
-  /// Selected ids before, in display order, when the selection changed; empty when not.
+  /// Selected ids before, in display order, when the selection changed; empty when not (and
+  /// when a diff built for the page's words alone left out a selection of more than
+  /// `listedSelection` items).
   public var selectionBefore: [String] = []
-  /// Selected ids after, in display order, when the selection changed; empty when not.
+  /// Selected ids after, in display order, as `selectionBefore`.
   public var selectionAfter: [String] = []
+  /// Ids selected only after, in display order; empty when the selection did not change.
+  public var selectionAdded: [String] = []
+  /// Ids selected only before, in display order; empty when the selection did not change.
+  public var selectionRemoved: [String] = []
+  /// How many items were selected before, when the selection changed (else 0).
+  public var selectedCountBefore = 0
+  /// How many items are selected after, when the selection changed (else 0).
+  public var selectedCountAfter = 0
   /// Whether multiple selection was allowed before and after (a `configure` event).
   public var multipleSelectionBefore = false
   /// Whether multiple selection is allowed after.
@@ -101,9 +111,12 @@ public struct StateDiff: Sendable {
   public var rows: [DiffRow] = []
 
   /// Whether the set of selected items differs.
-  public var selectionChanged: Bool {
-    Set(selectionBefore.map(IdentifierKey.init)) != Set(selectionAfter.map(IdentifierKey.init))
-  }
+  public var selectionChanged: Bool { !selectionAdded.isEmpty || !selectionRemoved.isEmpty }
+
+  /// Up to this many selected items before and after together, a diff lists both whole
+  /// selections in its words; past it, what was added and removed (the whole lists stay
+  /// in the JSON).
+  public static let listedSelection = 16
 
   /// Whether the selection mode differs.
   public var selectionModeChanged: Bool { multipleSelectionBefore != multipleSelectionAfter }
@@ -186,6 +199,9 @@ extension StateDiff: Equatable {
         $0.id == $1.id && $0.from == $1.from && $0.to == $1.to
       }
       && a.selectionBefore == b.selectionBefore && a.selectionAfter == b.selectionAfter
+      && a.selectionAdded == b.selectionAdded && a.selectionRemoved == b.selectionRemoved
+      && a.selectedCountBefore == b.selectedCountBefore
+      && a.selectedCountAfter == b.selectedCountAfter
       && a.multipleSelectionBefore == b.multipleSelectionBefore
       && a.multipleSelectionAfter == b.multipleSelectionAfter && a.unchanged == b.unchanged
       && a.rows == b.rows
@@ -296,9 +312,15 @@ public enum Differ {
     d.multipleSelectionAfter = b.allowsMultipleSelection
     let before = a.selectedItems
     let after = b.selectedItems
-    guard Set(before.map(IdentifierKey.init)) != Set(after.map(IdentifierKey.init)) else { return }
+    let was = Set(before.map(IdentifierKey.init))
+    let now = Set(after.map(IdentifierKey.init))
+    guard was != now else { return }
     d.selectionBefore = before
     d.selectionAfter = after
+    d.selectionRemoved = before.filter { !now.contains(IdentifierKey($0)) }
+    d.selectionAdded = after.filter { !was.contains(IdentifierKey($0)) }
+    d.selectedCountBefore = before.count
+    d.selectedCountAfter = after.count
   }
 }
 

@@ -24,15 +24,20 @@ extension Differ {
   /// each change, and each section's ends.
   /// - Complexity: O(touched × depth × log n + siblings of reordered lists + sections);
   ///   O(n) when `touched` overflowed (then both states are compared whole).
+  /// With `selectionLists` false, a changed selection of more than
+  /// `StateDiff.listedSelection` items is told by what was added and removed only (what
+  /// the words show), without walking every selected item.
   package static func diff(
-    _ a: ListState, _ b: ListState, touched: TouchedItems, context: Int = 2
+    _ a: ListState, _ b: ListState, touched: TouchedItems, context: Int = 2,
+    selectionLists: Bool = true
   ) -> StateDiff {
-    incremental(a, b, touched: touched, context: context).diff
+    incremental(a, b, touched: touched, context: context, selectionLists: selectionLists).diff
   }
 
   /// `diff(_:_:touched:context:)` and how many items it read (tests check it stays small).
   package static func incremental(
-    _ a: ListState, _ b: ListState, touched: TouchedItems, context: Int
+    _ a: ListState, _ b: ListState, touched: TouchedItems, context: Int,
+    selectionLists: Bool = true
   ) -> (diff: StateDiff, examined: Int) {
     guard !touched.overflowed else {
       return (
@@ -58,7 +63,9 @@ extension Differ {
       case (nil, let y?):
         shown.append((id, nil, y, new.order(of: id)))
       case (let x?, let y?):
-        if key(x.place) == key(y.place) { groups[key(x.place)] = id }
+        // Only a list where an item may have moved is compared in order (a root list can
+        // hold tens of thousands of items; an expand there reads none of them).
+        if key(x.place) == key(y.place) && touched.mayMove(id) { groups[key(x.place)] = id }
         shown.append((id, x, y, new.order(of: id)))
       case (nil, nil):
         continue
@@ -112,8 +119,22 @@ extension Differ {
     // display order) only when one did.
     d.multipleSelectionBefore = a.allowsMultipleSelection
     d.multipleSelectionAfter = b.allowsMultipleSelection
-    if touched.ids.contains(where: { old.isSelected($0) != new.isSelected($0) }) {
-      compareSelection(a, b, into: &d)
+    let flipped = touched.ids.filter { old.isSelected($0) != new.isSelected($0) }
+    if !flipped.isEmpty {
+      d.selectionRemoved = flipped.filter { old.isSelected($0) }
+        .map { ($0, old.order(of: $0)) }.sorted { $0.1 < $1.1 }.map { $0.0 }
+      d.selectionAdded = flipped.filter { new.isSelected($0) }
+        .map { ($0, new.order(of: $0)) }.sorted { $0.1 < $1.1 }.map { $0.0 }
+      d.selectedCountBefore = a.numberOfSelectedItems
+      d.selectedCountAfter = b.numberOfSelectedItems
+      // The whole lists are a walk of every selected item in each state: made for the
+      // JSON, or when the words list them (a few items).
+      if selectionLists
+        || d.selectedCountBefore + d.selectedCountAfter <= StateDiff.listedSelection
+      {
+        d.selectionBefore = a.selectedItems
+        d.selectionAfter = b.selectedItems
+      }
     }
     return (d, touched.count + old.examined + new.examined)
   }

@@ -10,6 +10,11 @@ package struct TouchedItems: Sendable {
   var keys: Set<IdentifierKey> = []
   /// The ids in the order they were first noted (deterministic iteration).
   var ids: [String] = []
+  /// The noted ids an event may have moved among their siblings (moved, inserted, deleted,
+  /// replaced): only their sibling lists need comparing in order. An id noted only by
+  /// events that change flags, content or selection (expand, select, update, …) kept its
+  /// place among its siblings.
+  var movers: Set<IdentifierKey> = []
   /// Past this many items the set stops growing and `overflowed` is set: comparing the
   /// whole states is then cheaper than following every item.
   package let limit: Int
@@ -30,6 +35,14 @@ package struct TouchedItems: Sendable {
   }
 
   private mutating func note(_ op: ListOperation, _ s: ListState, inBatch: Bool) {
+    let moves: Bool
+    switch op {
+    case .expand, .collapse, .select, .deselect, .configure, .mark, .update, .reloadItems,
+      .reconfigureItems, .reloadSections:
+      moves = false
+    default:
+      moves = true
+    }
     switch op {
     case .batch(let events):
       // Inner events see states this one cannot: what they delete may have been moved
@@ -65,15 +78,17 @@ package struct TouchedItems: Sendable {
     default:
       break
     }
-    for id in op.itemIDs { add(id) }
+    for id in op.itemIDs { add(id, moves: moves) }
   }
 
-  mutating func add(_ id: String) {
+  mutating func add(_ id: String, moves: Bool = true) {
     guard !overflowed else { return }
-    if keys.insert(IdentifierKey(id)).inserted {
+    let key = IdentifierKey(id)
+    if keys.insert(key).inserted {
       ids.append(id)
       if ids.count > limit { overflowed = true }
     }
+    if moves { movers.insert(key) }
   }
 
   /// The item and everything below it in `s` (nothing when absent).
@@ -87,28 +102,25 @@ package struct TouchedItems: Sendable {
   }
 
   /// The selected items at or below `id` (all of them when nil).
-  /// - Complexity: O(selected × depth), not the subtree's size.
+  /// - Complexity: O(those selected × depth), not the subtree's size nor the selection's.
   private mutating func addSelected(under id: String?, _ s: ListState) {
     guard s.numberOfSelectedItems > 0 else { return }
-    for x in s.selectedItems {
-      var y: String? = x
-      while let z = y, id.map({ !sameID(z, $0) }) ?? false { y = s.parent(of: z) }
-      if y != nil { add(x) }
-    }
+    for x in id.map(s.selectedItems(atOrBelow:)) ?? s.selectedItems { add(x, moves: false) }
   }
 
   private mutating func addSection(_ id: String, _ s: ListState) {
     for x in s.allItems(inSection: id) ?? [] { add(x) }
   }
 
-  private func sameID(_ a: String, _ b: String) -> Bool { IdentifierKey(a) == IdentifierKey(b) }
-
   /// Whether `id` was noted.
   package func contains(_ id: String) -> Bool { keys.contains(IdentifierKey(id)) }
+
+  /// Whether an event noted may have moved `id` among its siblings.
+  package func mayMove(_ id: String) -> Bool { movers.contains(IdentifierKey(id)) }
 
   /// Adds every item of `other`.
   package mutating func formUnion(_ other: TouchedItems) {
     if other.overflowed { overflowed = true }
-    for id in other.ids { add(id) }
+    for id in other.ids { add(id, moves: other.mayMove(id)) }
   }
 }

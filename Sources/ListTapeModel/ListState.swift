@@ -286,6 +286,18 @@ extension ListState {
     item(id).map(isSelected) ?? false
   }
 
+  /// The selected items at or below `id` (none when absent), in no particular order.
+  /// - Complexity: O(those × depth × fan-out): subtrees without a selected item are skipped.
+  package func selectedItems(atOrBelow id: String) -> [String] {
+    guard let x = item(id)?.handle else { return [] }
+    let node = forest.nodes[Int(x)]
+    var found: [Handle] = node.selected ? [x] : []
+    if node.sel > (node.selected ? 1 : 0) {
+      found.append(contentsOf: forest.selectedItems(inList: node.children))
+    }
+    return found.map { forest.id(of: $0) }
+  }
+
   /// Selects visible items; in single-selection mode replaces the selection and takes at
   /// most one item (an empty list then clears it).
   package mutating func select(_ ids: [String]) throws(ListFault) {

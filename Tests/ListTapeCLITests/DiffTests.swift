@@ -49,6 +49,41 @@ import Testing
     #expect(lines.contains("\u{1B}[33m  title plain: none → \"P\"\u{1B}[0m"))
   }
 
+  /// A selection of more than 16 items (before and after together) is told by what was
+  /// added and removed, in display order; the JSON still carries both whole lists.
+  @Test func aLongSelectionIsToldByWhatChanged() throws {
+    let dir = try TempDir()
+    let ids = (0..<12).map { "\"r\($0)\"" }.joined(separator: ",")
+    let path = try Handmade.record(
+      in: dir,
+      lines: [
+        #"{"op":"configure","multipleSelection":true}"#,
+        #"{"op":"appendSections","sections":["s"]}"#,
+        "{\"op\":\"appendItems\",\"items\":[\(ids)],\"section\":\"s\"}",
+        #"{"op":"select","items":["r0","r1","r2","r3","r4","r5","r6","r7","r8","r9"]}"#,
+        #"{"op":"batch","events":[{"op":"select","items":["r11","r10"]},{"op":"deselect","items":["r4","r1"]}]}"#,
+        #"{"op":"select","items":["r11"]}"#,
+      ])
+    let r = try CLI.run(["diff", path, "--from", "4", "--to", "5"])
+    #expect(r.code == 0)
+    #expect(r.err.isEmpty)
+    #expect(
+      r.out.contains(
+        "\nselection 10 items → 10 items: +{r10, r11} −{r1, r4}\n1 change, 12 items unchanged\n"))
+    // Up to 16 in all, both lists whole, as before.
+    let short = try CLI.run(["diff", path, "--from", "3", "--to", "4"])
+    #expect(short.out.contains("selection {} → {r0, r1, r2, r3, r4, r5, r6, r7, r8, r9}\n"))
+    let json = try CLI.run(["diff", path, "--from", "4", "--to", "5", "--json"])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+    let selection = try #require((object["diff"] as? [String: Any])?["selection"] as? [String: Any])
+    #expect((selection["from"] as? [String])?.count == 10)
+    #expect(
+      selection["to"] as? [String] == [
+        "r0", "r2", "r3", "r5", "r6", "r7", "r8", "r9", "r10", "r11",
+      ])
+  }
+
   @Test func json() throws {
     let dir = try TempDir()
     let path = try Handmade.record(in: dir)

@@ -169,6 +169,87 @@ import Testing
     #expect(worst < 3_000, "read \(worst) items for one event")
   }
 
+  /// An expand, select or update of an item in a long root list reads none of its
+  /// siblings (the page's diff of such a step read a 46,841-item list); a move there still
+  /// compares the list in order, and every diff reads as the whole one.
+  @Test func flagAndContentEditsInALongListReadNoSiblings() throws {
+    var state = ListState()
+    try state.apply(Event(.configure(multipleSelection: true)))
+    try state.apply(Event(.appendSections(["s"])))
+    let roots = (0..<6_000).map { "root-\($0)" }
+    try state.apply(Event(.appendItems(roots.map { OutlineNode($0) }, section: "s", parent: nil)))
+    try state.apply(Event(.appendItems(["child-a", "child-b"], section: nil, parent: "root-7")))
+    try state.apply(Event(.expand(["root-7"])))
+    try state.apply(Event(.select(["child-b"])))
+    let still: [Event] = [
+      Event(.expand(["root-8"])), Event(.select(["root-9", "root-4000"])),
+      Event(.update(item: "root-12", title: "twelve", fields: ["k": "v"])),
+      Event(.reconfigureItems(["root-13"])), Event(.reloadItems(["root-14"])),
+      Event(.deselect(["root-9"])), Event(.collapse(["root-7"])),
+      Event(.batch([Event(.expand(["root-7"])), Event(.select(["child-a"]))])),
+    ]
+    let moving: [Event] = [
+      Event(.moveItem("root-3", .after("root-5000"))),
+      Event(
+        .batch([
+          Event(.deleteItems(["root-20"])),
+          Event(.appendItems(["root-20"], section: "s", parent: nil)),
+        ])),
+      Event(.batch([Event(.expand(["root-30"])), Event(.moveItem("root-30", .before("root-0")))])),
+    ]
+    for (k, e) in (still + moving).enumerated() {
+      var touched = TouchedItems()
+      touched.note(e, before: state)
+      var next = state
+      try next.apply(e)
+      Self.expectSame(state, next, touched, "event \(k) (\(e.op))")
+      let (_, examined) = Differ.incremental(state, next, touched: touched, context: 2)
+      if k < still.count {
+        #expect(examined < 100, "event \(k) (\(e.op)) read \(examined) items")
+      } else {
+        #expect(examined >= 6_000, "event \(k) (\(e.op)) compares the list in order")
+      }
+      state = next
+    }
+  }
+
+  /// A change in a long selection: the diff built for the page's words (no whole lists)
+  /// tells the same items added and removed, in display order, and the same counts.
+  @Test func aLongSelectionIsToldByWhatChangedWithoutListingIt() throws {
+    var state = ListState()
+    try state.apply(Event(.configure(multipleSelection: true)))
+    try state.apply(Event(.appendSections(["s", "t"])))
+    let roots = (0..<40).map { "r\($0)" }
+    try state.apply(Event(.appendItems(roots.map { OutlineNode($0) }, section: "s", parent: nil)))
+    try state.apply(Event(.appendItems(["u0", "u1"], section: "t", parent: nil)))
+    try state.apply(Event(.appendItems(["c0", "c1", "c2"], section: nil, parent: "r5")))
+    try state.apply(Event(.expand(["r5"])))
+    try state.apply(Event(.select(Array(roots.prefix(30)) + ["c1", "c2", "u1"])))
+    let events: [Event] = [
+      Event(.select(["r35", "u0", "r31"])), Event(.deselect(["r3", "u1"])),
+      Event(.collapse(["r5"])), Event(.deleteItems(["r7", "r8"])),
+      Event(.batch([Event(.select(["r39"])), Event(.deselect(["r0"]))])),
+      Event(.moveItem("r9", .after("r39"))), Event(.deselect(nil)),
+    ]
+    for (k, e) in events.enumerated() {
+      var touched = TouchedItems()
+      touched.note(e, before: state)
+      var next = state
+      try next.apply(e)
+      Self.expectSame(state, next, touched, "event \(k) (\(e.op))")
+      let full = Differ.diff(state, next)
+      let words = Differ.diff(state, next, touched: touched, context: 2, selectionLists: false)
+      #expect(words.selectionChanged == full.selectionChanged, "event \(k)")
+      #expect(words.selectionAdded == full.selectionAdded, "event \(k)")
+      #expect(words.selectionRemoved == full.selectionRemoved, "event \(k)")
+      #expect(words.selectedCountBefore == full.selectedCountBefore, "event \(k)")
+      #expect(words.selectedCountAfter == full.selectedCountAfter, "event \(k)")
+      #expect(words.selectionBefore.isEmpty && words.selectionAfter.isEmpty, "event \(k)")
+      #expect(full.selectionChanged == (k != 5), "event \(k)")
+      state = next
+    }
+  }
+
   @Test func foldingCountsLongRunsAndKeepsShortOnes() throws {
     var a = ListState()
     try a.apply(Event(.appendSections(["s", "t"])))

@@ -166,6 +166,21 @@ enum ShapesBench {
     var changes = 0
     let time = Clock.measure { changes = Differ.diff(before, after).changeCount }
     print("diff of events \(n) and \(n + 1): \(changes) changes in \(fmt(time * 1000)) ms")
+    let event = try timeline.event(n + 1)
+    var examined = 0
+    var s = before
+    s.indexIDs()
+    var next = s
+    try? next.apply(event)
+    let t2 = Clock.measure {
+      var touched = TouchedItems(limit: max(1_024, s.numberOfAllItems / 4))
+      touched.note(event, before: s)
+      examined =
+        Differ.incremental(
+          s, next, touched: touched, context: 2, selectionLists: false
+        ).examined
+    }
+    print("the page's diff (from the event): \(examined) items read in \(fmt(t2 * 1000)) ms")
   }
 
   /// Events up to and including the outline opening: the section event and the appends

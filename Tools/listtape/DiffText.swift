@@ -93,10 +93,24 @@ enum DiffText {
           + mode(diff.multipleSelectionAfter))
     }
     if diff.selectionChanged {
-      add(
-        .changed,
-        "selection {\(diff.selectionBefore.joined(separator: ", "))} → "
-          + "{\(diff.selectionAfter.joined(separator: ", "))}")
+      if diff.selectedCountBefore + diff.selectedCountAfter <= StateDiff.listedSelection {
+        add(
+          .changed,
+          "selection {\(diff.selectionBefore.joined(separator: ", "))} → "
+            + "{\(diff.selectionAfter.joined(separator: ", "))}")
+      } else {
+        // A long selection is told by what changed in it, not listed twice whole.
+        var text =
+          "selection \(Counting.plural(diff.selectedCountBefore, "item")) → "
+          + "\(Counting.plural(diff.selectedCountAfter, "item")):"
+        if !diff.selectionAdded.isEmpty {
+          text += " +{\(diff.selectionAdded.joined(separator: ", "))}"
+        }
+        if !diff.selectionRemoved.isEmpty {
+          text += " −{\(diff.selectionRemoved.joined(separator: ", "))}"
+        }
+        add(.changed, text)
+      }
     }
     return out
   }

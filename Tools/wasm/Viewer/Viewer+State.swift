@@ -61,7 +61,8 @@ extension Viewer {
     var w = JSONWriter(reservingCapacity: 1024)
     w.beginArray()
     if let before {
-      let diff = Differ.diff(before, view.state, touched: touched, context: context)
+      let diff = Differ.diff(
+        before, view.state, touched: touched, context: context, selectionLists: false)
       for line in DiffText.text(diff, context: context) {
         w.beginArray()
         w.int(line.kind.rawValue)

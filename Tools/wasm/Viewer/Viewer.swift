@@ -50,9 +50,9 @@ struct Viewer {
   var view = Cursor(state: ListState(), decoder: EventDecoder(), seq: 0, frame: 0)
   var pass = Cursor(state: ListState(), decoder: EventDecoder(), seq: 0, frame: 0)
   var passDone = false
-  /// Copies of the view at the events just before the last point it stepped back to, so
-  /// that stepping back on from there folds nothing: a step back restores a seek point once
-  /// per `Self.recentCount` steps, not once per step.
+  /// Copies of the view at the events just before it (kept by steps forward, and made
+  /// when it stepped back past them), so that stepping back folds nothing: a step back
+  /// restores a seek point once per `Self.recentCount` steps, not once per step.
   var recent: [Cursor] = []
   static let recentCount = 24
   var result = UnsafeMutableRawBufferPointer(start: nil, count: 0)
@@ -273,8 +273,10 @@ struct Viewer {
     let fromCheckpoint = checkpoint?.seq ?? -1
     if here >= fromPoint && here >= fromCheckpoint {
     } else if let p, fromPoint >= fromCheckpoint {
+      recent.removeAll()
       view = try cursor(at: p)
     } else if let checkpoint {
+      recent.removeAll()
       view = try cursor(atCheckpoint: checkpoint.frame)
     }
     guard back else {
@@ -305,6 +307,17 @@ struct Viewer {
     if let whole = finishedIDs(of: segment), whole.ids.count == view.state.ids.count {
       indexed[segment] = view.state.ids
     }
+  }
+
+  /// Keeps a copy of `cursor` standing before record `next` (the event after `cursor.seq`)
+  /// among the recent ones, so that a step back after steps forward folds nothing. Its
+  /// state is the one kept for the diff, so the copy costs no copy of the state.
+  mutating func keep(_ cursor: Cursor, next: Int) {
+    var kept = cursor
+    kept.next = next
+    recent.removeAll { $0.seq >= kept.seq }
+    if recent.count >= Self.recentCount { recent.removeFirst() }
+    recent.append(kept)
   }
 
   /// Folds event `n` onto the state after event `n - 1`; with `diffing`, keeps the state
@@ -349,6 +362,7 @@ struct Viewer {
       // it looks up by id (the table is built once; the fold keeps it up to date).
       indexViewIDs()
       before = view.state
+      keep(view, next: i)
       touched = TouchedItems(limit: max(1_024, view.state.numberOfAllItems / 4))
       touched.note(view.ops.event(i, view.state.ids), before: view.state)
     }
