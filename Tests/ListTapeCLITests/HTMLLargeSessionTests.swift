@@ -83,6 +83,10 @@ struct HTMLLargeSessionTests {
     let seed = UInt64.random(in: 1...UInt64.max, using: &generator)
     var random = SplitMix64(seed: seed)
     var points = (0..<4).map { _ in Int(random.next() % 999_999) + 2 }
+    // Just after the session's last recovery point (event 706,499, docs/viewers.md), before
+    // the next seek point: a jump there starts from the log's checkpoint, with the finished
+    // segment's whole dictionary.
+    points.append(706_500 + Int(random.next() % 4_000))
     points.append(1_000_000)
     let page = try Chromium.dumpDOM(
       html, hash: "#at=" + points.map(String.init).joined(separator: ","))

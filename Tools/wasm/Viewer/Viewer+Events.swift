@@ -52,21 +52,15 @@ extension Viewer {
       first = f
     }
     // From the seek point before, unless the log's own dictionary frame is nearer.
-    var restart = first - 1
-    while restart >= 0 && log.frames[restart].header.type != Format.typeDictionary {
-      restart -= 1
-    }
+    let (restart, segment) = restart(before: first)
     var d: EventDecoder
     var f: Int
-    let segment = restart >= 0 ? UInt64(log.frames[restart].header.firstSeq) : 0
-    if !log.hasGaps, let (ids, aliases) = finishedIDs(of: segment), first < log.frames.count {
-      // A segment the pass has finished: its whole dictionary serves any of its frames
-      // (each names the entries defined before it), so the block's first frame is decoded
-      // at once, its definitions checked against the entries held.
-      d = EventDecoder(logID: log.logID)
-      d.load(
-        ids, aliases: aliases, segment: segment, defined: ids.count,
-        before: Int(log.frames[first].header.firstSeq))
+    if first < log.frames.count,
+      let whole = wholeDecoder(
+        segment: segment, before: Int(log.frames[first].header.firstSeq))
+    {
+      // A segment the pass has finished: the block's first frame is decoded at once.
+      d = whole
       f = first
     } else if let p = point(atOrBefore: start - 1, frame: first), log.hasGaps || p.frame > restart {
       d = try decoder(at: p)

@@ -213,12 +213,30 @@ struct Viewer {
     return d
   }
 
+  /// The last dictionary frame before frame `f` (-1: none, the log's first segment), and
+  /// the segment it begins.
+  func restart(before f: Int) -> (frame: Int, segment: UInt64) {
+    var k = f - 1
+    while k >= 0 && log.frames[k].header.type != Format.typeDictionary { k -= 1 }
+    return (k, k >= 0 ? UInt64(log.frames[k].header.firstSeq) : 0)
+  }
+
+  /// A decoder holding segment `segment`'s whole dictionary, standing before event `seq`,
+  /// once the pass has finished the segment (each frame names the entries defined before
+  /// it, and its definitions are checked against those held); nil before that, or in a log
+  /// with gaps.
+  func wholeDecoder(segment: UInt64, before seq: Int) -> EventDecoder? {
+    guard !log.hasGaps, let (ids, aliases) = finishedIDs(of: segment) else { return nil }
+    var d = EventDecoder(logID: log.logID)
+    d.load(ids, aliases: aliases, segment: segment, defined: ids.count, before: seq)
+    return d
+  }
+
   /// A decoder standing before frame `f`, from the log alone: the last dictionary frame
   /// before it (or the log's start), then the definitions of the events frames between.
   func logDecoder(before f: Int) throws(ViewError) -> EventDecoder {
     var d = EventDecoder(logID: log.logID)
-    var k = f - 1
-    while k >= 0 && log.frames[k].header.type != Format.typeDictionary { k -= 1 }
+    let k = restart(before: f).frame
     do throws(CodecError) {
       if k >= 0, let p = log.payload(k) {
         try d.restart(p, seq: Int(log.frames[k].header.firstSeq))
@@ -234,16 +252,23 @@ struct Viewer {
     return d
   }
 
-  /// A fold standing at the log's checkpoint in frame `f` (before the pass gets there).
+  /// A fold standing at the log's checkpoint in frame `f`: with its segment's whole
+  /// dictionary once the pass has finished the segment, else the dictionary read from the
+  /// log (the frames of the segment before it read for their definitions).
   func cursor(atCheckpoint f: Int) throws(ViewError) -> Cursor {
-    var d = try logDecoder(before: f)
+    let seq = Int(log.frames[f].header.firstSeq)
+    var d: EventDecoder
+    if let whole = wholeDecoder(segment: restart(before: f).segment, before: seq + 1) {
+      d = whole
+    } else {
+      d = try logDecoder(before: f)
+    }
     guard let payload = log.payload(f) else {
       throw ViewError(message: "frame at byte \(log.frames[f].offset) was not inflated")
     }
     do throws(CodecError) {
       let state = try d.decodeCheckpoint(payload)
-      return Cursor(
-        state: state, decoder: d, seq: Int(log.frames[f].header.firstSeq), frame: f + 1)
+      return Cursor(state: state, decoder: d, seq: seq, frame: f + 1)
     } catch {
       throw ViewError(message: "the checkpoint at byte \(log.frames[f].offset): \(error)")
     }
