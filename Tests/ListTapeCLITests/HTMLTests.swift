@@ -184,6 +184,23 @@ struct HTMLTests {
     #expect(drawn, "the state drawn at event 5 is not show's")
   }
 
+  /// A move redraws only the rows that changed: the list drawn after moves through other
+  /// events is the one a fresh page draws there.
+  @Test func theListAfterMovesIsTheListDrawnFresh() throws {
+    let dir = try TempDir()
+    let html = try Self.page("symbols", in: dir)
+    func list(_ dom: String) -> String {
+      dom.components(separatedBy: "<div id=\"list\">").last?
+        .components(separatedBy: "</section>").first ?? ""
+    }
+    for (moves, last) in [("105,30,25,12", 12), ("3,60,61,62", 62), ("80,79,40", 40)] {
+      let moved = list(try Chromium.dumpDOM(html, hash: "#at=" + moves).dom)
+      let fresh = list(try Chromium.dumpDOM(html, hash: "#event=\(last)").dom)
+      #expect(moved.contains("class=\"row"), "no rows drawn after \(moves)")
+      #expect(moved == fresh, "the list after \(moves) is not the one drawn at \(last)")
+    }
+  }
+
   @Test func dataNeverRunsAsScript() throws {
     let dir = try TempDir()
     let img = #"<img src=x onerror="document.body.dataset.pwned=1">"#

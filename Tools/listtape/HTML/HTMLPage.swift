@@ -280,35 +280,53 @@ enum HTMLPage {
     function clamp(n) { return Math.max(FIRST, Math.min(TO, n)); }
     function plural(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }
 
+    // The list's lines as drawn last, by key (a section's header or a row's values): a
+    // step redraws only the lines whose values changed, not the up to 500 rows.
+    var drawnKeys = [];
     function renderList() {
       var showHidden = $('hidden').checked;
       W.lt_rows(MAX_ROWS, showHidden ? 1 : 0);
-      var d = JSON.parse(result()), frag = document.createDocumentFragment(), drawn = 0;
+      var d = JSON.parse(result()), lines = [], drawn = 0;
       var multi = d[0], items = d[1], visible = d[2], selected = d[3], sections = d[4];
-      d[5].forEach(function (s) {
+      function sectionLine(s) {
         var h = el('div', 'section', s[0]);
         h.appendChild(el('span', 'dim', '  ' + plural(s[1], 'item') + ', ' + s[2] + ' visible'));
-        frag.appendChild(h);
+        return h;
+      }
+      function rowLine(r) {
+        var flags = r[2], isVisible = (flags & 4) !== 0, isSelected = (flags & 2) !== 0;
+        var title = r.length > 3 ? r[3] : null;
+        var row = el('div', 'row' + (isSelected ? ' selected' : '') + (isVisible ? '' : ' hidden'));
+        row.dataset.id = r[1];
+        row.style.paddingLeft = (4 + r[0] * 20) + 'px';
+        row.appendChild(el('span', 'tri', (flags & 8) ? ((flags & 1) ? '▾' : '▸') : ''));
+        row.appendChild(el('span', 'id', r[1]));
+        if (title !== null && title !== r[1]) row.appendChild(el('span', 'title', '"' + title + '"'));
+        if (r.length > 4) row.appendChild(el('span', 'fields', '[' + r[4] + ']'));
+        if (isSelected) row.appendChild(el('span', 'check', '✓'));
+        if (!isVisible) row.appendChild(el('span', 'dim', '  (hidden)'));
+        return row;
+      }
+      d[5].forEach(function (s) {
+        lines.push(['s' + JSON.stringify([s[0], s[1], s[2]]), sectionLine, s]);
         s[3].forEach(function (r) {
-          var flags = r[2], isVisible = (flags & 4) !== 0, isSelected = (flags & 2) !== 0;
-          var title = r.length > 3 ? r[3] : null;
           drawn++;
-          var row = el('div', 'row' + (isSelected ? ' selected' : '') + (isVisible ? '' : ' hidden'));
-          row.dataset.id = r[1];
-          row.style.paddingLeft = (4 + r[0] * 20) + 'px';
-          row.appendChild(el('span', 'tri', (flags & 8) ? ((flags & 1) ? '▾' : '▸') : ''));
-          row.appendChild(el('span', 'id', r[1]));
-          if (title !== null && title !== r[1]) row.appendChild(el('span', 'title', '"' + title + '"'));
-          if (r.length > 4) row.appendChild(el('span', 'fields', '[' + r[4] + ']'));
-          if (isSelected) row.appendChild(el('span', 'check', '✓'));
-          if (!isVisible) row.appendChild(el('span', 'dim', '  (hidden)'));
-          frag.appendChild(row);
+          lines.push(['r' + JSON.stringify(r), rowLine, r]);
         });
       });
       var shown = showHidden ? items : visible;
-      if (shown > drawn) frag.appendChild(el('div', 'dim', '… ' + (shown - drawn) + ' more rows not drawn'));
-      if (!sections) frag.appendChild(el('div', 'dim', '(no sections)'));
-      $('list').replaceChildren(frag);
+      function dimLine(text) { return el('div', 'dim', text); }
+      if (shown > drawn) lines.push(['m' + (shown - drawn), dimLine, '… ' + (shown - drawn) + ' more rows not drawn']);
+      if (!sections) lines.push(['n', dimLine, '(no sections)']);
+      var list = $('list'), kids = list.children;
+      for (var i = 0; i < lines.length; i++) {
+        if (i < kids.length && drawnKeys[i] === lines[i][0]) continue;
+        var node = lines[i][1](lines[i][2]);
+        if (i < kids.length) list.replaceChild(node, kids[i]); else list.appendChild(node);
+        drawnKeys[i] = lines[i][0];
+      }
+      while (kids.length > lines.length) list.removeChild(list.lastChild);
+      drawnKeys.length = lines.length;
       $('listsummary').textContent = plural(sections, 'section') + ' · ' + plural(items, 'item') +
         ' · ' + visible + ' visible · ' + selected + ' selected · ' +
         (multi ? 'multiple' : 'single') + ' selection';
