@@ -215,5 +215,8 @@ struct HTMLLargeSessionTests {
     // (this session has two), not one per jump (20 jumps, 40 steps).
     let tables = report["tables"] as? Double ?? .infinity
     #expect(tables >= 1 && tables <= 4, "string tables built: \(tables)")
+    // A step keeps the view before it: 20 steps back over 20 steps forward fold nothing
+    // from a seek point (each step back restored one, then one in 24).
+    #expect(report["stepRestores"] as? Double == 0, "seek points restored by steps")
   }
 }

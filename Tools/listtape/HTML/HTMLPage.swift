@@ -495,12 +495,16 @@ enum HTMLPage {
         var n = FIRST + Math.floor(span * ((k * 0.618034) % 1));
         jumps.push(ms(function () { go(n); }));
       }
+      var restores = W.lt_restores();
       for (k = 0; k < 20; k++) steps.push(ms(function () { go(position + 1); }));
       for (k = 0; k < 20; k++) back.push(ms(function () { go(position - 1); }));
+      // Steps forward, then back over them, never start over from a seek point.
+      var stepRestores = W.lt_restores() - restores;
       var heap = performance.memory ? performance.memory.usedJSHeapSize : 0;
       var report = JSON.stringify({ phases: phases, firstRender: +document.body.dataset.firstRender,
         jumps: jumps, steps: steps, back: back, wasmBytes: W.memory.buffer.byteLength, jsHeap: heap,
-        points: W.lt_points(), pointBytes: W.lt_point_bytes(), tables: W.lt_tables() });
+        points: W.lt_points(), pointBytes: W.lt_point_bytes(), tables: W.lt_tables(),
+        stepRestores: stepRestores });
       $('check').textContent = report;
       // Read by a test through the DevTools list of pages, which carries titles.
       document.title = 'listtape-timing ' + report;

@@ -144,6 +144,12 @@ func ltPointBytes() -> Int32 { Int32(viewer.points.reduce(0) { $0 + $1.state.cou
 @_cdecl("lt_tables")
 func ltTables() -> Int32 { Int32(viewer.tablesBuilt) }
 
+/// Times the view started over from a seek point or the log's checkpoint (a jump; a step
+/// back past the states kept).
+@_expose(wasm, "lt_restores")
+@_cdecl("lt_restores")
+func ltRestores() -> Int32 { Int32(viewer.restores) }
+
 /// Makes the view's state the one after event `n`.
 @_expose(wasm, "lt_seek")
 @_cdecl("lt_seek")

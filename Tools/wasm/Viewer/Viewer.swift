@@ -45,6 +45,8 @@ struct Viewer {
   var indexed: [UInt64: IdSpace] = [:]
   /// String tables the view built (the page's timing report shows it).
   var tablesBuilt = 0
+  /// Times the view started over from a seek point or checkpoint (the timing report's).
+  var restores = 0
   /// The log's checkpoints (events folded, frame), for the view before the pass is there.
   var checkpoints: [(seq: Int, frame: Int)] = []
   var view = Cursor(state: ListState(), decoder: EventDecoder(), seq: 0, frame: 0)
@@ -299,9 +301,11 @@ struct Viewer {
     if here >= fromPoint && here >= fromCheckpoint {
     } else if let p, fromPoint >= fromCheckpoint {
       recent.removeAll()
+      restores += 1
       view = try cursor(at: p)
     } else if let checkpoint {
       recent.removeAll()
+      restores += 1
       view = try cursor(atCheckpoint: checkpoint.frame)
     }
     guard back else {
