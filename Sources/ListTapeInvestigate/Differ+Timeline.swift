@@ -14,18 +14,25 @@ extension Differ {
   /// The diff between the states after events `from` and `to` of one log (either may come
   /// first). Close points are one seek and a fold of the events between them, compared
   /// only where those events touched; far ones are two seeks and a whole comparison.
-  /// The result is `diff(state(from), state(to)).foldingUnchanged(longerThan: context)`.
+  /// The result is `diff(state(from), state(to)).foldingUnchanged(longerThan: context)`;
+  /// without `selectionLists`, a close diff leaves out both whole selections when they hold
+  /// more than `StateDiff.listedSelection` items (the words tell only what changed).
   /// - Complexity: a seek, then O(events between × log n) when close; O(n) when far.
-  public static func diff(_ timeline: Timeline, from: Int, to: Int, context: Int = 2)
-    throws(StoreError) -> StateDiff
-  {
+  public static func diff(
+    _ timeline: Timeline, from: Int, to: Int, context: Int = 2, selectionLists: Bool = true
+  ) throws(StoreError) -> StateDiff {
     if abs(to - from) <= fewEvents,
-      let d = try diff(timeline, from: from, to: to, context: context, scanning: true)
+      let d = try diff(
+        timeline, from: from, to: to, context: context, scanning: true,
+        selectionLists: selectionLists)
     {
       return d
     }
     // Many events, or a few that name many ids: through the id table.
-    guard let d = try diff(timeline, from: from, to: to, context: context, scanning: false)
+    guard
+      let d = try diff(
+        timeline, from: from, to: to, context: context, scanning: false,
+        selectionLists: selectionLists)
     else { preconditionFailure("a diff through the id table always ends") }
     return d
   }
@@ -35,7 +42,8 @@ extension Differ {
   /// UUIDs), else by scanning the ids, and nil as soon as an event names more than a
   /// handful (the caller then asks again through the table).
   private static func diff(
-    _ timeline: Timeline, from: Int, to: Int, context: Int, scanning: Bool
+    _ timeline: Timeline, from: Int, to: Int, context: Int, scanning: Bool,
+    selectionLists: Bool
   ) throws(StoreError) -> StateDiff? {
     let lo = min(from, to)
     let hi = max(from, to)
@@ -68,7 +76,7 @@ extension Differ {
       b.indexIDs()
     }
     return from <= to
-      ? diff(a, b, touched: touched, context: context)
-      : diff(b, a, touched: touched, context: context)
+      ? diff(a, b, touched: touched, context: context, selectionLists: selectionLists)
+      : diff(b, a, touched: touched, context: context, selectionLists: selectionLists)
   }
 }

@@ -26,6 +26,21 @@ import Testing
     #expect(s.isSelected("y") && !s.isSelected("a1"))
   }
 
+  /// The selected items at or below an item: the item itself when selected, its selected
+  /// descendants at any depth, nothing of its siblings; none for an absent id.
+  @Test func selectedItemsAtOrBelowAnItem() throws {
+    var s = try Self.multiple()
+    try s.run(#"{"op":"select","items":["a","a21","b","x"]}"#)
+    #expect(Set(s.selectedItems(atOrBelow: "a")) == ["a", "a21"])
+    #expect(s.selectedItems(atOrBelow: "a2") == ["a21"])
+    #expect(s.selectedItems(atOrBelow: "a1").isEmpty)
+    #expect(s.selectedItems(atOrBelow: "b") == ["b"])
+    #expect(s.selectedItems(atOrBelow: "y").isEmpty)
+    #expect(s.selectedItems(atOrBelow: "nope").isEmpty)
+    try s.run(#"{"op":"deselect","items":["a"]}"#)
+    #expect(s.selectedItems(atOrBelow: "a") == ["a21"])
+  }
+
   @Test func singleModeFaultsOnMoreThanOneItem() throws {
     var s = try folded(Self.base)
     try s.run(#"{"op":"select","items":["b"]}"#)

@@ -101,7 +101,7 @@ enum DiffCommand: Command {
       if sides[0].timeline === sides[1].timeline {
         return try Differ.diff(
           sides[0].timeline, from: sides[0].event, to: sides[1].event,
-          context: arguments.context)
+          context: arguments.context, selectionLists: arguments.json)
       }
       return Differ.diff(
         try sides[0].timeline.state(at: sides[0].event),

@@ -441,7 +441,8 @@ final class ScrubViewer {
         // One step: compared only where the event touched.
         var touched = TouchedItems()
         if let event = frame.event { touched.note(event, before: previous) }
-        let diff = Differ.diff(previous, frame.state, touched: touched, context: 2)
+        let diff = Differ.diff(
+          previous, frame.state, touched: touched, context: 2, selectionLists: false)
         frame.diff = DiffText.lines(diff, context: 2, style: style)
       }
       let lines = frame.diff ?? []
