@@ -119,12 +119,20 @@ extension Differ {
     // display order) only when one did.
     d.multipleSelectionBefore = a.allowsMultipleSelection
     d.multipleSelectionAfter = b.allowsMultipleSelection
-    let flipped = touched.ids.filter { old.isSelected($0) != new.isSelected($0) }
-    if !flipped.isEmpty {
-      d.selectionRemoved = flipped.filter { old.isSelected($0) }
-        .map { ($0, old.order(of: $0)) }.sorted { $0.1 < $1.1 }.map { $0.0 }
-      d.selectionAdded = flipped.filter { new.isSelected($0) }
-        .map { ($0, new.order(of: $0)) }.sorted { $0.1 < $1.1 }.map { $0.0 }
+    var removed: [(id: String, order: (Int, Int))] = []
+    var added: [(id: String, order: (Int, Int))] = []
+    for id in touched.ids {
+      let was = old.isSelected(id)
+      if was == new.isSelected(id) { continue }
+      if was {
+        removed.append((id, old.order(of: id)))
+      } else {
+        added.append((id, new.order(of: id)))
+      }
+    }
+    if !removed.isEmpty || !added.isEmpty {
+      d.selectionRemoved = removed.sorted { $0.order < $1.order }.map { $0.id }
+      d.selectionAdded = added.sorted { $0.order < $1.order }.map { $0.id }
       d.selectedCountBefore = a.numberOfSelectedItems
       d.selectedCountAfter = b.numberOfSelectedItems
       // The whole lists are a walk of every selected item in each state: made for the
