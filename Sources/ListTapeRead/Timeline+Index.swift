@@ -116,20 +116,20 @@ extension Timeline {
         if !end.restarted && end.lastSeq - lastPoint >= spacing && whole
           && steps.stateIsExact(at: end.lastSeq)
         {
-          // Encoded and compressed on another thread while the fold goes on (the state's
-          // arrays are copied when the fold next writes them, a fraction of encoding them).
-          let snapshot = state
+          // Encoded here and compressed on another thread while the fold goes on: a copy of
+          // the state for the other thread (its arrays copied when the fold next writes them)
+          // costs more than encoding it.
           let (key, count, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
+          let encoded: (bytes: [UInt8], flushPoints: [Int])?
+          do throws(CodecError) {
+            encoded = try state.compactEncoded(segment: key, dictionaryCount: count)
+          } catch {
+            encodeFailure.set(.undecodableEvent(event: seq, error, path: path))
+            encoded = nil
+          }
           try builder.addSeekPoint(
             seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count
-          ) {
-            do throws(CodecError) {
-              return try snapshot.compactEncoded(segment: key, dictionaryCount: count)
-            } catch {
-              encodeFailure.set(.undecodableEvent(event: seq, error, path: path))
-              return nil
-            }
-          }
+          ) { encoded }
           if let f = encodeFailure.value { failure = f }
           lastPoint = end.lastSeq
         }

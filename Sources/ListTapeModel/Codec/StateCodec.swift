@@ -42,7 +42,7 @@ extension ListState {
     return s.bytes
   }
 
-  /// An item's flags byte, the same in both encodings (`ItemFlag`).
+  /// An item's flags byte (`ItemFlag`); `compactEncoded` sets the same bits column by column.
   private func itemFlags(_ x: Handle) -> UInt8 {
     let n = forest.nodes[Int(x)]
     let text = forest.withContent(x) { $0.first ?? 0 }
@@ -165,15 +165,6 @@ extension ListState {
   package func compactEncoded(segment: UInt64, dictionaryCount: Int, table: IdTable? = nil)
     throws(CodecError) -> (bytes: [UInt8], flushPoints: [Int])
   {
-    var sections = ByteSink()
-    var levels = ByteSink()
-    var flags = ByteSink()
-    var refs = ByteSink()
-    var strings = ByteSink()
-    let n = forest.itemCount
-    levels.bytes.reserveCapacity(n)
-    flags.bytes.reserveCapacity(n)
-    refs.bytes.reserveCapacity(n * 2)
     func number(_ e: Int32) throws(CodecError) -> Int {
       let found: Int?
       if let table {
@@ -187,36 +178,90 @@ extension ListState {
       }
       return found
     }
-    var previous = -1
-    var failure: CodecError?
-    for sec in forest.sectionOrder where failure == nil {
+    // The items in pre-order with their levels (a walk of the B-trees, no array per list),
+    // then a pass per column over them: each pass's loads do not wait on one another, so the
+    // cache misses of a fold's scattered handles overlap.
+    var sections = ByteSink()
+    var levels = ByteSink()
+    var order: [Handle] = []
+    let n = forest.itemCount
+    order.reserveCapacity(n)
+    levels.bytes.reserveCapacity(n)
+    var stack: [PreorderFrame] = []
+    for sec in forest.sectionOrder {
       sections.count(try number(forest.sections[Int(sec)].entry))
       sections.count(forest.itemCount(inSection: sec))
-      forest.walk(list: forest.sections[Int(sec)].roots, visibleOnly: false) { x, level in
-        guard failure == nil else { return }
-        let e: Int
-        do throws(CodecError) {
-          e = try number(forest.entryOf[Int(x)])
-        } catch {
-          failure = error
-          return
-        }
+      forest.forEachPreorder(list: forest.sections[Int(sec)].roots, visibleOnly: false, &stack) {
+        x, level, _ in
+        order.append(x)
         levels.count(level)
-        flags.byte(itemFlags(x))
-        refs.zigzag(Int64(e - previous - 1))
-        previous = e
-        appendText(x, to: &strings.bytes)
       }
     }
-    if let failure { throw failure }
+    var flags = [UInt8](repeating: 0, count: order.count)
+    var refs = ByteSink()
+    refs.bytes.reserveCapacity(order.count * 2)
+    var strings: [UInt8] = []
+    var bad: Int32?
+    forest.nodes.withUnsafeBufferPointer { nodes in
+      forest.content.withUnsafeBufferPointer { content in
+        forest.text.withUnsafeBytes { text in
+          flags.withUnsafeMutableBufferPointer { flags in
+            for (i, x) in order.enumerated() {
+              let node = nodes[Int(x)]
+              let c = content[Int(x)]
+              let t = c.isNone ? 0 : text[Int(c.offset)]
+              flags[i] =
+                (node.expanded ? ItemFlag.expanded : 0) | (node.selected ? ItemFlag.selected : 0)
+                | (t & ItemText.hasTitle != 0 ? ItemFlag.title : 0)
+                | (t & ItemText.hasFields != 0 ? ItemFlag.fields : 0)
+            }
+          }
+          var length = 0
+          for x in order where content[Int(x)].length > 1 {
+            length &+= Int(content[Int(x)].length) &- 1
+          }
+          strings.reserveCapacity(length)
+          for x in order {
+            let c = content[Int(x)]
+            guard c.length > 1 else { continue }
+            strings.append(
+              contentsOf: UnsafeRawBufferPointer(
+                rebasing: text[Int(c.offset) &+ 1..<Int(c.offset) &+ Int(c.length)]))
+          }
+        }
+      }
+    }
+    if table == nil {
+      forest.entryOf.withUnsafeBufferPointer { entryOf in
+        var previous: Int64 = -1
+        for x in order {
+          let e = entryOf[Int(x)]
+          if Int(e) >= dictionaryCount {
+            bad = e
+            break
+          }
+          refs.zigzag(Int64(e) &- previous &- 1)
+          previous = Int64(e)
+        }
+      }
+      if let bad { _ = try number(bad) }
+    } else {
+      var previous = -1
+      for x in order {
+        let e = try number(forest.entryOf[Int(x)])
+        refs.zigzag(Int64(e - previous - 1))
+        previous = e
+      }
+    }
     var out = ByteSink()
     out.byte(Self.compactVersion)
     out.varint(segment)
     out.count(dictionaryCount)
     out.byte(allowsMultipleSelection ? 1 : 0)
     out.count(forest.sectionOrder.count)
-    let columns = [sections.bytes, levels.bytes, flags.bytes, refs.bytes, strings.bytes]
+    let columns = [sections.bytes, levels.bytes, flags, refs.bytes, strings]
     for c in columns { out.count(c.count) }
+    out.bytes.reserveCapacity(out.bytes.count + columns.reduce(0) { $0 + $1.count })
     var points: [Int] = []
     for c in columns {
       points.append(out.bytes.count)
