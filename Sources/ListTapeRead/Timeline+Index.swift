@@ -8,7 +8,7 @@ import ListTapeStore
 /// every read and seek still works, from the log's own checkpoints.
 extension Timeline {
   /// Events between seek points: a seek folds half of it on average (docs/log-format.md).
-  static let defaultIndexSpacing = 32_768
+  static let defaultIndexSpacing = 49_152
 
   /// What became of the log's index file when the log was opened (2.0 logs).
   package var indexStatus: IndexStatus { reader.indexStatus }
