@@ -320,6 +320,37 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     }
   }
 
+  /// The index's encoding: a fold's own entries written as they are (no table), from
+  /// states whose handles a long session scattered, with titles, fields and selections.
+  @Test(arguments: [UInt64(21), 22])
+  func compactStatesOfAFoldRoundTrip(seed: UInt64) throws {
+    var state = ListState()
+    var n = 0
+    var checked = 0
+    try SampleSession.generate(
+      events: 3_000, seed: seed, maxItems: 900, opening: .outline(items: 600, shape: .uuid)
+    ) { e in
+      try? state.apply(e)
+      n += 1
+      guard n % 300 == 0 else { return }
+      let ids = state.forest.ids
+      let (bytes, columns) = try state.compactEncoded(segment: 3, dictionaryCount: ids.count)
+      #expect(columns.count == 5)
+      let back = try bytes.withUnsafeBytes { raw in
+        try ListState(compact: raw, ids: ids, aliases: DefinitionAliases())
+      }
+      #expect(back == state, "after event \(n)")
+      checked += 1
+      // An entry past the dictionary's end names the id it could not write.
+      if state.numberOfAllItems > 0 {
+        #expect(throws: CodecError.self) {
+          try state.compactEncoded(segment: 3, dictionaryCount: 0)
+        }
+      }
+    }
+    #expect(checked == 10)
+  }
+
   @Test(arguments: [UInt64(11), 12, 13])
   func compactStatesRoundTrip(seed: UInt64) throws {
     var gen = EventGenerator(seed: seed)
