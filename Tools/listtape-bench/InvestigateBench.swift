@@ -261,21 +261,31 @@ enum InvestigateBench {
     let timeline = try Timeline(path: path)
     let events = timeline.eventCount
     var rng = SplitMix64(seed: 7)
-    var parts: [[Double]] = Array(repeating: [], count: 4)
+    var parts: [[Double]] = Array(repeating: [], count: 5)
     var touchedCount: [Int] = []
     for _ in 0..<20 {
       let n = events / 2 + rng.below(events / 2 - 1)
       var a = ListState()
-      parts[0].append(try Clock.measure { a = try timeline.state(at: n) })
+      var decoder = timeline.startDecoder()
+      parts[0].append(try Clock.measure { (a, decoder) = try timeline.seek(to: n) })
       let e = try timeline.event(n + 1)
       var touched = TouchedItems()
       parts[1].append(Clock.measure { touched.note(e, before: a) })
+      // As `listtape diff` does: a copy of the state, then a fold of the event on entries.
+      var folded = a
+      parts[2].append(
+        try Clock.measure {
+          try timeline.fold(&folded, &decoder, from: n + 1, through: n + 1) { _, _, _, _ in true }
+        })
+      // As the page's model does: the event applied by its ids (the string table built).
       var b = a
-      parts[2].append(Clock.measure { try? b.apply(e) })
-      parts[3].append(Clock.measure { _ = Differ.diff(a, b, touched: touched, context: 2) })
+      parts[3].append(Clock.measure { try? b.apply(e) })
+      parts[4].append(Clock.measure { _ = Differ.diff(a, b, touched: touched, context: 2) })
       touchedCount.append(touched.count)
     }
-    let names = ["seek", "note touched", "copy + apply", "diff"]
+    let names = [
+      "seek", "note touched", "copy + fold on entries (the CLI's)", "copy + apply by ids", "diff",
+    ]
     for (name, times) in zip(names, parts) {
       print("\(name): \(fmt(median(times) * 1000)) ms (max \(fmt((times.max() ?? 0) * 1000)))")
     }
