@@ -41,12 +41,6 @@ extension Timeline {
     }
   }
 
-  /// Why a seek point's state could not be encoded, set on the thread that encodes it.
-  private final class EncodeFailure: @unchecked Sendable {
-    private(set) var value: StoreError?
-    func set(_ e: StoreError) { if value == nil { value = e } }
-  }
-
   private func buildIndex(extending old: LogIndex?) throws(StoreError) {
     let start = old?.seekPoints.last
     let builder: LogIndexBuilder
@@ -83,16 +77,12 @@ extension Timeline {
     // Whether every entry of the segment so far is known and none repeats another (the
     // index keeps no record of repeats: a segment with one gets no seek points after it).
     var whole = true
-    // Why a seek point's state, encoded on the builder's thread, had no encoding: read after
-    // the builder has waited for that point (each of its calls does).
-    let encodeFailure = EncodeFailure()
     let path = self.path
     func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
       guard failure == nil else { return }
       do throws(LogError) {
         if end.restarted {
           try builder.addSegment(key: segment, stored: stored, ends: ends)
-          if let f = encodeFailure.value { failure = f }
           stored.removeAll(keepingCapacity: true)
           ends.removeAll(keepingCapacity: true)
           written = 0
@@ -120,17 +110,16 @@ extension Timeline {
           // the state for the other thread (its arrays copied when the fold next writes them)
           // costs more than encoding it.
           let (key, count, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
-          let encoded: (bytes: [UInt8], flushPoints: [Int])?
+          let encoded: (bytes: [UInt8], flushPoints: [Int])
           do throws(CodecError) {
             encoded = try state.compactEncoded(segment: key, dictionaryCount: count)
           } catch {
-            encodeFailure.set(.undecodableEvent(event: seq, error, path: path))
-            encoded = nil
+            failure = .undecodableEvent(event: seq, error, path: path)
+            return
           }
           try builder.addSeekPoint(
             seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count
           ) { encoded }
-          if let f = encodeFailure.value { failure = f }
           lastPoint = end.lastSeq
         }
       } catch {
@@ -158,7 +147,6 @@ extension Timeline {
     } catch {
       throw .log(error)
     }
-    if let f = encodeFailure.value { throw f }
     do {
       reader.adopt(try builder.finish(reader: reader))
     } catch {
