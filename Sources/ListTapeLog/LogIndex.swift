@@ -45,37 +45,28 @@ private final class PartInflation: @unchecked Sendable {
   }
 }
 
-/// A seek point's state encoded and compressed on another thread (the builder's only one in
+/// A seek point's encoded state compressed on another thread (the builder's only one in
 /// flight, so the deflater is not shared): `done` is signalled when `result` (compressed
 /// length, where its second part starts, CRC of the compressed bytes) is set, or left nil on
-/// failure; `unencoded` when the state had no encoding (the caller knows why).
+/// failure.
 private final class PointCompression: @unchecked Sendable {
   let point: IndexSeekPoint
-  let encode: @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
+  let state: [UInt8]
+  let flushPoints: [Int]
   let deflater: Deflater
   var out: [UInt8] = []
-  var rawLength = 0
-  var unencoded = false
   var result: (length: Int, split: Int, crc: UInt32)?
   let done = DispatchSemaphore(value: 0)
 
-  init(
-    _ point: IndexSeekPoint,
-    encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?,
-    deflater: Deflater
-  ) {
+  init(_ point: IndexSeekPoint, state: [UInt8], flushPoints: [Int], deflater: Deflater) {
     self.point = point
-    self.encode = encode
+    self.state = state
+    self.flushPoints = flushPoints
     self.deflater = deflater
   }
 
   func run() {
     defer { done.signal() }
-    guard let (state, flushPoints) = encode() else {
-      unencoded = true
-      return
-    }
-    rawLength = state.count
     out = [UInt8](repeating: 0, count: deflater.bound(state.count, blocks: flushPoints.count + 1))
     // A large state's last column is a stream of its own, inflated beside the rest.
     let independent = state.count >= IndexFormat.twoPartState ? flushPoints.last : nil
@@ -658,19 +649,21 @@ package final class LogIndexBuilder {
     end += UInt64(p.count)
   }
 
-  /// Adds a seek point: the state after event `seq` (compressed here, each column its own
-  /// block), resuming at frame `frameOffset` of segment `segment` with `dictionaryCount`
-  /// entries defined. Points must come in event order, each segment's after `addSegment`
-  /// for an earlier one (the segment's dictionary is written when it is complete).
+  /// Adds a seek point: the state after event `seq`, encoded (`state`, its columns starting
+  /// at `flushPoints`; compressed here, each column its own block), resuming at frame
+  /// `frameOffset` of segment `segment` with `dictionaryCount` entries defined. Points must
+  /// come in event order, each segment's after `addSegment` for an earlier one (the
+  /// segment's dictionary is written when it is complete).
   package func addSeekPoint(
     seq: UInt64, frameOffset: UInt64, segment: UInt64, dictionaryCount: Int,
-    encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
+    state: [UInt8], flushPoints: [Int]
   ) throws(LogError) {
     try writePending()
     let point = IndexSeekPoint(
       seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
       segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0)
-    let job = PointCompression(point, encode: encode, deflater: deflater)
+    let job = PointCompression(
+      point, state: state, flushPoints: flushPoints, deflater: deflater)
     pending = job
     DispatchQueue.global(qos: .userInitiated).async { job.run() }
   }
@@ -680,12 +673,11 @@ package final class LogIndexBuilder {
     guard let job = pending else { return }
     pending = nil
     job.done.wait()
-    if job.unencoded { return }
     guard let (n, split, crc) = job.result else {
       throw LogError(.io, path: temporary, message: "zlib deflate failed")
     }
     var point = job.point
-    point.rawLength = job.rawLength
+    point.rawLength = job.state.count
     point.blobOffset = end
     point.blobLength = n
     point.blobCRC = crc

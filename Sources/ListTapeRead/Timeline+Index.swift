@@ -118,8 +118,8 @@ extension Timeline {
             return
           }
           try builder.addSeekPoint(
-            seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count
-          ) { encoded }
+            seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count,
+            state: encoded.bytes, flushPoints: encoded.flushPoints)
           lastPoint = end.lastSeq
         }
       } catch {

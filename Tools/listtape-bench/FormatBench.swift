@@ -444,33 +444,29 @@ enum EncodeParts {
     if timeline.indexBytes == nil { try timeline.buildIndex() }
     let reader = try LogReader(path: path)
     guard let index = reader.index, let p = index.seekPoint(atOrBefore: UInt64.max) else { return }
-    let state = try SeekParts.state(try index.state(at: p), try SeekParts.dictionary(index, at: p))
-    var times: [Double] = []
-    var bytes = 0
-    for _ in 0..<9 {
-      let t = Clock.now()
-      let encoded = try state.compactEncoded(segment: p.segment, dictionaryCount: p.dictionaryCount)
-      times.append(Clock.now() - t)
-      bytes = encoded.bytes.count
+    // Median time of 9 encodings of `state` at `p`, and its size.
+    func encode(_ state: ListState) throws -> (ms: Double, bytes: Int) {
+      var times: [Double] = []
+      var bytes = 0
+      for _ in 0..<9 {
+        let t = Clock.now()
+        bytes = try state.compactEncoded(segment: p.segment, dictionaryCount: p.dictionaryCount)
+          .bytes.count
+        times.append(Clock.now() - t)
+      }
+      return (times.sorted()[4] * 1000, bytes)
     }
-    times.sort()
+    let state = try SeekParts.state(try index.state(at: p), try SeekParts.dictionary(index, at: p))
+    let loaded = try encode(state)
     print(
       String(
-        format: "%d items: encode %.2f ms, %d bytes", state.numberOfAllItems, times[4] * 1000,
-        bytes))
+        format: "%d items: encode %.2f ms, %d bytes", state.numberOfAllItems, loaded.ms,
+        loaded.bytes))
     // The same point's state as the index build holds it: folded from the log's start.
     var folded = ListState()
     var decoder = timeline.startDecoder()
     try timeline.fold(&folded, &decoder, from: 1, through: Int(p.seq)) { _, _, _, _ in true }
-    times.removeAll()
-    for _ in 0..<9 {
-      let t = Clock.now()
-      let encoded = try folded.compactEncoded(
-        segment: p.segment, dictionaryCount: p.dictionaryCount)
-      times.append(Clock.now() - t)
-      bytes = encoded.bytes.count
-    }
-    times.sort()
-    print(String(format: "as folded: encode %.2f ms, %d bytes", times[4] * 1000, bytes))
+    let scattered = try encode(folded)
+    print(String(format: "as folded: encode %.2f ms, %d bytes", scattered.ms, scattered.bytes))
   }
 }
