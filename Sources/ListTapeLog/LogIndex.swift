@@ -408,6 +408,35 @@ package final class LogIndex {
     guard let coded else {
       throw LogError(.damaged, path: path, message: "index dictionary outside the file")
     }
+    defer { source.shrink() }
+    return try decodeDictionary(coded, s, count: count)
+  }
+
+  /// The entries a decoder needs at `point` (`dictionary(at:)`), read without the index's
+  /// read window: another thread may call it while this one reads the point's state.
+  package func detachedDictionary(at point: IndexSeekPoint) throws(LogError) -> (
+    stored: [UInt8], ends: [UInt32]
+  ) {
+    let s = segments[point.segmentIndex]
+    let coded: [UInt8]?
+    do {
+      coded = try source.detachedCopy(at: s.codedOffset, count: s.codedLength)
+    } catch {
+      throw LogError(.damaged, path: path, message: "index dictionary: \(error.message)")
+    }
+    guard let coded else {
+      throw LogError(.damaged, path: path, message: "index dictionary outside the file")
+    }
+    let decoded = coded.withUnsafeBytes { c in
+      Result { () throws(LogError) in try decodeDictionary(c, s, count: s.entries) }
+    }
+    return try decoded.get()
+  }
+
+  /// Entries of the dictionary of segment `s` coded in `coded`, checked against its CRC.
+  private func decodeDictionary(_ coded: UnsafeRawBufferPointer, _ s: IndexSegment, count: Int)
+    throws(LogError) -> (stored: [UInt8], ends: [UInt32])
+  {
     guard crc32Bytes(0, coded) == s.crc else {
       throw LogError(
         .damaged, path: path, message: "index dictionary checksum mismatch",
@@ -415,13 +444,17 @@ package final class LogIndex {
     }
     let decoded = FrontCoding.decode(
       coded, entries: s.entries, count: min(count, s.entries), storedLength: s.storedLength)
-    source.shrink()
     guard let decoded else {
       throw LogError(
         .damaged, path: path, message: "index dictionary of \(s.key) does not decode",
         offset: s.codedOffset)
     }
     return decoded
+  }
+
+  /// How many entries the dictionary a decoder needs at `point` holds.
+  package func dictionaryCount(at point: IndexSeekPoint) -> Int {
+    segments[point.segmentIndex].entries
   }
 }
 

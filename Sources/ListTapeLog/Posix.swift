@@ -141,6 +141,9 @@ final class ByteSource {
   private var windowStart: UInt64 = 0
   private var windowLength = 0
   private static let window = 1 << 20
+  /// Reads of at most `smallRead` bytes away from the window fill `smallWindow` bytes.
+  private static let smallRead = 16 << 10
+  private static let smallWindow = 64 << 10
   /// Bytes that replace the file's own, by offset, sorted and disjoint (blocks salvage
   /// rebuilt from parity).
   private var patches: [(offset: UInt64, bytes: [UInt8])] = []
@@ -188,7 +191,13 @@ final class ByteSource {
       capacity = count
       buffer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
     }
-    let want = Int(min(UInt64(max(count, min(capacity, Self.window))), size - offset))
+    // A small read away from the last window (a header, a table) reads a little around it:
+    // a fresh process faults in every page of the window a read fills.
+    let near =
+      windowLength > 0 && offset >= windowStart
+      && offset - windowStart <= UInt64(windowLength + Self.window)
+    let span = count <= Self.smallRead && !near ? Self.smallWindow : min(capacity, Self.window)
+    let want = Int(min(UInt64(max(count, span)), size - offset))
     windowLength = 0
     let got = try Posix.pread(fd, buffer, want, offset, path: path)
     windowStart = offset
@@ -215,6 +224,27 @@ final class ByteSource {
     guard try Posix.pread(fd, dst, count, offset, path: path) == count else { return false }
     if !patches.isEmpty { applyPatches(to: dst, at: offset, count: count) }
     return true
+  }
+
+  /// The `count` bytes at `offset` in a new array, read without the window (so another
+  /// thread may call it while this source serves reads through the window), or nil when
+  /// the source does not hold them all.
+  func detachedCopy(at offset: UInt64, count: Int) throws(LogError) -> [UInt8]? {
+    guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
+    guard let fd else {
+      guard windowStart == 0, Int(offset) + count <= windowLength else { return nil }
+      return Array(UnsafeRawBufferPointer(start: buffer + Int(offset), count: count))
+    }
+    var got: Result<Int, LogError> = .success(0)
+    let bytes = [UInt8](unsafeUninitializedCapacity: count) { b, n in
+      guard let base = b.baseAddress else { return }
+      got = Result { () throws(LogError) in try Posix.pread(fd, base, count, offset, path: path) }
+      guard case .success(count) = got else { return }
+      if !patches.isEmpty { applyPatches(to: base, at: offset, count: count) }
+      n = count
+    }
+    if case .failure(let error) = got { throw error }
+    return bytes.count == count ? bytes : nil
   }
 
   /// Reads `replacements` in place of the bytes they cover from now on (disjoint ranges).

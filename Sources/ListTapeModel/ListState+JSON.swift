@@ -153,7 +153,7 @@ extension ListState {
       forest, order[..<mid], first: true, to: &w, visible: &visible, drain: drain, piece: piece)
     let (json, shown) = tail.finish()
     w.drain(drain)
-    drain(json)
+    for piece in json { drain(piece) }
     if !visible.bytes.isEmpty && !shown.isEmpty {
       [UInt8(ascii: ",")].withUnsafeBytes { visible.appendFragment($0) }
     }
@@ -337,7 +337,9 @@ private final class HalfItems: @unchecked Sendable {
   private let forest: Forest
   private let order: ArraySlice<PreorderFrame>
   private let first: Bool
-  private var json: [UInt8] = []
+  /// The items' bytes in pieces of about a megabyte: a fresh process faults each page of
+  /// them in once, where one growing buffer is copied and faulted in again as it doubles.
+  private var json: [[UInt8]] = []
   private var shown: [UInt8] = []
   private let done = DispatchSemaphore(value: 0)
 
@@ -354,17 +356,22 @@ private final class HalfItems: @unchecked Sendable {
   }
 
   private func run() {
-    var w = JSONWriter(reservingCapacity: order.count &* 64)
+    let piece = 1 << 20
+    var w = JSONWriter(reservingCapacity: piece &+ 4096)
     var visible = JSONWriter()
-    Self.write(forest, order, first: first, to: &w, visible: &visible, drain: nil, piece: 0)
-    json = w.bytes
+    var pieces: [[UInt8]] = []
+    Self.write(
+      forest, order, first: first, to: &w, visible: &visible, drain: { pieces.append($0) },
+      piece: piece)
+    pieces.append(w.bytes)
+    json = pieces
     shown = visible.bytes
     done.signal()
   }
 
-  /// Waits for the thread: the items' bytes (each preceded by a comma unless `first`), and
+  /// Waits for the thread: the items' bytes in pieces (each item preceded by a comma unless `first`), and
   /// the shown ids (comma-separated, none before the first).
-  func finish() -> (json: [UInt8], shown: [UInt8]) {
+  func finish() -> (json: [[UInt8]], shown: [UInt8]) {
     done.wait()
     return (json, shown)
   }

@@ -1,3 +1,4 @@
+import Foundation
 import ListTapeLog
 import ListTapeModel
 import ListTapeStore
@@ -157,25 +158,56 @@ extension Timeline {
 
   /// The state at the index file's latest seek point at or before event `n`, with a
   /// decoder holding that point's segment dictionary (read in one piece from the index).
+  /// The dictionary is read and decoded on another thread while this one inflates the
+  /// state and reads its items, which need only its size until their end.
   func indexCheckpoint(atOrBefore n: Int) throws(StoreError) -> LoadedCheckpoint? {
     guard let index = reader.index, let p = index.seekPoint(atOrBefore: UInt64(max(n, 0))) else {
       return nil
     }
+    var decoder = startDecoder()
+    // The lineage the decoder gives the dictionary: the state's ids and the decoder's are
+    // then one numbering (the fold adopts the decoder's without renumbering).
+    let dictionary = DictionaryRead(
+      index, p, lineage: EventDecoder.lineage(log: decoder.logID, segment: p.segment))
+    let count = index.dictionaryCount(at: p)
     let blob: [UInt8]
-    let decoder: EventDecoder
     do {
-      decoder = try indexDecoder(index, p)
       blob = try index.state(at: p)
     } catch {
+      _ = dictionary.wait()
       throw .log(error)
     }
-    var positioned = decoder
     let decoded: Result<ListState, CodecError> = blob.withUnsafeBytes { raw in
-      Result { () throws(CodecError) in try positioned.decodeCheckpoint(raw) }
+      Result { () throws(CodecError) in
+        let head = try ListState.compactHeader(raw)
+        guard head.segment == p.segment else {
+          throw CodecError(
+            "checkpoint of the segment before event \(head.segment) read with the dictionary "
+              + "of the segment before event \(p.segment)", offset: 0)
+        }
+        let ids = CompactIDs(count: count) { () throws(CodecError) in
+          switch dictionary.wait() {
+          case .success(let ids): return ids
+          case .failure: throw CodecError("the index dictionary does not read", offset: 0)
+          }
+        }
+        return try ListState(
+          compact: raw, ids: ids, aliases: DefinitionAliases(vetted: count, map: [:]))
+      }
+    }
+    // The dictionary's own failure is the one to tell (the state's load reports only that
+    // the dictionary did not come).
+    let ids: IdSpace
+    switch dictionary.wait() {
+    case .success(let read): ids = read
+    case .failure(let error): throw .log(error)
     }
     do {
-      return LoadedCheckpoint(
-        seq: Int(p.seq), state: try decoded.get(), decoder: decoder, lastTime: nil)
+      let state = try decoded.get()
+      decoder.load(
+        ids, aliases: DefinitionAliases(vetted: ids.count, map: [:]),
+        segment: p.segment, defined: p.dictionaryCount, before: Int(p.seq) + 1)
+      return LoadedCheckpoint(seq: Int(p.seq), state: state, decoder: decoder, lastTime: nil)
     } catch {
       throw .undecodableIndex(event: Int(p.seq), error, path: index.path)
     }
@@ -219,5 +251,39 @@ extension Timeline {
     try logStart.absorbDefinitions(
       &decoder, from: Int(p.seq) + 1, through: seq - 1, start: p.frameOffset)
     return decoder
+  }
+}
+
+/// A seek point's dictionary read, decoded and checked on another thread
+/// (`LogIndex.detachedDictionary`), waited for once or many times.
+private final class DictionaryRead: @unchecked Sendable {
+  private var result: Result<IdSpace, LogError> = .failure(LogError(.io, path: "", message: ""))
+  private let done = DispatchSemaphore(value: 0)
+  private var finished = false
+
+  init(_ index: LogIndex, _ p: IndexSeekPoint, lineage: UInt64) {
+    // The thread reads the file apart from the index's read window (see
+    // `detachedDictionary`) and touches nothing else of it.
+    nonisolated(unsafe) let index = index
+    DispatchQueue.global(qos: .userInitiated).async {
+      self.result = Result { () throws(LogError) in
+        let (stored, ends) = try index.detachedDictionary(at: p)
+        do {
+          return try IdSpace(stored: stored, ends: ends, lineage: lineage)
+        } catch {
+          throw LogError(.damaged, path: index.path, message: "index dictionary: \(error)")
+        }
+      }
+      self.done.signal()
+    }
+  }
+
+  /// The dictionary, or why it does not read; waits for the thread the first time.
+  func wait() -> Result<IdSpace, LogError> {
+    if !finished {
+      done.wait()
+      finished = true
+    }
+    return result
   }
 }

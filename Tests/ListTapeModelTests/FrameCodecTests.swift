@@ -484,6 +484,53 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     }
   }
 
+  /// A state read while its dictionary is still coming (`CompactIDs` promised by count)
+  /// is the state read with the dictionary at hand; a failure's message waits for the
+  /// dictionary to name the id, and a dictionary that is not the promised one (another
+  /// size, or none) fails the load.
+  @Test func compactStatesReadWithAPromisedDictionary() throws {
+    let (bytes, _, dictionary) = try deepestChain()
+    var asked = 0
+    let promised = CompactIDs(count: dictionary.count) { () throws(CodecError) in
+      asked += 1
+      return dictionary
+    }
+    let state = try bytes.withUnsafeBytes {
+      try ListState(compact: $0, ids: promised, aliases: DefinitionAliases())
+    }
+    #expect(asked >= 1)
+    #expect(
+      state
+        == (try bytes.withUnsafeBytes {
+          try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
+        }))
+    // A duplicate entry is named through the promised dictionary.
+    var duplicate = bytes
+    let (_, columns, _) = try deepestChain()
+    duplicate[columns[4] - 1] = 1
+    #expect {
+      _ = try duplicate.withUnsafeBytes {
+        try ListState(compact: $0, ids: promised, aliases: DefinitionAliases())
+      }
+    } throws: { error in
+      (error as? CodecError)?.message.contains("duplicate item \"d254\"") == true
+    }
+    var shorter = dictionary
+    shorter.append("extra")
+    for broken in [
+      CompactIDs(count: dictionary.count) { () throws(CodecError) in shorter },
+      CompactIDs(count: dictionary.count) { () throws(CodecError) in
+        throw CodecError("no dictionary", offset: 0)
+      },
+    ] {
+      #expect(throws: CodecError.self) {
+        _ = try bytes.withUnsafeBytes {
+          try ListState(compact: $0, ids: broken, aliases: DefinitionAliases())
+        }
+      }
+    }
+  }
+
   func sectionIDs(_ e: Event) -> [String] {
     switch e.operation {
     case .appendSections(let l), .insertSections(let l, _): return l

@@ -238,6 +238,32 @@ struct RecordedSession {
     }
   }
 
+  /// A seek reads the point's dictionary on another thread while it loads the state: a
+  /// dictionary that does not check out (a flipped byte, caught by its CRC) drops the index
+  /// with the dictionary's own reason, and the seek answers from the log as before.
+  @Test func aDamagedIndexDictionaryDropsTheIndexAndTheSeekStillAnswers() throws {
+    let s = try RecordedSession(4_000, seed: 27, items: 3_000, shape: .uuid, every: 1_000)
+    defer { s.remove() }
+    let timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 500
+    try timeline.buildIndex()
+    let index = try #require(LogIndex.open(forLog: s.path))
+    let segment = try #require(index.segments.first)
+    try flipByte(
+      LogIndex.path(forLog: s.path), at: Int(segment.codedOffset) + segment.codedLength / 2)
+    let reopened = try Timeline(path: s.path)
+    #expect(reopened.indexStatus == .valid)
+    reopened.buildsIndex = false
+    for n in [1_777, 3_001] {
+      #expect(try reopened.state(at: n) == direct(s.events, through: n), "event \(n)")
+    }
+    guard case .damaged(let why) = reopened.indexStatus else {
+      Issue.record("expected the index dropped, got \(reopened.indexStatus)")
+      return
+    }
+    #expect(why.contains("index dictionary checksum mismatch"))
+  }
+
   /// A log copied without its index reads, seeks and bisects correctly, and a directory
   /// where no index can be written changes nothing but speed.
   @Test func aCopiedLogWithoutItsIndexAndAReadOnlyDirectory() throws {

@@ -7,6 +7,41 @@ import Dispatch
 /// then one pass links every sibling list bottom-up into its B-tree. The checks are the
 /// builder's, in its order, with its messages: a damaged or hostile state is refused at the
 /// byte that breaks it.
+/// The dictionary a compact state is read with, or the promise of one still decoding on
+/// another thread: its size and whether every entry names an id are known at once, and the
+/// load needs the entries themselves only at its end (and for a failure's message).
+package struct CompactIDs {
+  /// Entries in the dictionary.
+  let count: Int
+  /// Whether every entry names an id (none was lost with a salvaged stretch).
+  let holeFree: Bool
+  private let resolve: () throws(CodecError) -> IdSpace
+
+  /// A dictionary at hand.
+  package init(_ ids: IdSpace) {
+    count = ids.count
+    holeFree = ids.isHoleFree
+    resolve = { ids }
+  }
+
+  /// A dictionary of `count` entries, each naming an id, that `resolve` waits for (it
+  /// throws when the dictionary turns out not to be that).
+  package init(count: Int, resolve: @escaping () throws(CodecError) -> IdSpace) {
+    self.count = count
+    holeFree = true
+    self.resolve = resolve
+  }
+
+  /// The dictionary, once it is there, checked against what was promised.
+  func space() throws(CodecError) -> IdSpace {
+    let ids = try resolve()
+    guard ids.count == count, ids.isHoleFree || !holeFree else {
+      throw CodecError("the dictionary is not the one promised", offset: 0)
+    }
+    return ids
+  }
+}
+
 extension ListState {
   /// A compact state's section: its id's entry, how many items it has, where it was read.
   struct CompactSection {
@@ -20,12 +55,14 @@ extension ListState {
   /// below `limit` of `ids`, read through `aliases`.
   static func loadCompact(
     _ sections: [CompactSection], total: Int, columns: inout [ByteSource], limit: Int,
-    ids: IdSpace, aliases: DefinitionAliases, allowsMultipleSelection: Bool, end: Int
+    ids: CompactIDs, aliases: DefinitionAliases, allowsMultipleSelection: Bool, end: Int
   ) throws(CodecError) -> ListState {
     var state = ListState()
     state.allowsMultipleSelection = allowsMultipleSelection
     var f = Forest()
-    f.ids = ids.withoutStringTable()
+    // The entries are read only where one is not new or was lost (a failure), so a
+    // dictionary still decoding is awaited there or at the end.
+    let lostEntries = ids.holeFree ? nil : try ids.space()
     f.idsFollowLog = true
     // Room to grow: the fold after a load appends items and entries without reallocating
     // (and so without copying and faulting in every page of these arrays again).
@@ -54,7 +91,7 @@ extension ListState {
             do throws(ItemFailure) {
               try Self.readItems(
                 sections, total: total, columns: &columns, limit: limit, aliases: aliases,
-                forest: &f, items: &items, selected: &selected)
+                ids: ids, lost: lostEntries, forest: &f, items: &items, selected: &selected)
             } catch {
               failure = (items.count, error.afterText, error.error)
             }
@@ -81,6 +118,11 @@ extension ListState {
     columns[2] = texts.flags
     columns[4] = texts.strings
     for c in columns where !c.isAtEnd { throw c.fail("\(c.remaining) bytes left after the items") }
+    if let lostEntries {
+      f.ids = lostEntries.withoutStringTable()
+    } else {
+      f.ids = try ids.space().withoutStringTable()
+    }
     f.text = texts.text
     f.nodes = nodes
     f.entryOf = entryOf
@@ -102,10 +144,10 @@ extension ListState {
   /// Entry `v` read from column `c`, checked: below `limit`, read through `aliases`, and not
   /// lost with a salvaged stretch.
   @inline(__always) static func compactEntry(
-    _ v: Int64, in c: ByteSource, limit: Int, aliases: DefinitionAliases, ids: IdSpace
+    _ v: Int64, in c: ByteSource, limit: Int, aliases: DefinitionAliases, ids: IdSpace?
   ) throws(CodecError) -> Int32 {
     let e = try entryNumber(v, in: c, limit: limit, aliases: aliases)
-    guard !ids.extent(Int(e)).isEmpty else { throw lost(e, in: c) }
+    if let ids, ids.extent(Int(e)).isEmpty { throw lost(e, in: c) }
     return e
   }
 
@@ -145,8 +187,8 @@ extension ListState {
   /// in the item loop would not.
   private static func readItems(
     _ sections: [CompactSection], total: Int, columns: inout [ByteSource], limit: Int,
-    aliases: DefinitionAliases, forest f: inout Forest, items: inout ItemPointers,
-    selected: inout [Handle]
+    aliases: DefinitionAliases, ids: CompactIDs, lost lostEntries: IdSpace?,
+    forest f: inout Forest, items: inout ItemPointers, selected: inout [Handle]
   ) throws(ItemFailure) {
     guard let nodes = items.nodes, let entries = items.entries else { return }
     let handles = items.handles
@@ -157,10 +199,10 @@ extension ListState {
     // Every entry named and new, mapped to its handle, up to the first that is not. A
     // space without holes (an index's dictionary) has every entry named.
     var firstBad = decoded
-    if f.ids.isHoleFree {
+    if let lostEntries {
       for i in 0..<decoded {
         let e = Int(entries[i])
-        if handles[e] >= 0 {
+        if lostEntries.extent(e).isEmpty || handles[e] >= 0 {
           firstBad = i
           break
         }
@@ -169,7 +211,7 @@ extension ListState {
     } else {
       for i in 0..<decoded {
         let e = Int(entries[i])
-        if f.ids.extent(e).isEmpty || handles[e] >= 0 {
+        if handles[e] >= 0 {
           firstBad = i
           break
         }
@@ -192,7 +234,7 @@ extension ListState {
         for section in sections {
           guard let s = f.allocateSection(entry: section.entry) else {
             throw CodecError(
-              ListStateBuilder.Failure.duplicateSection(f.ids.text(Int(section.entry)))
+              ListStateBuilder.Failure.duplicateSection(try ids.space().text(Int(section.entry)))
                 .description, offset: section.offset)
           }
           f.sectionOrder.append(s)
@@ -204,7 +246,7 @@ extension ListState {
             guard flags <= ItemFlag.all else { throw flagColumn.fail("bad item flags \(flags)") }
             if i == decoded, let refsFailure { throw refsFailure }
             let e = entries[i]
-            if i == firstBad, f.ids.extent(Int(e)).isEmpty {
+            if i == firstBad, let lostEntries, lostEntries.extent(Int(e)).isEmpty {
               throw lost(e, in: entryAt(i, of: refsStart).after)
             }
             guard level <= UInt64(depth) else {
@@ -223,7 +265,7 @@ extension ListState {
             if i == firstBad {
               afterText = true
               throw CodecError(
-                ListStateBuilder.Failure.duplicateItem(f.ids.text(Int(e))).description,
+                ListStateBuilder.Failure.duplicateItem(try ids.space().text(Int(e))).description,
                 offset: entryAt(i, of: refsStart).before)
             }
             let l = Int(level)

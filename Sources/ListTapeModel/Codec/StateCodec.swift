@@ -294,6 +294,14 @@ extension ListState {
   package init(compact bytes: UnsafeRawBufferPointer, ids: IdSpace, aliases: DefinitionAliases)
     throws(CodecError)
   {
+    try self.init(compact: bytes, ids: CompactIDs(ids), aliases: aliases)
+  }
+
+  /// `init(compact:ids:aliases:)` with a dictionary that may still be decoding (`ids`):
+  /// the items are read meanwhile, and the dictionary is awaited at the end.
+  package init(
+    compact bytes: UnsafeRawBufferPointer, ids: CompactIDs, aliases: DefinitionAliases
+  ) throws(CodecError) {
     var s = ByteSource(bytes)
     let version = try s.byte()
     guard version == Self.compactVersion else {
@@ -319,7 +327,7 @@ extension ListState {
       let at = columns[0].origin + columns[0].offset
       let e = try Self.compactEntry(
         Int64(truncatingIfNeeded: try columns[0].varint()), in: columns[0], limit: limit,
-        aliases: aliases, ids: ids)
+        aliases: aliases, ids: ids.holeFree ? nil : try ids.space())
       let count = try columns[0].varint()
       guard count <= UInt64(columns[2].remaining - total) else {
         throw columns[0].fail("section of \(count) items")
