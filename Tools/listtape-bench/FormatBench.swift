@@ -427,6 +427,44 @@ enum SeekParts {
         + "inflate and load \(fmt(median(loadTimes) * 1000)) ms (medians of \(runs))")
   }
 
+  /// `listtape-bench __image LOG DIR`: the state at the index's last seek point as the
+  /// forest holds it in memory, one file per array in DIR, with the sizes and the time of
+  /// one copy of them all (what a state stored to load by one copy would cost to store).
+  static func image(_ path: String, to directory: String) throws {
+    let reader = try LogReader(path: path)
+    guard let index = reader.index, let p = index.seekPoint(atOrBefore: UInt64.max) else {
+      print("no index: run a command that builds it first")
+      return
+    }
+    let state = try Self.state(try index.state(at: p), try Self.dictionary(index, at: p))
+    let image = state.memoryImage()
+    var total = 0
+    for (name, bytes) in image {
+      try Data(bytes).write(to: URL(fileURLWithPath: directory + "/" + name))
+      print("\(name): \(bytes.count) bytes")
+      total += bytes.count
+    }
+    var times: [Double] = []
+    for _ in 0..<21 {
+      let t = Clock.now()
+      var copies: [[UInt8]] = []
+      for (_, bytes) in image {
+        let copy = [UInt8](unsafeUninitializedCapacity: bytes.count) { to, n in
+          bytes.withUnsafeBufferPointer { from in
+            if let s = from.baseAddress { to.baseAddress?.update(from: s, count: from.count) }
+          }
+          n = bytes.count
+        }
+        copies.append(copy)
+      }
+      times.append(Clock.now() - t)
+      precondition(copies.count == image.count)
+    }
+    print(
+      "\(state.numberOfAllItems) items: \(total) bytes, one copy \(fmt(times.sorted()[10] * 1000)) ms "
+        + "(memory the allocator reuses from the copy before, median of 21)")
+  }
+
   static func run(_ path: String) throws {
     let f = try measure(path)
     print(

@@ -42,6 +42,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try SeekParts.loop(args[1], runs: args.count == 3 ? Int(args[2]) ?? 200 : 200)
 } else if args.count == 2 && args[0] == "__encode-parts" {
   try EncodeParts.run(args[1])
+} else if args.count == 3 && args[0] == "__image" {
+  try SeekParts.image(args[1], to: args[2])
 } else if args.count == 2 && args[0] == "__seek-parts" {
   try SeekParts.run(args[1])
 } else if args.count == 2 && args[0] == "__fuzz-seeds" {
