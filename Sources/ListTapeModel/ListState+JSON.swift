@@ -369,8 +369,8 @@ private final class HalfItems: @unchecked Sendable {
     done.signal()
   }
 
-  /// Waits for the thread: the items' bytes in pieces (each item preceded by a comma unless `first`), and
-  /// the shown ids (comma-separated, none before the first).
+  /// Waits for the thread: the items' bytes in pieces (each item preceded by a comma
+  /// unless `first`), and the shown ids (comma-separated, none before the first).
   func finish() -> (json: [[UInt8]], shown: [UInt8]) {
     done.wait()
     return (json, shown)

@@ -2,11 +2,6 @@
 import Dispatch
 #endif
 
-/// Loading a compact state straight into a forest's arrays: one pass over the item columns
-/// fills nodes, entries and text by pre-order handle (no hashing, no collection per item),
-/// then one pass links every sibling list bottom-up into its B-tree. The checks are the
-/// builder's, in its order, with its messages: a damaged or hostile state is refused at the
-/// byte that breaks it.
 /// The dictionary a compact state is read with, or the promise of one still decoding on
 /// another thread: its size and whether every entry names an id are known at once, and the
 /// load needs the entries themselves only at its end (and for a failure's message).
@@ -42,6 +37,11 @@ package struct CompactIDs {
   }
 }
 
+/// Loading a compact state straight into a forest's arrays: one pass over the item columns
+/// fills nodes, entries and text by pre-order handle (no hashing, no collection per item),
+/// then one pass links every sibling list bottom-up into its B-tree. The checks are the
+/// builder's, in its order, with its messages: a damaged or hostile state is refused at the
+/// byte that breaks it.
 extension ListState {
   /// A compact state's section: its id's entry, how many items it has, where it was read.
   struct CompactSection {
