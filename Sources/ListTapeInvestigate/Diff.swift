@@ -293,8 +293,13 @@ public enum Differ {
   /// Sections inserted, deleted and moved (the fewest that must move).
   /// - Complexity: O(sections).
   static func compareSections(_ a: ListState, _ b: ListState, into d: inout StateDiff) {
-    let aSections = a.sectionIdentifiers
-    let bSections = b.sectionIdentifiers
+    compareSections(a.sectionIdentifiers, b.sectionIdentifiers, into: &d)
+  }
+
+  /// `compareSections(_:_:into:)` of the two states' section identifiers.
+  static func compareSections(
+    _ aSections: [String], _ bSections: [String], into d: inout StateDiff
+  ) {
     // Identifiers compare by code points (IdentifierKey), as the model does.
     let aSet = Set(aSections.map(IdentifierKey.init))
     let bSet = Set(bSections.map(IdentifierKey.init))

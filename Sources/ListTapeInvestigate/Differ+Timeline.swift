@@ -55,6 +55,11 @@ extension Differ {
       let b = try timeline.state(at: hi)
       return (from <= to ? diff(a, b) : diff(b, a)).foldingUnchanged(longerThan: context)
     }
+    if from + 1 == to {
+      return try adjacent(
+        timeline, &a, &decoder, event: to, context: context, scanning: scanning,
+        selectionLists: selectionLists)
+    }
     var b = a
     var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
     var many = false
@@ -78,5 +83,47 @@ extension Differ {
     return from <= to
       ? diff(a, b, touched: touched, context: context, selectionLists: selectionLists)
       : diff(b, a, touched: touched, context: context, selectionLists: selectionLists)
+  }
+
+  /// `diff(_:from:to:context:scanning:selectionLists:)` of event `n` after `state` (the
+  /// state before it, with `decoder` standing there; `b` becomes the state after): what the diff needs of the state
+  /// before is read ahead of the event, which then changes the state in place, so the
+  /// state is not copied. The state is kept whole (copied) when the event touches too many
+  /// items to follow or may move items between lists (`DiffBefore`); when the event was not read (a salvaged log's hole) or what was
+  /// read ahead falls short, the state before is sought again.
+  private static func adjacent(
+    _ timeline: Timeline, _ b: inout ListState, _ decoder: inout EventDecoder,
+    event n: Int, context: Int, scanning: Bool, selectionLists: Bool
+  ) throws(StoreError) -> StateDiff? {
+    var touched = TouchedItems(limit: max(1_024, b.numberOfAllItems / 4))
+    var many = false
+    var before: DiffBefore?
+    var kept: ListState?
+    func note(_ ops: FoldOps, _ i: Int, _ s: ListState) {
+      let event = ops.event(i, s.ids)
+      if scanning && event.operation.itemIDs.count > fewItems {
+        many = true
+        return
+      }
+      touched.note(event, before: s)
+      if !touched.overflowed && !(scanning && touched.count > fewItems) {
+        before = DiffBefore(s, event: event, touched: touched, selectionLists: selectionLists)
+      }
+      if before == nil { kept = s }
+    }
+    try timeline.fold(&b, &decoder, from: n, through: n, before: note) { _, _, _, _ in !many }
+    if many { return nil }
+    if let before,
+      let d = diff(before, b, touched: touched, context: context, selectionLists: selectionLists)
+    {
+      return d
+    }
+    var a: ListState
+    if let kept { a = kept } else { a = try timeline.seek(to: n - 1).state }
+    if kept == nil || (scanning && (touched.overflowed || touched.count > fewItems)) {
+      a.indexIDs()
+      b.indexIDs()
+    }
+    return diff(a, b, touched: touched, context: context, selectionLists: selectionLists)
   }
 }

@@ -44,9 +44,35 @@ extension Differ {
         diff(a, b).foldingUnchanged(longerThan: context), a.numberOfAllItems + b.numberOfAllItems
       )
     }
-    var d = StateDiff()
-    compareSections(a, b, into: &d)
     var old = Navigator(a)
+    // A navigator over the whole old state answers everything.
+    guard
+      let result = incremental(
+        &old, b, touched: touched, context: context, selectionLists: selectionLists)
+    else { preconditionFailure("the old state itself answers every question") }
+    return result
+  }
+
+  /// `diff(_:_:touched:context:selectionLists:)` with the state before one event read ahead
+  /// of it (`DiffBefore`), the event then applied in place to give `b`: no copy of the state.
+  /// Nil when what was read ahead cannot answer (the caller compares the states instead).
+  package static func diff(
+    _ before: DiffBefore, _ b: ListState, touched: TouchedItems, context: Int = 2,
+    selectionLists: Bool = true
+  ) -> StateDiff? {
+    guard !touched.overflowed else { return nil }
+    var old = before
+    return incremental(&old, b, touched: touched, context: context, selectionLists: selectionLists)?
+      .diff
+  }
+
+  /// The incremental diff reading the old state through `old`; nil when `old` could not
+  /// answer a question (only a `DiffBefore` that did not read the selection ahead).
+  private static func incremental<Old: OldSide>(
+    _ old: inout Old, _ b: ListState, touched: TouchedItems, context: Int, selectionLists: Bool
+  ) -> (diff: StateDiff, examined: Int)? {
+    var d = StateDiff()
+    compareSections(old.sectionIdentifiers, b.sectionIdentifiers, into: &d)
     var new = Navigator(b)
 
     // Each touched item: deleted, inserted, or kept (then possibly moved among siblings).
@@ -78,13 +104,22 @@ extension Differ {
       func stays(_ id: String) -> Bool {
         !touched.contains(id) || (old.groupKey(id) == k && new.groupKey(id) == k)
       }
-      let before = old.siblings(of: member).filter(stays)
+      let whole = old.siblings(of: member)
+      let before = whole.filter(stays)
       let after = new.siblings(of: member).filter(stays)
+      var positions: [IdentifierKey: Int] = [:]
       for id in Reordering.moved(from: before, to: after) {
         movedIDs.insert(IdentifierKey(id))
-        // An untouched item can only change by moving: show it with its two places.
-        if !touched.contains(id), let x = old.facts(id), let y = new.facts(id) {
-          shown.append((id, x, y, new.order(of: id)))
+        // An untouched item can only change by moving: show it with its two places (the old
+        // one is after its old predecessor, all else as now).
+        if !touched.contains(id), let y = new.facts(id) {
+          if positions.isEmpty {
+            for (i, s) in whole.enumerated() { positions[IdentifierKey(s)] = i }
+          }
+          let i = positions[IdentifierKey(id)] ?? 0
+          let place = ItemPlace(
+            section: y.place.section, parent: y.place.parent, after: i > 0 ? whole[i - 1] : nil)
+          shown.append((id, (place, y.expanded, y.title, y.fields), y, new.order(of: id)))
         }
       }
     }
@@ -117,7 +152,7 @@ extension Differ {
     d.rows = new.walk(anchors: anchors, context: context)
     // Only touched items can have changed their selection; the lists are built (in
     // display order) only when one did.
-    d.multipleSelectionBefore = a.allowsMultipleSelection
+    d.multipleSelectionBefore = old.allowsMultipleSelection
     d.multipleSelectionAfter = b.allowsMultipleSelection
     var removed: [(id: String, order: (Int, Int))] = []
     var added: [(id: String, order: (Int, Int))] = []
@@ -133,14 +168,15 @@ extension Differ {
     if !removed.isEmpty || !added.isEmpty {
       d.selectionRemoved = removed.sorted { $0.order < $1.order }.map { $0.id }
       d.selectionAdded = added.sorted { $0.order < $1.order }.map { $0.id }
-      d.selectedCountBefore = a.numberOfSelectedItems
+      d.selectedCountBefore = old.numberOfSelectedItems
       d.selectedCountAfter = b.numberOfSelectedItems
       // The whole lists are a walk of every selected item in each state: made for the
       // JSON, or when the words list them (a few items).
       if selectionLists
         || d.selectedCountBefore + d.selectedCountAfter <= StateDiff.listedSelection
       {
-        d.selectionBefore = a.selectedItems
+        guard let before = old.selectedItems else { return nil }
+        d.selectionBefore = before
         d.selectionAfter = b.selectedItems
       }
     }
@@ -157,16 +193,108 @@ func itemFacts(_ state: ListState, _ id: String) -> ItemFacts? {
   )
 }
 
+/// What the incremental diff asks of the old state.
+private protocol OldSide {
+  var sectionIdentifiers: [String] { get }
+  var allowsMultipleSelection: Bool { get }
+  var numberOfSelectedItems: Int { get }
+  /// The selected items in display order; nil when not at hand.
+  var selectedItems: [String]? { get }
+  /// Items listed in sibling lists (the cost beyond the per-item queries).
+  var examined: Int { get }
+  mutating func facts(_ id: String) -> ItemFacts?
+  mutating func order(of id: String) -> (Int, Int)
+  mutating func groupKey(_ id: String) -> IdentifierKey?
+  mutating func isSelected(_ id: String) -> Bool
+  mutating func siblings(of member: String) -> [String]
+}
+
+/// What the incremental diff of one event reads of the state before it, read before the
+/// event is applied to that state in place (the diff then needs no copy of the state): the
+/// touched items' facts, order and selection, the sections, the selection when the event
+/// may change it, and for a move within one sibling list, that list.
+package struct DiffBefore: OldSide {
+  let sectionIdentifiers: [String]
+  let allowsMultipleSelection: Bool
+  let numberOfSelectedItems: Int
+  let selectedItems: [String]?
+  let examined: Int
+  private let items: [IdentifierKey: (facts: ItemFacts, order: (Int, Int), selected: Bool)]
+  private let lists: [IdentifierKey: [String]]
+
+  /// Reads what the diff of `event` needs of `state`, the state it is about to be applied
+  /// to; `touched` has noted the event (`TouchedItems.note(_:before:)`). Nil when the event
+  /// may move an item already there other than within its own list (a delete, a move to
+  /// another parent, a batch, …): which old sibling lists the diff compares then depends on
+  /// the state after, and the caller keeps the state before whole instead.
+  package init?(_ state: ListState, event: Event, touched: TouchedItems, selectionLists: Bool) {
+    var nav = Navigator(state)
+    var items: [IdentifierKey: (facts: ItemFacts, order: (Int, Int), selected: Bool)] = [:]
+    var lists: [IdentifierKey: [String]] = [:]
+    var anySelected = false
+    for id in touched.ids {
+      guard let facts = nav.facts(id) else { continue }
+      let selected = nav.isSelected(id)
+      anySelected = anySelected || selected
+      items[IdentifierKey(id)] = (facts, nav.order(of: id), selected)
+      guard touched.mayMove(id) else { continue }
+      let group = Differ.key(
+        ItemPlace(section: facts.place.section, parent: facts.place.parent, after: nil))
+      guard case .moveItem(let moved, let anchor) = event.operation,
+        IdentifierKey(moved) == IdentifierKey(id), nav.groupKey(anchor.id) == group
+      else { return nil }
+      lists[group] = nav.siblings(of: id)
+    }
+    sectionIdentifiers = state.sectionIdentifiers
+    allowsMultipleSelection = state.allowsMultipleSelection
+    numberOfSelectedItems = state.numberOfSelectedItems
+    // Only a select adds to the selection and only a touched selected item leaves it: the
+    // whole list is read when the diff may list it and the event may change it.
+    let mayChange = anySelected || Self.selects(event.operation)
+    selectedItems =
+      mayChange
+        && (selectionLists || numberOfSelectedItems <= StateDiff.listedSelection)
+      ? state.selectedItems : nil
+    examined = nav.examined
+    self.items = items
+    self.lists = lists
+  }
+
+  private static func selects(_ op: ListOperation) -> Bool {
+    switch op {
+    case .select: return true
+    case .batch(let events): return events.contains { selects($0.operation) }
+    default: return false
+    }
+  }
+
+  func facts(_ id: String) -> ItemFacts? { items[IdentifierKey(id)]?.facts }
+  func order(of id: String) -> (Int, Int) { items[IdentifierKey(id)]?.order ?? (0, 0) }
+  func isSelected(_ id: String) -> Bool { items[IdentifierKey(id)]?.selected ?? false }
+  func groupKey(_ id: String) -> IdentifierKey? {
+    items[IdentifierKey(id)].map {
+      Differ.key(
+        ItemPlace(section: $0.facts.place.section, parent: $0.facts.place.parent, after: nil))
+    }
+  }
+  func siblings(of member: String) -> [String] { groupKey(member).flatMap { lists[$0] } ?? [] }
+}
+
 /// Reads one state for the incremental diff: an item's facts, order and neighbours, by
 /// handle, each id found once (a state without a string table finds an id by scanning its
 /// entries), counting the items it lists.
-private struct Navigator {
+private struct Navigator: OldSide {
   let state: ListState
   let sectionPosition: [IdentifierKey: Int]
   /// Each id asked about, and the item it names here (nil: absent).
   private var refs: [IdentifierKey: ItemRef?] = [:]
   /// Items listed in sibling lists (the cost beyond the per-item queries).
   var examined = 0
+
+  var sectionIdentifiers: [String] { state.sectionIdentifiers }
+  var allowsMultipleSelection: Bool { state.allowsMultipleSelection }
+  var numberOfSelectedItems: Int { state.numberOfSelectedItems }
+  var selectedItems: [String]? { state.selectedItems }
 
   init(_ state: ListState) {
     self.state = state
