@@ -389,35 +389,14 @@ package final class LogIndex {
   package func dictionary(at point: IndexSeekPoint) throws(LogError) -> (
     stored: [UInt8], ends: [UInt32]
   ) {
-    try dictionary(segment: point.segmentIndex, count: segments[point.segmentIndex].entries)
+    try dictionary(segment: point.segmentIndex)
   }
 
-  /// The first `count` entries of segment `index`'s dictionary: stored bytes and ends,
-  /// decoded into arrays with room for the entries a fold defines after them (no
-  /// reallocation when it appends the first).
-  func dictionary(segment index: Int, count: Int) throws(LogError) -> (
-    stored: [UInt8], ends: [UInt32]
-  ) {
+  /// Segment `index`'s dictionary: stored bytes and ends. Read without the index's read
+  /// window (its coded bytes into an array of their own), so another thread may read it
+  /// while this one reads a seek point's state.
+  func dictionary(segment index: Int) throws(LogError) -> (stored: [UInt8], ends: [UInt32]) {
     let s = segments[index]
-    let coded: UnsafeRawBufferPointer?
-    do {
-      coded = try source.bytes(at: s.codedOffset, count: s.codedLength)
-    } catch {
-      throw LogError(.damaged, path: path, message: "index dictionary: \(error.message)")
-    }
-    guard let coded else {
-      throw LogError(.damaged, path: path, message: "index dictionary outside the file")
-    }
-    defer { source.shrink() }
-    return try decodeDictionary(coded, s, count: count)
-  }
-
-  /// The entries a decoder needs at `point` (`dictionary(at:)`), read without the index's
-  /// read window: another thread may call it while this one reads the point's state.
-  package func detachedDictionary(at point: IndexSeekPoint) throws(LogError) -> (
-    stored: [UInt8], ends: [UInt32]
-  ) {
-    let s = segments[point.segmentIndex]
     let coded: [UInt8]?
     do {
       coded = try source.detachedCopy(at: s.codedOffset, count: s.codedLength)
@@ -428,13 +407,13 @@ package final class LogIndex {
       throw LogError(.damaged, path: path, message: "index dictionary outside the file")
     }
     let decoded = coded.withUnsafeBytes { c in
-      Result { () throws(LogError) in try decodeDictionary(c, s, count: s.entries) }
+      Result { () throws(LogError) in try decodeDictionary(c, s) }
     }
     return try decoded.get()
   }
 
   /// Entries of the dictionary of segment `s` coded in `coded`, checked against its CRC.
-  private func decodeDictionary(_ coded: UnsafeRawBufferPointer, _ s: IndexSegment, count: Int)
+  private func decodeDictionary(_ coded: UnsafeRawBufferPointer, _ s: IndexSegment)
     throws(LogError) -> (stored: [UInt8], ends: [UInt32])
   {
     guard crc32Bytes(0, coded) == s.crc else {
@@ -443,7 +422,7 @@ package final class LogIndex {
         offset: s.codedOffset)
     }
     let decoded = FrontCoding.decode(
-      coded, entries: s.entries, count: min(count, s.entries), storedLength: s.storedLength)
+      coded, entries: s.entries, count: s.entries, storedLength: s.storedLength)
     guard let decoded else {
       throw LogError(
         .damaged, path: path, message: "index dictionary of \(s.key) does not decode",
@@ -653,7 +632,7 @@ package final class LogIndexBuilder {
     // Segments of the kept points, except the last (whose dictionary grows from there on).
     let last = points.last?.segmentIndex
     for (i, s) in old.segments.enumerated() where kept.contains(i) && i != last {
-      let (stored, ends) = try old.dictionary(segment: i, count: s.entries)
+      let (stored, ends) = try old.dictionary(segment: i)
       try addSegment(key: s.key, stored: stored, ends: ends)
     }
   }

@@ -255,7 +255,8 @@ extension Timeline {
 }
 
 /// A seek point's dictionary read, decoded and checked on another thread
-/// (`LogIndex.detachedDictionary`), waited for once or many times.
+/// (`LogIndex.dictionary(at:)`, which reads apart from the index's read window), waited
+/// for once or many times.
 private final class DictionaryRead: @unchecked Sendable {
   private var result: Result<IdSpace, LogError> = .failure(LogError(.io, path: "", message: ""))
   private let done = DispatchSemaphore(value: 0)
@@ -263,11 +264,11 @@ private final class DictionaryRead: @unchecked Sendable {
 
   init(_ index: LogIndex, _ p: IndexSeekPoint, lineage: UInt64) {
     // The thread reads the file apart from the index's read window (see
-    // `detachedDictionary`) and touches nothing else of it.
+    // `LogIndex.dictionary(segment:)`) and touches nothing else of it.
     nonisolated(unsafe) let index = index
     DispatchQueue.global(qos: .userInitiated).async {
       self.result = Result { () throws(LogError) in
-        let (stored, ends) = try index.detachedDictionary(at: p)
+        let (stored, ends) = try index.dictionary(at: p)
         do {
           return try IdSpace(stored: stored, ends: ends, lineage: lineage)
         } catch {
