@@ -78,6 +78,13 @@ enum CLI {
     do {
       let code = try command.main(Array(args.dropFirst()), environment: environment, out: out)
       out.flush()
+      // A full disk or a failing device loses output: said, and exit 74. A reader of a pipe
+      // that went away (EPIPE, when SIGPIPE is ignored) wanted no more.
+      if let e = out.failure, e != EPIPE {
+        Diagnostics.line(
+          "listtape: error: cannot write to standard output: \(String(cString: strerror(e)))")
+        return ExitCode.io
+      }
       return code
     } catch {
       out.flush()

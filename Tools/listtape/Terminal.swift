@@ -12,8 +12,11 @@ final class Output {
   private var buffer: [UInt8] = []
   private let fd: Int32
   private let limit = 1 << 16
-  /// Set once a write failed (the reader of a pipe went away): a follow stops then.
-  private(set) var failed = false
+  /// The error of the first write that failed (EPIPE: the reader of a pipe went away); a
+  /// follow stops then, and any other command exits 74 when it ends (`CLI.main`).
+  private(set) var failure: Int32?
+  /// Whether a write failed.
+  var failed: Bool { failure != nil }
 
   init(fileDescriptor: Int32 = 1) {
     fd = fileDescriptor
@@ -39,16 +42,23 @@ final class Output {
   func bytes(_ bytes: [UInt8]) {
     if bytes.count >= limit {
       flush()
-      if !writeAll(fd, bytes) { failed = true }
+      if failure == nil && !writeAll(fd, bytes) { noteFailure() }
       return
     }
     buffer.append(contentsOf: bytes)
     if buffer.count >= limit { flush() }
   }
 
+  /// Writes what is buffered; after a failed write nothing more is written (the output is
+  /// already incomplete).
   func flush() {
-    if !writeAll(fd, buffer) { failed = true }
+    if failure == nil && !writeAll(fd, buffer) { noteFailure() }
     buffer.removeAll(keepingCapacity: true)
+  }
+
+  private func noteFailure() {
+    let e = errno
+    failure = e == 0 ? EIO : e
   }
 }
 
