@@ -85,12 +85,13 @@ extension Differ {
       : diff(b, a, touched: touched, context: context, selectionLists: selectionLists)
   }
 
-  /// `diff(_:from:to:context:scanning:selectionLists:)` of event `n` after `state` (the
-  /// state before it, with `decoder` standing there; `b` becomes the state after): what the diff needs of the state
-  /// before is read ahead of the event, which then changes the state in place, so the
-  /// state is not copied. The state is kept whole (copied) when the event touches too many
-  /// items to follow or may move items between lists (`DiffBefore`); when the event was not read (a salvaged log's hole) or what was
-  /// read ahead falls short, the state before is sought again.
+  /// `diff(_:from:to:context:scanning:selectionLists:)` of event `n` after `b` (the state
+  /// before it, with `decoder` standing there; `b` becomes the state after). What the diff
+  /// needs of the state before is read ahead of the event, which then changes the state in
+  /// place, so the state is not copied. It is kept whole (copied) when the event touches
+  /// too many items to follow or may move items in ways only the state after tells
+  /// (`DiffBefore`); when the event was not read (a salvaged log's hole) or what was read
+  /// ahead falls short (a delete or a move that faulted), the state before is sought again.
   private static func adjacent(
     _ timeline: Timeline, _ b: inout ListState, _ decoder: inout EventDecoder,
     event n: Int, context: Int, scanning: Bool, selectionLists: Bool

@@ -104,7 +104,7 @@ extension Differ {
       func stays(_ id: String) -> Bool {
         !touched.contains(id) || (old.groupKey(id) == k && new.groupKey(id) == k)
       }
-      let whole = old.siblings(of: member)
+      guard let whole = old.list(of: member) else { return nil }
       let before = whole.filter(stays)
       let after = new.siblings(of: member).filter(stays)
       var positions: [IdentifierKey: Int] = [:]
@@ -206,13 +206,16 @@ private protocol OldSide {
   mutating func order(of id: String) -> (Int, Int)
   mutating func groupKey(_ id: String) -> IdentifierKey?
   mutating func isSelected(_ id: String) -> Bool
-  mutating func siblings(of member: String) -> [String]
+  /// The list of siblings `member` belongs to, in order; nil when not at hand.
+  mutating func list(of member: String) -> [String]?
 }
 
 /// What the incremental diff of one event reads of the state before it, read before the
 /// event is applied to that state in place (the diff then needs no copy of the state): the
 /// touched items' facts, order and selection, the sections, the selection when the event
-/// may change it, and for a move within one sibling list, that list.
+/// may change it, and for a move within one sibling list, that list. A delete or a move to
+/// another list reads no list: its items leave theirs (should it fault, the diff asks for
+/// one and gets nil, and the caller compares the states instead).
 package struct DiffBefore: OldSide {
   let sectionIdentifiers: [String]
   let allowsMultipleSelection: Bool
@@ -224,9 +227,8 @@ package struct DiffBefore: OldSide {
 
   /// Reads what the diff of `event` needs of `state`, the state it is about to be applied
   /// to; `touched` has noted the event (`TouchedItems.note(_:before:)`). Nil when the event
-  /// may move an item already there other than within its own list (a delete, a move to
-  /// another parent, a batch, …): which old sibling lists the diff compares then depends on
-  /// the state after, and the caller keeps the state before whole instead.
+  /// may move items already there in ways only the state after tells (a batch, a replace,
+  /// a delete naming an absent id, …): the caller keeps the state before whole instead.
   package init?(_ state: ListState, event: Event, touched: TouchedItems, selectionLists: Bool) {
     var nav = Navigator(state)
     var items: [IdentifierKey: (facts: ItemFacts, order: (Int, Int), selected: Bool)] = [:]
@@ -240,10 +242,15 @@ package struct DiffBefore: OldSide {
       guard touched.mayMove(id) else { continue }
       let group = Differ.key(
         ItemPlace(section: facts.place.section, parent: facts.place.parent, after: nil))
-      guard case .moveItem(let moved, let anchor) = event.operation,
-        IdentifierKey(moved) == IdentifierKey(id), nav.groupKey(anchor.id) == group
-      else { return nil }
-      lists[group] = nav.siblings(of: id)
+      switch event.operation {
+      case .moveItem(let moved, let anchor) where IdentifierKey(moved) == IdentifierKey(id):
+        // Within its list the list is compared; to another one it leaves it.
+        if nav.groupKey(anchor.id) == group { lists[group] = nav.siblings(of: id) }
+      case .deleteItems(let ids) where ids.allSatisfy({ nav.ref($0) != nil }):
+        continue  // it and its subtree leave their lists
+      default:
+        return nil
+      }
     }
     sectionIdentifiers = state.sectionIdentifiers
     allowsMultipleSelection = state.allowsMultipleSelection
@@ -277,7 +284,7 @@ package struct DiffBefore: OldSide {
         ItemPlace(section: $0.facts.place.section, parent: $0.facts.place.parent, after: nil))
     }
   }
-  func siblings(of member: String) -> [String] { groupKey(member).flatMap { lists[$0] } ?? [] }
+  func list(of member: String) -> [String]? { groupKey(member).flatMap { lists[$0] } }
 }
 
 /// Reads one state for the incremental diff: an item's facts, order and neighbours, by
@@ -338,6 +345,8 @@ private struct Navigator: OldSide {
     let place = state.placement(of: x)
     return Differ.key(ItemPlace(section: place.section, parent: place.parent, after: nil))
   }
+
+  mutating func list(of member: String) -> [String]? { siblings(of: member) }
 
   /// The list of siblings `member` belongs to, in order.
   mutating func siblings(of member: String) -> [String] {
