@@ -243,9 +243,13 @@ package struct DiffBefore: OldSide {
       let group = Differ.key(
         ItemPlace(section: facts.place.section, parent: facts.place.parent, after: nil))
       switch event.operation {
-      case .moveItem(let moved, let anchor) where IdentifierKey(moved) == IdentifierKey(id):
-        // Within its list the list is compared; to another one it leaves it.
-        if nav.groupKey(anchor.id) == group { lists[group] = nav.siblings(of: id) }
+      case .moveItem(let moved, _) where IdentifierKey(moved) == IdentifierKey(id):
+        // Its own list is compared only when it stays there (then the anchor's list below
+        // is the same one); to another list it leaves its own.
+        break
+      case .moveItem(_, let anchor) where IdentifierKey(anchor.id) == IdentifierKey(id):
+        // The list the item joins (or stays in).
+        if lists[group] == nil { lists[group] = nav.siblings(of: id) }
       case .deleteItems(let ids) where ids.allSatisfy({ nav.ref($0) != nil }):
         continue  // it and its subtree leave their lists
       default:

@@ -199,6 +199,52 @@ import Testing
     }
   }
 
+  /// A move to another list and a delete are read ahead without sibling lists; when such a
+  /// move faults (into its own subtree) the diff asks for a list it did not read, and the
+  /// timeline seeks the state before again: every adjacent diff still reads as the states.
+  @Test func aMoveThatFaultsAfterBeingReadAheadSeeksTheStateBeforeAgain() throws {
+    let events: [Event] = [
+      Event(.appendSections(["s"])),
+      Event(
+        .appendItems(
+          [OutlineNode("p", children: ["c1", "c2"]), "q", "r"], section: nil, parent: nil)),
+      Event(.expand(["p"])),
+      Event(.moveItem("p", .after("c1"))),  // into its own subtree: a fault
+      Event(.moveItem("q", .after("c2"))),  // to another list
+      Event(.deleteItems(["r", "nope"])),  // names an absent id: kept whole
+      Event(.deleteItems(["c1"])),
+      Event(.moveItem("c2", .before("q"))),  // within its list
+      Event(.batch([Event(.moveItem("q", .after("p"))), Event(.deleteItems(["c2"]))])),
+    ]
+    var states = [ListState()]
+    var faults: [Int] = []
+    for (i, e) in events.enumerated() {
+      var s = states[i]
+      if (try? s.apply(e)) == nil { faults.append(i + 1) }
+      states.append(s)
+    }
+    #expect(faults == [4])
+    // Read ahead, the faulting move cannot answer: the caller compares the states.
+    var touched = TouchedItems()
+    touched.note(events[3], before: states[3])
+    let before = try #require(
+      DiffBefore(states[3], event: events[3], touched: touched, selectionLists: true))
+    #expect(Differ.diff(before, states[4], touched: touched) == nil)
+    let (timeline, _) = try record(events, "read-ahead-faults")
+    for from in 0..<events.count {
+      let expected = Differ.diff(states[from], states[from + 1])
+      for lists in [true, false] {
+        let fast = try Differ.diff(
+          timeline, from: from, to: from + 1, context: 2, selectionLists: lists)
+        if lists {
+          #expect(fast == expected.foldingUnchanged(longerThan: 2), "\(from)→\(from + 1)")
+        } else {
+          #expect(fast.changeCount == expected.changeCount, "\(from)→\(from + 1)")
+        }
+      }
+    }
+  }
+
   @Test func anAdjacentDiffReadsAFewItemsOfALargeList() throws {
     var events: [Event] = []
     SampleSession.generate(
