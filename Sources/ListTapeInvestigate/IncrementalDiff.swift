@@ -67,7 +67,7 @@ extension Differ {
   }
 
   /// The incremental diff reading the old state through `old`; nil when `old` could not
-  /// answer a question (only a `DiffBefore` that did not read the selection ahead).
+  /// answer a question (a `DiffBefore` without the selection or a sibling list asked for).
   private static func incremental<Old: OldSide>(
     _ old: inout Old, _ b: ListState, touched: TouchedItems, context: Int, selectionLists: Bool
   ) -> (diff: StateDiff, examined: Int)? {
@@ -213,9 +213,9 @@ private protocol OldSide {
 /// What the incremental diff of one event reads of the state before it, read before the
 /// event is applied to that state in place (the diff then needs no copy of the state): the
 /// touched items' facts, order and selection, the sections, the selection when the event
-/// may change it, and for a move within one sibling list, that list. A delete or a move to
-/// another list reads no list: its items leave theirs (should it fault, the diff asks for
-/// one and gets nil, and the caller compares the states instead).
+/// may change it, and for a move the sibling list its item joins. A delete reads no list,
+/// nor a move its item's own list when it leaves it (should either fault, the diff asks for
+/// a list and gets nil, and the caller compares the states instead).
 package struct DiffBefore: OldSide {
   let sectionIdentifiers: [String]
   let allowsMultipleSelection: Bool
