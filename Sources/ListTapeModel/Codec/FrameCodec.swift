@@ -594,7 +594,7 @@ struct FrameSource: EventSource {
       }
       e = aliases.canonical(Int32(truncatingIfNeeded: v &- 1))
     }
-    if dictionary.extent(Int(e)).isEmpty { touchedHole = true }
+    if dictionary.isHole(Int(e)) { touchedHole = true }
     siteLists.add(e, code: code)
     return e
   }
@@ -654,7 +654,7 @@ struct FrameSource: EventSource {
         throw refs.fail("reference to ring slot \(r) of \(ring.count)")
       }
       let e = ring[Int(r)]
-      if dictionary.extent(Int(e)).isEmpty { touchedHole = true }
+      if dictionary.isHole(Int(e)) { touchedHole = true }
       return e
     }
     var e: Int32
@@ -666,7 +666,7 @@ struct FrameSource: EventSource {
         throw age0.fail("reference to entry \(age) back of \(defined)")
       }
       e = Int32(truncatingIfNeeded: defined &- 1 &- age)
-      if dictionary.extent(Int(e)).isEmpty { touchedHole = true }
+      if dictionary.isHole(Int(e)) { touchedHole = true }
       e = aliases.canonical(e)
     } else if r == FrameLayout.refDefine {
       e = try definition()

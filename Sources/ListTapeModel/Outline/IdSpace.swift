@@ -65,6 +65,12 @@ package struct IdSpace: Sendable {
     (e == 0 ? 0 : Int(ends[e &- 1]))..<Int(ends[e])
   }
 
+  /// Whether entry `e` is a hole; read only when the space has one, so a fold over a whole
+  /// log's references does not touch `ends` at random for each.
+  @inline(__always) package func isHole(_ e: Int) -> Bool {
+    !isHoleFree && extent(e).isEmpty
+  }
+
   // MARK: Reading entries
 
   /// The first stored byte of entry `e`, read only to bring it into the cache before a
