@@ -392,37 +392,37 @@ package final class LogIndex {
     try dictionary(segment: point.segmentIndex)
   }
 
-  /// Segment `index`'s dictionary: stored bytes and ends. Read without the index's read
-  /// window (its coded bytes into an array of their own), so another thread may read it
-  /// while this one reads a seek point's state.
+  /// Segment `index`'s dictionary: stored bytes and ends, checked against its CRC. Read
+  /// without the index's read window, in pieces decoded as they come (no copy of the whole
+  /// coding), so another thread may read it while this one reads a seek point's state.
   func dictionary(segment index: Int) throws(LogError) -> (stored: [UInt8], ends: [UInt32]) {
     let s = segments[index]
-    let coded: [UInt8]?
-    do {
-      coded = try source.detachedCopy(at: s.codedOffset, count: s.codedLength)
-    } catch {
-      throw LogError(.damaged, path: path, message: "index dictionary: \(error.message)")
+    var crc: UInt32 = 0
+    var at = s.codedOffset
+    var failure: LogError?
+    let decoded = FrontCoding.decode(
+      entries: s.entries, count: s.entries, storedLength: s.storedLength,
+      codedLength: s.codedLength
+    ) { dst, n in
+      do throws(LogError) {
+        guard try source.detachedRead(at: at, count: n, into: dst) else {
+          failure = LogError(.damaged, path: path, message: "index dictionary outside the file")
+          return false
+        }
+      } catch {
+        failure = LogError(.damaged, path: path, message: "index dictionary: \(error.message)")
+        return false
+      }
+      crc = crc32Bytes(crc, UnsafeRawBufferPointer(start: dst, count: n))
+      at += UInt64(n)
+      return true
     }
-    guard let coded else {
-      throw LogError(.damaged, path: path, message: "index dictionary outside the file")
-    }
-    let decoded = coded.withUnsafeBytes { c in
-      Result { () throws(LogError) in try decodeDictionary(c, s) }
-    }
-    return try decoded.get()
-  }
-
-  /// Entries of the dictionary of segment `s` coded in `coded`, checked against its CRC.
-  private func decodeDictionary(_ coded: UnsafeRawBufferPointer, _ s: IndexSegment)
-    throws(LogError) -> (stored: [UInt8], ends: [UInt32])
-  {
-    guard crc32Bytes(0, coded) == s.crc else {
+    if let failure { throw failure }
+    guard crc == s.crc else {
       throw LogError(
         .damaged, path: path, message: "index dictionary checksum mismatch",
         offset: s.codedOffset)
     }
-    let decoded = FrontCoding.decode(
-      coded, entries: s.entries, count: s.entries, storedLength: s.storedLength)
     guard let decoded else {
       throw LogError(
         .damaged, path: path, message: "index dictionary of \(s.key) does not decode",

@@ -226,25 +226,22 @@ final class ByteSource {
     return true
   }
 
-  /// The `count` bytes at `offset` in a new array, read without the window (so another
-  /// thread may call it while this source serves reads through the window), or nil when
-  /// the source does not hold them all.
-  func detachedCopy(at offset: UInt64, count: Int) throws(LogError) -> [UInt8]? {
-    guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return nil }
+  /// Reads the `count` bytes at `offset` into `dst` without the window (so another thread
+  /// may call it while this source serves reads through the window); false when the source
+  /// does not hold them all.
+  func detachedRead(at offset: UInt64, count: Int, into dst: UnsafeMutableRawPointer)
+    throws(LogError) -> Bool
+  {
+    guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return false }
+    guard count > 0 else { return true }
     guard let fd else {
-      guard windowStart == 0, Int(offset) + count <= windowLength else { return nil }
-      return Array(UnsafeRawBufferPointer(start: buffer + Int(offset), count: count))
+      guard windowStart == 0, Int(offset) + count <= windowLength else { return false }
+      dst.copyMemory(from: buffer + Int(offset), byteCount: count)
+      return true
     }
-    var got: Result<Int, LogError> = .success(0)
-    let bytes = [UInt8](unsafeUninitializedCapacity: count) { b, n in
-      guard let base = b.baseAddress else { return }
-      got = Result { () throws(LogError) in try Posix.pread(fd, base, count, offset, path: path) }
-      guard case .success(count) = got else { return }
-      if !patches.isEmpty { applyPatches(to: base, at: offset, count: count) }
-      n = count
-    }
-    if case .failure(let error) = got { throw error }
-    return bytes.count == count ? bytes : nil
+    guard try Posix.pread(fd, dst, count, offset, path: path) == count else { return false }
+    if !patches.isEmpty { applyPatches(to: dst, at: offset, count: count) }
+    return true
   }
 
   /// Reads `replacements` in place of the bytes they cover from now on (disjoint ranges).

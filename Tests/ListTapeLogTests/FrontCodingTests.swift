@@ -65,6 +65,57 @@ import Testing
     #expect(decode([], entries: 0, count: 0, storedLength: 0).map { $0.ends.isEmpty } == true)
   }
 
+  /// Read in pieces as a file is (each piece decoded as it comes, an entry cut by a piece's
+  /// end finished by the next, a piece smaller than one entry grown), the coding decodes to
+  /// the same entries and is refused in the same cases; every coded byte is read once, in
+  /// order, refused or not (the index checksums what it reads).
+  @Test(arguments: [1, 2, 7, 33, 100, 4_096])
+  func piecesDecodeAsTheWhole(piece: Int) throws {
+    let (stored, ends) = Self.entries(Self.mixed)
+    let coded = FrontCoding.encode(stored: stored, ends: ends)
+    let n = ends.count
+    func pieces(_ c: [UInt8], entries: Int, count: Int, storedLength: Int) -> (
+      decoded: (stored: [UInt8], ends: [UInt32])?, read: [UInt8]
+    ) {
+      var read: [UInt8] = []
+      let decoded = FrontCoding.decode(
+        entries: entries, count: count, storedLength: storedLength, codedLength: c.count,
+        piece: piece
+      ) { dst, k in
+        let bytes = c[read.count..<read.count + k]
+        bytes.withUnsafeBytes { dst.copyMemory(from: $0.baseAddress!, byteCount: k) }
+        read += bytes
+        return true
+      }
+      return (decoded, read)
+    }
+    let whole = pieces(coded, entries: n, count: n, storedLength: stored.count)
+    #expect(whole.read == coded)
+    #expect(whole.decoded?.stored == stored)
+    #expect(whole.decoded?.ends == ends)
+    let part = pieces(coded, entries: n, count: 1_500, storedLength: stored.count)
+    #expect(part.read == coded)
+    #expect(part.decoded?.ends == Array(ends.prefix(1_500)))
+    for (c, entries, length) in [
+      (coded, n, stored.count - 1), (coded, n, stored.count + 1), (coded + [0], n, stored.count),
+      (Array(coded.dropLast()), n, stored.count), (coded, n + 1, stored.count),
+      (coded, n - 1, stored.count),
+    ] {
+      let refused = pieces(c, entries: entries, count: entries, storedLength: length)
+      #expect(refused.decoded == nil)
+      #expect(refused.read == c)
+    }
+    // A read that fails ends the decoding.
+    var calls = 0
+    let failed = FrontCoding.decode(
+      entries: n, count: n, storedLength: stored.count, codedLength: coded.count, piece: piece
+    ) { _, _ in
+      calls += 1
+      return false
+    }
+    #expect(failed == nil && calls == 1)
+  }
+
   /// Path-like ids cost well under their stored bytes; UUIDs about two bytes more each.
   @Test func pathIdsShrinkAndUUIDsCostTwoBytesMore() {
     let paths = (0..<10_000).map { Array("\u{1}lib/g\($0 / 1000)/sub\($0 / 100)/i-\($0)".utf8) }
