@@ -107,7 +107,9 @@ func openTimeline(_ path: String) throws(CLIError) -> Timeline {
   PartialOutputs.shared.addIfWatching(LogIndex.path(forLog: path) + ".tmp-\(getpid())")
   do {
     let timeline = try Timeline(path: path)
-    if let text = ProcessInfo.processInfo.environment["LISTTAPE_INDEX_SPACING"],
+    // `getenv`, not `ProcessInfo.environment`: that copies the whole environment into a
+    // dictionary, a cost every read command would pay at start.
+    if let text = getenv("LISTTAPE_INDEX_SPACING").map({ String(cString: $0) }),
       let spacing = Int(text), spacing > 0
     {
       timeline.indexSpacing = spacing  // tuning experiments and tests
