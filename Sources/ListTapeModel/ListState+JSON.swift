@@ -116,41 +116,38 @@ extension ListState {
       return
     }
     #endif
-    let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
-    defer { scratch.deallocate() }
-    var items = CompactItems(out: RawJSONOut(scratch), drain: drain, piece: piece)
-    forest.forEachPreorder(list: forest.sections[Int(s)].roots, visibleOnly: false, &stack) {
-      x, level, shown in
-      items.batch.append(PreorderFrame(block: x, next: 0, level: Int32(level), visible: shown))
-      if items.batch.count == CompactItems.size { items.write(forest, &w, &visible) }
-    }
-    items.write(forest, &w, &visible)
-    items.out.spill(into: &w)
+    stack.removeAll(keepingCapacity: true)
+    let root = forest.sections[Int(s)].roots
+    if root >= 0 { stack.append(PreorderFrame(block: root, next: 0, level: 0, visible: true)) }
+    CompactItems.write(
+      forest, &stack, limit: Int.max, first: true, to: &w, visible: &visible, drain: drain,
+      piece: piece)
   }
 
   #if canImport(Dispatch) && !hasFeature(Embedded)
-  /// `writeItemsCompact` on two cores: the section's pre-order is listed first, its second
-  /// half written on another thread into a buffer of its own while this one writes (and
-  /// drains) the first, then handed to `drain` after it; the same bytes as one pass.
+  /// `writeItemsCompact` on two cores: the walk of the section's second half starts where
+  /// the B-tree counts place its middle item and writes on another thread into a buffer of
+  /// its own while this one writes (and drains) the first half, then hands it to `drain`
+  /// after it; the same bytes as one pass.
   private func writeItemsInHalves(
     section s: Handle, to w: inout JSONWriter, visible: inout JSONWriter,
     _ stack: inout [PreorderFrame], drain: @escaping ([UInt8]) -> Void, piece: Int
   ) {
-    var order: [PreorderFrame] = []
-    order.reserveCapacity(forest.itemCount)
-    forest.forEachPreorder(list: forest.sections[Int(s)].roots, visibleOnly: false, &stack) {
-      x, level, shown in
-      order.append(PreorderFrame(block: x, next: 0, level: Int32(level), visible: shown))
-    }
-    guard order.count >= HalfItems.sectionFrom else {
-      HalfItems.write(
-        forest, order[...], first: true, to: &w, visible: &visible, drain: drain, piece: piece)
+    let root = forest.sections[Int(s)].roots
+    let count = Int(forest.cntSum(root))
+    stack.removeAll(keepingCapacity: true)
+    if root >= 0 { stack.append(PreorderFrame(block: root, next: 0, level: 0, visible: true)) }
+    guard count >= HalfItems.sectionFrom else {
+      CompactItems.write(
+        forest, &stack, limit: Int.max, first: true, to: &w, visible: &visible, drain: drain,
+        piece: piece)
       return
     }
-    let mid = order.count / 2
-    let tail = HalfItems(forest, order[mid...], first: false).start()
-    HalfItems.write(
-      forest, order[..<mid], first: true, to: &w, visible: &visible, drain: drain, piece: piece)
+    let mid = count / 2
+    let tail = HalfItems(forest, forest.preorderStack(list: root, before: mid)).start()
+    CompactItems.write(
+      forest, &stack, limit: mid, first: true, to: &w, visible: &visible, drain: drain,
+      piece: piece)
     let (json, shown) = tail.finish()
     w.drain(drain)
     for piece in json { drain(piece) }
@@ -187,10 +184,20 @@ extension Forest {
     list root: Handle, visibleOnly: Bool, _ stack: inout [PreorderFrame],
     _ body: (Handle, Int, Bool) -> Void
   ) {
-    guard root >= 0 else { return }
     stack.removeAll(keepingCapacity: true)
+    guard root >= 0 else { return }
     stack.append(PreorderFrame(block: root, next: 0, level: 0, visible: true))
-    while let top = stack.last {
+    walkPreorder(&stack, visibleOnly: visibleOnly, limit: Int.max, body)
+  }
+
+  /// `forEachPreorder` going on from `stack` (where a walk stopped, or `preorderStack`),
+  /// for at most `limit` items.
+  func walkPreorder(
+    _ stack: inout [PreorderFrame], visibleOnly: Bool, limit: Int,
+    _ body: (Handle, Int, Bool) -> Void
+  ) {
+    var left = limit
+    while left > 0, let top = stack.last {
       let block = blocks[Int(top.block)]
       if top.next == block.count {
         stack.removeLast()
@@ -203,6 +210,7 @@ extension Forest {
         continue
       }
       body(h, Int(top.level), top.visible)
+      left &-= 1
       let n = nodes[Int(h)]
       let shown = top.visible && n.expanded
       if n.children >= 0 && (!visibleOnly || shown) {
@@ -210,6 +218,52 @@ extension Forest {
           PreorderFrame(block: n.children, next: 0, level: top.level &+ 1, visible: shown))
       }
     }
+  }
+
+  /// The stack a walk of every item under the list whose root block is `root` holds just
+  /// before it reaches the item at pre-order index `k`, found by the blocks' and items'
+  /// counts: O(depth × fan-out), no item before it visited.
+  func preorderStack(list root: Handle, before k: Int) -> [PreorderFrame] {
+    guard root >= 0 else { return [] }
+    var stack = [PreorderFrame(block: root, next: 0, level: 0, visible: true)]
+    var k = Int32(truncatingIfNeeded: k)
+    while let top = stack.last {
+      let block = blocks[Int(top.block)]
+      var i: Int32 = 0
+      var found = false
+      while i < block.count {
+        let h = entry(top.block, Int(i))
+        let size = block.leaf ? nodes[Int(h)].cnt : blocks[Int(h)].cnt
+        if k < size {
+          found = true
+          if !block.leaf {
+            stack[stack.count &- 1].next = i &+ 1
+            stack.append(PreorderFrame(block: h, next: 0, level: top.level, visible: top.visible))
+          } else if k == 0 {
+            stack[stack.count &- 1].next = i
+            return stack
+          } else {
+            // Inside item h's subtree: h itself comes first.
+            let n = nodes[Int(h)]
+            stack[stack.count &- 1].next = i &+ 1
+            stack.append(
+              PreorderFrame(
+                block: n.children, next: 0, level: top.level &+ 1,
+                visible: top.visible && n.expanded))
+            k &-= 1
+          }
+          break
+        }
+        k &-= size
+        i &+= 1
+      }
+      // Past the list's end: the walk from here visits nothing more.
+      if !found {
+        stack[stack.count &- 1].next = block.count
+        return stack
+      }
+    }
+    return stack
   }
 }
 
@@ -319,6 +373,24 @@ private struct CompactItems {
     batch.removeAll(keepingCapacity: true)
   }
 
+  /// Writes at most `limit` items of the walk going on from `stack` (a comma before the
+  /// first unless `first`), handing the buffer to `drain` every `piece` bytes.
+  static func write(
+    _ f: Forest, _ stack: inout [PreorderFrame], limit: Int, first: Bool,
+    to w: inout JSONWriter, visible: inout JSONWriter, drain: (([UInt8]) -> Void)?, piece: Int
+  ) {
+    let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
+    defer { scratch.deallocate() }
+    var items = CompactItems(out: RawJSONOut(scratch), drain: drain, piece: piece)
+    items.first = first
+    f.walkPreorder(&stack, visibleOnly: false, limit: limit) { x, level, shown in
+      items.batch.append(PreorderFrame(block: x, next: 0, level: Int32(level), visible: shown))
+      if items.batch.count == CompactItems.size { items.write(f, &w, &visible) }
+    }
+    items.write(f, &w, &visible)
+    items.out.spill(into: &w)
+  }
+
   /// Keeps the loads that produced `value` (an opaque use).
   @inline(never) private static func keep(_ value: UInt32) {
     if value == 0x5EED_F00D { sink &+= 1 }
@@ -335,18 +407,17 @@ private final class HalfItems: @unchecked Sendable {
   static let from = 32_768
   static let sectionFrom = 8192
   private let forest: Forest
-  private let order: ArraySlice<PreorderFrame>
-  private let first: Bool
+  /// Where the walk of the items this thread writes starts (it writes to the walk's end).
+  private var stack: [PreorderFrame]
   /// The items' bytes in pieces of about a megabyte: a fresh process faults each page of
   /// them in once, where one growing buffer is copied and faulted in again as it doubles.
   private var json: [[UInt8]] = []
   private var shown: [UInt8] = []
   private let done = DispatchSemaphore(value: 0)
 
-  init(_ forest: Forest, _ order: ArraySlice<PreorderFrame>, first: Bool) {
+  init(_ forest: Forest, _ stack: [PreorderFrame]) {
     self.forest = forest
-    self.order = order
-    self.first = first
+    self.stack = stack
   }
 
   /// Starts writing on another thread.
@@ -360,40 +431,20 @@ private final class HalfItems: @unchecked Sendable {
     var w = JSONWriter(reservingCapacity: piece &+ 4096)
     var visible = JSONWriter()
     var pieces: [[UInt8]] = []
-    Self.write(
-      forest, order, first: first, to: &w, visible: &visible, drain: { pieces.append($0) },
-      piece: piece)
+    CompactItems.write(
+      forest, &stack, limit: Int.max, first: false, to: &w, visible: &visible,
+      drain: { pieces.append($0) }, piece: piece)
     pieces.append(w.bytes)
     json = pieces
     shown = visible.bytes
     done.signal()
   }
 
-  /// Waits for the thread: the items' bytes in pieces (each item preceded by a comma
-  /// unless `first`), and the shown ids (comma-separated, none before the first).
+  /// Waits for the thread: the items' bytes in pieces (each item preceded by a comma),
+  /// and the shown ids (comma-separated, none before the first).
   func finish() -> (json: [[UInt8]], shown: [UInt8]) {
     done.wait()
     return (json, shown)
-  }
-
-  /// Writes the items of `order` (a comma before the first unless `first`), handing the
-  /// buffer to `drain` every `piece` bytes.
-  static func write(
-    _ f: Forest, _ order: ArraySlice<PreorderFrame>, first: Bool, to w: inout JSONWriter,
-    visible: inout JSONWriter, drain: (([UInt8]) -> Void)?, piece: Int
-  ) {
-    let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
-    defer { scratch.deallocate() }
-    var items = CompactItems(out: RawJSONOut(scratch), drain: drain, piece: piece)
-    items.first = first
-    var at = order.startIndex
-    while at < order.endIndex {
-      let end = min(at &+ CompactItems.size, order.endIndex)
-      items.batch.append(contentsOf: order[at..<end])
-      items.write(f, &w, &visible)
-      at = end
-    }
-    items.out.spill(into: &w)
   }
 }
 #endif

@@ -1,4 +1,5 @@
 import ListTapeJSON
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeModel
@@ -110,6 +111,55 @@ import Testing
     #expect(same, "the documents differ from byte \(at)")
     let oneThread = s.json(event: 4) == reference
     #expect(oneThread, "one thread, no drain")
+  }
+
+  /// The second half's walk starts from a stack placed by the B-tree counts: from every
+  /// item of a section (lists long enough for inner blocks, nested, some collapsed) the walk
+  /// goes on exactly as the whole walk does from there, levels and visibility included.
+  @Test func aWalkStartedByCountsGoesOnAsTheWholeWalk() throws {
+    var rng = SplitMix64(seed: 29)
+    var rows: [String] = []
+    for i in 0..<160 {
+      let kids = i % 4 == 0 ? Int(rng.next() % 40) : 0
+      let children = (0..<kids).map { j in
+        let g = "\(i)-\(j)"
+        return j % 9 == 0
+          ? #"{"id":"g\#(g)","expanded":\#(j % 2 == 0),"children":["x\#(g)-a","x\#(g)-b"]}"#
+          : #""c\#(g)""#
+      }
+      let list = children.joined(separator: ",")
+      rows.append(#"{"id":"r\#(i)","expanded":\#(i % 8 == 0),"children":[\#(list)]}"#)
+    }
+    let s = try folded(
+      """
+      {"op":"appendSections","sections":["S"]}
+      {"op":"appendItems","section":"S","items":[\(rows.joined(separator: ","))]}
+      """)
+    let f = s.forest
+    let root = f.sections[Int(f.sectionOrder[0])].roots
+    var whole: [(Handle, Int, Bool)] = []
+    var stack: [PreorderFrame] = []
+    f.forEachPreorder(list: root, visibleOnly: false, &stack) { whole.append(($0, $1, $2)) }
+    #expect(whole.count == Int(f.cntSum(root)) && whole.count > 1_000)
+    var wrong: [Int] = []
+    for k in 0...whole.count {
+      var from = f.preorderStack(list: root, before: k)
+      var rest: [(Handle, Int, Bool)] = []
+      f.walkPreorder(&from, visibleOnly: false, limit: Int.max) { rest.append(($0, $1, $2)) }
+      let expected = whole[k...]
+      if rest.count != expected.count
+        || !zip(rest, expected).allSatisfy({ $0.0 == $1.0 && $0.1 == $1.1 && $0.2 == $1.2 })
+      {
+        wrong.append(k)
+      }
+    }
+    #expect(wrong.isEmpty, "walks that differ from item \(wrong.prefix(5))")
+    // A walk stopped after `limit` items goes on from where it stopped.
+    stack = f.preorderStack(list: root, before: 0)
+    var firstPart: [Handle] = []
+    f.walkPreorder(&stack, visibleOnly: false, limit: 700) { x, _, _ in firstPart.append(x) }
+    f.walkPreorder(&stack, visibleOnly: false, limit: Int.max) { x, _, _ in firstPart.append(x) }
+    #expect(firstPart == whole.map(\.0))
   }
 
   @Test func rowsCarryWhatARendererNeeds() throws {
