@@ -434,36 +434,51 @@ extension Forest {
   /// final before its parent's list is built. - Complexity: O(items).
   mutating func linkLists() {
     let n = nodes.count
-    // Each parent's children, contiguous and in order: counted, then placed.
-    var start = [Int32](repeating: 0, count: n &+ 1)
+    // Each parent's children, contiguous and in order: counted, then placed from the last
+    // item down, so `start[p]..<start[p + 1]` ends up holding p's children. Raw buffers:
+    // these loops run once per item and were bound by checks, not work.
+    let start = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n &+ 1)
+    defer { start.deallocate() }
+    start.initialize(repeating: 0)
     var roots = 0
     nodes.withUnsafeBufferPointer { all in
       for x in 0..<n {
         let p = all[x].parent
-        if p >= 0 { start[Int(p) &+ 1] &+= 1 } else { roots &+= 1 }
+        if p >= 0 { start[Int(p)] &+= 1 } else { roots &+= 1 }
       }
     }
-    for i in 0..<n { start[i &+ 1] &+= start[i] }
+    // Each count becomes the end of its parent's range.
+    var total: Int32 = 0
+    var needed = 0
+    for x in 0..<n {
+      let count = start[x]
+      needed &+= Self.blocks(forList: Int(count))
+      total &+= count
+      start[x] = total
+    }
+    start[n] = total
     var children = [Handle](repeating: 0, count: n &- roots)
-    var rootList: [Handle] = []
-    rootList.reserveCapacity(roots)
-    do {
-      var next = start
-      nodes.withUnsafeBufferPointer { all in
-        for x in 0..<n {
-          let p = all[x].parent
-          if p >= 0 {
-            children[Int(next[Int(p)])] = Handle(truncatingIfNeeded: x)
-            next[Int(p)] &+= 1
-          } else {
-            rootList.append(Handle(truncatingIfNeeded: x))
+    var rootList = [Handle](repeating: 0, count: roots)
+    children.withUnsafeMutableBufferPointer { kids in
+      rootList.withUnsafeMutableBufferPointer { rootBuffer in
+        nodes.withUnsafeBufferPointer { all in
+          var r = roots
+          var x = n &- 1
+          while x >= 0 {
+            let p = all[x].parent
+            if p >= 0 {
+              start[Int(p)] &-= 1
+              kids[Int(start[Int(p)])] = Handle(truncatingIfNeeded: x)
+            } else {
+              r &-= 1
+              rootBuffer[r] = Handle(truncatingIfNeeded: x)
+            }
+            x &-= 1
           }
         }
       }
     }
     // Every list's blocks, counted as `buildList` makes them, so that the arrays grow once.
-    var needed = 0
-    for x in 0..<n { needed &+= Self.blocks(forList: Int(start[x &+ 1] &- start[x])) }
     var i = 0
     while i < rootList.count {
       let s = nodes[Int(rootList[i])].section
