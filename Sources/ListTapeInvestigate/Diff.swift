@@ -285,7 +285,8 @@ public enum Differ {
     return d
   }
 
-  /// The sibling group an item belongs to for move detection: its parent, or its section.
+  /// The sibling group an item belongs to for move detection: its parent, or its section
+  /// (where in the group, `after`, is not part of it).
   static func key(_ p: ItemPlace) -> IdentifierKey {
     IdentifierKey(p.parent.map { "i:" + $0 } ?? "s:" + p.section)
   }

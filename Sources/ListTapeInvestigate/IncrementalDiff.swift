@@ -240,8 +240,7 @@ package struct DiffBefore: OldSide {
       anySelected = anySelected || selected
       items[IdentifierKey(id)] = (facts, nav.order(of: id), selected)
       guard touched.mayMove(id) else { continue }
-      let group = Differ.key(
-        ItemPlace(section: facts.place.section, parent: facts.place.parent, after: nil))
+      let group = Differ.key(facts.place)
       switch event.operation {
       case .moveItem(let moved, _) where IdentifierKey(moved) == IdentifierKey(id):
         // Its own list is compared only when it stays there (then the anchor's list below
@@ -283,10 +282,7 @@ package struct DiffBefore: OldSide {
   func order(of id: String) -> (Int, Int) { items[IdentifierKey(id)]?.order ?? (0, 0) }
   func isSelected(_ id: String) -> Bool { items[IdentifierKey(id)]?.selected ?? false }
   func groupKey(_ id: String) -> IdentifierKey? {
-    items[IdentifierKey(id)].map {
-      Differ.key(
-        ItemPlace(section: $0.facts.place.section, parent: $0.facts.place.parent, after: nil))
-    }
+    items[IdentifierKey(id)].map { Differ.key($0.facts.place) }
   }
   func list(of member: String) -> [String]? { groupKey(member).flatMap { lists[$0] } }
 }
