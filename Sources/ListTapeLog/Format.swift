@@ -40,3 +40,9 @@ func crc32Bytes(_ seed: UInt32, _ p: UnsafeRawBufferPointer) -> UInt32 {
   }
   return UInt32(truncatingIfNeeded: crc)
 }
+
+/// The CRC32 of bytes whose first part has CRC `first` and whose `secondLength` bytes after
+/// it have CRC `second` (two threads' CRCs of one buffer, joined).
+func crc32Combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
+  UInt32(truncatingIfNeeded: crc32_combine(uLong(first), uLong(second), .init(secondLength)))
+}

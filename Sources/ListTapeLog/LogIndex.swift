@@ -30,6 +30,8 @@ private final class PartInflation: @unchecked Sendable {
   let input: UnsafeRawBufferPointer
   let output: UnsafeMutableRawBufferPointer
   var result: (written: Int, ended: Bool)?
+  /// The CRC of `input`, which this thread checks while the other checks the first part.
+  var crc: UInt32 = 0
   let done = DispatchSemaphore(value: 0)
 
   init(_ input: UnsafeRawBufferPointer, capacity: Int) {
@@ -40,6 +42,7 @@ private final class PartInflation: @unchecked Sendable {
   deinit { output.deallocate() }
 
   func run() {
+    crc = crc32Bytes(0, input)
     result = Inflater(raw: true)?.inflatePart(input, into: output)
     done.signal()
   }
@@ -336,18 +339,23 @@ package final class LogIndex {
 
   /// The stored state of `point`, inflated and checked.
   package func state(at point: IndexSeekPoint) throws(LogError) -> [UInt8] {
-    guard let compressed = try source.bytes(at: point.blobOffset, count: point.blobLength),
-      crc32Bytes(0, compressed) == point.blobCRC
-    else {
-      throw LogError(
-        .damaged, path: path, message: "index state after event \(point.seq) does not check out",
-        offset: point.blobOffset)
+    let mismatch = LogError(
+      .damaged, path: path, message: "index state after event \(point.seq) does not check out",
+      offset: point.blobOffset)
+    guard let compressed = try source.bytes(at: point.blobOffset, count: point.blobLength) else {
+      throw mismatch
     }
     let problem: String?
     var raw: [UInt8]
     if point.partOffset >= 8, point.partOffset < point.blobLength, point.rawLength >= 2 {
-      (raw, problem) = inflateInParts(compressed, split: point.partOffset, count: point.rawLength)
+      // Each part's CRC is taken by the thread that inflates it (inflating bytes not yet
+      // checked is safe; the result is used only when they check out).
+      let crc: UInt32
+      (raw, problem, crc) = inflateInParts(
+        compressed, split: point.partOffset, count: point.rawLength)
+      guard crc == point.blobCRC else { throw mismatch }
     } else {
+      guard crc32Bytes(0, compressed) == point.blobCRC else { throw mismatch }
       raw = [UInt8](repeating: 0, count: point.rawLength)
       problem = raw.withUnsafeMutableBytes { inflater.inflateExact(compressed, into: $0) }
     }
@@ -361,13 +369,15 @@ package final class LogIndex {
   }
 
   /// Inflates a state stored as two parts (`split`: where the second starts), the second on
-  /// another thread while this one inflates the first: `count` bytes, or why not.
+  /// another thread while this one inflates the first: `count` bytes, or why not, and the
+  /// CRC of all of `compressed`.
   private func inflateInParts(_ compressed: UnsafeRawBufferPointer, split: Int, count: Int) -> (
-    [UInt8], String?
+    [UInt8], String?, UInt32
   ) {
-    let tail = PartInflation(
-      UnsafeRawBufferPointer(rebasing: compressed[split...]), capacity: count)
+    let tailBytes = UnsafeRawBufferPointer(rebasing: compressed[split...])
+    let tail = PartInflation(tailBytes, capacity: count)
     DispatchQueue.global(qos: .userInitiated).async { tail.run() }
+    let headCRC = crc32Bytes(0, UnsafeRawBufferPointer(rebasing: compressed[..<split]))
     var head: (written: Int, ended: Bool)?
     var raw = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
       head = inflater.inflatePart(
@@ -376,11 +386,12 @@ package final class LogIndex {
       initialized = head?.written ?? 0
     }
     tail.done.wait()
+    let crc = crc32Combine(headCRC, tail.crc, secondLength: tailBytes.count)
     guard let head, !head.ended, let rest = tail.result, rest.ended,
       head.written + rest.written == count
-    else { return ([], "its two parts do not inflate to \(count) bytes") }
+    else { return ([], "its two parts do not inflate to \(count) bytes", crc) }
     raw.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail.output[..<rest.written]))
-    return (raw, nil)
+    return (raw, nil, crc)
   }
 
   /// The dictionary a decoder needs at `point`: its segment's entries as far as the index

@@ -123,6 +123,25 @@ struct RecordedSession {
       #expect(try reopened.state(at: i * s.every) == expected, "event \(i * s.every)")
     }
     #expect(try reopened.state(at: 1_234) == direct(s.events, through: 1_234))
+    // Each thread checks the CRC of the part it inflates: a byte flipped in either part is
+    // caught, and the two CRCs joined are the stored one.
+    let point = try #require(index.seekPoints.first { $0.isInTwoParts })
+    #expect(try index.state(at: point).count == point.rawLength)
+    let indexPath = LogIndex.path(forLog: s.path)
+    let good = try Data(contentsOf: URL(fileURLWithPath: indexPath))
+    defer { try? good.write(to: URL(fileURLWithPath: indexPath)) }
+    for at in [Int(point.blobOffset) + 2, Int(point.blobOffset) + point.partOffset + 2] {
+      var bad = good
+      bad[at] ^= 0x10
+      try bad.write(to: URL(fileURLWithPath: indexPath))
+      let damaged = try #require(LogIndex.open(forLog: s.path))
+      #expect(throws: LogError.self, "byte \(at)") { try damaged.state(at: point) }
+      do {
+        _ = try damaged.state(at: point)
+      } catch {
+        #expect(error.message.contains("does not check out"), "byte \(at): \(error.message)")
+      }
+    }
   }
 
   /// With a valid index, open does not scan the frames it covers: damage inside them is
