@@ -221,7 +221,9 @@ final class ByteSource {
       dst.copyMemory(from: base, byteCount: count)
       return true
     }
-    return try detachedRead(at: offset, count: count, into: dst)
+    guard try Posix.pread(fd, dst, count, offset, path: path) == count else { return false }
+    if !patches.isEmpty { applyPatches(to: dst, at: offset, count: count) }
+    return true
   }
 
   /// Reads the `count` bytes at `offset` into `dst` without the window (so another thread
