@@ -73,14 +73,17 @@ private final class PointCompression: @unchecked Sendable {
     out = [UInt8](repeating: 0, count: deflater.bound(state.count, blocks: flushPoints.count + 1))
     // A large state's last column is a stream of its own, inflated beside the rest.
     let independent = state.count >= IndexFormat.twoPartState ? flushPoints.last : nil
-    // A compact state's levels, flags and entry deltas (its second to fourth columns) are
-    // small numbers with short repeats: Huffman codes alone are faster and no larger.
-    let numbers = flushPoints.count == 5 ? Set(flushPoints[1...3]) : []
+    // A compact state's levels and flags (its second and third columns) are small numbers
+    // with short repeats: Huffman codes alone are faster and no larger. Its entry deltas
+    // (the fourth) shrink by a quarter at most, and decoding them symbol by symbol was half
+    // of a load's inflating: they are stored.
+    let compact = flushPoints.count == 5
     let compressed = state.withUnsafeBytes { src in
       out.withUnsafeMutableBytes {
         deflater.compress(
           src, into: $0, flushPoints: flushPoints, independentFrom: independent,
-          huffmanOnly: numbers)
+          huffmanOnly: compact ? [flushPoints[1], flushPoints[2]] : [],
+          stored: compact ? [flushPoints[3]] : [])
       }
     }
     guard let (n, split) = compressed else { return }

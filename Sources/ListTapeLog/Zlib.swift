@@ -62,23 +62,27 @@ final class Deflater {
   ///
   /// With `huffmanOnly`, the blocks that start at those offsets (each one of `flushPoints`,
   /// or 0) are coded without searching for repeats: for columns of small numbers (a
-  /// state's levels, flags and entry deltas) that is about twice as fast as level 1 and as
-  /// small or smaller, since their repeats are short.
+  /// state's levels and flags) that is about twice as fast as level 1 and as small or
+  /// smaller, since their repeats are short. With `stored`, they are stored as they are: for
+  /// a column that barely compresses (a state's entry deltas), inflating is then a copy.
   func compress(
     _ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer,
-    flushPoints: [Int], independentFrom: Int?, huffmanOnly: Set<Int> = []
+    flushPoints: [Int], independentFrom: Int?, huffmanOnly: Set<Int> = [], stored: Set<Int> = []
   ) -> (length: Int, split: Int)? {
     guard let out = dst.baseAddress, dst.count > 0, src.count <= Int(UInt32.max) else { return nil }
     deflateReset(stream)
     // Unknown after a reset (which keeps the last call's): set for the first block.
-    var strategy: Int32 = -1
-    // Switches the strategy for the block starting at `offset` (all input so far consumed,
-    // its block ended, so the switch emits nothing).
+    var current: (level: Int32, strategy: Int32) = (-1, -1)
+    // Switches the level and strategy for the block starting at `offset` (all input so far
+    // consumed, its block ended, so the switch emits nothing).
     func select(at offset: Int) -> Bool {
-      let wanted = huffmanOnly.contains(offset) ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY
-      guard wanted != strategy else { return true }
-      strategy = wanted
-      return deflateParams(stream, level, wanted) == Z_OK
+      let wanted =
+        stored.contains(offset)
+        ? (Z_NO_COMPRESSION, Z_DEFAULT_STRATEGY)
+        : (level, huffmanOnly.contains(offset) ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY)
+      guard wanted != current else { return true }
+      current = wanted
+      return deflateParams(stream, wanted.0, wanted.1) == Z_OK
     }
     guard select(at: 0) else { return nil }
     stream.pointee.next_out = out.assumingMemoryBound(to: Bytef.self)

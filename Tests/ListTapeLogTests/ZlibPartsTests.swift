@@ -73,4 +73,54 @@ import Testing
     }
     #expect(wrongKind == nil)
   }
+
+  /// Columns coded each its own way (Huffman codes alone, stored, searched for repeats) in
+  /// one stream with an independent last part: the stored column is in the output byte for
+  /// byte, and the whole and its parts inflate to the input.
+  @Test func aStoredColumnIsCopiedAndStillInflates() throws {
+    // Six bits in each byte: Huffman codes would shrink it by a quarter, were it not stored.
+    var rng = SplitMix64(seed: 11)
+    let refs = (0..<60_000).map { _ in UInt8(rng.next() % 64) }
+    let raw = Self.columns[0] + refs + Self.columns[2]
+    let points = [0, Self.columns[0].count, Self.columns[0].count + refs.count]
+    let deflater = try #require(Deflater(level: 6))
+    var out = [UInt8](repeating: 0, count: deflater.bound(raw.count, blocks: 4))
+    let (n, split) = try #require(
+      raw.withUnsafeBytes { src in
+        out.withUnsafeMutableBytes {
+          deflater.compress(
+            src, into: $0, flushPoints: points, independentFrom: points[2],
+            huffmanOnly: [points[0]], stored: [points[1]])
+        }
+      })
+    out.removeSubrange(n...)
+    let verbatim = (0..<max(0, split - refs.count)).contains { at in
+      out[at] == refs[0] && out[at..<(at + refs.count)].elementsEqual(refs)
+    }
+    #expect(verbatim)
+
+    var whole = [UInt8](repeating: 0, count: raw.count)
+    let inflater = try #require(Inflater())
+    let problem = out.withUnsafeBytes { src in
+      whole.withUnsafeMutableBytes { inflater.inflateExact(src, into: $0) }
+    }
+    #expect(problem == nil)
+    #expect(whole == raw)
+    var head = [UInt8](repeating: 0, count: raw.count)
+    var tail = [UInt8](repeating: 0, count: raw.count)
+    let h = try #require(
+      out.withUnsafeBytes { src in
+        head.withUnsafeMutableBytes {
+          inflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[..<split]), into: $0)
+        }
+      })
+    let rawInflater = try #require(Inflater(raw: true))
+    let t = try #require(
+      out.withUnsafeBytes { src in
+        tail.withUnsafeMutableBytes {
+          rawInflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[split...]), into: $0)
+        }
+      })
+    #expect(Array(head[..<h.written]) + Array(tail[..<t.written]) == raw)
+  }
 }
