@@ -74,36 +74,38 @@ extension ListState {
       $1 = ids.count
     }
     var entryOf: [Int32] = []
-    var content: [ContentRef] = []
     var selected: [Handle] = []
     var failure: (item: Int, afterText: Bool, error: CodecError)?
     var built = 0
-    var texts = TextPass(flags: columns[2], strings: columns[4], total: total)
+    // Titles and fields are read beside the structure and awaited only after its lists are
+    // linked: nothing before that needs them.
+    let beside = TextPass(
+      flags: columns[2], strings: columns[4], total: total, capacity: total &+ room
+    ).start()
     let nodes = [Node](unsafeUninitializedCapacity: total &+ room) { nodeBuffer, nodeCount in
       entryOf = [Int32](unsafeUninitializedCapacity: total &+ room) { entryBuffer, entryCount in
-        content = [ContentRef](unsafeUninitializedCapacity: total &+ room) {
-          contentBuffer, contentCount in
-          texts.content = contentBuffer.baseAddress
-          let beside = texts.start()
-          handleOf.withUnsafeMutableBufferPointer { handles in
-            var items = ItemPointers(
-              nodes: nodeBuffer.baseAddress, entries: entryBuffer.baseAddress, handles: handles)
-            do throws(ItemFailure) {
-              try Self.readItems(
-                sections, total: total, columns: &columns, limit: limit, aliases: aliases,
-                ids: ids, lost: lostEntries, forest: &f, items: &items, selected: &selected)
-            } catch {
-              failure = (items.count, error.afterText, error.error)
-            }
-            built = items.count
+        handleOf.withUnsafeMutableBufferPointer { handles in
+          var items = ItemPointers(
+            nodes: nodeBuffer.baseAddress, entries: entryBuffer.baseAddress, handles: handles)
+          do throws(ItemFailure) {
+            try Self.readItems(
+              sections, total: total, columns: &columns, limit: limit, aliases: aliases,
+              ids: ids, lost: lostEntries, forest: &f, items: &items, selected: &selected)
+          } catch {
+            failure = (items.count, error.afterText, error.error)
           }
-          texts = beside.finish()
-          contentCount = texts.count
+          built = items.count
         }
         entryCount = built
       }
       nodeCount = built
     }
+    if failure == nil {
+      f.nodes = nodes
+      f.itemCount = total
+      f.linkLists()
+    }
+    let texts = beside.finish()
     // The first failure in item order; an item's text is read after its entry and before
     // its level is checked.
     if let t = texts.failure,
@@ -124,13 +126,10 @@ extension ListState {
       f.ids = try ids.space().withoutStringTable()
     }
     f.text = texts.text
-    f.nodes = nodes
     f.entryOf = entryOf
-    f.content = content
+    f.content = texts.content
     f.handleOf = handleOf
-    f.itemCount = total
     f.selectedCount = selected.count
-    f.linkLists()
     state.forest = f
     do throws(ListStateBuilder.Failure) {
       try ListStateBuilder.checkSelection(selected, of: state)
@@ -302,22 +301,37 @@ extension ListState {
     var flags: ByteSource
     var strings: ByteSource
     let total: Int
-    var content: UnsafeMutablePointer<ContentRef>?
+    /// Room for this many content references (the items and the fold's headroom).
+    let capacity: Int
+    /// Each item's content reference, by handle.
+    var content: [ContentRef] = []
     var text: [UInt8] = []
     /// Items whose content is written.
     var count = 0
     var failure: (item: Int, error: CodecError)?
 
-    init(flags: ByteSource, strings: ByteSource, total: Int) {
+    init(flags: ByteSource, strings: ByteSource, total: Int, capacity: Int) {
       self.flags = flags
       self.strings = strings
       self.total = total
+      self.capacity = max(capacity, total)
     }
 
     /// Below this many items the pass runs inline (a thread costs more than it saves).
     static let besideFrom = 16_384
 
     mutating func run() {
+      var pass = self
+      content = [ContentRef](unsafeUninitializedCapacity: capacity) { buffer, written in
+        pass.read(into: buffer.baseAddress)
+        written = pass.count
+      }
+      (flags, strings, text, count, failure) =
+        (pass.flags, pass.strings, pass.text, pass.count, pass.failure)
+    }
+
+    /// Reads the items' text into `text`, each item's reference into `content`.
+    private mutating func read(into content: UnsafeMutablePointer<ContentRef>?) {
       guard let content else { return }
       text.reserveCapacity(strings.remaining + total / 4)
       do throws(CodecError) {
