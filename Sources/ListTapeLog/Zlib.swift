@@ -201,7 +201,8 @@ final class Inflater {
     return .success(n)
   }
 
-  /// Inflates one complete zlib stream into exactly `dst.count` bytes; nil on success, else why not.
+  /// Inflates one complete zlib stream into exactly `dst.count` bytes; nil on success, else
+  /// why not.
   ///
   /// Rejects output longer or shorter than declared, bytes after the stream end, a preset
   /// dictionary, and bad Adler-32; never writes past `dst`.
