@@ -52,7 +52,10 @@ extension ListState {
 
   /// The state whose sections are `sections` (`total` items between them) and whose items
   /// are read from `columns` (levels, flags, entries, strings at 1...4), their ids entries
-  /// below `limit` of `ids`, read through `aliases`.
+  /// below `limit` of `ids`, read through `aliases`. The structure (levels and flags into
+  /// nodes, then the sibling lists) is read here; the entries with their handles, then the
+  /// titles and fields, beside it, since nothing in the structure needs them. A failure is
+  /// the first in item order, whichever pass met it.
   static func loadCompact(
     _ sections: [CompactSection], total: Int, columns: inout [ByteSource], limit: Int,
     ids: CompactIDs, aliases: DefinitionAliases, allowsMultipleSelection: Bool, end: Int
@@ -67,57 +70,44 @@ extension ListState {
     // Room to grow: the fold after a load appends items and entries without reallocating
     // (and so without copying and faulting in every page of these arrays again).
     let room = Forest.loadHeadroom(total)
-    var handleOf = [Handle](
-      unsafeUninitializedCapacity: ids.count &+ Forest.loadHeadroom(ids.count)
-    ) {
-      $0.baseAddress?.initialize(repeating: -1, count: ids.count)
-      $1 = ids.count
-    }
-    var entryOf: [Int32] = []
-    var selected: [Handle] = []
-    var failure: (item: Int, afterText: Bool, error: CodecError)?
-    var built = 0
-    // Titles and fields are read beside the structure and awaited only after its lists are
-    // linked: nothing before that needs them.
-    let beside = TextPass(
-      flags: columns[2], strings: columns[4], total: total, capacity: total &+ room
+    let beside = Beside(
+      entries: EntryPass(
+        refs: columns[3], total: total, capacity: total &+ room, limit: limit,
+        aliases: aliases, idCount: ids.count, lost: lostEntries),
+      texts: TextPass(
+        flags: columns[2], strings: columns[4], total: total, capacity: total &+ room)
     ).start()
+    var selected: [Handle] = []
+    var failure: ItemFailure?
     let nodes = [Node](unsafeUninitializedCapacity: total &+ room) { nodeBuffer, nodeCount in
-      entryOf = [Int32](unsafeUninitializedCapacity: total &+ room) { entryBuffer, entryCount in
-        handleOf.withUnsafeMutableBufferPointer { handles in
-          var items = ItemPointers(
-            nodes: nodeBuffer.baseAddress, entries: entryBuffer.baseAddress, handles: handles)
-          do throws(ItemFailure) {
-            try Self.readItems(
-              sections, total: total, columns: &columns, limit: limit, aliases: aliases,
-              ids: ids, lost: lostEntries, forest: &f, items: &items, selected: &selected)
-          } catch {
-            failure = (items.count, error.afterText, error.error)
-          }
-          built = items.count
-        }
-        entryCount = built
+      do throws(ItemFailure) {
+        try Self.readNodes(
+          sections, columns: &columns, into: nodeBuffer.baseAddress, built: &nodeCount,
+          ids: ids, forest: &f, selected: &selected)
+      } catch {
+        failure = error
       }
-      nodeCount = built
     }
     if failure == nil {
       f.nodes = nodes
       f.itemCount = total
       f.linkLists()
     }
-    let texts = beside.finish()
-    // The first failure in item order; an item's text is read after its entry and before
+    let (entries, texts) = beside.finish()
+    // The first failure in item order: an item's text is read after its entry and before
     // its level is checked.
+    let first = try Self.firstFailure(failure, entries, refs: columns[3], ids: ids)
     if let t = texts.failure,
-      failure.map({ t.item < $0.item || (t.item == $0.item && $0.afterText) }) ?? true
+      first.map({ t.item < $0.item || (t.item == $0.item && $0.afterText) }) ?? true
     {
       throw t.error
     }
-    if let failure { throw failure.error }
+    if let first { throw first.error }
     guard texts.count == total else {
       throw columns[2].fail("item \(texts.count)'s text was not read")
     }
     columns[2] = texts.flags
+    columns[3] = entries.refs
     columns[4] = texts.strings
     for c in columns where !c.isAtEnd { throw c.fail("\(c.remaining) bytes left after the items") }
     if let lostEntries {
@@ -126,9 +116,9 @@ extension ListState {
       f.ids = try ids.space().withoutStringTable()
     }
     f.text = texts.text
-    f.entryOf = entryOf
+    f.entryOf = entries.entryOf
     f.content = texts.content
-    f.handleOf = handleOf
+    f.handleOf = entries.handleOf
     f.selectedCount = selected.count
     state.forest = f
     do throws(ListStateBuilder.Failure) {
@@ -138,6 +128,33 @@ extension ListState {
     }
     state.checkInvariants()
     return state
+  }
+
+  /// The first of the structure's failure (`nodes`) and the entries' (met by `entries`,
+  /// whose messages are made here: `refs` is the entry column as the load began).
+  private static func firstFailure(
+    _ nodes: ItemFailure?, _ entries: EntryPass, refs: ByteSource, ids: CompactIDs
+  ) throws(CodecError) -> ItemFailure? {
+    var fromEntries: ItemFailure?
+    let i = entries.firstBad
+    if i == entries.decoded, let refsFailure = entries.failure {
+      fromEntries = ItemFailure(item: i, step: .entry, error: refsFailure)
+    } else if i < entries.decoded {
+      let e = entries.entryOf[i]
+      if let lost = entries.lost, lost.extent(Int(e)).isEmpty {
+        fromEntries = ItemFailure(
+          item: i, step: .entry, error: Self.lost(e, in: entryAt(i, of: refs).after))
+      } else {
+        fromEntries = ItemFailure(
+          item: i, step: .duplicate,
+          error: CodecError(
+            ListStateBuilder.Failure.duplicateItem(try ids.space().text(Int(e))).description,
+            offset: entryAt(i, of: refs).before))
+      }
+    }
+    guard let a = nodes else { return fromEntries }
+    guard let b = fromEntries else { return a }
+    return (b.item, b.step.rawValue) < (a.item, a.step.rawValue) ? b : a
   }
 
   /// Entry `v` read from column `c`, checked: below `limit`, read through `aliases`, and not
@@ -163,74 +180,42 @@ extension ListState {
     c.fail("entry \(e) was lost with the events that defined it")
   }
 
-  /// Where the first pass writes each item, by handle.
-  private struct ItemPointers {
-    var nodes: UnsafeMutablePointer<Node>?
-    var entries: UnsafeMutablePointer<Int32>?
-    var handles: UnsafeMutableBufferPointer<Handle>
-    /// Items written so far (the next handle).
-    var count = 0
-  }
-
-  /// Why the structure pass stopped at its current item: `afterText` when the check comes
-  /// after the item's text is read (the text pass's failure at the same item comes first).
+  /// A failure of a load's pass at item `item` (the next handle), at `step` of it.
   private struct ItemFailure: Error {
+    /// The checks of an item in the order the builder makes them.
+    enum Step: Int {
+      case section, levelAndFlags, entry, level, duplicate
+    }
+    var item: Int
+    var step: Step
     var error: CodecError
-    var afterText = false
+    /// Whether the check comes after the item's text is read (the text pass's failure at
+    /// the same item comes first).
+    var afterText: Bool { step.rawValue >= Step.level.rawValue }
   }
 
-  /// The structure pass: every item's node (parent, section for a root, flags), entry and
-  /// handle, in pre-order, with the builder's checks (the text pass reads titles and
-  /// fields beside it). Entries are read and mapped to their handles ahead of the items, in
-  /// a loop of their own: its cache misses on the entry tables overlap, where one per item
-  /// in the item loop would not.
-  private static func readItems(
-    _ sections: [CompactSection], total: Int, columns: inout [ByteSource], limit: Int,
-    aliases: DefinitionAliases, ids: CompactIDs, lost lostEntries: IdSpace?,
-    forest f: inout Forest, items: inout ItemPointers, selected: inout [Handle]
+  /// The structure pass: every item's node (parent, section for a root, flags) in
+  /// pre-order, with the builder's checks of levels and flags; `built` counts the nodes
+  /// written (the entries and the text are read beside it).
+  private static func readNodes(
+    _ sections: [CompactSection], columns: inout [ByteSource],
+    into nodes: UnsafeMutablePointer<Node>?, built: inout Int, ids: CompactIDs,
+    forest f: inout Forest, selected: inout [Handle]
   ) throws(ItemFailure) {
-    guard let nodes = items.nodes, let entries = items.entries else { return }
-    let handles = items.handles
+    guard let nodes else { return }
     let refsStart = columns[3]
-    var refs = columns[3]
-    let (decoded, refsFailure) = decodeEntries(
-      &refs, into: entries, count: total, limit: limit, aliases: aliases)
-    // Every entry named and new, mapped to its handle, up to the first that is not. A
-    // space without holes (an index's dictionary) has every entry named.
-    var firstBad = decoded
-    if let lostEntries {
-      for i in 0..<decoded {
-        let e = Int(entries[i])
-        if lostEntries.extent(e).isEmpty || handles[e] >= 0 {
-          firstBad = i
-          break
-        }
-        handles[e] = Handle(truncatingIfNeeded: i)
-      }
-    } else {
-      for i in 0..<decoded {
-        let e = Int(entries[i])
-        if handles[e] >= 0 {
-          firstBad = i
-          break
-        }
-        handles[e] = Handle(truncatingIfNeeded: i)
-      }
-    }
     // The other columns as locals for the loop, put back whatever happens.
     var levels = columns[1]
     var flagColumn = columns[2]
-    defer {
-      columns[1] = levels
-      columns[3] = refs
-    }
+    defer { columns[1] = levels }
     // The latest item at each level of the current section: the next item's parent is the
     // one above its level, and `depth` of them are open.
     var path = [Handle](repeating: -1, count: Forest.deepestLevel + 1)
-    var afterText = false
+    var step = ItemFailure.Step.section
     try path.withUnsafeMutableBufferPointer { (path) throws(ItemFailure) in
       do throws(CodecError) {
         for section in sections {
+          step = .section
           guard let s = f.allocateSection(entry: section.entry) else {
             throw CodecError(
               ListStateBuilder.Failure.duplicateSection(try ids.space().text(Int(section.entry)))
@@ -239,32 +224,21 @@ extension ListState {
           f.sectionOrder.append(s)
           var depth = 0
           for _ in 0..<section.count {
-            let i = items.count
+            let i = built
+            step = .levelAndFlags
             let level = try levels.varint()
             let flags = try flagColumn.byte()
             guard flags <= ItemFlag.all else { throw flagColumn.fail("bad item flags \(flags)") }
-            if i == decoded, let refsFailure { throw refsFailure }
-            let e = entries[i]
-            if i == firstBad, let lostEntries, lostEntries.extent(Int(e)).isEmpty {
-              throw lost(e, in: entryAt(i, of: refsStart).after)
-            }
+            step = .level
             guard level <= UInt64(depth) else {
               let l = level > UInt64(Int.max) ? Int.max : Int(level)
-              afterText = true
               throw CodecError(
                 ListStateBuilder.Failure.skippedLevel(level: l, depth: depth).description,
                 offset: entryAt(i, of: refsStart).before)
             }
             guard level <= UInt64(Forest.deepestLevel) else {
-              afterText = true
               throw CodecError(
                 ListStateBuilder.Failure.tooDeep(level: Int(level)).description,
-                offset: entryAt(i, of: refsStart).before)
-            }
-            if i == firstBad {
-              afterText = true
-              throw CodecError(
-                ListStateBuilder.Failure.duplicateItem(try ids.space().text(Int(e))).description,
                 offset: entryAt(i, of: refsStart).before)
             }
             let l = Int(level)
@@ -284,12 +258,139 @@ extension ListState {
               selected.append(x)
             }
             (nodes + i).initialize(to: node)
-            items.count = i &+ 1
+            built = i &+ 1
           }
         }
       } catch {
-        throw ItemFailure(error: error, afterText: afterText)
+        throw ItemFailure(item: built, step: step, error: error)
       }
+    }
+  }
+
+  /// The entry pass: every item's entry (checked below `limit` and read through
+  /// `aliases`) and each entry's handle, up to the first entry that does not read, was lost
+  /// with a salvaged stretch (`lost`: the dictionary when it has holes) or names an item
+  /// already met. Run beside the structure pass.
+  private struct EntryPass {
+    var refs: ByteSource
+    let total: Int
+    let capacity: Int
+    let limit: Int
+    let aliases: DefinitionAliases
+    let idCount: Int
+    let lost: IdSpace?
+    /// Each item's entry, by handle, and each entry's handle (-1: none).
+    var entryOf: [Int32] = []
+    var handleOf: [Handle] = []
+    /// Entries read, and why no more when fewer than `total`.
+    var decoded = 0
+    var failure: CodecError?
+    /// The first item whose entry is lost or repeated (`decoded` when none is).
+    var firstBad = 0
+
+    init(
+      refs: ByteSource, total: Int, capacity: Int, limit: Int, aliases: DefinitionAliases,
+      idCount: Int, lost: IdSpace?
+    ) {
+      self.refs = refs
+      self.total = total
+      self.capacity = max(capacity, total)
+      self.limit = limit
+      self.aliases = aliases
+      self.idCount = idCount
+      self.lost = lost
+    }
+
+    mutating func run() {
+      var refs = self.refs
+      var decoded = 0
+      var failure: CodecError?
+      let (total, limit, aliases) = (self.total, self.limit, self.aliases)
+      entryOf = [Int32](unsafeUninitializedCapacity: capacity) { buffer, written in
+        guard let out = buffer.baseAddress else { return }
+        (decoded, failure) = ListState.decodeEntries(
+          &refs, into: out, count: total, limit: limit, aliases: aliases)
+        written = decoded
+      }
+      (self.refs, self.decoded, self.failure) = (refs, decoded, failure)
+      handleOf = [Handle](
+        unsafeUninitializedCapacity: idCount &+ Forest.loadHeadroom(idCount)
+      ) {
+        $0.baseAddress?.initialize(repeating: -1, count: idCount)
+        $1 = idCount
+      }
+      // Every entry named and new, mapped to its handle, up to the first that is not. A
+      // space without holes (an index's dictionary) has every entry named.
+      var firstBad = decoded
+      entryOf.withUnsafeBufferPointer { entries in
+        handleOf.withUnsafeMutableBufferPointer { handles in
+          if let lost {
+            for i in 0..<decoded {
+              let e = Int(entries[i])
+              if lost.extent(e).isEmpty || handles[e] >= 0 {
+                firstBad = i
+                break
+              }
+              handles[e] = Handle(truncatingIfNeeded: i)
+            }
+          } else {
+            for i in 0..<decoded {
+              let e = Int(entries[i])
+              if handles[e] >= 0 {
+                firstBad = i
+                break
+              }
+              handles[e] = Handle(truncatingIfNeeded: i)
+            }
+          }
+        }
+      }
+      self.firstBad = firstBad
+    }
+  }
+
+  /// The passes run beside the structure: the entries, then the titles and fields; on
+  /// another thread for a large state, else here and now.
+  private final class Beside: @unchecked Sendable {
+    private var entries: EntryPass
+    private var texts: TextPass
+    #if canImport(Dispatch) && !hasFeature(Embedded)
+    private let done = DispatchSemaphore(value: 0)
+    #endif
+
+    init(entries: EntryPass, texts: TextPass) {
+      self.entries = entries
+      self.texts = texts
+    }
+
+    /// Below this many items the passes run inline (a thread costs more than it saves).
+    static let besideFrom = 16_384
+
+    func start() -> Beside {
+      #if canImport(Dispatch) && !hasFeature(Embedded)
+      if texts.total >= Self.besideFrom {
+        DispatchQueue.global(qos: .userInitiated).async { self.run() }
+        return self
+      }
+      #endif
+      run()
+      return self
+    }
+
+    private func run() {
+      entries.run()
+      texts.run()
+      #if canImport(Dispatch) && !hasFeature(Embedded)
+      done.signal()
+      #endif
+    }
+
+    /// The passes, once done.
+    func finish() -> (EntryPass, TextPass) {
+      #if canImport(Dispatch) && !hasFeature(Embedded)
+      done.wait()
+      #endif
+      return (entries, texts)
     }
   }
 
@@ -316,9 +417,6 @@ extension ListState {
       self.total = total
       self.capacity = max(capacity, total)
     }
-
-    /// Below this many items the pass runs inline (a thread costs more than it saves).
-    static let besideFrom = 16_384
 
     mutating func run() {
       var pass = self
@@ -354,43 +452,6 @@ extension ListState {
         failure = (count, error)
       }
     }
-
-    /// Starts the pass: beside on another thread for a large state, else here and now.
-    func start() -> Running {
-      let running = Running(self)
-      #if canImport(Dispatch) && !hasFeature(Embedded)
-      if total >= Self.besideFrom {
-        DispatchQueue.global(qos: .userInitiated).async { running.run() }
-        return running
-      }
-      #endif
-      running.run()
-      return running
-    }
-
-    /// A pass being run; `finish` waits for it.
-    final class Running: @unchecked Sendable {
-      private var pass: TextPass
-      #if canImport(Dispatch) && !hasFeature(Embedded)
-      private let done = DispatchSemaphore(value: 0)
-      #endif
-
-      init(_ pass: TextPass) { self.pass = pass }
-
-      func run() {
-        pass.run()
-        #if canImport(Dispatch) && !hasFeature(Embedded)
-        done.signal()
-        #endif
-      }
-
-      func finish() -> TextPass {
-        #if canImport(Dispatch) && !hasFeature(Embedded)
-        done.wait()
-        #endif
-        return pass
-      }
-    }
   }
 
   /// Where item `i`'s entry starts in the entry column `refs`, and the column just after
@@ -408,7 +469,7 @@ extension ListState {
   /// Reads up to `count` entries of an entry column (deltas from the entry before) into
   /// `out`, each checked against `limit` and read through `aliases`; returns how many were
   /// read and, when fewer than `count`, why.
-  private static func decodeEntries(
+  fileprivate static func decodeEntries(
     _ refs: inout ByteSource, into out: UnsafeMutablePointer<Int32>, count: Int, limit: Int,
     aliases: DefinitionAliases
   ) -> (Int, CodecError?) {

@@ -1,0 +1,98 @@
+import Testing
+
+@testable import ListTapeModel
+
+/// A compact state's load reads its structure, its entries and its text in passes side by
+/// side; a state with two faults is refused for the first in item order, and at one item
+/// in the builder's order of checks (flags, entry, text, level, duplicate), whichever pass
+/// met it and whether the passes ran on one thread or two.
+@Suite struct CompactLoadOrderTests {
+  /// One fault of an item.
+  enum Fault {
+    case badFlags, badEntry, badText, skippedLevel, duplicate
+  }
+
+  /// A state of `count` root items of section "S", each titled "t", with `faults` (item,
+  /// kind) written into its columns, loaded; the error's message, or nil if it loads.
+  func load(count: Int, _ faults: [(Int, Fault)]) throws -> String? {
+    var dictionary = IdSpace()
+    dictionary.append("S")
+    for i in 0..<count { dictionary.append("i\(i)") }
+    var levels = [Int](repeating: 0, count: count)
+    var flags = [UInt8](repeating: ListState.ItemFlag.title, count: count)
+    var entries = (0..<count).map { $0 + 1 }
+    var titles = [[UInt8]](repeating: Array("t".utf8), count: count)
+    for (i, fault) in faults {
+      switch fault {
+      case .badFlags: flags[i] = 0x80
+      case .badEntry: entries[i] = count + 5
+      case .badText: titles[i] = [0xFF]
+      case .skippedLevel: levels[i] = 2
+      case .duplicate: entries[i] = entries[i - 1]
+      }
+    }
+    var sections = ByteSink()
+    sections.count(0)
+    sections.count(count)
+    var levelColumn = ByteSink()
+    for l in levels { levelColumn.count(l) }
+    var refs = ByteSink()
+    var previous = -1
+    for e in entries {
+      refs.zigzag(Int64(e - previous - 1))
+      previous = e
+    }
+    var strings = ByteSink()
+    for t in titles {
+      strings.count(t.count)
+      strings.bytes.append(contentsOf: t)
+    }
+    var bytes = ByteSink()
+    bytes.byte(ListState.compactVersion)
+    bytes.varint(0)
+    bytes.count(dictionary.count)
+    bytes.byte(0)
+    bytes.count(1)
+    let columns = [sections.bytes, levelColumn.bytes, flags, refs.bytes, strings.bytes]
+    for c in columns { bytes.count(c.count) }
+    for c in columns { bytes.bytes.append(contentsOf: c) }
+    do {
+      let state = try bytes.bytes.withUnsafeBytes {
+        try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
+      }
+      #expect(state.numberOfAllItems == count)
+      return nil
+    } catch {
+      return (error as? CodecError)?.message ?? "\(error)"
+    }
+  }
+
+  /// Small states load on one thread; from 16,384 items the passes run on two.
+  @Test(arguments: [40, 20_000])
+  func theFirstFaultInItemOrderIsReported(count: Int) throws {
+    #expect(try load(count: count, []) == nil)
+    let dup = "duplicate item"
+    let skip = "skips a level"
+    let text = "invalid UTF-8"
+    let entry = "entry \(count + 5) of"
+    let cases: [([(Int, Fault)], String)] = [
+      ([(3, .skippedLevel), (5, .duplicate)], skip),
+      ([(3, .duplicate), (5, .skippedLevel)], dup),
+      ([(4, .skippedLevel), (4, .duplicate)], skip),
+      ([(4, .badText), (4, .duplicate)], text),
+      ([(4, .badText), (4, .skippedLevel)], text),
+      ([(4, .badEntry), (4, .badText)], entry),
+      ([(4, .badFlags), (4, .badEntry)], "bad item flags"),
+      ([(6, .badText), (4, .duplicate)], dup),
+      ([(3, .badText), (4, .duplicate)], text),
+      ([(7, .badEntry), (5, .skippedLevel)], skip),
+      ([(5, .badEntry), (7, .skippedLevel)], entry),
+      ([(count - 1, .duplicate)], "duplicate item \"i\(count - 2)\""),
+      ([(count - 1, .badText)], text),
+    ]
+    for (faults, expected) in cases {
+      let message = try load(count: count, faults)
+      #expect(message?.contains(expected) == true, "\(faults): \(message ?? "loaded")")
+    }
+  }
+}
