@@ -12,9 +12,12 @@ import Testing
     case badFlags, badEntry, badText, skippedLevel, duplicate
   }
 
-  /// A state of `count` root items of section "S", each titled "t", with `faults` (item,
-  /// kind) written into its columns, loaded; the error's message, or nil if it loads.
-  func load(count: Int, _ faults: [(Int, Fault)]) throws -> String? {
+  /// A state of `count` root items of section "S", each titled "t" (and with `fields` as
+  /// written, by item), with `faults` (item, kind) written into its columns, loaded: the
+  /// state, or the error's message.
+  func read(count: Int, _ faults: [(Int, Fault)], fields: [Int: [(String, String)]] = [:])
+    throws -> Result<ListState, CodecError>
+  {
     var dictionary = IdSpace()
     dictionary.append("S")
     for i in 0..<count { dictionary.append("i\(i)") }
@@ -22,6 +25,17 @@ import Testing
     var flags = [UInt8](repeating: ListState.ItemFlag.title, count: count)
     var entries = (0..<count).map { $0 + 1 }
     var titles = [[UInt8]](repeating: Array("t".utf8), count: count)
+    var fieldBytes = [[UInt8]](repeating: [], count: count)
+    for (i, f) in fields {
+      flags[i] |= ListState.ItemFlag.fields
+      var sink = ByteSink()
+      sink.count(f.count)
+      for (k, v) in f {
+        sink.string(k)
+        sink.string(v)
+      }
+      fieldBytes[i] = sink.bytes
+    }
     for (i, fault) in faults {
       switch fault {
       case .badFlags: flags[i] = 0x80
@@ -43,9 +57,9 @@ import Testing
       previous = e
     }
     var strings = ByteSink()
-    for t in titles {
+    for (i, t) in titles.enumerated() {
       strings.count(t.count)
-      strings.bytes.append(contentsOf: t)
+      strings.bytes.append(contentsOf: t + fieldBytes[i])
     }
     var bytes = ByteSink()
     bytes.byte(ListState.compactVersion)
@@ -57,13 +71,22 @@ import Testing
     for c in columns { bytes.count(c.count) }
     for c in columns { bytes.bytes.append(contentsOf: c) }
     do {
-      let state = try bytes.bytes.withUnsafeBytes {
-        try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
-      }
+      return .success(
+        try bytes.bytes.withUnsafeBytes {
+          try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
+        })
+    } catch {
+      return .failure(try #require(error as? CodecError))
+    }
+  }
+
+  /// The message of the error `read` met, or nil when the state loads.
+  func load(count: Int, _ faults: [(Int, Fault)]) throws -> String? {
+    switch try read(count: count, faults) {
+    case .success(let state):
       #expect(state.numberOfAllItems == count)
       return nil
-    } catch {
-      return (error as? CodecError)?.message ?? "\(error)"
+    case .failure(let error): return error.message
     }
   }
 
@@ -94,5 +117,19 @@ import Testing
       let message = try load(count: count, faults)
       #expect(message?.contains(expected) == true, "\(faults): \(message ?? "loaded")")
     }
+  }
+
+  /// Fields written out of key order with a key twice are kept in canonical form (the
+  /// later value wins), and the items after them keep their own text.
+  @Test(arguments: [40, 20_000])
+  func fieldsOutOfOrderAreMadeCanonical(count: Int) throws {
+    let state = try read(
+      count: count, [], fields: [3: [("b", "2"), ("a", "1"), ("b", "3")], 5: [("k", "v")]]
+    ).get()
+    #expect(state.fields(of: "i3") == ["a": "1", "b": "3"])
+    #expect(state.title(of: "i3") == "t")
+    #expect(state.fields(of: "i5") == ["k": "v"])
+    #expect(state.title(of: "i4") == "t" && state.fields(of: "i4") == nil)
+    #expect(state.title(of: "i\(count - 1)") == "t")
   }
 }

@@ -431,26 +431,39 @@ extension ListState {
     /// Reads the items' text into `text`, each item's reference into `content`.
     private mutating func read(into content: UnsafeMutablePointer<ContentRef>?) {
       guard let content else { return }
-      text.reserveCapacity(strings.remaining + total / 4)
-      do throws(CodecError) {
-        while count < total {
-          let f = try flags.byte()
-          guard f <= ItemFlag.all else { return }
-          let textFlags =
-            (f & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
-            | (f & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
-          let extent = try ItemText.copy(flags: textFlags, from: &strings, into: &text)
-          (content + count).initialize(
-            to: extent.isEmpty
-              ? ContentRef.none
-              : ContentRef(
-                offset: UInt32(truncatingIfNeeded: extent.lowerBound),
-                length: UInt32(truncatingIfNeeded: extent.count)))
-          count &+= 1
+      // Each item's blob is its bytes in the strings column and a flags byte, at most; the
+      // rest is room for the fold after the load.
+      let room = strings.remaining &+ total
+      var (flags, strings, count) = (self.flags, self.strings, 0)
+      var failure: (item: Int, error: CodecError)?
+      let total = self.total
+      text = [UInt8](unsafeUninitializedCapacity: room &+ Forest.loadHeadroom(room)) {
+        buffer, written in
+        guard let out = buffer.baseAddress else { return }
+        var end = 0
+        do throws(CodecError) {
+          while count < total {
+            let f = try flags.byte()
+            guard f <= ItemFlag.all else { break }
+            let textFlags =
+              (f & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
+              | (f & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
+            let extent = try ItemText.copy(
+              flags: textFlags, from: &strings, into: out, capacity: room, at: &end)
+            (content + count).initialize(
+              to: extent.isEmpty
+                ? ContentRef.none
+                : ContentRef(
+                  offset: UInt32(truncatingIfNeeded: extent.lowerBound),
+                  length: UInt32(truncatingIfNeeded: extent.count)))
+            count &+= 1
+          }
+        } catch {
+          failure = (count, error)
         }
-      } catch {
-        failure = (count, error)
+        written = end
       }
+      (self.flags, self.strings, self.count, self.failure) = (flags, strings, count, failure)
     }
   }
 

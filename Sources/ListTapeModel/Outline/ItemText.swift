@@ -38,20 +38,23 @@ enum ItemText {
   }
 
   /// Copies an item's title and fields from `s` (a checkpoint's strings column, as
-  /// `ByteSink.string` and `.fields` wrote them) into `out` as a blob, checking them:
-  /// bytes are copied as they are when the keys are ASCII and in order, else the fields are
-  /// read and written again in canonical form. Returns the blob's extent (empty: neither).
-  static func copy(flags: UInt8, from s: inout ByteSource, into out: inout [UInt8])
-    throws(CodecError) -> Range<Int>
-  {
-    guard flags != 0 else { return out.count..<out.count }
-    let start = out.count
+  /// `ByteSink.string` and `.fields` wrote them) as a blob into `out` at `end` (moved past
+  /// it), checking them: bytes are copied as they are when the keys are ASCII and in order,
+  /// else the fields are read and written again in canonical form (never longer). Returns
+  /// the blob's extent (empty: neither). `out` has room for `capacity` bytes: the bytes
+  /// left in `s` and a flags byte per item suffice, and a blob that would not fit throws.
+  static func copy(
+    flags: UInt8, from s: inout ByteSource, into out: UnsafeMutablePointer<UInt8>,
+    capacity: Int, at end: inout Int
+  ) throws(CodecError) -> Range<Int> {
+    guard flags != 0 else { return end..<end }
+    let start = end
     let from = s.offset
-    out.append(flags)
     if flags & hasTitle != 0 {
       let n = try s.count()
       try s.skipText(n)
     }
+    var rewritten: [UInt8]?
     if flags & hasFields != 0 {
       let fieldsAt = s.offset
       let n = try s.count(minBytes: 2)
@@ -72,20 +75,32 @@ enum ItemText {
       }
       if !canonical {
         // Read the fields again as strings (a later duplicate key wins) and write them in order.
-        out.append(contentsOf: UnsafeRawBufferPointer(rebasing: s.base[from..<fieldsAt]))
+        var blob = Array(UnsafeRawBufferPointer(rebasing: s.base[from..<fieldsAt]))
         var again = ByteSource(UnsafeRawBufferPointer(rebasing: s.base[fieldsAt..<s.offset]))
         let fields = try again.fields()
-        ByteSink.appendVarint(UInt64(fields.count), to: &out)
+        ByteSink.appendVarint(UInt64(fields.count), to: &blob)
         for (k, v) in sortedFields(fields) {
-          appendString(k, &out)
-          appendString(v, &out)
+          appendString(k, &blob)
+          appendString(v, &blob)
         }
-        return start..<out.count
+        rewritten = blob
       }
     }
-    // Through a buffer pointer: appending the slice itself copies byte by byte.
-    out.append(contentsOf: UnsafeRawBufferPointer(rebasing: s.base[from..<s.offset]))
-    return start..<out.count
+    let bytes = rewritten.map { $0.count } ?? s.offset &- from
+    guard bytes < capacity &- end else {
+      throw s.fail("an item's text of \(bytes) bytes does not fit its state")
+    }
+    out[end] = flags
+    if let rewritten {
+      rewritten.withUnsafeBufferPointer {
+        if let b = $0.baseAddress { (out + (end &+ 1)).update(from: b, count: bytes) }
+      }
+    } else if let b = s.base.baseAddress {
+      (out + (end &+ 1)).update(
+        from: (b + from).assumingMemoryBound(to: UInt8.self), count: bytes)
+    }
+    end &+= 1 &+ bytes
+    return start..<end
   }
 
   @inline(__always) static func appendString(_ s: String, _ out: inout [UInt8]) {
