@@ -79,11 +79,19 @@ extension ListState {
     ).start()
     var selected: [Handle] = []
     var failure: ItemFailure?
+    // Each item's parent and each one's number of children, for linking the lists.
+    let parents = UnsafeMutableBufferPointer<Handle>.allocate(capacity: total)
+    let childCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: total &+ 1)
+    defer {
+      parents.deallocate()
+      childCounts.deallocate()
+    }
+    childCounts.initialize(repeating: 0)
     let nodes = [Node](unsafeUninitializedCapacity: total &+ room) { nodeBuffer, nodeCount in
       do throws(ItemFailure) {
         try Self.readNodes(
           sections, columns: &columns, into: nodeBuffer.baseAddress, built: &nodeCount,
-          ids: ids, forest: &f, selected: &selected)
+          parents: parents, childCounts: childCounts, ids: ids, forest: &f, selected: &selected)
       } catch {
         failure = error
       }
@@ -91,7 +99,7 @@ extension ListState {
     if failure == nil {
       f.nodes = nodes
       f.itemCount = total
-      f.linkLists()
+      f.linkLists(parents: UnsafeBufferPointer(parents), childCounts: childCounts)
     }
     let (entries, texts) = beside.finish()
     // The first failure in item order: an item's text is read after its entry and before
@@ -196,11 +204,13 @@ extension ListState {
 
   /// The structure pass: every item's node (parent, section for a root, flags) in
   /// pre-order, with the builder's checks of levels and flags; `built` counts the nodes
-  /// written (the entries and the text are read beside it).
+  /// written, `parents` and `childCounts` get each one's parent and number of children
+  /// (the entries and the text are read beside it).
   private static func readNodes(
     _ sections: [CompactSection], columns: inout [ByteSource],
-    into nodes: UnsafeMutablePointer<Node>?, built: inout Int, ids: CompactIDs,
-    forest f: inout Forest, selected: inout [Handle]
+    into nodes: UnsafeMutablePointer<Node>?, built: inout Int,
+    parents: UnsafeMutableBufferPointer<Handle>, childCounts: UnsafeMutableBufferPointer<Int32>,
+    ids: CompactIDs, forest f: inout Forest, selected: inout [Handle]
   ) throws(ItemFailure) {
     guard let nodes else { return }
     let refsStart = columns[3]
@@ -245,10 +255,13 @@ extension ListState {
             let x = Handle(truncatingIfNeeded: i)
             var node = Node()
             if l > 0 {
-              node.parent = path[l &- 1]
+              let p = path[l &- 1]
+              node.parent = p
+              childCounts[Int(p)] &+= 1
             } else {
               node.section = s
             }
+            parents[i] = node.parent
             path[l] = x
             depth = l &+ 1
             node.expanded = flags & ItemFlag.expanded != 0
@@ -517,31 +530,27 @@ extension Forest {
   }
 
   /// The second pass of a load: links every item's children, then each section's root
-  /// items, into B-trees. Items are in pre-order with their parents set (children after
-  /// their parent, in order), so a walk from the last handle down finds each child's totals
-  /// final before its parent's list is built. - Complexity: O(items).
-  mutating func linkLists() {
+  /// items, into B-trees. Items are in pre-order (children after their parent, in order),
+  /// with their parents in `parents` and the number of each one's children in `start`
+  /// (`nodes.count + 1` of them, the last 0), as the first pass counted them; a walk from
+  /// the last handle down finds each child's totals final before its parent's list is
+  /// built. - Complexity: O(items).
+  mutating func linkLists(
+    parents: UnsafeBufferPointer<Handle>, childCounts start: UnsafeMutableBufferPointer<Int32>
+  ) {
     let n = nodes.count
-    // Each parent's children, contiguous and in order: counted, then placed from the last
-    // item down, so `start[p]..<start[p + 1]` ends up holding p's children. Raw buffers:
-    // these loops run once per item and were bound by checks, not work.
-    let start = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n &+ 1)
-    defer { start.deallocate() }
-    start.initialize(repeating: 0)
-    var roots = 0
-    nodes.withUnsafeBufferPointer { all in
-      for x in 0..<n {
-        let p = all[x].parent
-        if p >= 0 { start[Int(p)] &+= 1 } else { roots &+= 1 }
-      }
-    }
-    // Each count becomes the end of its parent's range.
+    // Each parent's children, contiguous and in order: counted (by the first pass), then
+    // placed from the last item down, so `start[p]..<start[p + 1]` ends up holding p's
+    // children. Raw buffers: these loops run once per item and were bound by checks, not
+    // work. Each count becomes the end of its parent's range.
     var total: Int32 = 0
     var needed = 0
+    var roots = n
     for x in 0..<n {
       let count = start[x]
       needed &+= Self.blocks(forList: Int(count))
       total &+= count
+      roots &-= Int(count)
       start[x] = total
     }
     start[n] = total
@@ -549,20 +558,18 @@ extension Forest {
     var rootList = [Handle](repeating: 0, count: roots)
     children.withUnsafeMutableBufferPointer { kids in
       rootList.withUnsafeMutableBufferPointer { rootBuffer in
-        nodes.withUnsafeBufferPointer { all in
-          var r = roots
-          var x = n &- 1
-          while x >= 0 {
-            let p = all[x].parent
-            if p >= 0 {
-              start[Int(p)] &-= 1
-              kids[Int(start[Int(p)])] = Handle(truncatingIfNeeded: x)
-            } else {
-              r &-= 1
-              rootBuffer[r] = Handle(truncatingIfNeeded: x)
-            }
-            x &-= 1
+        var r = roots
+        var x = n &- 1
+        while x >= 0 {
+          let p = parents[x]
+          if p >= 0 {
+            start[Int(p)] &-= 1
+            kids[Int(start[Int(p)])] = Handle(truncatingIfNeeded: x)
+          } else {
+            r &-= 1
+            rootBuffer[r] = Handle(truncatingIfNeeded: x)
           }
+          x &-= 1
         }
       }
     }
