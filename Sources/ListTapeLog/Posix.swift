@@ -214,16 +214,14 @@ final class ByteSource {
   {
     guard count >= 0, offset <= size, UInt64(count) <= size - offset else { return false }
     guard count > 0 else { return true }
-    guard let fd, count > Self.window else {
+    guard fd != nil, count > Self.window else {
       guard let b = try bytes(at: offset, count: count), let base = b.baseAddress else {
         return false
       }
       dst.copyMemory(from: base, byteCount: count)
       return true
     }
-    guard try Posix.pread(fd, dst, count, offset, path: path) == count else { return false }
-    if !patches.isEmpty { applyPatches(to: dst, at: offset, count: count) }
-    return true
+    return try detachedRead(at: offset, count: count, into: dst)
   }
 
   /// Reads the `count` bytes at `offset` into `dst` without the window (so another thread

@@ -16,6 +16,37 @@ import Testing
     return [levels, refs, text]
   }()
 
+  /// `out` (a stream of `count` bytes whose second part starts at `split`) inflated whole, as
+  /// a reader that knows nothing of parts, and in parts: the head with the zlib inflater,
+  /// the tail with a raw one (each part with what its inflater reported).
+  func inflate(_ out: [UInt8], split: Int, count: Int) throws -> (
+    whole: [UInt8], head: ArraySlice<UInt8>, tail: ArraySlice<UInt8>, headEnded: Bool,
+    tailEnded: Bool
+  ) {
+    var whole = [UInt8](repeating: 0, count: count)
+    let inflater = try #require(Inflater())
+    let problem = out.withUnsafeBytes { src in
+      whole.withUnsafeMutableBytes { inflater.inflateExact(src, into: $0) }
+    }
+    #expect(problem == nil)
+    var head = [UInt8](repeating: 0, count: count)
+    var tail = [UInt8](repeating: 0, count: count)
+    let h = try #require(
+      out.withUnsafeBytes { src in
+        head.withUnsafeMutableBytes {
+          inflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[..<split]), into: $0)
+        }
+      })
+    let rawInflater = try #require(Inflater(raw: true))
+    let t = try #require(
+      out.withUnsafeBytes { src in
+        tail.withUnsafeMutableBytes {
+          rawInflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[split...]), into: $0)
+        }
+      })
+    return (whole, head[..<h.written], tail[..<t.written], h.ended, t.ended)
+  }
+
   @Test func thePartsInflateToTheWholeAndTheWholeStillInflates() throws {
     let raw = Self.columns.flatMap { $0 }
     let points = [0, Self.columns[0].count, Self.columns[0].count + Self.columns[1].count]
@@ -30,36 +61,16 @@ import Testing
     out.removeSubrange(n...)
     #expect(split > 0 && split < n)
 
-    // Whole, as a reader that knows nothing of parts.
-    var whole = [UInt8](repeating: 0, count: raw.count)
-    let inflater = try #require(Inflater())
-    let problem = out.withUnsafeBytes { src in
-      whole.withUnsafeMutableBytes { inflater.inflateExact(src, into: $0) }
-    }
-    #expect(problem == nil)
-    #expect(whole == raw)
-
-    // In parts: the head with the zlib inflater, the tail with a raw one.
-    var head = [UInt8](repeating: 0, count: raw.count)
-    var tail = [UInt8](repeating: 0, count: raw.count)
-    let h = try #require(
-      out.withUnsafeBytes { src in
-        head.withUnsafeMutableBytes {
-          inflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[..<split]), into: $0)
-        }
-      })
-    let rawInflater = try #require(Inflater(raw: true))
-    let t = try #require(
-      out.withUnsafeBytes { src in
-        tail.withUnsafeMutableBytes {
-          rawInflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[split...]), into: $0)
-        }
-      })
-    #expect(!h.ended && t.ended)
-    #expect(h.written == points[2] && t.written == raw.count - points[2])
-    #expect(Array(head[..<h.written]) + Array(tail[..<t.written]) == raw)
+    let parts = try inflate(out, split: split, count: raw.count)
+    #expect(parts.whole == raw)
+    #expect(!parts.headEnded && parts.tailEnded)
+    #expect(parts.head.count == points[2] && parts.tail.count == raw.count - points[2])
+    #expect(Array(parts.head) + Array(parts.tail) == raw)
 
     // The tail cut short does not end; the tail read as a zlib stream is refused.
+    var tail = [UInt8](repeating: 0, count: raw.count)
+    let rawInflater = try #require(Inflater(raw: true))
+    let inflater = try #require(Inflater())
     let short = out.withUnsafeBytes { src in
       tail.withUnsafeMutableBytes {
         rawInflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[split..<(n - 40)]), into: $0)
@@ -98,29 +109,8 @@ import Testing
       out[at] == refs[0] && out[at..<(at + refs.count)].elementsEqual(refs)
     }
     #expect(verbatim)
-
-    var whole = [UInt8](repeating: 0, count: raw.count)
-    let inflater = try #require(Inflater())
-    let problem = out.withUnsafeBytes { src in
-      whole.withUnsafeMutableBytes { inflater.inflateExact(src, into: $0) }
-    }
-    #expect(problem == nil)
-    #expect(whole == raw)
-    var head = [UInt8](repeating: 0, count: raw.count)
-    var tail = [UInt8](repeating: 0, count: raw.count)
-    let h = try #require(
-      out.withUnsafeBytes { src in
-        head.withUnsafeMutableBytes {
-          inflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[..<split]), into: $0)
-        }
-      })
-    let rawInflater = try #require(Inflater(raw: true))
-    let t = try #require(
-      out.withUnsafeBytes { src in
-        tail.withUnsafeMutableBytes {
-          rawInflater.inflatePart(UnsafeRawBufferPointer(rebasing: src[split...]), into: $0)
-        }
-      })
-    #expect(Array(head[..<h.written]) + Array(tail[..<t.written]) == raw)
+    let parts = try inflate(out, split: split, count: raw.count)
+    #expect(parts.whole == raw)
+    #expect(Array(parts.head) + Array(parts.tail) == raw)
   }
 }
