@@ -24,28 +24,72 @@ enum IndexFormat {
   static let twoPartState = 64 << 10
 }
 
-/// The second part of a two-part state, inflated on another thread: `done` is signalled
-/// when `result` (bytes written into `output`, and whether the stream ended) is set.
-private final class PartInflation: @unchecked Sendable {
-  let input: UnsafeRawBufferPointer
-  let output: UnsafeMutableRawBufferPointer
-  var result: (written: Int, ended: Bool)?
-  /// The CRC of `input`, which this thread checks while the other checks the first part.
-  var crc: UInt32 = 0
-  let done = DispatchSemaphore(value: 0)
+/// The last column of a two-part state (its second raw deflate stream), inflated on
+/// another thread from the state's compressed bytes, which it owns; that thread also takes
+/// the CRC of all of them. A reader waits for it where it needs the column.
+package final class StateTail: @unchecked Sendable {
+  private let compressed: UnsafeMutableRawBufferPointer
+  private let split: Int
+  private let output: UnsafeMutableRawBufferPointer
+  private var result: (written: Int, ended: Bool)?
+  private var crc: UInt32 = 0
+  private let done = DispatchSemaphore(value: 0)
+  /// The bytes the column must inflate to: the state's length less its first part's.
+  package fileprivate(set) var count = 0
 
-  init(_ input: UnsafeRawBufferPointer, capacity: Int) {
-    self.input = input
-    output = .allocate(byteCount: capacity, alignment: 16)
+  /// Takes `compressed` (allocated by the caller, freed here); the second part starts at
+  /// `split` and inflates to at most `capacity` bytes.
+  fileprivate init(_ compressed: UnsafeMutableRawBufferPointer, split: Int, capacity: Int) {
+    self.compressed = compressed
+    self.split = split
+    output = .allocate(byteCount: max(capacity, 1), alignment: 16)
   }
 
-  deinit { output.deallocate() }
+  deinit {
+    compressed.deallocate()
+    output.deallocate()
+  }
 
-  func run() {
-    crc = crc32Bytes(0, input)
-    result = Inflater(raw: true)?.inflatePart(input, into: output)
+  fileprivate var head: UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: compressed[..<split])
+  }
+
+  fileprivate func run() {
+    let tail = UnsafeRawBufferPointer(rebasing: compressed[split...])
+    let tailCRC = crc32Bytes(0, tail)
+    result = Inflater(raw: true)?.inflatePart(tail, into: output)
+    crc = crc32Combine(crc32Bytes(0, head), tailCRC, secondLength: tail.count)
     done.signal()
   }
+
+  /// Waits for the other thread (any number of callers, any number of times).
+  private func wait() {
+    done.wait()
+    done.signal()
+  }
+
+  /// The column, once inflated: nil when it did not inflate to `count` bytes (`check`
+  /// says why).
+  package func bytes() -> UnsafeRawBufferPointer? {
+    wait()
+    guard let r = result, r.ended, r.written == count else { return nil }
+    return UnsafeRawBufferPointer(rebasing: output[..<r.written])
+  }
+
+  /// The CRC of the whole compressed state and whether the column inflated to `count`.
+  fileprivate func outcome() -> (crc: UInt32, inflated: Bool) {
+    let inflated = bytes() != nil
+    return (crc, inflated)
+  }
+}
+
+/// A seek point's state as `LogIndex.stateParts` gives it: inflated whole, or all but its
+/// last column with that column still inflating beside.
+package struct StateParts {
+  /// The state, or (with `tail`) all of it before its last column.
+  package var head: [UInt8]
+  /// The last column, inflating on another thread; nil when `head` is all of the state.
+  package var tail: StateTail?
 }
 
 /// A seek point's encoded state compressed on another thread (the builder's only one in
@@ -167,6 +211,8 @@ package final class LogIndex {
   let lastFrameCRC: UInt32
   let snapshot: ScanSnapshot
   private let inflater: Inflater
+  /// For a two-part state's first part, read as a raw stream.
+  private let rawInflater: Inflater
 
   /// The index file of the log at `logPath`.
   package static func path(forLog logPath: String) -> String { logPath + ".idx" }
@@ -220,6 +266,8 @@ package final class LogIndex {
     self.fd = fd
     guard let inflater = Inflater() else { throw .damaged("zlib inflateInit failed") }
     self.inflater = inflater
+    guard let rawInflater = Inflater(raw: true) else { throw .damaged("zlib inflateInit failed") }
+    self.rawInflater = rawInflater
     func bytes(_ offset: UInt64, _ count: Int, _ what: String) throws(IndexProblem)
       -> UnsafeRawBufferPointer
     {
@@ -342,59 +390,102 @@ package final class LogIndex {
 
   /// The stored state of `point`, inflated and checked.
   package func state(at point: IndexSeekPoint) throws(LogError) -> [UInt8] {
-    let mismatch = LogError(
-      .damaged, path: path, message: "index state after event \(point.seq) does not check out",
-      offset: point.blobOffset)
-    guard let compressed = try source.bytes(at: point.blobOffset, count: point.blobLength) else {
-      throw mismatch
-    }
-    let problem: String?
-    var raw: [UInt8]
-    if point.partOffset >= 8, point.partOffset < point.blobLength, point.rawLength >= 2 {
-      // Each part's CRC is taken by the thread that inflates it (inflating bytes not yet
-      // checked is safe; the result is used only when they check out).
-      let crc: UInt32
-      (raw, problem, crc) = inflateInParts(
-        compressed, split: point.partOffset, count: point.rawLength)
-      guard crc == point.blobCRC else { throw mismatch }
-    } else {
-      guard crc32Bytes(0, compressed) == point.blobCRC else { throw mismatch }
-      raw = [UInt8](repeating: 0, count: point.rawLength)
-      problem = raw.withUnsafeMutableBytes { inflater.inflateExact(compressed, into: $0) }
-    }
-    if let problem {
-      throw LogError(
-        .damaged, path: path, message: "index state after event \(point.seq): \(problem)",
-        offset: point.blobOffset)
-    }
-    source.shrink()
-    return raw
+    var parts = try stateParts(at: point)
+    try check(parts, of: point)
+    guard let tail = parts.tail, let bytes = tail.bytes() else { return parts.head }
+    parts.head.append(contentsOf: bytes)
+    return parts.head
   }
 
-  /// Inflates a state stored as two parts (`split`: where the second starts), the second on
-  /// another thread while this one inflates the first: `count` bytes, or why not, and the
-  /// CRC of all of `compressed`.
-  private func inflateInParts(_ compressed: UnsafeRawBufferPointer, split: Int, count: Int) -> (
-    [UInt8], String?, UInt32
-  ) {
-    let tailBytes = UnsafeRawBufferPointer(rebasing: compressed[split...])
-    let tail = PartInflation(tailBytes, capacity: count)
-    DispatchQueue.global(qos: .userInitiated).async { tail.run() }
-    let headCRC = crc32Bytes(0, UnsafeRawBufferPointer(rebasing: compressed[..<split]))
-    var head: (written: Int, ended: Bool)?
-    var raw = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      head = inflater.inflatePart(
-        UnsafeRawBufferPointer(rebasing: compressed[..<split]),
-        into: UnsafeMutableRawBufferPointer(buffer))
-      initialized = head?.written ?? 0
+  /// The stored state of `point`, inflated: a large state's last column inflates on another
+  /// thread meanwhile, so that a reader starts on the rest at once. Nothing is trusted
+  /// before `check(_:of:)` passes (which waits for that thread); a reader may read the
+  /// parts before, as it reads any bytes, but keeps what it made only if they check out.
+  package func stateParts(at point: IndexSeekPoint) throws(LogError) -> StateParts {
+    guard point.partOffset >= 8, point.partOffset < point.blobLength, point.rawLength >= 2
+    else {
+      guard let compressed = try source.bytes(at: point.blobOffset, count: point.blobLength),
+        crc32Bytes(0, compressed) == point.blobCRC
+      else { throw mismatch(point) }
+      var raw = [UInt8](repeating: 0, count: point.rawLength)
+      let problem = raw.withUnsafeMutableBytes { inflater.inflateExact(compressed, into: $0) }
+      if let problem { throw damaged(point, problem) }
+      source.shrink()
+      return StateParts(head: raw, tail: nil)
     }
-    tail.done.wait()
-    let crc = crc32Combine(headCRC, tail.crc, secondLength: tailBytes.count)
-    guard let head, !head.ended, let rest = tail.result, rest.ended,
-      head.written + rest.written == count
-    else { return ([], "its two parts do not inflate to \(count) bytes", crc) }
-    raw.append(contentsOf: UnsafeRawBufferPointer(rebasing: tail.output[..<rest.written]))
-    return (raw, nil, crc)
+    let compressed = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: point.blobLength, alignment: 16)
+    do throws(LogError) {
+      guard let base = compressed.baseAddress,
+        try source.detachedRead(at: point.blobOffset, count: point.blobLength, into: base)
+      else { throw mismatch(point) }
+    } catch {
+      compressed.deallocate()
+      throw error
+    }
+    let tail = StateTail(compressed, split: point.partOffset, capacity: point.rawLength)
+    DispatchQueue.global(qos: .userInitiated).async { tail.run() }
+    // The first part inflates here meanwhile: a raw stream once its zlib header checks out
+    // (the Adler-32 is the whole stream's, at the end of the second part, and the CRC
+    // covers every byte).
+    var written: Int?
+    let head = [UInt8](unsafeUninitializedCapacity: point.rawLength) { buffer, initialized in
+      let h = tail.head
+      guard Self.isZlibHeader(h[0], h[1]),
+        let part = rawInflater.inflatePart(
+          UnsafeRawBufferPointer(rebasing: h[2...]), into: UnsafeMutableRawBufferPointer(buffer)),
+        !part.ended
+      else { return }
+      written = part.written
+      initialized = part.written
+    }
+    guard let written else {
+      guard tail.outcome().crc == point.blobCRC else { throw mismatch(point) }
+      throw unsplit(point)
+    }
+    tail.count = point.rawLength - written
+    var parts = StateParts(head: head, tail: tail)
+    // A first part too short to hold the state's header is joined to the second.
+    if written < Self.shortestHead {
+      try check(parts, of: point)
+      parts.head.append(contentsOf: tail.bytes() ?? UnsafeRawBufferPointer(start: nil, count: 0))
+      parts.tail = nil
+    }
+    return parts
+  }
+
+  /// Checks a state `stateParts(at: point)` gave: its CRC, and that its second part (which
+  /// this waits for) inflated to the rest of its length.
+  package func check(_ parts: StateParts, of point: IndexSeekPoint) throws(LogError) {
+    guard let tail = parts.tail else { return }
+    let (crc, inflated) = tail.outcome()
+    guard crc == point.blobCRC else { throw mismatch(point) }
+    guard inflated else { throw unsplit(point) }
+  }
+
+  /// A first part shorter than this is joined to the second before anything reads it.
+  static let shortestHead = 64
+
+  /// Whether `cmf`, `flg` open a zlib stream that deflate wrote without a preset dictionary.
+  private static func isZlibHeader(_ cmf: UInt8, _ flg: UInt8) -> Bool {
+    cmf & 0x0F == 8 && cmf >> 4 <= 7 && flg & 0x20 == 0
+      && (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0
+  }
+
+  private func mismatch(_ point: IndexSeekPoint) -> LogError {
+    LogError(
+      .damaged, path: path, message: "index state after event \(point.seq) does not check out",
+      offset: point.blobOffset)
+  }
+
+  private func damaged(_ point: IndexSeekPoint, _ problem: String) -> LogError {
+    LogError(
+      .damaged, path: path, message: "index state after event \(point.seq): \(problem)",
+      offset: point.blobOffset)
+  }
+
+  private func unsplit(_ point: IndexSeekPoint) -> LogError {
+    damaged(point, "its two parts do not inflate to \(point.rawLength) bytes")
   }
 
   /// The dictionary a decoder needs at `point`: its segment's entries as far as the index

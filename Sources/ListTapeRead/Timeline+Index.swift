@@ -170,30 +170,18 @@ extension Timeline {
     let dictionary = DictionaryRead(
       index, p, lineage: EventDecoder.lineage(log: decoder.logID, segment: p.segment))
     let count = index.dictionaryCount(at: p)
-    let blob: [UInt8]
+    let promised = CompactIDs(count: count) { () throws(CodecError) in
+      switch dictionary.wait() {
+      case .success(let ids): return ids
+      case .failure: throw CodecError("the index dictionary does not read", offset: 0)
+      }
+    }
+    let decoded: Result<ListState, CodecError>
     do {
-      blob = try index.state(at: p)
+      decoded = try index.loadState(at: p, ids: promised)
     } catch {
       _ = dictionary.wait()
       throw .log(error)
-    }
-    let decoded: Result<ListState, CodecError> = blob.withUnsafeBytes { raw in
-      Result { () throws(CodecError) in
-        let head = try ListState.compactHeader(raw)
-        guard head.segment == p.segment else {
-          throw CodecError(
-            "checkpoint of the segment before event \(head.segment) read with the dictionary "
-              + "of the segment before event \(p.segment)", offset: 0)
-        }
-        let ids = CompactIDs(count: count) { () throws(CodecError) in
-          switch dictionary.wait() {
-          case .success(let ids): return ids
-          case .failure: throw CodecError("the index dictionary does not read", offset: 0)
-          }
-        }
-        return try ListState(
-          compact: raw, ids: ids, aliases: DefinitionAliases(vetted: count, map: [:]))
-      }
     }
     // The dictionary's own failure is the one to tell (the state's load reports only that
     // the dictionary did not come).
@@ -286,5 +274,37 @@ private final class DictionaryRead: @unchecked Sendable {
       finished = true
     }
     return result
+  }
+}
+
+extension LogIndex {
+  /// The state stored at seek point `p`, loaded over `ids` (its segment's dictionary, which
+  /// may still be decoding): a large state's last column inflates on another thread while
+  /// the rest is read. Throws when the stored bytes do not check out (checked before the
+  /// load's own failure is told, and before its state is kept); the load's failure is the
+  /// result's.
+  package func loadState(at p: IndexSeekPoint, ids: CompactIDs) throws(LogError) -> Result<
+    ListState, CodecError
+  > {
+    let parts = try stateParts(at: p)
+    let aliases = DefinitionAliases(vetted: dictionaryCount(at: p), map: [:])
+    let decoded = parts.head.withUnsafeBytes { raw in
+      Result { () throws(CodecError) in
+        let head = try ListState.compactHeader(raw)
+        guard head.segment == p.segment else {
+          throw CodecError(
+            "checkpoint of the segment before event \(head.segment) read with the dictionary "
+              + "of the segment before event \(p.segment)", offset: 0)
+        }
+        guard let tail = parts.tail else {
+          return try ListState(compact: raw, ids: ids, aliases: aliases)
+        }
+        return try ListState(
+          compact: raw, strings: CompactStrings(count: tail.count) { tail.bytes() }, ids: ids,
+          aliases: aliases)
+      }
+    }
+    try check(parts, of: p)
+    return decoded
   }
 }

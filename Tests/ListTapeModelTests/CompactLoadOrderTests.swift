@@ -18,6 +18,29 @@ import Testing
   func read(count: Int, _ faults: [(Int, Fault)], fields: [Int: [(String, String)]] = [:])
     throws -> Result<ListState, CodecError>
   {
+    let (bytes, dictionary) = encode(count: count, faults, fields: fields)
+    return Self.outcome {
+      try bytes.withUnsafeBytes {
+        try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
+      }
+    }
+  }
+
+  /// The state `load` makes, or its error.
+  static func outcome(_ load: () throws -> ListState) -> Result<ListState, CodecError> {
+    do {
+      return .success(try load())
+    } catch let error as CodecError {
+      return .failure(error)
+    } catch {
+      return .failure(CodecError("not a codec error: \(error)", offset: -1))
+    }
+  }
+
+  /// The compact state `read` loads, with its dictionary.
+  func encode(count: Int, _ faults: [(Int, Fault)], fields: [Int: [(String, String)]] = [:])
+    -> ([UInt8], IdSpace)
+  {
     var dictionary = IdSpace()
     dictionary.append("S")
     for i in 0..<count { dictionary.append("i\(i)") }
@@ -70,14 +93,7 @@ import Testing
     let columns = [sections.bytes, levelColumn.bytes, flags, refs.bytes, strings.bytes]
     for c in columns { bytes.count(c.count) }
     for c in columns { bytes.bytes.append(contentsOf: c) }
-    do {
-      return .success(
-        try bytes.bytes.withUnsafeBytes {
-          try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
-        })
-    } catch {
-      return .failure(try #require(error as? CodecError))
-    }
+    return (bytes.bytes, dictionary)
   }
 
   /// The message of the error `read` met, or nil when the state loads.
@@ -131,5 +147,75 @@ import Testing
     #expect(state.fields(of: "i5") == ["k": "v"])
     #expect(state.title(of: "i4") == "t" && state.fields(of: "i4") == nil)
     #expect(state.title(of: "i\(count - 1)") == "t")
+  }
+
+  /// A state read in two parts (the bytes before `split`, then the rest handed over as a
+  /// column still to come) loads as it does whole, fault for fault, wherever the parts
+  /// split: at the last column's start (read side by side), or anywhere else (joined).
+  @Test(arguments: [40, 20_000])
+  func aStateInTwoPartsReadsAsItDoesWhole(count: Int) throws {
+    let faults: [[(Int, Fault)]] = [
+      [], [(4, .badText)], [(5, .badEntry)], [(count - 1, .duplicate)], [(3, .skippedLevel)],
+      [(4, .badFlags)], [(count - 2, .badText), (count - 1, .badEntry)],
+    ]
+    for f in faults {
+      let (bytes, ids) = encode(count: count, f)
+      let whole = read(bytes, split: nil, ids)
+      // The strings column is the last: one byte of length and a title byte per item.
+      let last = bytes.count - 2 * count
+      for split in [last, last - 1, last + 1, 3, 0, bytes.count] {
+        let two = read(bytes, split: split, ids)
+        switch (whole, two) {
+        case (.success(let a), .success(let b)): #expect(a == b, "\(f), split at \(split)")
+        case (.failure(let a), .failure(let b)):
+          #expect(a == b, "\(f), split at \(split): \(a) against \(b)")
+        default: Issue.record("\(f), split at \(split): \(whole) against \(two)")
+        }
+      }
+    }
+  }
+
+  /// A last column that never comes, or comes short, is an error, not a crash or a wait.
+  @Test(arguments: [40, 20_000])
+  func aLastColumnThatDoesNotComeIsRefused(count: Int) throws {
+    let (bytes, ids) = encode(count: count, [])
+    let last = bytes.count - 2 * count
+    for column in [nil, bytes[last..<bytes.count - 1]] as [ArraySlice<UInt8>?] {
+      let result = bytes[..<last].withUnsafeBytes { head in
+        Self.outcome {
+          try ListState(
+            compact: head,
+            strings: CompactStrings(count: 2 * count) {
+              column.map { c in c.withUnsafeBytes { UnsafeRawBufferPointer($0) } }
+            }, ids: CompactIDs(ids), aliases: DefinitionAliases())
+        }
+      }
+      guard case .failure(let error) = result else {
+        Issue.record("loaded without its last column")
+        continue
+      }
+      #expect(error.message.contains("did not inflate"), "\(error)")
+    }
+  }
+
+  /// `bytes` loaded whole (`split` nil) or in two parts cut at `split`.
+  func read(_ bytes: [UInt8], split: Int?, _ ids: IdSpace) -> Result<ListState, CodecError> {
+    guard let split else {
+      return Self.outcome {
+        try bytes.withUnsafeBytes {
+          try ListState(compact: $0, ids: ids, aliases: DefinitionAliases())
+        }
+      }
+    }
+    let tail = Array(bytes[split...])
+    return tail.withUnsafeBytes { tail in
+      bytes[..<split].withUnsafeBytes { head in
+        Self.outcome {
+          try ListState(
+            compact: head, strings: CompactStrings(count: tail.count) { tail },
+            ids: CompactIDs(ids), aliases: DefinitionAliases())
+        }
+      }
+    }
   }
 }

@@ -127,6 +127,17 @@ struct RecordedSession {
     // caught, and the two CRCs joined are the stored one.
     let point = try #require(index.seekPoints.first { $0.isInTwoParts })
     #expect(try index.state(at: point).count == point.rawLength)
+    // Read side by side (the last column still inflating while the rest loads), each time
+    // the same state, checked only once the other thread is done.
+    let (stored, ends) = try index.dictionary(at: point)
+    let ids = try IdSpace(stored: stored, ends: ends)
+    let whole = try index.state(at: point).withUnsafeBytes {
+      try ListState(
+        compact: $0, ids: ids, aliases: DefinitionAliases(vetted: ids.count, map: [:]))
+    }
+    for _ in 0..<40 {
+      #expect(try index.loadState(at: point, ids: CompactIDs(ids)).get() == whole)
+    }
     let indexPath = LogIndex.path(forLog: s.path)
     let good = try Data(contentsOf: URL(fileURLWithPath: indexPath))
     defer { try? good.write(to: URL(fileURLWithPath: indexPath)) }
@@ -136,6 +147,9 @@ struct RecordedSession {
       try bad.write(to: URL(fileURLWithPath: indexPath))
       let damaged = try #require(LogIndex.open(forLog: s.path))
       #expect(throws: LogError.self, "byte \(at)") { try damaged.state(at: point) }
+      #expect(throws: LogError.self, "byte \(at)") {
+        try damaged.loadState(at: point, ids: CompactIDs(ids))
+      }
       do {
         _ = try damaged.state(at: point)
       } catch {

@@ -37,6 +37,27 @@ package struct CompactIDs {
   }
 }
 
+/// A compact state's last column (its titles and fields) still inflating on another thread:
+/// its length is known at once, its bytes are awaited by the pass that copies the text.
+package struct CompactStrings: @unchecked Sendable {
+  /// The column's length in bytes.
+  let count: Int
+  private let resolve: () -> UnsafeRawBufferPointer?
+
+  /// A column of `count` bytes that `resolve` waits for (nil: it did not inflate, which
+  /// the caller reports); the bytes stay valid until the load returns.
+  package init(count: Int, resolve: @escaping () -> UnsafeRawBufferPointer?) {
+    self.count = count
+    self.resolve = resolve
+  }
+
+  /// The column, once there, or nil when it is not `count` bytes.
+  func bytes() -> UnsafeRawBufferPointer? {
+    guard let b = resolve(), b.count == count else { return nil }
+    return b
+  }
+}
+
 /// Loading a compact state straight into a forest's arrays: one pass over the item columns
 /// fills nodes, entries and text by pre-order handle (no hashing, no collection per item),
 /// then one pass links every sibling list bottom-up into its B-tree. The checks are the
@@ -52,13 +73,15 @@ extension ListState {
 
   /// The state whose sections are `sections` (`total` items between them) and whose items
   /// are read from `columns` (levels, flags, entries, strings at 1...4), their ids entries
-  /// below `limit` of `ids`, read through `aliases`. The structure (levels and flags into
-  /// nodes, then the sibling lists) is read here; the entries with their handles, then the
-  /// titles and fields, beside it, since nothing in the structure needs them. A failure is
-  /// the first in item order, whichever pass met it.
+  /// below `limit` of `ids`, read through `aliases`; with `strings`, the last column is
+  /// that one (its offsets counted from `origin`), not `columns[4]`. The structure (levels
+  /// and flags into nodes, then the sibling lists) is read here; the entries with their
+  /// handles, then the titles and fields, beside it, since nothing in the structure needs
+  /// them. A failure is the first in item order, whichever pass met it.
   static func loadCompact(
-    _ sections: [CompactSection], total: Int, columns: inout [ByteSource], limit: Int,
-    ids: CompactIDs, aliases: DefinitionAliases, allowsMultipleSelection: Bool, end: Int
+    _ sections: [CompactSection], total: Int, columns: inout [ByteSource],
+    strings: (CompactStrings, origin: Int)?, limit: Int, ids: CompactIDs,
+    aliases: DefinitionAliases, allowsMultipleSelection: Bool, end: Int
   ) throws(CodecError) -> ListState {
     var state = ListState()
     state.allowsMultipleSelection = allowsMultipleSelection
@@ -75,7 +98,8 @@ extension ListState {
         refs: columns[3], total: total, capacity: total &+ room, limit: limit,
         aliases: aliases, idCount: ids.count, lost: lostEntries),
       texts: TextPass(
-        flags: columns[2], strings: columns[4], total: total, capacity: total &+ room)
+        flags: columns[2], strings: columns[4], pending: strings, total: total,
+        capacity: total &+ room)
     ).start()
     var selected: [Handle] = []
     var failure: ItemFailure?
@@ -414,6 +438,8 @@ extension ListState {
   private struct TextPass: @unchecked Sendable {
     var flags: ByteSource
     var strings: ByteSource
+    /// The strings column still inflating (and its offset in the state), read first.
+    let pending: (CompactStrings, origin: Int)?
     let total: Int
     /// Room for this many content references (the items and the fold's headroom).
     let capacity: Int
@@ -424,14 +450,25 @@ extension ListState {
     var count = 0
     var failure: (item: Int, error: CodecError)?
 
-    init(flags: ByteSource, strings: ByteSource, total: Int, capacity: Int) {
+    init(
+      flags: ByteSource, strings: ByteSource, pending: (CompactStrings, origin: Int)?,
+      total: Int, capacity: Int
+    ) {
       self.flags = flags
       self.strings = strings
+      self.pending = pending
       self.total = total
       self.capacity = max(capacity, total)
     }
 
     mutating func run() {
+      if let (column, origin) = pending {
+        guard let bytes = column.bytes() else {
+          failure = (0, CodecError("the state's last column did not inflate", offset: origin))
+          return
+        }
+        strings = ByteSource(bytes, origin: origin)
+      }
       var pass = self
       content = [ContentRef](unsafeUninitializedCapacity: capacity) { buffer, written in
         pass.read(into: buffer.baseAddress)
@@ -454,6 +491,9 @@ extension ListState {
         buffer, written in
         guard let out = buffer.baseAddress else { return }
         var end = 0
+        // A column of ASCII bytes has one-byte lengths and valid text throughout: a title
+        // alone is then copied here, its checks reduced to its length's.
+        let ascii = ListState.isASCII(strings)
         do throws(CodecError) {
           while count < total {
             let f = try flags.byte()
@@ -461,6 +501,25 @@ extension ListState {
             let textFlags =
               (f & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
               | (f & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
+            if textFlags == ItemText.hasTitle, ascii, let src = strings.base.baseAddress,
+              strings.offset < strings.base.count
+            {
+              let at = strings.offset
+              let bytes = Int(src.load(fromByteOffset: at, as: UInt8.self)) &+ 1
+              if bytes <= strings.base.count &- at, bytes < room &- end {
+                out[end] = ItemText.hasTitle
+                UnsafeMutableRawPointer(out + (end &+ 1)).copyMemory(
+                  from: src + at, byteCount: bytes)
+                (content + count).initialize(
+                  to: ContentRef(
+                    offset: UInt32(truncatingIfNeeded: end),
+                    length: UInt32(truncatingIfNeeded: bytes &+ 1)))
+                end &+= bytes &+ 1
+                strings.offset = at &+ bytes
+                count &+= 1
+                continue
+              }
+            }
             let extent = try ItemText.copy(
               flags: textFlags, from: &strings, into: out, capacity: room, at: &end)
             (content + count).initialize(
@@ -478,6 +537,23 @@ extension ListState {
       }
       (self.flags, self.strings, self.count, self.failure) = (flags, strings, count, failure)
     }
+  }
+
+  /// Whether the bytes left in `c` are all ASCII (read eight at a time).
+  private static func isASCII(_ c: ByteSource) -> Bool {
+    guard let base = c.base.baseAddress else { return true }
+    var p = base + c.offset
+    let end = base + c.base.count
+    var any: UInt64 = 0
+    while end - p >= 8 {
+      any |= p.loadUnaligned(as: UInt64.self)
+      p += 8
+    }
+    while p < end {
+      any |= UInt64(p.load(as: UInt8.self))
+      p += 1
+    }
+    return any & 0x8080_8080_8080_8080 == 0
   }
 
   /// Where item `i`'s entry starts in the entry column `refs`, and the column just after
@@ -501,6 +577,35 @@ extension ListState {
   ) -> (Int, CodecError?) {
     var previous: Int64 = -1
     var n = 0
+    // Entries read straight from the bytes while ten remain and no alias applies: a varint
+    // of at most nine bytes, in range. Anything else (a longer varint, an entry out of
+    // range, the column's end) is left to the checked loop below, from the same entry.
+    if aliases.map.isEmpty, let base = refs.base.baseAddress {
+      let bytes = base.assumingMemoryBound(to: UInt8.self)
+      var at = refs.offset
+      let last = refs.base.count &- 10
+      let bound = Int64(limit)
+      while n < count, at <= last {
+        var x: UInt64 = 0
+        var shift: UInt64 = 0
+        var p = at
+        var b: UInt8
+        repeat {
+          b = bytes[p]
+          x |= UInt64(b & 0x7F) << shift
+          shift &+= 7
+          p &+= 1
+        } while b >= 0x80 && shift < 63
+        guard b < 0x80 else { break }
+        let v = previous &+ 1 &+ Int64(bitPattern: (x >> 1) ^ (0 &- (x & 1)))
+        guard v >= 0, v < bound else { break }
+        (out + n).initialize(to: Int32(truncatingIfNeeded: v))
+        previous = v
+        n &+= 1
+        at = p
+      }
+      refs.offset = at
+    }
     do throws(CodecError) {
       while n < count {
         let v = previous &+ 1 &+ (try refs.zigzag())
@@ -545,10 +650,12 @@ extension Forest {
     // work. Each count becomes the end of its parent's range.
     var total: Int32 = 0
     var needed = 0
+    var longest = 0
     var roots = n
     for x in 0..<n {
       let count = start[x]
       needed &+= Self.blocks(forList: Int(count))
+      longest = max(longest, Int(count))
       total &+= count
       roots &-= Int(count)
       start[x] = total
@@ -573,46 +680,143 @@ extension Forest {
         }
       }
     }
-    // Every list's blocks, counted as `buildList` makes them, so that the arrays grow once.
+    // Root items are in section order: each section's run of them is its list.
+    var runs: [Int] = []
+    runs.reserveCapacity(sectionOrder.count)
     var i = 0
-    while i < rootList.count {
-      let s = nodes[Int(rootList[i])].section
-      var j = i &+ 1
+    for s in sectionOrder {
+      var j = i
       while j < rootList.count, nodes[Int(rootList[j])].section == s { j &+= 1 }
       needed &+= Self.blocks(forList: j &- i)
+      longest = max(longest, j &- i)
+      runs.append(j)
       i = j
     }
+    // Every list's blocks, counted as `buildList` makes them, so that the arrays grow once.
     blocks.reserveCapacity(blocks.count &+ needed &+ Self.loadHeadroom(needed))
     let slotCount = (blocks.count &+ needed) &* BlockLayout.stride
     if slots.count < slotCount {
       slots.reserveCapacity(slotCount &+ Self.loadHeadroom(needed) &* BlockLayout.stride)
       slots.append(contentsOf: repeatElement(0, count: slotCount &- slots.count))
     }
-    children.withUnsafeBufferPointer { kids in
-      var x = n &- 1
-      while x >= 0 {
-        let from = Int(start[x])
-        let to = Int(start[x &+ 1])
-        if to > from {
-          let root = buildList(UnsafeBufferPointer(rebasing: kids[from..<to]))
-          adopt(list: root, by: Handle(truncatingIfNeeded: x))
+    // The children's lists, built from the last item down (each child's totals are final
+    // before its parent's list reads them), then the sections' root lists, into blocks
+    // made here in `buildList`'s order.
+    var next = blocks.count
+    blocks.append(contentsOf: repeatElement(Block(leaf: true), count: needed))
+    var scratch = [Handle](repeating: 0, count: max(1, Self.blocks(forList: longest)))
+    var rootBlocks = [Handle](repeating: -1, count: runs.count)
+    nodes.withUnsafeMutableBufferPointer { nodes in
+      blocks.withUnsafeMutableBufferPointer { blocks in
+        slots.withUnsafeMutableBufferPointer { slots in
+          scratch.withUnsafeMutableBufferPointer { scratch in
+            guard let nd = nodes.baseAddress, let bl = blocks.baseAddress,
+              let sl = slots.baseAddress, let sc = scratch.baseAddress
+            else { return }
+            children.withUnsafeBufferPointer { kids in
+              var x = n &- 1
+              while x >= 0 {
+                let from = Int(start[x])
+                let to = Int(start[x &+ 1])
+                if to > from {
+                  let root = Self.buildList(
+                    UnsafeBufferPointer(rebasing: kids[from..<to]), nodes: nd, blocks: bl,
+                    slots: sl, scratch: sc, next: &next)
+                  let list = bl[Int(root)]
+                  nd[x].children = root
+                  nd[x].cnt = 1 &+ list.cnt
+                  nd[x].sel &+= list.sel
+                  if nd[x].expanded { nd[x].vis = 1 &+ list.vis }
+                  nd[x].height = list.height == UInt8.max ? list.height : list.height &+ 1
+                }
+                x &-= 1
+              }
+            }
+            rootList.withUnsafeBufferPointer { all in
+              var i = 0
+              for (k, j) in runs.enumerated() where j > i {
+                rootBlocks[k] = Self.buildList(
+                  UnsafeBufferPointer(rebasing: all[i..<j]), nodes: nd, blocks: bl, slots: sl,
+                  scratch: sc, next: &next)
+                i = j
+              }
+            }
+          }
         }
-        x &-= 1
       }
     }
-    // Root items are in section order: each section's run of them is its list.
-    rootList.withUnsafeBufferPointer { all in
-      var i = 0
-      for s in sectionOrder {
-        var j = i
-        while j < all.count, nodes[Int(all[j])].section == s { j &+= 1 }
-        let root = buildList(UnsafeBufferPointer(rebasing: all[i..<j]))
-        sections[Int(s)].roots = root
-        visibleRows &+= Int(visSum(root))
-        i = j
-      }
+    assert(next == blocks.count, "blocks counted wrong")
+    for (k, s) in sectionOrder.enumerated() {
+      sections[Int(s)].roots = rootBlocks[k]
+      visibleRows &+= Int(visSum(rootBlocks[k]))
     }
     assert(slots.count == blocks.count &* BlockLayout.stride, "blocks counted wrong")
+  }
+
+  /// `buildList(_:)` for a load: `items`' B-tree built into fresh blocks numbered from
+  /// `next` (moved past them) in the same order, through raw pointers to the forest's
+  /// arrays; `scratch` holds a level's blocks (room for the list's leaves).
+  private static func buildList(
+    _ items: UnsafeBufferPointer<Handle>, nodes nd: UnsafeMutablePointer<Node>,
+    blocks bl: UnsafeMutablePointer<Block>, slots sl: UnsafeMutablePointer<Int32>,
+    scratch sc: UnsafeMutablePointer<Handle>, next: inout Int
+  ) -> Handle {
+    let fill = BlockLayout.fanout * 3 / 4
+    var level = 0
+    var first = 0
+    while first < items.count {
+      let end = min(items.count, first &+ fill)
+      let b = next
+      next &+= 1
+      var sums = Block(leaf: true)
+      sums.count = Int32(truncatingIfNeeded: end &- first)
+      let base = sl + b &* BlockLayout.stride
+      for i in first..<end {
+        let h = Int(items[i])
+        base[i &- first] = Handle(truncatingIfNeeded: h)
+        nd[h].block = Handle(truncatingIfNeeded: b)
+        let node = nd[h]
+        sums.size &+= 1
+        sums.vis &+= node.vis
+        sums.cnt &+= node.cnt
+        sums.sel &+= node.sel
+        sums.height = max(sums.height, node.height)
+      }
+      bl[b] = sums
+      sc[level] = Handle(truncatingIfNeeded: b)
+      level &+= 1
+      first = end
+    }
+    // Inner levels, grouped in place: group k is written at k after reading from k * fill.
+    while level > 1 {
+      var out = 0
+      var first = 0
+      while first < level {
+        let end = min(level, first &+ fill)
+        let b = next
+        next &+= 1
+        var sums = Block(leaf: false)
+        sums.count = Int32(truncatingIfNeeded: end &- first)
+        let base = sl + b &* BlockLayout.stride
+        for j in first..<end {
+          let c = Int(sc[j])
+          base[j &- first] = Handle(truncatingIfNeeded: c)
+          bl[c].parent = Handle(truncatingIfNeeded: b)
+          let inner = bl[c]
+          sums.size &+= inner.size
+          sums.vis &+= inner.vis
+          sums.cnt &+= inner.cnt
+          sums.sel &+= inner.sel
+          sums.height = max(sums.height, inner.height)
+        }
+        bl[b] = sums
+        sc[out] = Handle(truncatingIfNeeded: b)
+        out &+= 1
+        first = end
+      }
+      level = out
+    }
+    return sc[0]
   }
 
   /// Spare capacity for an array of `n` elements filled by a load: allocated, not touched

@@ -302,6 +302,68 @@ extension ListState {
   package init(
     compact bytes: UnsafeRawBufferPointer, ids: CompactIDs, aliases: DefinitionAliases
   ) throws(CodecError) {
+    try self.init(compact: bytes, lastColumn: nil, ids: ids, aliases: aliases)
+  }
+
+  /// `init(compact:ids:aliases:)` with the state in two parts: `head`, all of it before its
+  /// last column, and that column (`strings`, its titles and fields), which may still be
+  /// inflating: the structure and entries are read meanwhile. The same checks and messages
+  /// as the state in one piece (offsets in the last column count from `head`'s end); a head
+  /// that does not end where the last column starts is joined to it first.
+  package init(
+    compact head: UnsafeRawBufferPointer, strings: CompactStrings, ids: CompactIDs,
+    aliases: DefinitionAliases
+  ) throws(CodecError) {
+    guard Self.endsBeforeLastColumn(head, lastColumn: strings.count) else {
+      guard let tail = strings.bytes() else {
+        throw CodecError("the state's last column did not inflate", offset: head.count)
+      }
+      var whole = [UInt8](head)
+      whole.append(contentsOf: tail)
+      self = try whole.withUnsafeBytes { whole in
+        Result { () throws(CodecError) in
+          try ListState(compact: whole, lastColumn: nil, ids: ids, aliases: aliases)
+        }
+      }.get()
+      return
+    }
+    try self.init(compact: head, lastColumn: strings, ids: ids, aliases: aliases)
+  }
+
+  /// Whether a compact state's first part `head` holds its header and every column but the
+  /// last, exactly, and the header gives the last `lastColumn` bytes: then it reads as the
+  /// whole would, every check in the header passing on the head alone.
+  private static func endsBeforeLastColumn(_ head: UnsafeRawBufferPointer, lastColumn: Int)
+    -> Bool
+  {
+    var s = ByteSource(head)
+    do throws(CodecError) {
+      guard try s.byte() == compactVersion else { return false }
+      _ = try s.varint()
+      _ = try s.varint()
+      _ = try s.byte()
+      _ = try s.count(minBytes: 2)
+      var before = 0
+      for i in 0..<compactColumns {
+        let n = try s.varint()
+        guard n <= UInt64(Int32.max) else { return false }
+        if i < compactColumns - 1 {
+          before += Int(n)
+        } else {
+          return Int(n) == lastColumn && before == s.remaining
+        }
+      }
+    } catch {
+      return false
+    }
+    return false
+  }
+
+  /// The body of both: `strings`, when given, is the last column, `bytes` all before it.
+  private init(
+    compact bytes: UnsafeRawBufferPointer, lastColumn strings: CompactStrings?, ids: CompactIDs,
+    aliases: DefinitionAliases
+  ) throws(CodecError) {
     var s = ByteSource(bytes)
     let version = try s.byte()
     guard version == Self.compactVersion else {
@@ -317,7 +379,8 @@ extension ListState {
     guard mode <= 1 else { throw s.fail("bad selection mode \(mode)") }
     // Each section takes at least two bytes of its column: bounded before anything is kept.
     let sectionCount = try s.count(minBytes: 2)
-    var columns = try ColumnSplit.split(&s, count: Self.compactColumns)
+    var columns = try ColumnSplit.split(
+      &s, count: Self.compactColumns, through: strings == nil ? nil : Self.compactColumns - 2)
     guard s.isAtEnd else { throw s.fail("\(s.remaining) bytes after the columns") }
     // Sections first (entry, item count): every item has one byte in the flags column, so
     // the total is bounded by that column before the tables grow for it.
@@ -339,7 +402,8 @@ extension ListState {
       throw columns[0].fail("\(columns[0].remaining) bytes left after the sections")
     }
     self = try Self.loadCompact(
-      sections, total: total, columns: &columns, limit: limit, ids: ids, aliases: aliases,
-      allowsMultipleSelection: mode == 1, end: bytes.count)
+      sections, total: total, columns: &columns,
+      strings: strings.map { ($0, bytes.count) }, limit: limit, ids: ids, aliases: aliases,
+      allowsMultipleSelection: mode == 1, end: bytes.count + (strings?.count ?? 0))
   }
 }
