@@ -140,8 +140,25 @@ import Testing
   @Test(arguments: [40, 20_000])
   func fieldsOutOfOrderAreMadeCanonical(count: Int) throws {
     let state = try read(
-      count: count, [], fields: [3: [("b", "2"), ("a", "1"), ("b", "3")], 5: [("k", "v")]]
+      count: count, [],
+      fields: [
+        3: [("b", "2"), ("a", "1"), ("b", "3")], 5: [("k", "v")], 7: [("a", "1"), ("ab", "2")],
+        8: [("ab", "1"), ("a", "2")], 9: [("a", "1"), ("a", "2")], 10: [("é", "1"), ("a", "2")],
+      ]
     ).get()
+    #expect(state.fields(of: "i7") == ["a": "1", "ab": "2"])
+    #expect(state.fields(of: "i8") == ["a": "2", "ab": "1"])
+    #expect(state.fields(of: "i9") == ["a": "2"])
+    #expect(state.fields(of: "i10") == ["a": "2", "é": "1"])
+    // Whatever path each item took, equal contents make equal states.
+    let canonical = try read(
+      count: count, [],
+      fields: [
+        3: [("a", "1"), ("b", "3")], 5: [("k", "v")], 7: [("a", "1"), ("ab", "2")],
+        8: [("a", "2"), ("ab", "1")], 9: [("a", "2")], 10: [("a", "2"), ("é", "1")],
+      ]
+    ).get()
+    #expect(state == canonical)
     #expect(state.fields(of: "i3") == ["a": "1", "b": "3"])
     #expect(state.title(of: "i3") == "t")
     #expect(state.fields(of: "i5") == ["k": "v"])

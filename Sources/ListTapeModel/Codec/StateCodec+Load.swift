@@ -491,8 +491,8 @@ extension ListState {
         buffer, written in
         guard let out = buffer.baseAddress else { return }
         var end = 0
-        // A column of ASCII bytes has one-byte lengths and valid text throughout: a title
-        // alone is then copied here, its checks reduced to its length's.
+        // A column of ASCII bytes has one-byte lengths and valid text throughout: an item's
+        // text is then copied here, its checks reduced to its lengths' and its keys' order.
         let ascii = ListState.isASCII(strings)
         do throws(CodecError) {
           while count < total {
@@ -501,13 +501,14 @@ extension ListState {
             let textFlags =
               (f & ItemFlag.title != 0 ? ItemText.hasTitle : 0)
               | (f & ItemFlag.fields != 0 ? ItemText.hasFields : 0)
-            if textFlags == ItemText.hasTitle, ascii, let src = strings.base.baseAddress,
-              strings.offset < strings.base.count
+            if textFlags != 0, ascii, let src = strings.base.baseAddress,
+              let after = ItemText.canonicalASCII(
+                flags: textFlags, in: src, at: strings.offset, end: strings.base.count)
             {
               let at = strings.offset
-              let bytes = Int(src.load(fromByteOffset: at, as: UInt8.self)) &+ 1
-              if bytes <= strings.base.count &- at, bytes < room &- end {
-                out[end] = ItemText.hasTitle
+              let bytes = after &- at
+              if bytes < room &- end {
+                out[end] = textFlags
                 UnsafeMutableRawPointer(out + (end &+ 1)).copyMemory(
                   from: src + at, byteCount: bytes)
                 (content + count).initialize(
@@ -515,7 +516,7 @@ extension ListState {
                     offset: UInt32(truncatingIfNeeded: end),
                     length: UInt32(truncatingIfNeeded: bytes &+ 1)))
                 end &+= bytes &+ 1
-                strings.offset = at &+ bytes
+                strings.offset = after
                 count &+= 1
                 continue
               }
@@ -577,32 +578,34 @@ extension ListState {
   ) -> (Int, CodecError?) {
     var previous: Int64 = -1
     var n = 0
-    // Entries read straight from the bytes while ten remain and no alias applies: a varint
-    // of at most nine bytes, in range. Anything else (a longer varint, an entry out of
-    // range, the column's end) is left to the checked loop below, from the same entry.
+    // Entries read straight from the bytes, eight at a time, while ten remain and no alias
+    // applies: a varint of at most eight bytes (its end found and its groups gathered
+    // without a branch), in range. Anything else (a longer varint, an entry out of range,
+    // the column's end) is left to the checked loop below, from the same entry.
     if aliases.map.isEmpty, let base = refs.base.baseAddress {
-      let bytes = base.assumingMemoryBound(to: UInt8.self)
       var at = refs.offset
       let last = refs.base.count &- 10
       let bound = Int64(limit)
       while n < count, at <= last {
-        var x: UInt64 = 0
-        var shift: UInt64 = 0
-        var p = at
-        var b: UInt8
-        repeat {
-          b = bytes[p]
-          x |= UInt64(b & 0x7F) << shift
-          shift &+= 7
-          p &+= 1
-        } while b >= 0x80 && shift < 63
-        guard b < 0x80 else { break }
+        let w = UInt64(littleEndian: (base + at).loadUnaligned(as: UInt64.self))
+        let ends = ~w & 0x8080_8080_8080_8080
+        guard ends != 0 else { break }
+        let length = (ends.trailingZeroBitCount &+ 1) >> 3
+        let v0 = w & ((1 << UInt64(length &* 8)) &- 1)
+        var x = v0 & 0x7F
+        x |= (v0 >> 1) & (0x7F << 7)
+        x |= (v0 >> 2) & (0x7F << 14)
+        x |= (v0 >> 3) & (0x7F << 21)
+        x |= (v0 >> 4) & (0x7F << 28)
+        x |= (v0 >> 5) & (0x7F << 35)
+        x |= (v0 >> 6) & (0x7F << 42)
+        x |= (v0 >> 7) & (0x7F << 49)
         let v = previous &+ 1 &+ Int64(bitPattern: (x >> 1) ^ (0 &- (x & 1)))
         guard v >= 0, v < bound else { break }
         (out + n).initialize(to: Int32(truncatingIfNeeded: v))
         previous = v
         n &+= 1
-        at = p
+        at &+= length
       }
       refs.offset = at
     }

@@ -103,6 +103,51 @@ enum ItemText {
     return start..<end
   }
 
+  /// Where the title and fields `flags` names end in `bytes` (from `at`, `end` bytes in
+  /// all), when those bytes are ASCII (so every length is one byte and all text is valid)
+  /// and read as `copy` would keep them as they are: every length within the bytes, keys
+  /// in strictly increasing order. Nil otherwise, for `copy` to read them (and refuse or
+  /// rewrite them).
+  @inline(__always) static func canonicalASCII(
+    flags: UInt8, in bytes: UnsafeRawPointer, at: Int, end: Int
+  ) -> Int? {
+    let b = bytes.assumingMemoryBound(to: UInt8.self)
+    var p = at
+    /// A length byte, then that many bytes: where they start, or nil past the end.
+    @inline(__always) func string(_ p: inout Int) -> (start: Int, count: Int)? {
+      guard p < end else { return nil }
+      let n = Int(b[p])
+      p &+= 1
+      guard n <= end &- p else { return nil }
+      defer { p &+= n }
+      return (p, n)
+    }
+    if flags & hasTitle != 0 {
+      guard string(&p) != nil else { return nil }
+    }
+    if flags & hasFields != 0 {
+      guard p < end else { return nil }
+      let count = Int(b[p])
+      p &+= 1
+      guard count <= (end &- p) / 2 else { return nil }
+      var previous: (start: Int, count: Int)?
+      for _ in 0..<count {
+        guard let key = string(&p), string(&p) != nil else { return nil }
+        if let previous {
+          // Strictly increasing: the first differing byte is larger, or the key is longer.
+          var i = 0
+          let shared = min(previous.count, key.count)
+          while i < shared, b[previous.start &+ i] == b[key.start &+ i] { i &+= 1 }
+          let precedes =
+            i < shared ? b[previous.start &+ i] < b[key.start &+ i] : previous.count < key.count
+          guard precedes else { return nil }
+        }
+        previous = key
+      }
+    }
+    return p
+  }
+
   @inline(__always) static func appendString(_ s: String, _ out: inout [UInt8]) {
     ByteSink.appendVarint(UInt64(s.utf8.count), to: &out)
     out.append(contentsOf: s.utf8)
