@@ -2,7 +2,9 @@
 // the model's sources into one module).
 
 /// Decodes arbitrary bytes as a 2.0 compact state (its dictionary made of short ids) and as
-/// a 1.0 canonical state; whatever decodes must re-encode and decode back to itself.
+/// a 1.0 canonical state; whatever decodes must re-encode and decode back to itself. The
+/// compact state read in two parts (cut where its last column would start, and in the
+/// middle) must give what it gives whole: the same state or the same error.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCheckpointDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = UnsafeRawBufferPointer(start: data, count: size)
@@ -18,10 +20,42 @@ public func fuzzCheckpointDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
       if back != state { fatalError("compact state does not read back") }
     }
   }
+  let whole = Result { () throws(CodecError) in
+    try ListState(compact: bytes, ids: ids, aliases: aliases)
+  }
+  for cut in [lastColumnStart(bytes) ?? 0, size / 2] {
+    let head = UnsafeRawBufferPointer(rebasing: bytes[..<cut])
+    let tail = UnsafeRawBufferPointer(rebasing: bytes[cut...])
+    let two = Result { () throws(CodecError) in
+      try ListState(
+        compact: head, strings: CompactStrings(count: tail.count) { tail },
+        ids: CompactIDs(ids), aliases: aliases)
+    }
+    switch (whole, two) {
+    case (.success(let a), .success(let b)) where a == b: break
+    case (.failure(let a), .failure(let b)) where a == b: break
+    default: fatalError("a compact state read in two parts differs from the whole (cut \(cut))")
+    }
+  }
   if let state = try? ListState(encoded: bytes) {
     if (try? ListState(encoded: state.encoded())) != state {
       fatalError("canonical state does not read back")
     }
   }
   return 0
+}
+
+/// Where a compact state's last column would start by the lengths its header gives, or nil
+/// when the header does not read that far.
+func lastColumnStart(_ bytes: UnsafeRawBufferPointer) -> Int? {
+  var s = ByteSource(bytes)
+  guard (try? s.byte()) != nil, (try? s.varint()) != nil, (try? s.varint()) != nil,
+    (try? s.byte()) != nil, (try? s.varint()) != nil
+  else { return nil }
+  var last: UInt64 = 0
+  for _ in 0..<5 {
+    guard let n = try? s.varint() else { return nil }
+    last = n
+  }
+  return last <= UInt64(bytes.count) ? bytes.count - Int(last) : nil
 }
