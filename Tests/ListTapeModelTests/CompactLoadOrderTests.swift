@@ -84,16 +84,10 @@ import Testing
       strings.count(t.count)
       strings.bytes.append(contentsOf: t + fieldBytes[i])
     }
-    var bytes = ByteSink()
-    bytes.byte(ListState.compactVersion)
-    bytes.varint(0)
-    bytes.count(dictionary.count)
-    bytes.byte(0)
-    bytes.count(1)
-    let columns = [sections.bytes, levelColumn.bytes, flags, refs.bytes, strings.bytes]
-    for c in columns { bytes.count(c.count) }
-    for c in columns { bytes.bytes.append(contentsOf: c) }
-    return (bytes.bytes, dictionary)
+    let bytes = compactStateBytes(
+      dictionaryCount: dictionary.count, sections: 1,
+      columns: [sections.bytes, levelColumn.bytes, flags, refs.bytes, strings.bytes])
+    return (bytes, dictionary)
   }
 
   /// The message of the error `read` met, or nil when the state loads.

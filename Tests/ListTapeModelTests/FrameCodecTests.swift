@@ -428,40 +428,29 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     var refs = ByteSink()
     refs.zigzag(1)  // d0 is entry 1 (previous -1)
     for _ in 1...256 { refs.zigzag(0) }
-    var bytes = ByteSink()
-    bytes.byte(ListState.compactVersion)
-    bytes.varint(0)
-    bytes.count(ids.count)
-    bytes.byte(0)
-    bytes.count(1)
-    let columns = [sections.bytes, levels.bytes, flags, refs.bytes, []]
-    for c in columns { bytes.count(c.count) }
-    for c in columns { bytes.bytes.append(contentsOf: c) }
+    let bytes = compactStateBytes(
+      dictionaryCount: ids.count, sections: 1,
+      columns: [sections.bytes, levels.bytes, flags, refs.bytes, []])
     #expect {
-      _ = try bytes.bytes.withUnsafeBytes {
+      _ = try bytes.withUnsafeBytes {
         try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
       }
     } throws: { error in
       (error as? CodecError)?.message.contains("item level 256 is past the deepest level") == true
     }
     // One level less is the deepest legal chain, and reads back.
-    var legal = ByteSink()
-    legal.byte(ListState.compactVersion)
-    legal.varint(0)
-    legal.count(ids.count - 1)
-    legal.byte(0)
-    legal.count(1)
     var sections255 = ByteSink()
     sections255.count(0)
     sections255.count(256)
     var levels255 = ByteSink()
     for level in 0...255 { levels255.count(level) }
-    let legalColumns = [
-      sections255.bytes, levels255.bytes, Array(flags.dropLast()), Array(refs.bytes.dropLast()), [],
-    ]
-    for c in legalColumns { legal.count(c.count) }
-    for c in legalColumns { legal.bytes.append(contentsOf: c) }
-    let state = try legal.bytes.withUnsafeBytes {
+    let legal = compactStateBytes(
+      dictionaryCount: ids.count - 1, sections: 1,
+      columns: [
+        sections255.bytes, levels255.bytes, Array(flags.dropLast()), Array(refs.bytes.dropLast()),
+        [],
+      ])
+    let state = try legal.withUnsafeBytes {
       try ListState(compact: $0, ids: dictionary, aliases: DefinitionAliases())
     }
     #expect(state.numberOfAllItems == 256)

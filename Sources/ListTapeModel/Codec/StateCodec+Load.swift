@@ -469,13 +469,11 @@ extension ListState {
         }
         strings = ByteSource(bytes, origin: origin)
       }
-      var pass = self
-      content = [ContentRef](unsafeUninitializedCapacity: capacity) { buffer, written in
-        pass.read(into: buffer.baseAddress)
-        written = pass.count
+      let content = [ContentRef](unsafeUninitializedCapacity: capacity) { buffer, written in
+        read(into: buffer.baseAddress)
+        written = count
       }
-      (flags, strings, text, count, failure) =
-        (pass.flags, pass.strings, pass.text, pass.count, pass.failure)
+      self.content = content
     }
 
     /// Reads the items' text into `text`, each item's reference into `content`.
@@ -572,7 +570,7 @@ extension ListState {
   /// Reads up to `count` entries of an entry column (deltas from the entry before) into
   /// `out`, each checked against `limit` and read through `aliases`; returns how many were
   /// read and, when fewer than `count`, why.
-  fileprivate static func decodeEntries(
+  private static func decodeEntries(
     _ refs: inout ByteSource, into out: UnsafeMutablePointer<Int32>, count: Int, limit: Int,
     aliases: DefinitionAliases
   ) -> (Int, CodecError?) {

@@ -71,3 +71,18 @@ extension SplitMix64 {
 
   mutating func pick<T>(_ xs: [T]) -> T? { xs.isEmpty ? nil : xs[int(xs.count)] }
 }
+
+/// A compact state's bytes (the 2.0 checkpoint layout, segment 0) over a dictionary of
+/// `dictionaryCount` entries: its header, then `columns` (sections, levels, flags, entry
+/// deltas, strings) as given, so that a test can write any of them wrong.
+func compactStateBytes(dictionaryCount: Int, sections: Int, columns: [[UInt8]]) -> [UInt8] {
+  var bytes = ByteSink()
+  bytes.byte(ListState.compactVersion)
+  bytes.varint(0)
+  bytes.count(dictionaryCount)
+  bytes.byte(0)
+  bytes.count(sections)
+  for c in columns { bytes.count(c.count) }
+  for c in columns { bytes.bytes.append(contentsOf: c) }
+  return bytes.bytes
+}
