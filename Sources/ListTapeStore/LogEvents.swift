@@ -75,8 +75,17 @@ package enum LogEvents {
         let firstSeq = Int(view.firstSeq)
         switch view.kind {
         case .dictionary:
+          // A run that starts at a restart the decoder was positioned by (a seek from the
+          // checkpoint that follows it) already holds its dictionary, and the state its
+          // numbering: entering the live ids again and renumbering the state would be the
+          // same work twice.
+          let entered =
+            firstSeq == first && !acrossGaps && decoder.segment == UInt64(firstSeq)
+            && decoder.expected == firstSeq
           do throws(CodecError) {
-            try decoder.restart(view.payload, seq: firstSeq, afterGaps: acrossGaps, into: &ops)
+            if !entered {
+              try decoder.restart(view.payload, seq: firstSeq, afterGaps: acrossGaps, into: &ops)
+            }
           } catch {
             failure = .undecodableDictionary(event: firstSeq, error, path: path)
             return false

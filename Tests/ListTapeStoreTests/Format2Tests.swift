@@ -1,11 +1,11 @@
 import Foundation
-import ListTapeModel
 import ListTapeRead
 import ListTapeSamples
 import Testing
 
 @testable import ListTapeInvestigate
 @testable import ListTapeLog
+@testable import ListTapeModel
 @testable import ListTapeStore
 
 /// A recorded 2.0 session: the log, its events, and the states of a direct fold.
@@ -105,6 +105,54 @@ struct RecordedSession {
     for n in [1, 699, 700, 701, 2_345, 5_999, 6_000] {
       #expect(try reopened.state(at: n) == direct(s.events, through: n), "reopened, event \(n)")
     }
+  }
+
+  /// A fold that starts at a dictionary restart, from a decoder a seek positioned there
+  /// (the checkpoint after a restart), does not enter the restart again (its live ids
+  /// entered and the state renumbered twice); one standing before the restart still does.
+  @Test func aFoldFromARestartDoesNotEnterItAgain() throws {
+    let s = try RecordedSession(6_000, seed: 21, shape: .uuid)
+    defer { s.remove() }
+    let timeline = try Timeline(path: s.path)
+    let reader = try LogReader(path: s.path)
+    func fold(_ decoder: inout EventDecoder, from: Int, through: Int) throws -> (
+      restarts: Int, events: Int
+    ) {
+      var counts = (restarts: 0, events: 0)
+      func hand(_ chunk: inout FoldOps) -> Bool {
+        for i in 0..<chunk.count {
+          if chunk.kind(i) == FoldOps.Kind.restart { counts.restarts += 1 }
+          if chunk.isEvent(i) { counts.events += 1 }
+        }
+        chunk.removeAll()
+        return true
+      }
+      var ops = FoldOps()
+      try LogEvents.decode(
+        reader, path: s.path, decoder: &decoder, from: from, through: through, ops: &ops,
+        skipped: { _ in }, hand)
+      return counts
+    }
+    var seq: UInt64 = 0
+    var checked = 0
+    while let r = reader.restartSeq(after: seq) {
+      seq = r
+      let n = Int(r)
+      guard n > 2, n + 50 <= s.events.count else { continue }
+      var positioned = try timeline.decoder(after: n - 1)
+      let defined = positioned.defined
+      #expect(positioned.segment == r)
+      let there = try fold(&positioned, from: n, through: n + 50)
+      #expect(there.restarts == 0 && there.events == 51, "restart before event \(n)")
+      #expect(positioned.segment == r && positioned.defined >= defined)
+      var before = try timeline.decoder(after: n - 2)
+      let across = try fold(&before, from: n - 1, through: n + 50)
+      #expect(across.restarts == 1 && across.events == 52, "restart before event \(n)")
+      #expect(before.defined == positioned.defined && before.segment == r)
+      #expect(try timeline.state(at: n + 50) == direct(s.events, through: n + 50))
+      checked += 1
+    }
+    #expect(checked > 0)
   }
 
   /// A state of tens of thousands of items is stored in the index in two parts, inflated

@@ -510,3 +510,42 @@ enum EncodeParts {
     print(String(format: "as folded: encode %.2f ms, %d bytes", scattered.ms, scattered.bytes))
   }
 }
+
+/// `listtape-bench __noindex-parts LOG`: where a one-shot seek's wall time goes on a 2.0
+/// log without an index (the log's own checkpoints): the segment's definitions read up to
+/// the checkpoint, the checkpoint loaded over them, the fold to the target, and the state's
+/// JSON written; medians of 9 random events, each on a fresh timeline.
+enum NoIndexParts {
+  static func run(_ path: String) throws {
+    var rng = Rng(seed: 5)
+    var parts: [[Double]] = [[], [], [], [], []]
+    for _ in 0..<9 {
+      let timeline = try Timeline(path: path)
+      precondition(timeline.indexBytes == nil, "remove the index first")
+      let n = 1 + rng.below(timeline.eventCount)
+      let cpSeq = timeline.checkpointSeq(atOrBefore: n)
+      var t = Clock.now()
+      _ = try timeline.decoder(after: cpSeq)
+      parts[0].append(Clock.now() - t)
+      t = Clock.now()
+      guard var cp = try timeline.logCheckpoint(atOrBefore: n) else { continue }
+      parts[1].append(Clock.now() - t)
+      t = Clock.now()
+      try timeline.fold(&cp.state, &cp.decoder, from: cp.seq + 1, through: n) { _, _, _, _ in true }
+      parts[2].append(Clock.now() - t)
+      parts[4].append(Double(n - cp.seq))
+      t = Clock.now()
+      var w = JSONWriter()
+      var bytes = 0
+      cp.state.writeJSON(event: n, to: &w, drain: { bytes += $0.count })
+      parts[3].append(Clock.now() - t)
+    }
+    func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+    print(
+      String(
+        format: "definitions %.1f ms, checkpoint (definitions + load) %.1f ms, fold %.1f ms"
+          + " (%.0f events), JSON %.1f ms",
+        median(parts[0]) * 1e3, median(parts[1]) * 1e3, median(parts[2]) * 1e3,
+        median(parts[4]), median(parts[3]) * 1e3))
+  }
+}

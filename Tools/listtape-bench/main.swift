@@ -44,6 +44,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try EncodeParts.run(args[1])
 } else if args.count == 3 && args[0] == "__image" {
   try SeekParts.image(args[1], to: args[2])
+} else if args.count == 2 && args[0] == "__noindex-parts" {
+  try NoIndexParts.run(args[1])
 } else if args.count == 2 && args[0] == "__seek-parts" {
   try SeekParts.run(args[1])
 } else if args.count == 2 && args[0] == "__fuzz-seeds" {
