@@ -177,6 +177,23 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     #expect((0..<ids.count).map { Array(loaded.text($0).utf8) } == ids.map { Array($0.utf8) })
   }
 
+  /// A restart that lists an id twice (a section and an item may share one; a hostile log
+  /// may repeat any) reads each repeat as its first entry, among thousands entered in one
+  /// batch, and the string table finds every id at its first entry.
+  @Test func aRestartReadsARepeatedIdAsItsFirstEntry() throws {
+    var ids = (0..<5_000).map { "id-\($0)" }
+    ids += ["id-7", "s", "id-4999", "s"]
+    let restart = DictionaryPayload.encode(ids)
+    var d = EventDecoder()
+    try restart.bytes.withUnsafeBytes { raw in try d.restart(raw, seq: 1) }
+    #expect(d.dictionary.count == ids.count)
+    #expect(d.aliases.map == [5_000: 7, 5_002: 4_999, 5_003: 5_001])
+    #expect(d.aliases.vetted == ids.count)
+    #expect(d.dictionary.entry(of: "s") == 5_001)
+    #expect(d.dictionary.entry(of: "id-4321") == 4_321)
+    #expect(d.dictionary.entry(of: "id-5000") == nil)
+  }
+
   /// Mangled frames (passing the log's checksums, say forged) decode to an error or to
   /// events, never a crash or a hang.
   @Test func mangledFramesNeverCrash() throws {

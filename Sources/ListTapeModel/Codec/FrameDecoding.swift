@@ -68,15 +68,10 @@ extension EventDecoder {
     try DictionaryPayload.decode(payload, into: &fresh)
     fresh.setLineage(Self.lineage(log: logID, segment: UInt64(seq)))
     aliases.removeAll()
-    // A restart lists each id once, but a section and an item may share one.
-    dictionary = IdSpace()
-    dictionary.setLineage(fresh.lineage)
-    fresh.bytes.withUnsafeBytes { all in
-      for e in 0..<fresh.count {
-        dictionary.append(stored: UnsafeRawBufferPointer(rebasing: all[fresh.extent(e)]))
-        _ = aliases.check(last: &dictionary)
-      }
-    }
+    // A restart lists each id once, but a section and an item may share one: every entry
+    // is entered in the string table in one batch (sized once, lookups overlapping).
+    dictionary = fresh
+    dictionary.indexAppended(from: 0) { e, same in aliases.note(e, same) }
     segment = UInt64(seq)
     defined = dictionary.count
     expected = seq

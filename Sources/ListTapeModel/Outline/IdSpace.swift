@@ -146,7 +146,7 @@ package struct IdSpace: Sendable {
   package mutating func indexAppended(from first: Int, _ body: (Int32, Int32) -> Void) {
     guard first < count else { return }
     var t = takeTable()
-    if !t.isBuilt { t.build(self, entries: first) }
+    if !t.isBuilt { t.build(self, entries: first, room: count) }
     t.insert(first..<count, self, body)
     table = t
   }
@@ -368,11 +368,12 @@ struct EntryTable: Sendable {
     return IdentifierIndex.hash(long: bytes, seed: IdentifierIndex.processSeed)
   }
 
-  /// Builds the table over the first `n` entries of `space` (all of them by default).
-  mutating func build(_ space: IdSpace, entries n: Int? = nil) {
+  /// Builds the table over the first `n` entries of `space` (all of them by default),
+  /// with room for `room` entries (at least `n`) before it grows.
+  mutating func build(_ space: IdSpace, entries n: Int? = nil, room: Int = 0) {
     let n = n ?? space.count
     var size = 16
-    while size < n &* 2 &+ 2 { size &<<= 1 }
+    while size < max(n, room) &* 2 &+ 2 { size &<<= 1 }
     slots = [UInt64](repeating: 0, count: size)
     count = 0
     insert(0..<n, space) { _, _ in }
