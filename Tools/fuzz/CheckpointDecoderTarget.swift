@@ -48,14 +48,6 @@ public func fuzzCheckpointDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
 /// Where a compact state's last column would start by the lengths its header gives, or nil
 /// when the header does not read that far.
 func lastColumnStart(_ bytes: UnsafeRawBufferPointer) -> Int? {
-  var s = ByteSource(bytes)
-  guard (try? s.byte()) != nil, (try? s.varint()) != nil, (try? s.varint()) != nil,
-    (try? s.byte()) != nil, (try? s.varint()) != nil
-  else { return nil }
-  var last: UInt64 = 0
-  for _ in 0..<5 {
-    guard let n = try? s.varint() else { return nil }
-    last = n
-  }
-  return last <= UInt64(bytes.count) ? bytes.count - Int(last) : nil
+  guard let c = ListState.compactColumnSizes(bytes), c.last <= bytes.count else { return nil }
+  return bytes.count - c.last
 }

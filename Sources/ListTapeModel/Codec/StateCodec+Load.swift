@@ -777,11 +777,7 @@ extension Forest {
         base[i &- first] = Handle(truncatingIfNeeded: h)
         nd[h].block = Handle(truncatingIfNeeded: b)
         let node = nd[h]
-        sums.size &+= 1
-        sums.vis &+= node.vis
-        sums.cnt &+= node.cnt
-        sums.sel &+= node.sel
-        sums.height = max(sums.height, node.height)
+        sums.add(size: 1, vis: node.vis, cnt: node.cnt, sel: node.sel, height: node.height)
       }
       bl[b] = sums
       sc[level] = Handle(truncatingIfNeeded: b)
@@ -804,11 +800,8 @@ extension Forest {
           base[j &- first] = Handle(truncatingIfNeeded: c)
           bl[c].parent = Handle(truncatingIfNeeded: b)
           let inner = bl[c]
-          sums.size &+= inner.size
-          sums.vis &+= inner.vis
-          sums.cnt &+= inner.cnt
-          sums.sel &+= inner.sel
-          sums.height = max(sums.height, inner.height)
+          sums.add(
+            size: inner.size, vis: inner.vis, cnt: inner.cnt, sel: inner.sel, height: inner.height)
         }
         bl[b] = sums
         sc[out] = Handle(truncatingIfNeeded: b)
@@ -823,4 +816,17 @@ extension Forest {
   /// Spare capacity for an array of `n` elements filled by a load: allocated, not touched
   /// until the fold after the load grows into it.
   static func loadHeadroom(_ n: Int) -> Int { n / 8 &+ 1024 }
+}
+
+extension Block {
+  /// Adds an entry's totals to this block's sums (an item's own, size 1; a block's sums).
+  @inline(__always) fileprivate mutating func add(
+    size: Int32, vis: Int32, cnt: Int32, sel: Int32, height: UInt8
+  ) {
+    self.size &+= size
+    self.vis &+= vis
+    self.cnt &+= cnt
+    self.sel &+= sel
+    self.height = max(self.height, height)
+  }
 }

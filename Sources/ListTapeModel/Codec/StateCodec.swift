@@ -275,6 +275,14 @@ extension ListState {
     segment: UInt64, dictionaryCount: Int
   ) {
     var s = ByteSource(bytes)
+    return try compactStart(&s)
+  }
+
+  /// Reads a compact state's version (which must be this one's), segment and dictionary
+  /// size from `s`: the start every reader of the layout checks the same way.
+  private static func compactStart(_ s: inout ByteSource) throws(CodecError) -> (
+    segment: UInt64, dictionaryCount: Int
+  ) {
     let version = try s.byte()
     guard version == compactVersion else {
       throw s.fail("unknown state encoding version \(version)")
@@ -336,27 +344,34 @@ extension ListState {
   private static func endsBeforeLastColumn(_ head: UnsafeRawBufferPointer, lastColumn: Int)
     -> Bool
   {
-    var s = ByteSource(head)
+    guard let c = compactColumnSizes(head) else { return false }
+    return c.last == lastColumn && c.before == head.count - c.headerEnd
+  }
+
+  /// Where a compact state's header ends and how many bytes its columns take, the last one
+  /// apart, by the lengths the header gives; nil when the header does not read that far.
+  static func compactColumnSizes(_ bytes: UnsafeRawBufferPointer) -> (
+    headerEnd: Int, before: Int, last: Int
+  )? {
+    var s = ByteSource(bytes)
     do throws(CodecError) {
-      guard try s.byte() == compactVersion else { return false }
-      _ = try s.varint()
-      _ = try s.varint()
+      _ = try compactStart(&s)
       _ = try s.byte()
       _ = try s.count(minBytes: 2)
       var before = 0
       for i in 0..<compactColumns {
         let n = try s.varint()
-        guard n <= UInt64(Int32.max) else { return false }
+        guard n <= UInt64(Int32.max) else { return nil }
         if i < compactColumns - 1 {
           before += Int(n)
         } else {
-          return Int(n) == lastColumn && before == s.remaining
+          return (s.offset, before, Int(n))
         }
       }
     } catch {
-      return false
+      return nil
     }
-    return false
+    return nil
   }
 
   /// The body of both: `strings`, when given, is the last column, `bytes` all before it.
@@ -365,16 +380,10 @@ extension ListState {
     aliases: DefinitionAliases
   ) throws(CodecError) {
     var s = ByteSource(bytes)
-    let version = try s.byte()
-    guard version == Self.compactVersion else {
-      throw s.fail("unknown state encoding version \(version)")
+    let limit = try Self.compactStart(&s).dictionaryCount
+    guard limit <= ids.count else {
+      throw s.fail("state needs \(limit) dictionary entries, \(ids.count) known")
     }
-    _ = try s.varint()
-    let entries = try s.varint()
-    guard entries <= UInt64(ids.count) else {
-      throw s.fail("state needs \(entries) dictionary entries, \(ids.count) known")
-    }
-    let limit = Int(entries)
     let mode = try s.byte()
     guard mode <= 1 else { throw s.fail("bad selection mode \(mode)") }
     // Each section takes at least two bytes of its column: bounded before anything is kept.
