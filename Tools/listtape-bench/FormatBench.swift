@@ -549,3 +549,98 @@ enum NoIndexParts {
         median(parts[4]), median(parts[3]) * 1e3))
   }
 }
+
+/// `listtape-bench __deltas LOG [SPACING]`: how much of the state a seek point written as
+/// what changed would hold (issue 28.3's design): at every SPACING events (49,152 by
+/// default) of a fold from the start, the items whose placement (section, parent, previous
+/// sibling) or content differ from the state 1, 2 and 4 points before (items added and
+/// removed counted), and those whose flags alone differ; as a share of the items then.
+enum DeltaShare {
+  struct Placed: Equatable {
+    var section: String
+    var parent: String?
+    var after: String?
+    var expanded: Bool
+    var selected: Bool
+    var title: String?
+    var fields: [String: String]?
+  }
+
+  static func snapshot(_ state: ListState) -> [String: Placed] {
+    var out: [String: Placed] = [:]
+    out.reserveCapacity(state.numberOfAllItems)
+    for s in state.sections {
+      let section = state.id(of: s)
+      var lastChild: [String: String] = [:]
+      var lastRoot: String?
+      for r in state.rows(in: s) {
+        let after = r.parent.map { lastChild[$0] } ?? lastRoot
+        out[r.id] = Placed(
+          section: section, parent: r.parent, after: after, expanded: r.expanded,
+          selected: r.isSelected, title: r.title, fields: r.fields)
+        if let p = r.parent { lastChild[p] = r.id } else { lastRoot = r.id }
+      }
+    }
+    return out
+  }
+
+  /// Items of `b` placed or filled otherwise than in `a` (added and removed ones counted),
+  /// and items whose flags alone differ.
+  static func changed(_ a: [String: Placed], _ b: [String: Placed]) -> (
+    moved: Int, flagsOnly: Int
+  ) {
+    var moved = 0
+    var flags = 0
+    for (id, placed) in b {
+      guard let before = a[id] else {
+        moved += 1
+        continue
+      }
+      guard before != placed else { continue }
+      if before.section == placed.section && before.parent == placed.parent
+        && before.after == placed.after && before.title == placed.title
+        && before.fields == placed.fields
+      {
+        flags += 1
+      } else {
+        moved += 1
+      }
+    }
+    for id in a.keys where b[id] == nil { moved += 1 }
+    return (moved, flags)
+  }
+
+  static func run(_ path: String, spacing: Int) throws {
+    let timeline = try Timeline(path: path)
+    var state = ListState()
+    var decoder = timeline.startDecoder()
+    var points: [[String: Placed]] = []
+    print(
+      "| point | event | items | placed or filled otherwise, since 1 point | 2 points |"
+        + " 4 points | flags alone, since 1 point |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    var next = spacing
+    var k = 0
+    try timeline.fold(&state, &decoder, from: 1, through: timeline.eventCount) {
+      ops, i, _, state in
+      let seq = ops.seqs[i]
+      guard seq == next else { return true }
+      next += spacing
+      let now = snapshot(state)
+      let items = now.count
+      func share(_ back: Int, flags: Bool = false) -> String {
+        guard points.count >= back else { return "—" }
+        let c = changed(points[points.count - back], now)
+        let n = flags ? c.flagsOnly : c.moved
+        return String(format: "%d (%.1f %%)", n, 100 * Double(n) / Double(max(items, 1)))
+      }
+      k += 1
+      print(
+        "| \(k) | \(seq) | \(items) | \(share(1)) | \(share(2)) | \(share(4))"
+          + " | \(share(1, flags: true)) |")
+      points.append(now)
+      if points.count > 4 { points.removeFirst() }
+      return true
+    }
+  }
+}

@@ -95,19 +95,20 @@ enum TimeBench {
       try indexFigures(log, "10M uuid", tools: tools)
       var rng = SplitMix64(seed: 28)
       let points = (0..<9).map { _ in 150_000 + Int(rng.next() % UInt64(count - 150_001)) }
-      var shows: [String] = []
-      var showOK = true
-      for (k, t) in tools.enumerated() {
-        var times: [Double] = []
-        var cpus: [Double] = []
-        for n in points {
+      // The binaries take turns at each N, as in the 1M group.
+      var times = [[Double]](repeating: [], count: tools.count)
+      var cpus = times
+      for n in points {
+        for (k, t) in tools.enumerated() {
           lastCPU.removeAll()
-          times.append(try time(t.path, ["show", log, "--at", "\(n)", "--json"]))
-          cpus.append(cpuMedian())
+          times[k].append(try time(t.path, ["show", log, "--at", "\(n)", "--json"]))
+          cpus[k].append(cpuMedian())
         }
-        shows.append(ms(median(times)) + " (CPU " + ms(median(cpus)) + ")")
-        if k == 0 { showOK = median(times) <= 0.1 }
       }
+      let shows = tools.indices.map {
+        ms(median(times[$0])) + " (CPU " + ms(median(cpus[$0])) + ")"
+      }
+      let showOK = median(times[0]) <= 0.1
       rowText(
         "`show --at N --json` with the index, median of 9", "10M uuid", shows,
         "≤ 100 ms — " + met(showOK))
@@ -326,32 +327,32 @@ enum TimeBench {
         let timeline = try Timeline(path: log)
         try timeline.buildIndex()
       }
-      var shows: [String] = []
-      var diffs: [String] = []
-      var showOK = true
-      var diffOK = true
-      for (k, t) in tools.enumerated() {
-        var showTimes: [Double] = []
-        var diffTimes: [Double] = []
-        var showCPU: [Double] = []
-        var diffCPU: [Double] = []
-        for n in points {
+      // The binaries take turns at each N (new, old, new, old ...), so that a host whose
+      // speed drifts during the rows moves both alike.
+      var showTimes = [[Double]](repeating: [], count: tools.count)
+      var diffTimes = showTimes
+      var showCPU = showTimes
+      var diffCPU = showTimes
+      for n in points {
+        for (k, t) in tools.enumerated() {
           lastCPU.removeAll()
           if !withIndex { try? FileManager.default.removeItem(atPath: index) }
-          showTimes.append(try time(t.path, ["show", log, "--at", "\(n)", "--json"]))
-          showCPU.append(cpuMedian())
+          showTimes[k].append(try time(t.path, ["show", log, "--at", "\(n)", "--json"]))
+          showCPU[k].append(cpuMedian())
           if !withIndex { try? FileManager.default.removeItem(atPath: index) }
-          diffTimes.append(
+          diffTimes[k].append(
             try time(t.path, ["diff", log, "--from", "\(n)", "--to", "\(n + 1)"]))
-          diffCPU.append(cpuMedian())
-        }
-        shows.append(ms(median(showTimes)) + " (CPU " + ms(median(showCPU)) + ")")
-        diffs.append(ms(median(diffTimes)) + " (CPU " + ms(median(diffCPU)) + ")")
-        if k == 0 {
-          showOK = median(showTimes) <= (withIndex ? 0.05 : 0.1)
-          diffOK = median(diffTimes) <= 0.03
+          diffCPU[k].append(cpuMedian())
         }
       }
+      let shows = tools.indices.map {
+        ms(median(showTimes[$0])) + " (CPU " + ms(median(showCPU[$0])) + ")"
+      }
+      let diffs = tools.indices.map {
+        ms(median(diffTimes[$0])) + " (CPU " + ms(median(diffCPU[$0])) + ")"
+      }
+      let showOK = median(showTimes[0]) <= (withIndex ? 0.05 : 0.1)
+      let diffOK = median(diffTimes[0]) <= 0.03
       let kind = withIndex ? "with the index" : "without an index"
       row(
         "`show --at N --json` \(kind), median of 9", shape, shows,
