@@ -178,79 +178,77 @@ extension ListState {
       }
       return found
     }
-    // The items in pre-order with their levels (a walk of the B-trees, no array per list),
-    // then a pass per column over them: each pass's loads do not wait on one another, so the
-    // cache misses of a fold's scattered handles overlap.
+    // The items in pre-order with their levels, then a pass per column over them, each
+    // written through a pointer into room sized once.
     var sections = ByteSink()
-    var levels = ByteSink()
-    var order: [Handle] = []
-    let n = forest.itemCount
-    order.reserveCapacity(n)
-    levels.bytes.reserveCapacity(n)
-    var stack: [PreorderFrame] = []
     for sec in forest.sectionOrder {
       sections.count(try number(forest.sections[Int(sec)].entry))
       sections.count(forest.itemCount(inSection: sec))
-      forest.forEachPreorder(list: forest.sections[Int(sec)].roots, visibleOnly: false, &stack) {
-        x, level, _ in
-        order.append(x)
-        levels.count(level)
-      }
     }
-    var flags = [UInt8](repeating: 0, count: order.count)
-    var refs = ByteSink()
-    refs.bytes.reserveCapacity(order.count * 2)
-    var strings: [UInt8] = []
-    var bad: Int32?
-    forest.nodes.withUnsafeBufferPointer { nodes in
-      forest.content.withUnsafeBufferPointer { content in
-        forest.text.withUnsafeBytes { text in
-          flags.withUnsafeMutableBufferPointer { flags in
-            for (i, x) in order.enumerated() {
-              let node = nodes[Int(x)]
-              let c = content[Int(x)]
-              let t = c.isNone ? 0 : text[Int(c.offset)]
-              flags[i] =
-                (node.expanded ? ItemFlag.expanded : 0) | (node.selected ? ItemFlag.selected : 0)
-                | (t & ItemText.hasTitle != 0 ? ItemFlag.title : 0)
-                | (t & ItemText.hasFields != 0 ? ItemFlag.fields : 0)
-            }
-          }
-          var length = 0
-          for x in order where content[Int(x)].length > 1 {
-            length &+= Int(content[Int(x)].length) &- 1
-          }
-          strings.reserveCapacity(length)
-          for x in order {
-            let c = content[Int(x)]
-            guard c.length > 1 else { continue }
-            strings.append(
-              contentsOf: UnsafeRawBufferPointer(
-                rebasing: text[Int(c.offset) &+ 1..<Int(c.offset) &+ Int(c.length)]))
-          }
-        }
+    let (order, levels, byHandle) = forest.compactPreorder()
+    let flags = [UInt8](unsafeUninitializedCapacity: order.count) { out, done in
+      byHandle.withUnsafeBufferPointer { byHandle in
+        for (i, x) in order.enumerated() { out[i] = byHandle[Int(x)] }
       }
+      done = order.count
     }
+    let refs: [UInt8]
     if table == nil {
-      forest.entryOf.withUnsafeBufferPointer { entryOf in
-        var previous: Int64 = -1
-        for x in order {
-          let e = entryOf[Int(x)]
-          if Int(e) >= dictionaryCount {
-            bad = e
-            break
+      var bad: Int32?
+      refs = [UInt8](unsafeUninitializedCapacity: order.count &* 5) { out, done in
+        forest.entryOf.withUnsafeBufferPointer { entryOf in
+          var previous: Int64 = -1
+          var at = 0
+          for x in order {
+            let e = entryOf[Int(x)]
+            if Int(e) >= dictionaryCount {
+              bad = e
+              break
+            }
+            var v = ByteSink.zigzagged(Int64(e) &- previous &- 1)
+            while v >= 0x80 {
+              out[at] = UInt8(truncatingIfNeeded: v) | 0x80
+              at &+= 1
+              v >>= 7
+            }
+            out[at] = UInt8(truncatingIfNeeded: v)
+            at &+= 1
+            previous = Int64(e)
           }
-          refs.zigzag(Int64(e) &- previous &- 1)
-          previous = Int64(e)
+          done = at
         }
       }
       if let bad { _ = try number(bad) }
     } else {
+      var sink = ByteSink()
+      sink.bytes.reserveCapacity(order.count * 2)
       var previous = -1
       for x in order {
         let e = try number(forest.entryOf[Int(x)])
-        refs.zigzag(Int64(e - previous - 1))
+        sink.zigzag(Int64(e - previous - 1))
         previous = e
+      }
+      refs = sink.bytes
+    }
+    let strings = forest.content.withUnsafeBufferPointer { content in
+      forest.text.withUnsafeBytes { text in
+        var length = 0
+        for x in order where content[Int(x)].length > 1 {
+          length &+= Int(content[Int(x)].length) &- 1
+        }
+        return [UInt8](unsafeUninitializedCapacity: length) { out, done in
+          var at = 0
+          defer { done = at }
+          guard let to = out.baseAddress, let from = text.baseAddress else { return }
+          for x in order {
+            let c = content[Int(x)]
+            guard c.length > 1 else { continue }
+            let n = Int(c.length) &- 1
+            (to + at).initialize(
+              from: (from + (Int(c.offset) &+ 1)).assumingMemoryBound(to: UInt8.self), count: n)
+            at &+= n
+          }
+        }
       }
     }
     var out = ByteSink()
@@ -259,7 +257,7 @@ extension ListState {
     out.count(dictionaryCount)
     out.byte(allowsMultipleSelection ? 1 : 0)
     out.count(forest.sectionOrder.count)
-    let columns = [sections.bytes, levels.bytes, flags, refs.bytes, strings]
+    let columns = [sections.bytes, levels, flags, refs, strings]
     for c in columns { out.count(c.count) }
     out.bytes.reserveCapacity(out.bytes.count + columns.reduce(0) { $0 + $1.count })
     var points: [Int] = []
