@@ -22,34 +22,40 @@ enum FrontCoding {
   }
 
   private static func encode(stored: [UInt8], ends: [UInt32], sharing: Bool) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(stored.count / 2 + ends.count * 2)
-    var scratch: UInt64 = 0
-    func put(_ v: Int) {
-      withUnsafeMutableBytes(of: &scratch) { p in
-        guard let base = p.baseAddress else { return }
-        out.append(contentsOf: p.prefix(RecordFraming.putLength(v, base)))
-      }
-    }
-    stored.withUnsafeBufferPointer { s in
-      var previous = 0..<0
-      for end in ends {
-        let start = previous.upperBound
-        let entry = start..<Int(end)
-        var common = 0
-        if sharing {
-          let limit = min(previous.count, entry.count)
-          while common < limit && s[previous.lowerBound + common] == s[start + common] {
-            common += 1
+    // Each entry: its rest, and two lengths below 2^32 (five bytes each at most).
+    let room = stored.count &+ ends.count &* 10
+    return [UInt8](unsafeUninitializedCapacity: room) { out, done in
+      var at = 0
+      defer { done = at }
+      guard let o = out.baseAddress else { return }
+      stored.withUnsafeBufferPointer { s in
+        guard let base = s.baseAddress else {
+          for _ in ends {
+            at &+= RecordFraming.putLength(0, o + at)
+            at &+= RecordFraming.putLength(0, o + at)
           }
+          return
         }
-        put(common)
-        put(entry.count - common)
-        out.append(contentsOf: s[(start + common)..<entry.upperBound])
-        previous = entry
+        var previous = 0..<0
+        for end in ends {
+          let start = previous.upperBound
+          let entry = start..<Int(end)
+          var common = 0
+          if sharing {
+            let limit = min(previous.count, entry.count)
+            while common < limit && s[previous.lowerBound &+ common] == s[start &+ common] {
+              common &+= 1
+            }
+          }
+          let rest = entry.count &- common
+          at &+= RecordFraming.putLength(common, o + at)
+          at &+= RecordFraming.putLength(rest, o + at)
+          (o + at).initialize(from: base + (start &+ common), count: rest)
+          at &+= rest
+          previous = entry
+        }
       }
     }
-    return out
   }
 
   /// The first `count` of `entries` entries coded in `coded`, decoded into arrays with

@@ -98,22 +98,27 @@ package struct StateParts {
 /// failure.
 private final class PointCompression: @unchecked Sendable {
   let point: IndexSeekPoint
-  let state: [UInt8]
-  let flushPoints: [Int]
+  let encode: @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
   let deflater: Deflater
+  /// The state encoded, and where its columns start (set by `run`).
+  var state: [UInt8] = []
   var out: [UInt8] = []
   var result: (length: Int, split: Int, crc: UInt32)?
   let done = DispatchSemaphore(value: 0)
 
-  init(_ point: IndexSeekPoint, state: [UInt8], flushPoints: [Int], deflater: Deflater) {
+  init(
+    _ point: IndexSeekPoint, deflater: Deflater,
+    encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
+  ) {
     self.point = point
-    self.state = state
-    self.flushPoints = flushPoints
+    self.encode = encode
     self.deflater = deflater
   }
 
   func run() {
     defer { done.signal() }
+    guard let (state, flushPoints) = encode() else { return }
+    self.state = state
     out = [UInt8](repeating: 0, count: deflater.bound(state.count, blocks: flushPoints.count + 1))
     // A large state's last column is a stream of its own, inflated beside the rest.
     let independent = state.count >= IndexFormat.twoPartState ? flushPoints.last : nil
@@ -775,12 +780,23 @@ package final class LogIndexBuilder {
     seq: UInt64, frameOffset: UInt64, segment: UInt64, dictionaryCount: Int,
     state: [UInt8], flushPoints: [Int]
   ) throws(LogError) {
+    try addSeekPoint(
+      seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount
+    ) { (state, flushPoints) }
+  }
+
+  /// `addSeekPoint(seq:frameOffset:segment:dictionaryCount:state:flushPoints:)` with the
+  /// state encoded by `encode` on the compressing thread (nil: it could not be, which
+  /// fails the next call).
+  package func addSeekPoint(
+    seq: UInt64, frameOffset: UInt64, segment: UInt64, dictionaryCount: Int,
+    encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
+  ) throws(LogError) {
     try writePending()
     let point = IndexSeekPoint(
       seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
       segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0)
-    let job = PointCompression(
-      point, state: state, flushPoints: flushPoints, deflater: deflater)
+    let job = PointCompression(point, deflater: deflater, encode: encode)
     pending = job
     DispatchQueue.global(qos: .userInitiated).async { job.run() }
   }
@@ -791,7 +807,10 @@ package final class LogIndexBuilder {
     pending = nil
     job.done.wait()
     guard let (n, split, crc) = job.result else {
-      throw LogError(.io, path: temporary, message: "zlib deflate failed")
+      let what =
+        job.state.isEmpty
+        ? "the state after event \(job.point.seq) was not encoded" : "zlib deflate failed"
+      throw LogError(.io, path: temporary, message: what)
     }
     var point = job.point
     point.rawLength = job.state.count

@@ -69,7 +69,12 @@ extension Timeline {
     var stored: [UInt8] = []
     var ends: [UInt32] = []
     var lastPoint = from - 1
-    var failure: StoreError?
+    // Set with `failure`: the fold's callbacks test this, not the optional error (a copy
+    // of it per event).
+    var failed = false
+    var failure: StoreError? {
+      didSet { failed = true }
+    }
     let total = eventCount
     let spacing = indexSpacing
     // A salvaged log: no seek point where the fold is not the recorded state (between a gap
@@ -80,7 +85,7 @@ extension Timeline {
     var whole = true
     let path = self.path
     func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
-      guard failure == nil else { return }
+      guard !failed else { return }
       do throws(LogError) {
         if end.restarted {
           try builder.addSegment(key: segment, stored: stored, ends: ends)
@@ -107,20 +112,27 @@ extension Timeline {
         if !end.restarted && end.lastSeq - lastPoint >= spacing && whole
           && steps.stateIsExact(at: end.lastSeq)
         {
-          // Encoded here and compressed on another thread while the fold goes on: a copy of
-          // the state for the other thread (its arrays copied when the fold next writes them)
-          // costs more than encoding it.
           let (key, count, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
-          let encoded: (bytes: [UInt8], flushPoints: [Int])
-          do throws(CodecError) {
-            encoded = try state.compactEncoded(segment: key, dictionaryCount: count)
-          } catch {
-            failure = .undecodableEvent(event: seq, error, path: path)
-            return
+          if ids.count <= count {
+            // Every item's entry is below `count`: the state is copied here, then encoded
+            // and compressed on another thread while the fold goes on.
+            let image = CompactImage(state)
+            try builder.addSeekPoint(
+              seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count
+            ) { try? image.encoded(segment: key, dictionaryCount: count) }
+          } else {
+            // Encoded here, where a failure names the id.
+            let encoded: (bytes: [UInt8], flushPoints: [Int])
+            do throws(CodecError) {
+              encoded = try state.compactEncoded(segment: key, dictionaryCount: count)
+            } catch {
+              failure = .undecodableEvent(event: seq, error, path: path)
+              return
+            }
+            try builder.addSeekPoint(
+              seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count,
+              state: encoded.bytes, flushPoints: encoded.flushPoints)
           }
-          try builder.addSeekPoint(
-            seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count,
-            state: encoded.bytes, flushPoints: encoded.flushPoints)
           lastPoint = end.lastSeq
         }
       } catch {
@@ -140,7 +152,7 @@ extension Timeline {
       ops, i, _, _ in
       let seq = ops.seqs[i]
       if seq & 0xFFFF == 0 { indexProgress?(seq, total) }
-      return failure == nil
+      return !failed
     }
     if let failure { throw failure }
     do {

@@ -368,6 +368,35 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     #expect(checked == 10)
   }
 
+  /// The index build's copy of a state, encoded on another thread while the fold goes on:
+  /// it gives the bytes the state had when copied, whatever the state did after.
+  @Test func aCompactImageEncodesTheStateItCopied() throws {
+    var state = ListState()
+    var n = 0
+    var copies: [(image: CompactImage, count: Int, bytes: [UInt8])] = []
+    try SampleSession.generate(
+      events: 2_000, seed: 5, maxItems: 700, opening: .outline(items: 500, shape: .path)
+    ) { e in
+      try? state.apply(e)
+      n += 1
+      guard n % 400 == 0 else { return }
+      let count = state.forest.ids.count
+      let bytes = try state.compactEncoded(segment: 1, dictionaryCount: count).bytes
+      copies.append((CompactImage(state), count, bytes))
+    }
+    #expect(copies.count == 5)
+    for c in copies {
+      #expect(try c.image.encoded(segment: 1, dictionaryCount: c.count).bytes == c.bytes)
+    }
+    // Without the ids, an entry past the dictionary is named by its number.
+    let last = try #require(copies.last)
+    #expect {
+      try last.image.encoded(segment: 1, dictionaryCount: 0)
+    } throws: { error in
+      (error as? CodecError)?.message.contains("identifier entry") == true
+    }
+  }
+
   @Test(arguments: [UInt64(11), 12, 13])
   func compactStatesRoundTrip(seed: UInt64) throws {
     var gen = EventGenerator(seed: seed)

@@ -165,99 +165,34 @@ extension ListState {
   package func compactEncoded(segment: UInt64, dictionaryCount: Int, table: IdTable? = nil)
     throws(CodecError) -> (bytes: [UInt8], flushPoints: [Int])
   {
-    func number(_ e: Int32) throws(CodecError) -> Int {
-      let found: Int?
-      if let table {
-        found = forest.ids.withText(Int(e)) { table.number(ofBytes: $0) }
-      } else {
-        found = Int(e)
-      }
-      guard let found, found < dictionaryCount else {
-        throw CodecError(
-          "identifier \"\(forest.ids.text(Int(e)))\" has no dictionary entry", offset: 0)
-      }
-      return found
+    let ids = forest.ids
+    func missing(_ e: Int32) -> CodecError {
+      CodecError("identifier \"\(ids.text(Int(e)))\" has no dictionary entry", offset: 0)
     }
-    // The items in pre-order with their levels, then a pass per column over them, each
-    // written through a pointer into room sized once.
-    var sections = ByteSink()
-    for sec in forest.sectionOrder {
-      sections.count(try number(forest.sections[Int(sec)].entry))
-      sections.count(forest.itemCount(inSection: sec))
+    let source = CompactSource(self, copying: false)
+    guard let table else {
+      return try source.encoded(segment: segment, dictionaryCount: dictionaryCount, missing)
     }
-    let (order, levels, byHandle) = forest.compactPreorder()
-    let flags = [UInt8](unsafeUninitializedCapacity: order.count) { out, done in
-      byHandle.withUnsafeBufferPointer { byHandle in
-        for (i, x) in order.enumerated() { out[i] = byHandle[Int(x)] }
-      }
-      done = order.count
+    return try source.encoded(segment: segment, dictionaryCount: dictionaryCount) {
+      e throws(CodecError) in
+      guard let n = ids.withText(Int(e), { table.number(ofBytes: $0) }), n < dictionaryCount
+      else { throw missing(e) }
+      return n
     }
-    let refs: [UInt8]
-    if table == nil {
-      var bad: Int32?
-      refs = [UInt8](unsafeUninitializedCapacity: order.count &* 5) { out, done in
-        forest.entryOf.withUnsafeBufferPointer { entryOf in
-          var previous: Int64 = -1
-          var at = 0
-          for x in order {
-            let e = entryOf[Int(x)]
-            if Int(e) >= dictionaryCount {
-              bad = e
-              break
-            }
-            var v = ByteSink.zigzagged(Int64(e) &- previous &- 1)
-            while v >= 0x80 {
-              out[at] = UInt8(truncatingIfNeeded: v) | 0x80
-              at &+= 1
-              v >>= 7
-            }
-            out[at] = UInt8(truncatingIfNeeded: v)
-            at &+= 1
-            previous = Int64(e)
-          }
-          done = at
-        }
-      }
-      if let bad { _ = try number(bad) }
-    } else {
-      var sink = ByteSink()
-      sink.bytes.reserveCapacity(order.count * 2)
-      var previous = -1
-      for x in order {
-        let e = try number(forest.entryOf[Int(x)])
-        sink.zigzag(Int64(e - previous - 1))
-        previous = e
-      }
-      refs = sink.bytes
-    }
-    let strings = forest.content.withUnsafeBufferPointer { content in
-      forest.text.withUnsafeBytes { text in
-        var length = 0
-        for x in order where content[Int(x)].length > 1 {
-          length &+= Int(content[Int(x)].length) &- 1
-        }
-        return [UInt8](unsafeUninitializedCapacity: length) { out, done in
-          var at = 0
-          defer { done = at }
-          guard let to = out.baseAddress, let from = text.baseAddress else { return }
-          for x in order {
-            let c = content[Int(x)]
-            guard c.length > 1 else { continue }
-            let n = Int(c.length) &- 1
-            (to + at).initialize(
-              from: (from + (Int(c.offset) &+ 1)).assumingMemoryBound(to: UInt8.self), count: n)
-            at &+= n
-          }
-        }
-      }
-    }
+  }
+
+  /// Lays out a compact state: its header, then its columns. Returns the bytes and where
+  /// each column starts.
+  static func compactLayout(
+    segment: UInt64, dictionaryCount: Int, allowsMultipleSelection: Bool, sectionCount: Int,
+    columns: [[UInt8]]
+  ) -> (bytes: [UInt8], flushPoints: [Int]) {
     var out = ByteSink()
-    out.byte(Self.compactVersion)
+    out.byte(compactVersion)
     out.varint(segment)
     out.count(dictionaryCount)
     out.byte(allowsMultipleSelection ? 1 : 0)
-    out.count(forest.sectionOrder.count)
-    let columns = [sections.bytes, levels, flags, refs, strings]
+    out.count(sectionCount)
     for c in columns { out.count(c.count) }
     out.bytes.reserveCapacity(out.bytes.count + columns.reduce(0) { $0 + $1.count })
     var points: [Int] = []
