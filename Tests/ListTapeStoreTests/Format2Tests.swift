@@ -155,6 +155,45 @@ struct RecordedSession {
     #expect(checked > 0)
   }
 
+  /// A hostile log with two dictionary frames before the same event, the first naming too
+  /// few ids: a seek from the checkpoint after them reads on with the second (as its
+  /// decoder does), never renumbering through the first; the index build does the same.
+  @Test func aSeekAfterTwoDictionariesReadsOnWithTheSecond() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 300
+    options.clock = ManualClock()
+    let recorder = try Recorder.open(path: path, options: options)
+    var events: [Event] = []
+    try SampleSession.generate(
+      events: 1_500, seed: 31, maxItems: 600, opening: .outline(items: 400, shape: .path)
+    ) { e in
+      if events.count == 700 {
+        let bogus = DictionaryPayload.encode(["not-an-id-of-the-list"])
+        try recorder.writer.appendDictionary(bogus.bytes, flushPoints: bogus.flushPoints)
+        try recorder.restartDictionary()
+      }
+      _ = try recorder.record(e)
+      events.append(e)
+    }
+    try recorder.close()
+    for n in [699, 700, 701, 1_000, 1_500] {
+      #expect(try Timeline(path: path).state(at: n) == direct(events, through: n), "event \(n)")
+    }
+    // From the log's start: through both dictionaries, the state renumbered by the second.
+    let replayed = try Timeline(path: path).replay(through: .max) { _, _, _ in true }
+    #expect(replayed.stoppedAt == 1_500 && replayed.state == direct(events, through: 1_500))
+    let indexed = try Timeline(path: path)
+    indexed.indexSpacing = 200
+    try indexed.buildIndex()
+    for n in [701, 950, 1_499] {
+      #expect(try indexed.state(at: n) == direct(events, through: n), "event \(n)")
+    }
+  }
+
   /// A state of tens of thousands of items is stored in the index in two parts, inflated
   /// side by side, and loads to the state a direct fold makes.
   @Test func largeIndexStatesLoadFromTwoParts() throws {

@@ -309,6 +309,17 @@ package struct FoldOps: Sendable {
   mutating func restart(
     _ dictionary: IdSpace, aliases: DefinitionAliases, seq: Int, flags: Int32 = 0
   ) {
+    // Two dictionaries before the same event (only a hostile log has them): the fold goes
+    // on with the last, as a seek from the checkpoint after them does, and never renumbers
+    // its state through the first (which need not list the state's ids).
+    var i = count &- 1
+    while i >= 0 && kind(i) == Kind.frameEnd { i &-= 1 }
+    if i >= 0 && kind(i) == Kind.restart && seqs[i] == seq {
+      restarts[Int(word(i, Self.header))] = (dictionary, aliases)
+      let kept = self.flags(i) & Self.afterGaps
+      words[Int(starts[i])] = Kind.restart | (flags | kept) << 16
+      return
+    }
     let w = beginTop(kind: Kind.restart, flags: flags, seq: seq, time: nil, dictionary: 0)
     words.append(Int32(truncatingIfNeeded: restarts.count))
     end(w)
