@@ -477,7 +477,8 @@ enum SeekParts {
 }
 
 /// `listtape-bench __encode-parts LOG`: what writing one seek point costs, on the state at
-/// the index's last seek point: encoding it (median of 9).
+/// the index's last seek point: encoding it, and the copy the fold's thread makes for the
+/// thread that encodes it (medians of 9).
 enum EncodeParts {
   static func run(_ path: String) throws {
     let timeline = try Timeline(path: path)
@@ -508,6 +509,16 @@ enum EncodeParts {
     try timeline.fold(&folded, &decoder, from: 1, through: Int(p.seq)) { _, _, _, _ in true }
     let scattered = try encode(folded)
     print(String(format: "as folded: encode %.2f ms, %d bytes", scattered.ms, scattered.bytes))
+    // What the index build's fold thread spends on each point: the copy another thread
+    // encodes (`CompactImage`).
+    var copies: [Double] = []
+    for _ in 0..<9 {
+      let t = Clock.now()
+      let image = CompactImage(folded)
+      copies.append(Clock.now() - t)
+      withExtendedLifetime(image) {}
+    }
+    print(String(format: "as folded: copy for another thread %.2f ms", copies.sorted()[4] * 1000))
   }
 }
 
