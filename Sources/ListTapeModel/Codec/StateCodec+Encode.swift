@@ -62,12 +62,7 @@ struct CompactSource: Sendable {
                 let n = nodes[h]
                 kids[h] = n.children
                 let c = content[h]
-                let t = c.isNone ? 0 : text[Int(c.offset)]
-                flags[h] =
-                  (n.expanded ? ListState.ItemFlag.expanded : 0)
-                  | (n.selected ? ListState.ItemFlag.selected : 0)
-                  | (t & ItemText.hasTitle != 0 ? ListState.ItemFlag.title : 0)
-                  | (t & ItemText.hasFields != 0 ? ListState.ItemFlag.fields : 0)
+                flags[h] = ListState.itemFlags(n, text: c.isNone ? 0 : text[Int(c.offset)])
               }
             }
           }

@@ -42,11 +42,15 @@ extension ListState {
     return s.bytes
   }
 
-  /// An item's flags byte (`ItemFlag`); `compactEncoded` sets the same bits column by column.
+  /// Item `x`'s flags byte (`ItemFlag`), as both encodings write it.
   private func itemFlags(_ x: Handle) -> UInt8 {
-    let n = forest.nodes[Int(x)]
-    let text = forest.withContent(x) { $0.first ?? 0 }
-    return (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
+    Self.itemFlags(forest.nodes[Int(x)], text: forest.withContent(x) { $0.first ?? 0 })
+  }
+
+  /// The flags byte of an item whose node is `n` and whose text blob starts with `text`
+  /// (its `ItemText` flags; 0 without text).
+  @inline(__always) static func itemFlags(_ n: Node, text: UInt8) -> UInt8 {
+    (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
       | (text & ItemText.hasTitle != 0 ? ItemFlag.title : 0)
       | (text & ItemText.hasFields != 0 ? ItemFlag.fields : 0)
   }
