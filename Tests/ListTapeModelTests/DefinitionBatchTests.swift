@@ -101,6 +101,51 @@ import Testing
     #expect(ids.entry(of: "a") == 1)
     #expect(ids.entry(of: "s") == 0)
   }
+
+  /// A decoded frame's new definitions are checked for repeats in one batch after its
+  /// events; one that repeats an id the dictionary holds (a hostile log) has the frame
+  /// decoded again checking each as it comes, so its references name the earlier entries
+  /// and the fold finds the section and the item they repeat. A frame stopped inside
+  /// (`through`) reads the same.
+  @Test(arguments: [Int.max, 3])
+  func aDecodedFrameWithRepeatsFoldsOnTheEarlierEntries(through: Int) throws {
+    let firstEvents = [
+      Event(.appendSections(["s"])),
+      Event(.appendItems([OutlineNode("a"), OutlineNode("b")], section: "s", parent: nil)),
+    ]
+    var a = EventRowEncoder()
+    let first = try framePayload(firstEvents, &a)
+    // "s" and "a" defined again as entries 3 and 4, then "c" as 5.
+    var b = EventRowEncoder()
+    _ = try framePayload([Event(.appendSections(["x", "y", "z"]))], &b)
+    let secondEvents = [
+      Event(.appendItems([OutlineNode("c")], section: "s", parent: "a")),
+      Event(.expand(["a"])),
+    ]
+    let second = try framePayload(secondEvents, &b)
+    var decoder = EventDecoder()
+    var state = ListState()
+    try state.adopt(decoder.dictionary, aliases: decoder.aliases)
+    var ops = FoldOps()
+    for (payload, seq, count) in [(first, 1, 2), (second, 3, 2)] {
+      ops.removeAll()
+      let outcome = try payload.withUnsafeBytes {
+        try decoder.decodeFrame(
+          $0, firstSeq: seq, count: count, from: 1, through: through, into: &ops)
+      }
+      #expect(outcome == (seq + count - 1 > through ? .stopped(at: through + 1) : .done))
+      for i in 0..<ops.count {
+        #expect(try state.apply(ops, i) == nil, "record \(i) of the frame at \(seq)")
+      }
+    }
+    #expect(decoder.aliases.map == [3: 0, 4: 1])
+    var reference = ListState()
+    for e in (firstEvents + secondEvents).prefix(min(through, 4)) { try reference.apply(e) }
+    #expect(state == reference)
+    #expect(state.numberOfAllItems == 3)
+    var ids = decoder.dictionary
+    #expect(ids.entry(of: "c") == 5)
+  }
 }
 
 /// A frame whose events are skipped is inflated only through its definitions: the first

@@ -552,6 +552,9 @@ struct FrameSource: EventSource {
   var lastTime: Int64 = 0
   /// Set when an identifier read since the flag was cleared is a hole in the dictionary.
   var touchedHole = false
+  /// Whether new definitions are appended unchecked, to be entered in the dictionary's
+  /// string table (and checked for repeats) together after the frame's events.
+  var batched = false
 
   init(_ columns: [ByteSource]) {
     ops = columns[FrameLayout.ops]
@@ -696,6 +699,10 @@ struct FrameSource: EventSource {
         throw definitions.kinds.fail("definition of entry \(e) differs from the dictionary loaded")
       }
       return aliases.canonical(Int32(truncatingIfNeeded: e))
+    }
+    if batched {
+      try definitions.read(into: &dictionary, indexing: false)
+      return Int32(truncatingIfNeeded: e)
     }
     try definitions.read(into: &dictionary)
     return aliases.check(last: &dictionary)

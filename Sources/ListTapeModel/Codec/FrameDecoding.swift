@@ -146,13 +146,56 @@ extension EventDecoder {
       ops.restart(dictionary, aliases: aliases, seq: firstSeq, flags: FoldOps.lostRestart)
     }
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
+    // The frame's new definitions are entered in the string table after its events, in one
+    // batch whose lookups overlap (an outline of 50,000 new ids in one event waited on a
+    // cache miss per id). A repeat among them (a hostile log) or an error has the frame
+    // decoded again checking each definition as it comes, as its references need.
+    if !acrossGaps && dictionary.isHoleFree {
+      let saved = (aliases: aliases, entries: dictionary.count, records: ops.count)
+      if let outcome = try? decodeEvents(
+        head, firstSeq: firstSeq, count: count, from: from, through: through,
+        batched: true, lost: lost, into: &ops)
+      {
+        return outcome
+      }
+      ops.truncate(to: saved.records)
+      dictionary.truncate(to: saved.entries)
+      aliases = saved.aliases
+    }
+    return try decodeEvents(
+      head, firstSeq: firstSeq, count: count, from: from, through: through, batched: false,
+      lost: lost, into: &ops)
+  }
+
+  /// `decodeFrame(_:firstSeq:count:from:through:acrossGaps:lost:into:)` after its header
+  /// and gaps. `batched` throws also when a definition repeats an earlier id; either way
+  /// the caller decodes the frame again unbatched (which throws what is wrong with it).
+  private mutating func decodeEvents(
+    _ head: FrameHeaderFields, firstSeq: Int, count: Int, from: Int, through: Int,
+    batched: Bool, lost: (Int) -> Void, into ops: inout FoldOps
+  ) throws(CodecError) -> FrameOutcome {
     var source = FrameSource(head.columns)
     source.defined = head.dictBase
+    source.batched = batched
+    let firstNew = dictionary.count
     swap(&source.dictionary, &dictionary)
     swap(&source.aliases, &aliases)
     defer {
       swap(&source.dictionary, &dictionary)
       swap(&source.aliases, &aliases)
+    }
+    /// Enters the batch's definitions; whether none repeats an earlier id.
+    func entered() -> Bool {
+      guard batched else { return true }
+      source.batched = false
+      var repeats = false
+      var aliases = source.aliases
+      source.dictionary.indexAppended(from: firstNew) { e, same in
+        if e != same { repeats = true }
+        aliases.note(e, same)
+      }
+      source.aliases = aliases
+      return !repeats
     }
     let mark = ops.count
     var stoppedAt: Int?
@@ -178,6 +221,7 @@ extension EventDecoder {
       // Events before `from` only define entries (the fold's ids need those).
       if seq < from { ops.words[Int(ops.starts[ops.count &- 1])] = FoldOps.Kind.skip }
     }
+    guard entered() else { throw CodecError("a definition repeats an earlier one", offset: 0) }
     if let stoppedAt {
       // The decoder reads on to the frame's end; the records stop at `through` (a fold
       // that wants more positions a decoder again).
