@@ -522,18 +522,21 @@ enum EncodeParts {
   }
 }
 
-/// `listtape-bench __noindex-parts LOG`: where a one-shot seek's wall time goes on a 2.0
-/// log without an index (the log's own checkpoints): the segment's definitions read up to
-/// the checkpoint, the checkpoint loaded over them, the fold to the target, and the state's
-/// JSON written; medians of 9 random events, each on a fresh timeline.
+/// `listtape-bench __noindex-parts LOG [N]`: where a one-shot seek's wall time goes on a 2.0
+/// log without an index (the log's own checkpoints): the log opened, the segment's
+/// definitions read up to the checkpoint, the checkpoint loaded over them, the fold to the
+/// target, and the state's JSON written; medians of 9 random events (or 9 seeks to N), each
+/// on a fresh timeline.
 enum NoIndexParts {
-  static func run(_ path: String) throws {
+  static func run(_ path: String, at fixed: Int? = nil) throws {
     var rng = Rng(seed: 5)
-    var parts: [[Double]] = [[], [], [], [], []]
+    var parts: [[Double]] = [[], [], [], [], [], []]
     for _ in 0..<9 {
+      let opened = Clock.now()
       let timeline = try Timeline(path: path)
+      parts[5].append(Clock.now() - opened)
       precondition(timeline.indexBytes == nil, "remove the index first")
-      let n = 1 + rng.below(timeline.eventCount)
+      let n = fixed ?? 1 + rng.below(timeline.eventCount)
       let cpSeq = timeline.checkpointSeq(atOrBefore: n)
       var t = Clock.now()
       _ = try timeline.decoder(after: cpSeq)
@@ -554,10 +557,10 @@ enum NoIndexParts {
     func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
     print(
       String(
-        format: "definitions %.1f ms, checkpoint (definitions + load) %.1f ms, fold %.1f ms"
-          + " (%.0f events), JSON %.1f ms",
-        median(parts[0]) * 1e3, median(parts[1]) * 1e3, median(parts[2]) * 1e3,
-        median(parts[4]), median(parts[3]) * 1e3))
+        format: "open %.1f ms, definitions %.1f ms, checkpoint (definitions + load) %.1f ms,"
+          + " fold %.1f ms (%.0f events), JSON %.1f ms",
+        median(parts[5]) * 1e3, median(parts[0]) * 1e3, median(parts[1]) * 1e3,
+        median(parts[2]) * 1e3, median(parts[4]), median(parts[3]) * 1e3))
   }
 }
 
