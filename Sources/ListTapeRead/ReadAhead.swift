@@ -37,8 +37,12 @@ final class ReadAhead: @unchecked Sendable {
   private(set) var decoded = 0
   private var thread: JoinableThread?
 
-  init?(
-    reader: LogReader, path: String, from: Int, through: Int, decoder: EventDecoder,
+  /// Starts reading ahead with `decoder`, which should be handed over (no other copy
+  /// kept): the reading thread's first definition would otherwise copy its dictionary and
+  /// string table. When no thread could be started (`isRunning` false), `decoder` is
+  /// there to take back.
+  init(
+    reader: LogReader, path: String, from: Int, through: Int, decoder: consuming EventDecoder,
     frames: Bool
   ) {
     self.reader = reader
@@ -47,9 +51,11 @@ final class ReadAhead: @unchecked Sendable {
     self.from = from
     self.through = through
     self.decoder = decoder
-    guard let thread = JoinableThread({ [self] in produce() }) else { return nil }
-    self.thread = thread
+    thread = JoinableThread({ [self] in produce() })
   }
+
+  /// Whether the reading thread was started.
+  var isRunning: Bool { thread != nil }
 
   /// Calls `body` with each chunk in order on this thread until it returns false. The
   /// producer's error is thrown once the chunks before it went to `body`; the producer
@@ -90,7 +96,9 @@ final class ReadAhead: @unchecked Sendable {
   }
 
   private func produce() {
-    var decoder = self.decoder
+    // Moved out, so that this is its only copy.
+    var decoder = EventDecoder()
+    swap(&decoder, &self.decoder)
     var ops = FoldOps()
     var skipped = 0
     var failure: StoreError?

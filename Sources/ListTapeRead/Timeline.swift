@@ -228,11 +228,17 @@ public final class Timeline {
     }
     // A run ending at a recovery point also reads the frame that ends there.
     let wantsFrames = options.frames || restore != nil
-    if options.readAhead && last - first >= ReadAhead.minimumEvents,
-      let ahead = ReadAhead(
-        reader: reader, path: path, from: first, through: last, decoder: decoder,
+    var ahead: ReadAhead?
+    if options.readAhead && last - first >= ReadAhead.minimumEvents {
+      // Handed over, not shared (see `ReadAhead.init`).
+      var handed = startDecoder()
+      swap(&handed, &decoder)
+      let started = ReadAhead(
+        reader: reader, path: path, from: first, through: last, decoder: consume handed,
         frames: wantsFrames)
-    {
+      if started.isRunning { ahead = started } else { decoder = started.decoder }
+    }
+    if let ahead {
       defer { skippedAfterGaps += ahead.skipped }
       try ahead.consume(foldChunk)
       if let failure { throw failure }
