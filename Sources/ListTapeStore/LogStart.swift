@@ -117,8 +117,13 @@ package struct LogStart {
   ) -> StoreError? {
     do throws(CodecError) {
       switch kind {
-      case .dictionary: try decoder.restart(payload, seq: seq)
-      case .events: _ = try decoder.skipFrame(payload, firstSeq: seq, count: count, prefix: true)
+      case .dictionary:
+        try decoder.restart(payload, seq: seq)
+        Self.makeRoom(&decoder)
+      case .events:
+        let before = decoder.dictionary.count
+        _ = try decoder.skipFrame(payload, firstSeq: seq, count: count, prefix: true)
+        if before == 0 { Self.makeRoom(&decoder) }
       case .checkpoint: break
       }
     } catch {
@@ -127,6 +132,18 @@ package struct LogStart {
         : .undecodableEvent(event: error.event ?? seq, error, path: path)
     }
     return nil
+  }
+
+  /// Makes room in a dictionary just begun (a restart, or a segment's first frame) for as
+  /// many entries as a writer lets a segment reach (about twice the live ids, which a
+  /// restart lists, plus 4,096), so that reading the rest of its definitions does not copy
+  /// it at every doubling (each copy also touches new pages in a fresh process).
+  private static func makeRoom(_ decoder: inout EventDecoder) {
+    let n = decoder.dictionary.count
+    guard n >= 1_024 else { return }
+    let entries = 2 &* n &+ 4_096
+    let perEntry = decoder.dictionary.bytes.count / n &+ 1
+    decoder.reserveDictionary(entries: entries, bytes: entries &* perEntry)
   }
 
   /// The latest checkpoint frame of the log folding at most `n` events, loaded, with a

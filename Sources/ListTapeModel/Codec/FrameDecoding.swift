@@ -62,6 +62,11 @@ package struct DefinitionAliases: Sendable, Equatable {
 }
 
 extension EventDecoder {
+  /// Makes room in the dictionary for `entries` entries of `bytes` stored bytes.
+  package mutating func reserveDictionary(entries: Int, bytes: Int) {
+    dictionary.reserve(entries: entries, bytes: bytes)
+  }
+
   /// Applies a 2.0 dictionary restart (a DICT frame) that comes before event `seq`.
   package mutating func restart(_ payload: UnsafeRawBufferPointer, seq: Int) throws(CodecError) {
     var fresh = IdSpace()

@@ -207,6 +207,13 @@ package struct IdSpace: Sendable {
     if table.isBuilt { table = EntryTable() }
   }
 
+  /// Makes room for `entries` entries of `bytes` stored bytes in all, so that a space
+  /// read whole (a segment's definitions) is not copied at every doubling.
+  package mutating func reserve(entries: Int, bytes n: Int) {
+    if ends.capacity < entries { ends.reserveCapacity(entries) }
+    if bytes.capacity < n { bytes.reserveCapacity(n) }
+  }
+
   /// Empties the space and gives it a new lineage (a dictionary restart).
   package mutating func removeAll(lineage l: UInt64 = 0) {
     bytes.removeAll(keepingCapacity: true)
