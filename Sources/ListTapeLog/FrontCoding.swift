@@ -24,6 +24,9 @@ enum FrontCoding {
   private static func encode(stored: [UInt8], ends: [UInt32], sharing: Bool) -> [UInt8] {
     // Each entry: its rest, and two lengths below 2^32 (five bytes each at most).
     let room = stored.count &+ ends.count &* 10
+    // No room: the initializer below would write the count of the shared empty array (a
+    // data race between threads).
+    guard room > 0 else { return [] }
     return [UInt8](unsafeUninitializedCapacity: room) { out, done in
       var at = 0
       defer { done = at }

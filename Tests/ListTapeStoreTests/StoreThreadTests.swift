@@ -60,6 +60,28 @@ import Testing
     #expect(try timeline.state(at: timeline.eventCount) == live)
   }
 
+  /// Empty states encoded, copied and loaded on several threads at once (a recorder's
+  /// checkpoint beside an index build): no array the encoder or the loader makes for no
+  /// room may be the process's shared empty one, whose count that initializer writes (a
+  /// data race ThreadSanitizer reported in CI). Tools/sanitize.sh runs this suite.
+  @Test func emptyStatesEncodeCopyAndLoadOnManyThreadsAtOnce() {
+    let results = EncodedResults()
+    DispatchQueue.concurrentPerform(iterations: 8) { k in
+      let state = ListState()
+      let direct = try? state.compactEncoded(segment: 0, dictionaryCount: 0).bytes
+      let copied = try? CompactImage(state).encoded(segment: 0, dictionaryCount: 0).bytes
+      let loaded = direct.flatMap { bytes in
+        bytes.withUnsafeBytes {
+          try? ListState(compact: $0, ids: IdSpace(), aliases: DefinitionAliases())
+        }
+      }
+      let same = direct != nil && direct == copied && loaded == state
+      results.set(k, same ? direct : nil)
+    }
+    let all = results.all
+    #expect(all.allSatisfy { $0 != nil && $0 == all[0] })
+  }
+
   /// The app's calls (`perform`, snapshot applies, selection, reads) from many threads:
   /// each `perform` is one event, faulting ones included, and the log replays to the list
   /// the threads left.
@@ -114,5 +136,23 @@ import Testing
     try store.close()
     let timeline = try Timeline(path: path)
     #expect(try timeline.state(at: timeline.eventCount) == live)
+  }
+}
+
+/// What each thread of `emptyStatesEncodeCopyAndLoadOnManyThreadsAtOnce` made, under a lock.
+private final class EncodedResults: @unchecked Sendable {
+  private let lock = NSLock()
+  private var values = [[UInt8]?](repeating: nil, count: 8)
+
+  func set(_ k: Int, _ value: [UInt8]?) {
+    lock.lock()
+    values[k] = value
+    lock.unlock()
+  }
+
+  var all: [[UInt8]?] {
+    lock.lock()
+    defer { lock.unlock() }
+    return values
   }
 }

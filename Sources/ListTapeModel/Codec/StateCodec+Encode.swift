@@ -38,7 +38,7 @@ struct CompactSource: Sendable {
 
   /// A copy of `a` of its own (not sharing its buffer).
   private static func copy<T>(_ a: [T]) -> [T] {
-    [T](unsafeUninitializedCapacity: a.count) { to, n in
+    [T](room: a.count) { to, n in
       a.withUnsafeBufferPointer { from in
         if let s = from.baseAddress { to.baseAddress?.initialize(from: s, count: from.count) }
       }
@@ -111,7 +111,7 @@ struct CompactSource: Sendable {
     // The items in pre-order with their levels, then a pass per column over them, each
     // written through a pointer into room sized once.
     let (order, levels) = preorder()
-    let flags = [UInt8](unsafeUninitializedCapacity: order.count) { out, done in
+    let flags = [UInt8](room: order.count) { out, done in
       self.flags.withUnsafeBufferPointer { byHandle in
         for (i, x) in order.enumerated() { out[i] = byHandle[Int(x)] }
       }
@@ -130,7 +130,7 @@ struct CompactSource: Sendable {
       refs = sink.bytes
     } else {
       var bad: Int32?
-      refs = [UInt8](unsafeUninitializedCapacity: order.count &* 5) { out, done in
+      refs = [UInt8](room: order.count &* 5) { out, done in
         entryOf.withUnsafeBufferPointer { entryOf in
           var previous: Int64 = -1
           var at = 0
@@ -162,7 +162,7 @@ struct CompactSource: Sendable {
         for x in order where content[Int(x)].length > 1 {
           length &+= Int(content[Int(x)].length) &- 1
         }
-        return [UInt8](unsafeUninitializedCapacity: length) { out, done in
+        return [UInt8](room: length) { out, done in
           var at = 0
           defer { done = at }
           guard let to = out.baseAddress, let from = text.baseAddress else { return }

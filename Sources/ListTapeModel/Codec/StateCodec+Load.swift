@@ -111,7 +111,7 @@ extension ListState {
       childCounts.deallocate()
     }
     childCounts.initialize(repeating: 0)
-    let nodes = [Node](unsafeUninitializedCapacity: total &+ room) { nodeBuffer, nodeCount in
+    let nodes = [Node](room: total &+ room) { nodeBuffer, nodeCount in
       do throws(ItemFailure) {
         try Self.readNodes(
           sections, columns: &columns, into: nodeBuffer.baseAddress, built: &nodeCount,
@@ -343,7 +343,7 @@ extension ListState {
       var decoded = 0
       var failure: CodecError?
       let (total, limit, aliases) = (self.total, self.limit, self.aliases)
-      entryOf = [Int32](unsafeUninitializedCapacity: capacity) { buffer, written in
+      entryOf = [Int32](room: capacity) { buffer, written in
         guard let out = buffer.baseAddress else { return }
         (decoded, failure) = ListState.decodeEntries(
           &refs, into: out, count: total, limit: limit, aliases: aliases)
@@ -351,7 +351,7 @@ extension ListState {
       }
       (self.refs, self.decoded, self.failure) = (refs, decoded, failure)
       handleOf = [Handle](
-        unsafeUninitializedCapacity: idCount &+ Forest.loadHeadroom(idCount)
+        room: idCount &+ Forest.loadHeadroom(idCount)
       ) {
         $0.baseAddress?.initialize(repeating: -1, count: idCount)
         $1 = idCount
@@ -469,7 +469,7 @@ extension ListState {
         }
         strings = ByteSource(bytes, origin: origin)
       }
-      let content = [ContentRef](unsafeUninitializedCapacity: capacity) { buffer, written in
+      let content = [ContentRef](room: capacity) { buffer, written in
         read(into: buffer.baseAddress)
         written = count
       }
@@ -485,7 +485,7 @@ extension ListState {
       var (flags, strings, count) = (self.flags, self.strings, 0)
       var failure: (item: Int, error: CodecError)?
       let total = self.total
-      text = [UInt8](unsafeUninitializedCapacity: room &+ Forest.loadHeadroom(room)) {
+      text = [UInt8](room: room &+ Forest.loadHeadroom(room)) {
         buffer, written in
         guard let out = buffer.baseAddress else { return }
         var end = 0
