@@ -137,13 +137,16 @@ package struct LogStart {
   /// Makes room in a dictionary just begun (a restart, or a segment's first frame) for as
   /// many entries as a writer lets a segment reach (about twice the live ids, which a
   /// restart lists, plus 4,096), so that reading the rest of its definitions does not copy
-  /// it at every doubling (each copy also touches new pages in a fresh process).
+  /// it at every doubling (each copy also touches new pages in a fresh process). The bytes
+  /// reserved stay within three times those read plus 1 MiB, whatever long ids a hostile
+  /// log makes the average.
   private static func makeRoom(_ decoder: inout EventDecoder) {
     let n = decoder.dictionary.count
     guard n >= 1_024 else { return }
     let entries = 2 &* n &+ 4_096
-    let perEntry = decoder.dictionary.bytes.count / n &+ 1
-    decoder.reserveDictionary(entries: entries, bytes: entries &* perEntry)
+    let stored = decoder.dictionary.bytes.count
+    let bytes = min(entries &* (stored / n &+ 1), 3 &* stored &+ (1 << 20))
+    decoder.reserveDictionary(entries: entries, bytes: bytes)
   }
 
   /// The latest checkpoint frame of the log folding at most `n` events, loaded, with a
