@@ -1,3 +1,5 @@
+import ListTapeJSON
+
 /// What a compact state's encoding reads of a state, in arrays indexed by handle: each
 /// item's children list and flags byte (one pass over the nodes in handle order, so a
 /// folded state's scattered nodes are not visited item by item in pre-order), each block's

@@ -1,3 +1,5 @@
+import ListTapeJSON
+
 #if canImport(Dispatch) && !hasFeature(Embedded)
 import Dispatch
 #endif
