@@ -130,11 +130,14 @@ package final class LogReader {
     case same
     /// Nothing: the log was removed (or its directory was).
     case removed
-    /// Another file (another inode or device): the log was replaced, say by a rename.
+    /// Another file (another inode or device): the log was replaced, say by a rename; or
+    /// this file no longer starts with this log's header (another log copied over it in
+    /// place between two looks).
     case replaced
   }
 
-  /// Compares the file at `path` with the one open here (`stat` against `fstat`).
+  /// Compares the file at `path` with the one open here (`stat` against `fstat`), then the
+  /// open file's first bytes with the header read at opening (magic, version, UUID).
   package var pathStatus: PathStatus {
     guard let fd else { return .same }
     var opened = stat()
@@ -143,7 +146,24 @@ package final class LogReader {
     guard stat(path, &named) == 0 else {
       return errno == ENOENT || errno == ENOTDIR ? .removed : .same
     }
-    return opened.st_ino == named.st_ino && opened.st_dev == named.st_dev ? .same : .replaced
+    guard opened.st_ino == named.st_ino && opened.st_dev == named.st_dev else { return .replaced }
+    return startsWithOwnHeader(fd) ? .same : .replaced
+  }
+
+  /// Whether the file open as `fd` still starts with the header this reader read (its
+  /// first 32 bytes: magic, version, header length and UUID); a read error says yes (the
+  /// next read of frames reports it).
+  private func startsWithOwnHeader(_ fd: Int32) -> Bool {
+    let identity = 32
+    let expected = header.encode()
+    return withUnsafeTemporaryAllocation(byteCount: identity, alignment: 1) { buffer in
+      guard let base = buffer.baseAddress,
+        let n = try? Posix.pread(fd, base, identity, 0, path: path)
+      else { return true }
+      guard n == identity else { return false }
+      return UnsafeRawBufferPointer(start: base, count: identity).elementsEqual(
+        expected.prefix(identity))
+    }
   }
 
   /// Picks up complete frames appended since the last scan; returns how many events arrived.

@@ -315,6 +315,25 @@ import Glibc
         + "stopped after event 1 (\(log))\n")
   }
 
+  @Test func aLogCopiedOverInPlaceStopsTheFollowerWith66() throws {
+    let dir = try TempDir()
+    let log = try Self.newLog(in: dir)
+    let other = try Self.newLog(in: dir, name: "other.ltape")
+    _ = try CLI.run(["record", other], input: Data(Self.churn(0).joined(separator: "\n").utf8))
+    let follower = try Follower(["events", log, "--follow", "--json"], in: dir)
+    #expect(follower.waitForLines(1))
+    // Written over the same file (same inode), longer than what was read.
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    try handle.write(contentsOf: try Data(contentsOf: URL(fileURLWithPath: other)))
+    try handle.close()
+    #expect(follower.exitCode() == 66)
+    #expect(
+      follower.err
+        == "listtape: error: the log was replaced by another file while it was followed; "
+        + "stopped after event 1 (\(log))\n")
+    #expect(follower.lineCount == 1)
+  }
+
   @Test func fromChoosesTheFirstEventAndGoesOn() throws {
     let dir = try TempDir()
     let log = try Self.newLog(in: dir)

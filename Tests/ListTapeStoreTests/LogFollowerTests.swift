@@ -213,6 +213,24 @@ import Testing
     #expect(try rewritten.poll() == .ended(.replaced))
   }
 
+  /// Another log written over this one in place, longer than what was read (a copy
+  /// between two polls: the cut below what was read is never seen): the same file, other
+  /// bytes from its header on.
+  @Test func aLogOverwrittenInPlaceByALongerOneEnds() throws {
+    let path = try Self.sections(3)
+    defer { Self.remove(path) }
+    let longer = try Self.sections(12)
+    defer { Self.remove(longer) }
+    let follower = LogFollower(try Timeline(path: path))
+    #expect(try follower.poll() == .following)
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: longer))
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try handle.write(contentsOf: bytes)
+    try handle.close()
+    #expect(try follower.poll() == .ended(.replaced))
+    #expect(follower.timeline.eventCount == 3, "nothing of the other log is read as this one's")
+  }
+
   static func section(_ id: String) -> Event {
     Event(.appendSections([id]), time: 1_000)
   }
