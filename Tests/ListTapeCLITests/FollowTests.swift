@@ -334,6 +334,33 @@ import Glibc
     #expect(follower.lineCount == 1)
   }
 
+  @Test func aSalvagedLogIsFollowedAcrossItsGapAndGoesOnGrowing() throws {
+    let dir = try TempDir()
+    let source = try Self.framedLog(in: dir, events: 6)
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+    let frames = try Self.eventFrames(source)
+    // Event 3's frame damaged: salvage keeps the others and records the lost range.
+    bytes[frames[2].lowerBound + 40] ^= 0xFF
+    try Data(bytes).write(to: URL(fileURLWithPath: source))
+    let log = dir.path("salvaged.ltape")
+    #expect(try CLI.run(["salvage", source, "-o", log]).code == 0)
+    let before = try CLI.run(["events", log, "--json"])
+    let shown = before.out.split(separator: "\n").count
+    #expect(shown >= 4 && shown < 6, "\(before.out)")
+    let follower = try Follower(["events", log, "--follow", "--json"], in: dir)
+    #expect(follower.waitForLines(shown))
+    let recorder = try PipedRecorder(log)
+    recorder.send([#"{"op":"appendItems","section":"main","items":["after-salvage"]}"#])
+    #expect(follower.waitForLines(shown + 1), "\(follower.err)")
+    #expect(try recorder.finish() == 0)
+    #expect(follower.stop(SIGINT) == 0)
+    let after = try CLI.run(["events", log, "--json"])
+    #expect(follower.out == after.out)
+    let last = follower.out.split(separator: "\n").last ?? ""
+    #expect(last.contains(#""items":["after-salvage"]"#), "\(follower.out)")
+    #expect(!follower.err.contains("error"), "\(follower.err)")
+  }
+
   @Test func fromChoosesTheFirstEventAndGoesOn() throws {
     let dir = try TempDir()
     let log = try Self.newLog(in: dir)
