@@ -248,6 +248,29 @@ struct RecordedSession {
   /// With a valid index, open does not scan the frames it covers: damage inside them is
   /// found only when those frames are read (and reported with its offset then); without
   /// the index the same open reports it at once.
+  /// A seek point whose state could not be encoded on the compressing thread fails the
+  /// builder's next step with the event named, and leaves no index file behind.
+  @Test func aSeekPointThatWasNotEncodedFailsTheBuildAndLeavesNoIndex() throws {
+    let s = try RecordedSession(1_000, seed: 23)
+    defer { s.remove() }
+    let reader = try LogReader(path: s.path, useIndex: false)
+    var builder: LogIndexBuilder? = try LogIndexBuilder(reader: reader)
+    try builder?.addSeekPoint(
+      seq: 300, frameOffset: reader.firstFrameOffset, segment: 0, dictionaryCount: 0
+    ) { nil }
+    do {
+      _ = try builder?.finish(reader: reader)
+      Issue.record("finish succeeded")
+    } catch {
+      #expect(error.kind == .io)
+      #expect(error.message == "the state after event 300 was not encoded", "\(error)")
+    }
+    builder = nil
+    let dir = (s.path as NSString).deletingLastPathComponent
+    let left = try FileManager.default.contentsOfDirectory(atPath: dir)
+    #expect(!left.contains { $0.contains(".idx") }, "\(left)")
+  }
+
   @Test func aValidIndexStandsInForTheScan() throws {
     let s = try RecordedSession(5_000, seed: 22)
     defer { s.remove() }
