@@ -13,32 +13,51 @@ enum IdText {
     guard utf8.count == 36, let p = utf8.baseAddress,
       p[8] == 0x2D, p[13] == 0x2D, p[18] == 0x2D, p[23] == 0x2D
     else { return (text, 0, 0) }
-    // One pass over the 32 digits, without a branch per kind of character: a digit, a hex
-    // letter (its case in bit 0x20), or anything else, which makes the id text.
-    let dashes: UInt64 = 1 << 8 | 1 << 13 | 1 << 18 | 1 << 23
-    var hi: UInt64 = 0
-    var lo: UInt64 = 0
-    var lower: UInt8 = 0
-    var upper: UInt8 = 0
-    var bad: UInt8 = 0
-    var digits = 0
-    for i in 0..<36 where dashes >> UInt64(i) & 1 == 0 {
-      let c = p[i]
-      let d = c &- 0x30
-      let l = (c | 0x20) &- 0x61
-      let isDigit: UInt8 = d < 10 ? 1 : 0
-      let isLetter: UInt8 = l < 6 ? 1 : 0
-      bad |= 1 &- (isDigit | isLetter)
-      let caseBit = (c >> 5) & 1
-      lower |= isLetter & caseBit
-      upper |= isLetter & (caseBit ^ 1)
-      let v = UInt64(isDigit == 1 ? d : l &+ 10)
-      if digits < 16 { hi = hi << 4 | v } else { lo = lo << 4 | v }
-      digits &+= 1
+    let raw = UnsafeRawPointer(p)
+    // The 32 digits as four words of eight characters, the first character in the low byte.
+    func word(_ at: Int) -> UInt64 {
+      UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
     }
-    // Mixed case is text; all digits read back the same either way: call it upper.
-    guard bad == 0, lower & upper == 0 else { return (text, 0, 0) }
-    return (lower != 0 ? uuidLower : uuidUpper, hi, lo)
+    func half(_ at: Int) -> UInt64 {
+      UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+    }
+    let words = (word(0), half(9) | half(14) << 32, half(19) | half(24) << 32, word(28))
+    var kinds: UInt64 = 0
+    let a = hexWord(words.0, &kinds)
+    let b = hexWord(words.1, &kinds)
+    let c = hexWord(words.2, &kinds)
+    let d = hexWord(words.3, &kinds)
+    // `kinds`: bit 0 a character that is no hex digit, bit 1 a lower-case letter, bit 2 an
+    // upper-case one. Mixed case is text; all digits read back the same either way: upper.
+    guard kinds & 1 == 0, kinds & 6 != 6 else { return (text, 0, 0) }
+    return (kinds & 2 != 0 ? uuidLower : uuidUpper, a << 32 | b, c << 32 | d)
+  }
+
+  /// The value of eight hex digits (the first in `x`'s low byte) and what kinds of
+  /// character they are, in `kinds` (see `classify`), a byte lane each, with no branch.
+  @inline(__always) private static func hexWord(_ x: UInt64, _ kinds: inout UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high = ones &* 0x80
+    let low7 = x & (ones &* 0x7F)
+    // Lanes whose byte lies strictly between m and n (m, n ≤ 128), read on the low 7 bits;
+    // a byte of 0x80 or more is refused on its own below.
+    func between(_ y: UInt64, _ m: UInt64, _ n: UInt64) -> UInt64 {
+      ((ones &* (127 &+ n) &- y) & ~y & (y &+ ones &* (127 &- m))) & high
+    }
+    let lowered = low7 | (ones &* 0x20)
+    let digit = between(low7, 0x2F, 0x3A)
+    let letter = between(lowered, 0x60, 0x67)
+    let hex = (digit | letter) & ~(x & high)
+    if hex != high { kinds |= 1 }
+    if letter & (x << 2) & high != 0 { kinds |= 2 }
+    if letter & (~x << 2) & high != 0 { kinds |= 4 }
+    // Digits keep their low nibble; a letter's (1...6) gains 9.
+    var v = (x & (ones &* 0x0F)) &+ (letter >> 7) &* 9
+    // Eight nibbles into 32 bits, the first character's the highest.
+    v = v.byteSwapped
+    v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF
+    v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF
+    return (v | v >> 16) & 0xFFFF_FFFF
   }
 
   /// A UUID's 36 characters in a fixed buffer (no allocation).
