@@ -73,4 +73,31 @@ import Testing
     #expect(Self.classify(Array(samples[2].utf8)).0 == IdText.uuidUpper)
     #expect(Self.classify(Array(samples[3].utf8)).0 == IdText.text)
   }
+
+  /// Many characters changed at once (the digits are read eight at a time): random texts
+  /// of UUID shape, from hex digits of either case, some with a byte of any value or a dash
+  /// moved, read as the reference reads them.
+  @Test func randomTextsOfUUIDShapeReadAsTheReferenceDoes() {
+    var rng = SystemRandomNumberGenerator()
+    let digits = Array("0123456789abcdefABCDEF".utf8)
+    for round in 0..<20_000 {
+      var bytes = [UInt8](repeating: 0x2D, count: 36)
+      let pool =
+        round % 3 == 0
+        ? digits[0..<16] : round % 3 == 1 ? digits[0..<10] + digits[16...] : digits[...]
+      for i in 0..<36 where ![8, 13, 18, 23].contains(i) {
+        bytes[i] = pool.randomElement(using: &rng)!
+      }
+      if round % 4 == 0 {
+        bytes[Int.random(in: 0..<36, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+      }
+      if round % 7 == 0 { bytes[Int.random(in: 0..<36, using: &rng)] = 0x2D }
+      let got = Self.classify(bytes)
+      let want = Self.reference(bytes)
+      if got != want {
+        Issue.record("\(bytes): \(got) against \(want)")
+        return
+      }
+    }
+  }
 }
