@@ -141,7 +141,8 @@ enum RecordCommand: Command {
       while pending.count > keep {
         let job = pending.removeFirst()
         job.done.wait()
-        for (number, decoded) in job.decoded {
+        // Moved out of the batch, not copied: each event's arrays are not retained again.
+        for (number, decoded) in job.takeDecoded() {
           do {
             try lines.take(decoded, at: "line \(number)")
           } catch {
@@ -215,6 +216,13 @@ private final class ParseBatch: @unchecked Sendable {
     for line in lines { decoded.append((line.number, LineRecorder.decode(line))) }
     done.signal()
   }
+
+  /// The decoded lines, moved out (after `done`).
+  func takeDecoded() -> [(number: Int, decoded: LineRecorder.Decoded)] {
+    var taken: [(number: Int, decoded: LineRecorder.Decoded)] = []
+    swap(&taken, &decoded)
+    return taken
+  }
 }
 
 /// Decodes, records and reports lines the same way whatever they come from: malformed lines
@@ -269,19 +277,20 @@ struct LineRecorder {
 
   /// Records one line unless it is blank or malformed; `place` names it in messages, and
   /// `origin` (the client) is added to fault warnings. Throws only when the log fails.
-  mutating func take(_ line: LineReader.Line, at place: String, origin: String? = nil)
-    throws(StoreError)
-  {
-    try take(Self.decode(line), at: place, origin: origin)
+  mutating func take(
+    _ line: LineReader.Line, at place: @autoclosure () -> String, origin: String? = nil
+  ) throws(StoreError) {
+    try take(Self.decode(line), at: place(), origin: origin)
   }
 
   /// Records a decoded line, as `take(_:at:origin:)` does.
-  mutating func take(_ decoded: Decoded, at place: String, origin: String? = nil)
-    throws(StoreError)
-  {
+  /// `place` is made only for a line that is rejected.
+  mutating func take(
+    _ decoded: consuming Decoded, at place: @autoclosure () -> String, origin: String? = nil
+  ) throws(StoreError) {
     switch decoded {
     case .blank: return
-    case .rejected(let reason): reject(reason, at: place)
+    case .rejected(let reason): reject(reason, at: place())
     case .event(let event):
       if let fault = try recorder.record(event) {
         faults += 1
