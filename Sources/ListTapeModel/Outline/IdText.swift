@@ -21,12 +21,11 @@ enum IdText {
     func half(_ at: Int) -> UInt64 {
       UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
     }
-    let words = (word(0), half(9) | half(14) << 32, half(19) | half(24) << 32, word(28))
     var kinds: UInt64 = 0
-    let a = hexWord(words.0, &kinds)
-    let b = hexWord(words.1, &kinds)
-    let c = hexWord(words.2, &kinds)
-    let d = hexWord(words.3, &kinds)
+    let a = hexWord(word(0), &kinds)
+    let b = hexWord(half(9) | half(14) << 32, &kinds)
+    let c = hexWord(half(19) | half(24) << 32, &kinds)
+    let d = hexWord(word(28), &kinds)
     // `kinds`: bit 0 a character that is no hex digit, bit 1 a lower-case letter, bit 2 an
     // upper-case one. Mixed case is text; all digits read back the same either way: upper.
     guard kinds & 1 == 0, kinds & 6 != 6 else { return (text, 0, 0) }
