@@ -38,4 +38,37 @@ import Darwin
     #expect(r.err.contains("cannot record to /dev/null: it is a device"), "\(r.err)")
     #expect(r.err.split(separator: "\n").count == 1)
   }
+
+  /// `-` names no file (other commands read it as standard input or write standard output
+  /// there): refused as a usage error, and no file named `-` appears; `./-` is a file.
+  @Test func aDashIsRefusedAndCreatesNothing() throws {
+    let dir = try TempDir()
+    func record(_ log: String) throws -> (code: Int32, err: String) {
+      let process = Process()
+      process.executableURL = CLI.binary
+      process.arguments = ["record", log]
+      process.environment = CLI.baseEnvironment
+      process.currentDirectoryURL = dir.url
+      let input = Pipe()
+      let error = Pipe()
+      process.standardInput = input
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = error
+      try process.run()
+      input.fileHandleForWriting.write(Self.event)
+      try input.fileHandleForWriting.close()
+      let err = error.fileHandleForReading.readDataToEndOfFile()
+      #expect(waitForExit(process))
+      return (process.terminationStatus, String(decoding: err, as: UTF8.self))
+    }
+    let dash = try record("-")
+    #expect(dash.code == 64)
+    #expect(
+      dash.err.hasPrefix(
+        "Error: a log is a file that record appends to and reads back; '-' (standard output) "
+          + "cannot be one: name a file (./- for a file named '-')\n"), "\(dash.err)")
+    #expect(try Self.entries(dir) == [])
+    #expect(try record("./-").code == 0)
+    #expect(try Self.entries(dir) == ["-"])
+  }
 }

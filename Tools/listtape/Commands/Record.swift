@@ -74,6 +74,11 @@ enum RecordCommand: Command {
     if arguments.once && socketPath == nil {
       throw usageError("'--once' needs '--listen <path>'")
     }
+    if path == "-" {
+      throw usageError(
+        "a log is a file that record appends to and reads back; '-' (standard output) cannot "
+          + "be one: name a file (./- for a file named '-')")
+    }
     try checkKind(of: path)
     // The socket first: a path that cannot be listened on leaves no new log behind.
     var listener: Listener? = nil
