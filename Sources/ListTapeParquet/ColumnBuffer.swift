@@ -15,10 +15,13 @@ struct ColumnBuffer {
   var strings = ByteDictionary()
   /// Whether the row being filled has a list element yet.
   var rowHasElement = false
-  /// The dictionary entry of each caller's key met since the keys were last forgotten:
-  /// entry << 32 | `keyGeneration` (`ParquetRows.append(_:key:)`).
+  /// The dictionary entry of each caller's key met since the keys were last forgotten, and
+  /// its length, so that a known key costs one read (`ParquetRows.append(_:key:)`):
+  /// (entry + 1) << 32 | length; 0 for a key not met.
   private var keyed: [UInt64] = []
-  private var keyGeneration: UInt32 = 1
+  /// The keys `keyed` holds, which `forgetKeys` clears (not the whole array: many small
+  /// logs exported one after another would clear it once each).
+  private var keys: [Int] = []
 
   init(_ column: ParquetColumn) { self.column = column }
 
@@ -62,28 +65,28 @@ struct ColumnBuffer {
     forgetKeys()
   }
 
-  /// The dictionary entry the caller's `key` stands for in this chunk, if met.
-  @inline(__always) func entry(key: Int) -> UInt32? {
+  /// The dictionary entry the caller's `key` stands for in this chunk, if met, and the
+  /// length of its string.
+  @inline(__always) func entry(key: Int) -> (entry: UInt32, length: Int)? {
     guard key < keyed.count else { return nil }
     let v = keyed[key]
-    return UInt32(truncatingIfNeeded: v) == keyGeneration
-      ? UInt32(truncatingIfNeeded: v >> 32) : nil
+    guard v != 0 else { return nil }
+    return (UInt32(truncatingIfNeeded: (v >> 32) &- 1), Int(v & 0xFFFF_FFFF))
   }
 
-  /// Records that `key` stands for dictionary entry `entry` until the keys are forgotten.
-  mutating func remember(key: Int, entry: UInt32) {
+  /// Records that `key` stands for dictionary entry `entry`, of `length` bytes, until the
+  /// keys are forgotten.
+  mutating func remember(key: Int, entry: UInt32, length: Int) {
     if key >= keyed.count {
       keyed.append(contentsOf: repeatElement(0, count: max(key + 1, keyed.count * 2) - keyed.count))
     }
-    keyed[key] = UInt64(entry) << 32 | UInt64(keyGeneration)
+    if keyed[key] == 0 { keys.append(key) }
+    keyed[key] = (UInt64(entry) + 1) << 32 | UInt64(UInt32(clamping: length))
   }
 
   /// Forgets every key (a new chunk, or the caller renumbered its strings).
   mutating func forgetKeys() {
-    keyGeneration &+= 1
-    if keyGeneration == 0 {
-      for k in keyed.indices { keyed[k] = 0 }
-      keyGeneration = 1
-    }
+    for k in keys { keyed[k] = 0 }
+    keys.removeAll(keepingCapacity: true)
   }
 }

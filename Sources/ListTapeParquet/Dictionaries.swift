@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 
-/// The distinct byte strings of one column chunk, numbered in order of first appearance:
-/// what dictionary encoding writes once per chunk, and what plain encoding rebuilds values
-/// from. An open-addressing table (linear probing, at most half full) over one byte arena.
+/// The byte strings of one column chunk, numbered in order of first appearance: what
+/// dictionary encoding writes once per chunk, and what plain encoding rebuilds values from.
+/// An open-addressing table (linear probing, at most half full) over one byte arena finds
+/// the strings given by their bytes; strings a caller numbers itself are added unhashed.
 struct ByteDictionary {
   /// Every entry's bytes, one after another.
   private(set) var arena: [UInt8] = []
@@ -17,6 +18,8 @@ struct ByteDictionary {
   private var slots = [UInt64](repeating: 0, count: 64)
   /// The last entry looked up, for runs of the same value (a log's path, a repeated op).
   private var last = -1
+  /// Entries in `slots` (those `index(of:)` added).
+  private var hashed = 0
 
   var count: Int { starts.count - 1 }
 
@@ -47,7 +50,19 @@ struct ByteDictionary {
     arena.append(contentsOf: bytes)
     starts.append(arena.count)
     last = e
-    if count * 2 > slots.count { grow() }
+    hashed += 1
+    if hashed * 2 > slots.count { grow() }
+    return UInt32(e)
+  }
+
+  /// Adds `bytes` as a new entry without looking them up or entering them in the table:
+  /// for strings the caller numbers (`ParquetRows.append(_:utf8:key:)`), which it gives
+  /// once per chunk. A string also given another way takes a second entry, which readers
+  /// decode as any other (a dictionary page need not hold distinct values).
+  mutating func appendUnhashed(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    let e = count
+    arena.append(contentsOf: bytes)
+    starts.append(arena.count)
     return UInt32(e)
   }
 
@@ -67,10 +82,11 @@ struct ByteDictionary {
     starts.append(0)
     if slots.count > 64 * 1024 {
       slots = [UInt64](repeating: 0, count: 64)
-    } else {
+    } else if hashed > 0 {
       for i in slots.indices { slots[i] = 0 }
     }
     last = -1
+    hashed = 0
   }
 
   private func equals(_ e: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -87,7 +103,8 @@ struct ByteDictionary {
   private mutating func grow() {
     var bigger = [UInt64](repeating: 0, count: slots.count * 2)
     let mask = bigger.count - 1
-    for e in 0..<count {
+    for slot in slots where slot != 0 {
+      let e = Int(slot & 0xFFFF_FFFF) - 1
       let h = withEntry(e) { Self.hash(UnsafeRawBufferPointer($0)) }
       var s = Int(truncatingIfNeeded: h) & mask
       while bigger[s] != 0 { s = (s + 1) & mask }

@@ -87,17 +87,19 @@ package final class ParquetRows {
   /// when it has not, and the caller gives the bytes with `append(_:utf8:key:)`. A known key
   /// costs an array read instead of hashing the bytes.
   package func append(_ c: Int, key: Int) -> Bool {
-    guard let i = buffers[c].entry(key: key) else { return false }
-    appendEntry(c, i, bytes: buffers[c].strings.length(Int(i)))
+    guard let (i, n) = buffers[c].entry(key: key) else { return false }
+    appendEntry(c, i, bytes: n)
     return true
   }
 
-  /// `append(_:utf8:)`, remembering that `key` stands for `bytes` in column `c` until
-  /// `forgetKeys()`.
+  /// Column `c`'s value (or next element): `bytes`, which the caller numbers `key` until
+  /// `forgetKeys()`. The bytes become a dictionary entry of their own without being looked
+  /// up: a caller's keys name distinct strings, so hashing them would find nothing (a string
+  /// given under two keys, as after a renumbering, is held twice; readers decode both).
   package func append(_ c: Int, utf8 bytes: UnsafeRawBufferPointer, key: Int) {
     precondition(key >= 0, "negative key")
-    let i = buffers[c].strings.index(of: bytes)
-    buffers[c].remember(key: key, entry: i)
+    let i = buffers[c].strings.appendUnhashed(bytes)
+    buffers[c].remember(key: key, entry: i, length: bytes.count)
     appendEntry(c, i, bytes: bytes.count)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ListTapeLog
 import Testing
 
 /// Whether python3 can import `module`; in CI (`CI` set) the tests run regardless, so a
@@ -309,6 +310,44 @@ enum Python {
   func leftovers(in dir: TempDir) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter {
       $0.contains(".partial-")
+    }
+  }
+
+  /// An id met before and after a dictionary restart in one row group is held twice in its
+  /// column's dictionary (the export does not hash ids it numbers): every engine reads the
+  /// row's ids as recorded.
+  @Test(.enabled(if: pythonHas("duckdb"), "duckdb is not installed (pip install duckdb)"))
+  func idsRenumberedByARestartReadBackAsRecorded() throws {
+    let dir = try TempDir()
+    var lines = [FollowTests.opening, #"{"op":"appendItems","section":"main","items":["keep"]}"#]
+    for round in 0..<5 {
+      lines.append(#"{"op":"select","items":["keep"]}"#)
+      lines += FollowTests.churn(round)
+    }
+    lines.append(#"{"op":"select","items":["keep"]}"#)
+    let log = dir.path("churn.ltape")
+    let r = try CLI.run(["record", log], input: Data((lines.joined(separator: "\n") + "\n").utf8))
+    #expect(r.code == 0, "\(r.err)")
+    #expect(try LogReader(path: log).restartSeq(after: 0) != nil, "no dictionary restart")
+    let out = dir.path("out")
+    #expect(try CLI.run(["export", log, "--parquet", "-o", out]).code == 0)
+    let query = """
+      import duckdb, json, sys
+      rows = duckdb.sql("select event, op, ids from '" + sys.argv[1] + "/events.parquet' "
+        + "order by event").fetchall()
+      print(json.dumps([[e, o, i] for e, o, i in rows]))
+      """
+    let read = try Python.run(["-c", query, out])
+    #expect(read.code == 0, "\(read.err)")
+    let rows = try #require(
+      try JSONSerialization.jsonObject(with: Data(read.out.utf8)) as? [[Any]])
+    #expect(rows.count == lines.count)
+    for (n, row) in rows.enumerated() {
+      let line = try Python.json(lines[n])
+      let ids = (line["items"] ?? line["sections"]) as? [String]
+      #expect(row[0] as? Int == n + 1)
+      #expect(row[1] as? String == line["op"] as? String, "event \(n + 1)")
+      #expect(row[2] as? [String] == ids, "event \(n + 1)")
     }
   }
 
