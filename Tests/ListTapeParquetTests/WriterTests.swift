@@ -115,3 +115,87 @@ import Testing
     #expect(two == one)
   }
 }
+
+/// What engines read back: the same strings whichever way the writer was given them.
+@Suite struct WriterReadBackTests {
+  /// Writes 600 rows of an optional string and a list of strings to `path`; the caller
+  /// numbers the 9 distinct strings anew every 100 rows (`forgetKeys`), as a log's ids are
+  /// renumbered by a dictionary restart, so a keyed writer meets each string under
+  /// several keys in one row group.
+  func write(_ path: String, keyed: Bool, dictionaryBytes: Int) throws {
+    var options = ParquetOptions()
+    options.dictionaryBytes = dictionaryBytes
+    let w = try ParquetWriter(
+      path: path,
+      columns: [ParquetColumn("s", .string, .optional), ParquetColumn("l", .string, .list)],
+      options: options)
+    let rows = w.rows
+    func put(_ c: Int, _ text: Int, batch: Int) {
+      var t = "string \(text)"
+      guard keyed else { return rows.append(c, string: t) }
+      let key = (text + 4 * batch) % 9
+      if rows.append(c, key: key) { return }
+      t.withUTF8 { rows.append(c, utf8: UnsafeRawBufferPointer($0), key: key) }
+    }
+    for i in 0..<600 {
+      let batch = i / 100
+      if i % 7 == 3 { rows.appendNull(0) } else { put(0, i % 9, batch: batch) }
+      for k in 0..<(i % 4) { put(1, (i + k) % 9, batch: batch) }
+      rows.endRow()
+      if i % 100 == 99 { rows.forgetKeys() }
+    }
+    try w.close()
+  }
+
+  @Test(.enabled(if: Self.hasPyarrow, "pyarrow is not installed (pip install pyarrow)"))
+  func renumberedKeysAndPlainChunksReadBackAsGiven() throws {
+    let dir = NSTemporaryDirectory() + "listtape-readback-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try write(dir + "/hashed.parquet", keyed: false, dictionaryBytes: 1 << 20)
+    try write(dir + "/keyed.parquet", keyed: true, dictionaryBytes: 1 << 20)
+    try write(dir + "/plain.parquet", keyed: true, dictionaryBytes: 0)
+    let script = """
+      import json, sys, pyarrow.parquet as pq
+      out = {}
+      for name in ['hashed', 'keyed', 'plain']:
+          f = pq.ParquetFile(sys.argv[1] + '/' + name + '.parquet')
+          c = f.metadata.row_group(0).column(1)
+          out[name] = {'rows': f.read().to_pylist(), 'encodings': sorted(c.encodings)}
+      print(json.dumps(out))
+      """
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", script, dir]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 0)
+    let read = try #require(
+      try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
+    let hashed = try #require(read["hashed"]?["rows"] as? [[String: Any]])
+    #expect(hashed.count == 600)
+    #expect(hashed[3]["s"] is NSNull)
+    #expect(hashed[5]["s"] as? String == "string 5")
+    #expect(hashed[7]["l"] as? [String] == ["string 7", "string 8", "string 0"])
+    for name in ["keyed", "plain"] {
+      let rows = try #require(read[name]?["rows"] as? [[String: Any]])
+      #expect(NSArray(array: rows).isEqual(to: hashed), "\(name)")
+    }
+    #expect(read["keyed"]?["encodings"] as? [String] == ["PLAIN", "RLE", "RLE_DICTIONARY"])
+    #expect(read["plain"]?["encodings"] as? [String] == ["PLAIN", "RLE"])
+  }
+
+  static let hasPyarrow: Bool = {
+    if let ci = ProcessInfo.processInfo.environment["CI"], !ci.isEmpty { return true }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", "import pyarrow"]
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return false }
+    p.waitUntilExit()
+    return p.terminationStatus == 0
+  }()
+}
