@@ -22,6 +22,8 @@ package final class ParquetRows {
   private let groupBytes = UnsafeMutablePointer<Int>.allocate(capacity: 1)
   /// The list columns, which `endRow` closes.
   private let listColumns: [Int]
+  /// How each column's dictionary pages (2 c) and data pages (2 c + 1) are compressed.
+  private var ways: [CompressionWay]
 
   init(columns: [ParquetColumn], options: ParquetOptions, path: String) throws(ParquetError) {
     guard let compressor = GzipCompressor(level: options.compressionLevel) else {
@@ -32,6 +34,7 @@ package final class ParquetRows {
     self.compressor = compressor
     self.path = path
     listColumns = columns.indices.filter { columns[$0].repetition == .list }
+    ways = Array(repeating: CompressionWay(), count: 2 * columns.count)
     buffers = .allocate(capacity: columns.count)
     buffers.initialize(from: columns.map(ColumnBuffer.init), count: columns.count)
     groupBytes.initialize(to: 0)
@@ -156,7 +159,7 @@ package final class ParquetRows {
       precondition(
         columns[c].repetition == .list || buffers[c].entries == groupRows,
         "column \(columns[c].name) has \(buffers[c].entries) values for \(groupRows) rows")
-      chunks.append(try writeChunk(&buffers[c], rows: groupRows, into: &out))
+      chunks.append(try writeChunk(&buffers[c], c, rows: groupRows, into: &out))
       buffers[c].removeAll()
     }
     count = 0
@@ -166,7 +169,9 @@ package final class ParquetRows {
 
   /// Writes one column chunk: a dictionary page when the dictionary is small enough, then
   /// data pages of whole rows.
-  private func writeChunk(_ b: inout ColumnBuffer, rows: Int, into out: inout [UInt8])
+  private func writeChunk(
+    _ b: inout ColumnBuffer, _ c: Int, rows: Int, into out: inout [UInt8]
+  )
     throws(ParquetError) -> ChunkMeta
   {
     let column = b.column
@@ -182,7 +187,7 @@ package final class ParquetRows {
       }
       meta.dictionaryOffset = Int64(out.count)
       let count = b.strings.count
-      try writePage(page, .dictionaryPage, meta: &meta, into: &out) { h in
+      try writePage(page, .dictionaryPage, 2 * c, meta: &meta, into: &out) { h in
         h.beginStruct(7)  // dictionary_page_header
         h.field(1, i32: Int32(count))
         h.field(2, i32: ParquetEnum.Encoding.plain.rawValue)
@@ -233,7 +238,7 @@ package final class ParquetRows {
       if meta.dataOffset == nil { meta.dataOffset = Int64(out.count) }
       let count = entry - firstEntry
       let encoding = valueEncoding(column, dictionary: dictionary)
-      try writePage(page, .dataPage, meta: &meta, into: &out) { h in
+      try writePage(page, .dataPage, 2 * c + 1, meta: &meta, into: &out) { h in
         h.beginStruct(5)  // data_page_header
         h.field(1, i32: Int32(count))
         h.field(2, i32: encoding.rawValue)
@@ -249,7 +254,7 @@ package final class ParquetRows {
       var page: [UInt8] = []
       if dictionary { page.append(UInt8(max(width, 1))) }
       if encoding == .deltaBinaryPacked { DeltaBinaryPacked.encode([], into: &page) }
-      try writePage(page, .dataPage, meta: &meta, into: &out) { h in
+      try writePage(page, .dataPage, 2 * c + 1, meta: &meta, into: &out) { h in
         h.beginStruct(5)
         h.field(1, i32: 0)
         h.field(2, i32: encoding.rawValue)
@@ -328,10 +333,11 @@ package final class ParquetRows {
     }
   }
 
-  /// Compresses `page` and appends its header (`body` adds the page-type-specific part)
-  /// and the compressed bytes to `out`.
+  /// Compresses `page` (the way `ways[way]` says, tried again now and then) and appends
+  /// its header (`body` adds the page-type-specific part) and the compressed bytes to
+  /// `out`.
   private func writePage(
-    _ page: [UInt8], _ type: ParquetEnum.PageType, meta: inout ChunkMeta,
+    _ page: [UInt8], _ type: ParquetEnum.PageType, _ way: Int, meta: inout ChunkMeta,
     into out: inout [UInt8], header body: (inout ThriftCompactWriter) -> Void
   ) throws(ParquetError) {
     // Parquet's sizes are 32-bit: only one row naming billions of ids could get there.
@@ -339,7 +345,17 @@ package final class ParquetRows {
       throw ParquetError(
         path: path, what: "a page of \(page.count) bytes is past Parquet's size limit")
     }
-    let sizes: (header: Int, compressed: Int)? = compressor.compress(page) { compressed in
+    var huffmanOnly = false
+    if page.count >= CompressionWay.triedFrom {
+      if ways[way].pagesLeft == 0, let suffices = compressor.huffmanSuffices(page) {
+        ways[way] = CompressionWay(huffmanOnly: suffices, pagesLeft: CompressionWay.pagesPerTry)
+      }
+      ways[way].pagesLeft = max(0, ways[way].pagesLeft - 1)
+      huffmanOnly = ways[way].huffmanOnly
+    }
+    let sizes: (header: Int, compressed: Int)? = compressor.compress(
+      page, huffmanOnly: huffmanOnly
+    ) { compressed in
       var h = ThriftCompactWriter()
       h.field(1, i32: type.rawValue)
       h.field(2, i32: Int32(page.count))
@@ -369,6 +385,19 @@ package final class ParquetRows {
     appendLE(v, to: &out)
     return out
   }
+}
+
+/// How one column's pages of one kind are compressed: by Huffman codes alone where they
+/// do within 2 % as well as matching (bit-packed indices, hex ids), which costs a fraction
+/// of the time; by matching otherwise (short and path-like ids, messages). Tried on a
+/// sample of a page every `pagesPerTry` pages, as the data may change (another log).
+struct CompressionWay {
+  var huffmanOnly = false
+  /// Pages compressed this way before the next try; 0: try on the next page.
+  var pagesLeft = 0
+  /// Smaller pages are compressed by matching, untried: a try would cost more than it saves.
+  static let triedFrom = 32 << 10
+  static let pagesPerTry = 64
 }
 
 /// A row group encoded by `ParquetRows.encode()`: its bytes, and its chunks' metadata with

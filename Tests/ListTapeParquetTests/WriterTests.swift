@@ -188,6 +188,54 @@ import Testing
     #expect(read["plain"]?["encodings"] as? [String] == ["PLAIN", "RLE"])
   }
 
+  /// Pages large enough to try Huffman codes alone: hex ids (which take them) and
+  /// repetitive text (which does not) read back as written.
+  @Test(.enabled(if: Self.hasPyarrow, "pyarrow is not installed (pip install pyarrow)"))
+  func pagesCompressedEitherWayReadBack() throws {
+    let path = NSTemporaryDirectory() + "listtape-ways-\(UUID().uuidString).parquet"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let w = try ParquetWriter(
+      path: path,
+      columns: [ParquetColumn("hex", .string), ParquetColumn("text", .string)])
+    var random = SystemRandomNumberGenerator()
+    var hexes: [String] = []
+    for i in 0..<30_000 {
+      let hex = (0..<4).map { _ in String(random.next() as UInt64, radix: 16) }.joined()
+      hexes.append(hex)
+      w.append(0, string: hex)
+      w.append(1, string: "Sources/App/Screen\(i % 50).swift:\(i % 700) row \(i)")
+      try w.endRow()
+    }
+    try w.close()
+    #expect(CompressionWay.triedFrom < 30_000 * 32)
+    let gzip = GzipCompressor(level: 1)
+    #expect(gzip?.huffmanSuffices(Array(hexes.joined().utf8)) == true)
+    #expect(
+      gzip?.huffmanSuffices(Array(String(repeating: "row 1 row 2 ", count: 4_000).utf8)) == false)
+    let script = """
+      import json, sys, pyarrow.parquet as pq
+      t = pq.read_table(sys.argv[1])
+      print(json.dumps([t.column('hex').to_pylist(), t.column('text').to_pylist()[-1]]))
+      """
+    let read = try #require(try python(script, path) as? [Any])
+    #expect(read.first as? [String] == hexes)
+    #expect(read.last as? String == "Sources/App/Screen49.swift:599 row 29999")
+  }
+
+  /// Runs a python3 script with one argument and reads its output as JSON.
+  func python(_ script: String, _ argument: String) throws -> Any {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", script, argument]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    try p.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 0)
+    return try JSONSerialization.jsonObject(with: data)
+  }
+
   static let hasPyarrow: Bool = {
     if let ci = ProcessInfo.processInfo.environment["CI"], !ci.isEmpty { return true }
     let p = Process()
