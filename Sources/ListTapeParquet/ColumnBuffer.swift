@@ -3,15 +3,15 @@
 struct ColumnBuffer {
   let column: ParquetColumn
   /// Definition level per entry (optional and list columns).
-  var defs: [UInt8] = []
+  var defs = Values<UInt8>()
   /// Repetition level per entry (list columns).
-  var reps: [UInt8] = []
+  var reps = Values<UInt8>()
   /// Non-null values of INT64, timestamp and INT32 columns.
-  var int64s: [Int64] = []
+  var int64s = Values<Int64>()
   /// Non-null values of BOOLEAN columns.
-  var bools: [Bool] = []
+  var bools = Values<Bool>()
   /// Non-null values of string columns, as entries of `strings`.
-  var indices: [UInt32] = []
+  var indices = Values<UInt32>()
   var strings = ByteDictionary()
   /// Whether the row being filled has a list element yet.
   var rowHasElement = false
@@ -56,13 +56,22 @@ struct ColumnBuffer {
 
   /// Empties the buffer for the next row group, keeping its storage.
   mutating func removeAll() {
-    defs.removeAll(keepingCapacity: true)
-    reps.removeAll(keepingCapacity: true)
-    int64s.removeAll(keepingCapacity: true)
-    bools.removeAll(keepingCapacity: true)
-    indices.removeAll(keepingCapacity: true)
+    defs.removeAll()
+    reps.removeAll()
+    int64s.removeAll()
+    bools.removeAll()
+    indices.removeAll()
     strings.removeAll()
     forgetKeys()
+  }
+
+  /// Frees the values' storage (the buffer's owner, when it goes).
+  func deallocate() {
+    defs.deallocate()
+    reps.deallocate()
+    int64s.deallocate()
+    bools.deallocate()
+    indices.deallocate()
   }
 
   /// The dictionary entry the caller's `key` stands for in this chunk, if met, and the
@@ -88,5 +97,49 @@ struct ColumnBuffer {
   mutating func forgetKeys() {
     for k in keys { keyed[k] = 0 }
     keys.removeAll(keepingCapacity: true)
+  }
+}
+
+/// A growable run of plain values behind one pointer: an append is a store and a count,
+/// without the uniqueness check and retain of an `Array` (a row appends to 16 of them).
+/// Copies share the storage; the owner calls `deallocate()` once.
+struct Values<T: BitwiseCopyable>: RandomAccessCollection {
+  private var base: UnsafeMutablePointer<T>?
+  private(set) var count = 0
+  private var capacity = 0
+
+  var startIndex: Int { 0 }
+  var endIndex: Int { count }
+
+  subscript(i: Int) -> T {
+    precondition(i >= 0 && i < count, "index out of range")
+    // Safe: `base` is set whenever count > 0.
+    return base.unsafelyUnwrapped[i]
+  }
+
+  @inline(__always) mutating func append(_ value: T) {
+    if count == capacity { grow() }
+    base.unsafelyUnwrapped[count] = value
+    count &+= 1
+  }
+
+  /// Forgets the values, keeping the storage.
+  mutating func removeAll() { count = 0 }
+
+  func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<T>) -> R) -> R {
+    body(UnsafeBufferPointer(start: base, count: count))
+  }
+
+  func deallocate() { base?.deallocate() }
+
+  private mutating func grow() {
+    let bigger = Swift.max(1_024, capacity * 2)
+    let new = UnsafeMutablePointer<T>.allocate(capacity: bigger)
+    if let base {
+      new.initialize(from: base, count: count)
+      base.deallocate()
+    }
+    base = new
+    capacity = bigger
   }
 }

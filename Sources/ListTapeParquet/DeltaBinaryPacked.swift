@@ -8,7 +8,8 @@ enum DeltaBinaryPacked {
   static let miniblockSize = 32
 
   /// Appends the encoding of `values` to `out`.
-  static func encode(_ values: ArraySlice<Int64>, into out: inout [UInt8]) {
+  static func encode<C: RandomAccessCollection<Int64>>(_ values: C, into out: inout [UInt8])
+  where C.Index == Int {
     RLEHybrid.varint(UInt64(blockSize), into: &out)
     RLEHybrid.varint(UInt64(miniblocks), into: &out)
     RLEHybrid.varint(UInt64(values.count), into: &out)

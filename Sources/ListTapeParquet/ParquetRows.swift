@@ -41,6 +41,7 @@ package final class ParquetRows {
   }
 
   deinit {
+    for c in 0..<columns.count { buffers[c].deallocate() }
     buffers.deinitialize(count: columns.count)
     buffers.deallocate()
     groupBytes.deallocate()
@@ -277,7 +278,7 @@ package final class ParquetRows {
 
   /// A level sequence with its 4-byte length, as data pages v1 hold them.
   private static func levels(
-    _ levels: [UInt8], _ range: Range<Int>, width: Int, into page: inout [UInt8]
+    _ levels: Values<UInt8>, _ range: Range<Int>, width: Int, into page: inout [UInt8]
   ) {
     let at = page.count
     page.append(contentsOf: [0, 0, 0, 0])
