@@ -7,7 +7,7 @@ package struct ParquetOptions: Sendable {
   package var rowGroupBytes = 64 << 20
   /// Rows per data page at most.
   package var pageRows = 20_000
-  /// Value bytes (as plain-encoded) that end a data page early.
+  /// Value bytes (as plain-encoded; a dictionary index counts 4) that end a data page early.
   package var pageBytes = 1 << 20
   /// A column chunk whose dictionary would take more than this is written plain. A row
   /// group's ids (100k UUIDs, 4 MB) fit: their indices and one copy of each id cost less

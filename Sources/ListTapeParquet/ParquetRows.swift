@@ -207,6 +207,10 @@ package final class ParquetRows {
       dictionary
       ? RLEHybrid.bitWidth(max(0, b.strings.count - 1))
       : 0
+    // What a value costs the page's bound: an index (4 bytes, at most), or its plain size,
+    // read per value only for strings written plain.
+    let valueBytes: Int? =
+      dictionary ? 4 : column.type == .string ? nil : b.plainSize(0)
     while entry < entries {
       // Whole rows until the page is full.
       let firstEntry = entry
@@ -216,7 +220,7 @@ package final class ParquetRows {
       while entry < entries && pageRows < options.pageRows && bytes < options.pageBytes {
         repeat {
           if maxDef == 0 || b.defs[entry] == 1 {
-            bytes += b.plainSize(value)
+            bytes += valueBytes ?? b.plainSize(value)
             value += 1
           }
           entry += 1
