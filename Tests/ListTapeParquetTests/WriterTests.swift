@@ -164,17 +164,7 @@ import Testing
           out[name] = {'rows': f.read().to_pylist(), 'encodings': sorted(c.encodings)}
       print(json.dumps(out))
       """
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", "-c", script, dir]
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    #expect(p.terminationStatus == 0)
-    let read = try #require(
-      try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
+    let read = try #require(try python(script, dir) as? [String: [String: Any]])
     let hashed = try #require(read["hashed"]?["rows"] as? [[String: Any]])
     #expect(hashed.count == 600)
     #expect(hashed[3]["s"] is NSNull)
