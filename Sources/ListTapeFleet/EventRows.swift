@@ -27,27 +27,27 @@ struct EventRows {
   }
 
   /// Writes the event columns of the row for record `i` of `ops`, its ids read from
-  /// `ids` (the fold's, synced past it): ids go in by entry number, their text written only
-  /// the first time a row group meets an entry.
-  mutating func op(_ ops: FoldOps, _ i: Int, _ ids: IdSpace, into s: inout SessionSummary) {
-    if ids.lineage != lineage {
+  /// `state`'s (the fold's, synced past it): ids go in by entry number, their text written
+  /// only the first time a row group meets an entry.
+  mutating func op(_ ops: FoldOps, _ i: Int, _ state: ListState, into s: inout SessionSummary) {
+    if state.idsLineage != lineage {
       writer.forgetKeys()
-      lineage = ids.lineage
+      lineage = state.idsLineage
     }
     let w = writer
     let seq = ops.seqs[i]
     let start = ops.start(i)
     let f = ops.fields(atWord: start)
     common(seq, ops.time(i), name: f.name, into: &s)
-    keyed(C.site, ops.siteEntry(i) ?? -1, ops, ids)
-    keyed(C.section, f.section, ops, ids)
-    keyed(C.parent, f.parent, ops, ids)
-    keyed(C.anchor, f.anchor, ops, ids)
+    keyed(C.site, ops.siteEntry(i) ?? -1, ops, state)
+    keyed(C.section, f.section, ops, state)
+    keyed(C.parent, f.parent, ops, state)
+    keyed(C.anchor, f.anchor, ops, state)
     var label = f.label
     if ops.isBatch(atWord: start) {
-      batch(ops, atWord: start, ids, label: &label)
+      batch(ops, atWord: start, state, label: &label)
     } else {
-      listed(f, ops, ids)
+      listed(f, ops, state)
     }
     if let label {
       w.append(C.label, string: label)
@@ -59,17 +59,17 @@ struct EventRows {
   }
 
   /// The ids a record lists (its nodes' in pre-order).
-  private func listed(_ f: FoldOpFields, _ ops: FoldOps, _ ids: IdSpace) {
+  private func listed(_ f: FoldOpFields, _ ops: FoldOps, _ state: ListState) {
     var k = f.idsStart
     for _ in 0..<f.idsCount {
-      keyed(C.ids, ops.entry(atWord: k), ops, ids)
+      keyed(C.ids, ops.entry(atWord: k), ops, state)
       k &+= f.idsStride
     }
   }
 
   /// A batch's ids are those of the events inside it, in order; its label is the first
   /// mark's inside it. Nested batches are walked with a stack.
-  private func batch(_ ops: FoldOps, atWord start: Int, _ ids: IdSpace, label: inout String?) {
+  private func batch(_ ops: FoldOps, atWord start: Int, _ state: ListState, label: inout String?) {
     var stack: [(records: [Int], next: Int)] = [(ops.batchRecords(atWord: start), 0)]
     while let top = stack.last {
       if top.next == top.records.count {
@@ -84,24 +84,26 @@ struct EventRows {
       }
       let f = ops.fields(atWord: w)
       if let text = f.label, label == nil { label = text }
-      listed(f, ops, ids)
+      listed(f, ops, state)
     }
   }
 
   /// Column `c`'s value (or next element): entry `e`, an id the record holds as text, or
   /// null for -1.
-  private func keyed(_ c: Int, _ e: Int32, _ ops: FoldOps, _ ids: IdSpace) {
+  private func keyed(_ c: Int, _ e: Int32, _ ops: FoldOps, _ state: ListState) {
     let w = writer
     guard e >= 0 else {
       if e == -1 {
         if c != C.ids { w.appendNull(c) }
       } else {
-        w.append(c, string: ops.name(entry: e, ids))
+        w.append(c, string: ops.name(entry: e, state.ids))
       }
       return
     }
     if w.append(c, key: Int(e)) { return }
-    ids.withText(Int(e)) { bytes in w.append(c, utf8: UnsafeRawBufferPointer(bytes), key: Int(e)) }
+    state.withIdText(Int(e)) { bytes in
+      w.append(c, utf8: UnsafeRawBufferPointer(bytes), key: Int(e))
+    }
   }
 
   /// The log, event, time and op columns.

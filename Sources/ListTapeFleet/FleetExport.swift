@@ -169,7 +169,7 @@ package final class FleetExport {
         &state, &decoder, from: 1, through: timeline.eventCount, progress: progress
       ) { ops, i, fault, state in
         let seq = ops.seqs[i]
-        eventRows.op(ops, i, state.ids, into: &summary)
+        eventRows.op(ops, i, state, into: &summary)
         eventRows.add(seq, fault, state, step: steps.at(seq), into: &summary)
         last = seq
         guard eventRows.isFull else { return true }

@@ -4,6 +4,15 @@ extension ListState {
   /// Every id the state knows, by entry (a log's dictionary, for a state folded from it).
   package var ids: IdSpace { forest.ids }
 
+  /// The ids' numbering (`IdSpace.lineage`), read in place: a caller in another module
+  /// that reads it per event would otherwise copy the ids (three arrays retained) each time.
+  package var idsLineage: UInt64 { forest.ids.lineage }
+
+  /// Calls `body` with entry `e`'s text (`IdSpace.withText`), read in place.
+  package func withIdText<R>(_ e: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    forest.ids.withText(e, body)
+  }
+
   /// Builds the ids' string table now (O(entries)), for a caller about to ask this state,
   /// and states folded from it, many questions by string: the fold keeps it up to date.
   package mutating func indexIDs() { forest.ids.buildTable() }
