@@ -42,12 +42,12 @@ enum CLI {
     return env
   }()
 
-  /// Runs the tool with `args`, feeding `input` on standard input (empty when nil), for at
-  /// most `seconds`. Output goes through files, so a chatty run can never block on a full
+  /// Runs the tool with `args` (in `directory`, if given), feeding `input` on standard input
+  /// (empty when nil), for at most `seconds`. Output goes through files, so a chatty run can never block on a full
   /// pipe.
   static func run(
     _ args: [String], input: Data? = nil, environment: [String: String] = [:],
-    seconds: Double = 60
+    seconds: Double = 60, in directory: URL? = nil
   ) throws -> RunResult {
     let dir = try TempDir()
     let inURL = dir.url.appendingPathComponent("stdin")
@@ -60,6 +60,7 @@ enum CLI {
     process.executableURL = binary
     process.arguments = args
     process.environment = baseEnvironment.merging(environment) { $1 }
+    if let directory { process.currentDirectoryURL = directory }
     process.standardInput = try FileHandle(forReadingFrom: inURL)
     process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)

@@ -39,6 +39,27 @@ import Darwin
     #expect(r.err.split(separator: "\n").count == 1)
   }
 
+  /// A reading command's LOG of `-` is a file named `-` when there is one; otherwise the
+  /// error says why standard input cannot be a log (66, as for any log that is not there).
+  @Test func aReaderTakesDashAsAFileAndSaysWhyNotStandardInput() throws {
+    let dir = try TempDir()
+    for args in [["show", "-", "--at", "1"], ["replay", "-"], ["stats", "-"]] {
+      let r = try CLI.run(args, input: Data("not a log".utf8), in: dir.url)
+      #expect(r.code == 66, "\(args)")
+      #expect(
+        r.err
+          == "listtape: error: cannot open -: a log is read from its file (seeks read it again "
+          + "from offsets), and standard input cannot be one: name the log's file (./- for a "
+          + "file named '-')\n", "\(args)")
+      #expect(r.out.isEmpty)
+    }
+    try FileManager.default.copyItem(
+      atPath: CLI.samples.appendingPathComponent("symbols.ltape").path, toPath: dir.path("-"))
+    let shown = try CLI.run(["show", "-", "--at", "1", "--json"], in: dir.url)
+    #expect(shown.code == 0, "\(shown.err)")
+    #expect(shown.out == (try CLI.run(["show", dir.path("-"), "--at", "1", "--json"])).out)
+  }
+
   /// `-` names no file (other commands read it as standard input or write standard output
   /// there): refused as a usage error, and no file named `-` appears; `./-` is a file.
   @Test func aDashIsRefusedAndCreatesNothing() throws {
