@@ -13,7 +13,6 @@ final class GzipCompressor {
 
   /// nil when zlib cannot set up a stream (out of memory).
   init?(level: Int32) {
-    // windowBits 15 + 16: a gzip header and trailer instead of zlib's.
     guard let s = Self.open(level, Z_DEFAULT_STRATEGY) else { return nil }
     guard let h = Self.open(level, Z_HUFFMAN_ONLY) else {
       Self.close(s)
@@ -26,6 +25,7 @@ final class GzipCompressor {
   private static func open(_ level: Int32, _ strategy: Int32) -> UnsafeMutablePointer<z_stream>? {
     let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     s.initialize(to: z_stream())
+    // windowBits 15 + 16: a gzip header and trailer instead of zlib's.
     guard listtape_deflateInit2(s, level, Z_DEFLATED, 15 + 16, 8, strategy) == Z_OK else {
       s.deinitialize(count: 1)
       s.deallocate()

@@ -207,6 +207,26 @@ enum TimeBench {
 
   static func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 
+  /// Runs `run` (one timed child, its wall seconds returned) for each tool in turn, `rounds`
+  /// times over, after `first` in each round, so that every tool's runs meet the host's
+  /// drift alike: each tool's wall and CPU seconds, run by run.
+  static func inTurn(
+    _ tools: [Tool], rounds: Int, first: () throws -> Void = {},
+    _ run: (Tool) throws -> Double
+  ) throws -> (wall: [[Double]], cpu: [[Double]]) {
+    var wall = [[Double]](repeating: [], count: tools.count)
+    var cpu = [[Double]](repeating: [], count: tools.count)
+    for _ in 0..<rounds {
+      try first()
+      for (k, t) in tools.enumerated() {
+        lastCPU.removeAll()
+        wall[k].append(try run(t))
+        cpu[k].append(cpuMedian())
+      }
+    }
+    return (wall, cpu)
+  }
+
   /// The median CPU time of the runs since `lastCPU` was last emptied, and empties it.
   static func cpuMedian() -> Double {
     defer { lastCPU.removeAll() }
@@ -288,15 +308,11 @@ enum TimeBench {
     // drifts by more than the figures' margins between runs a minute apart.
     let rounds = 7
     var gunzips: [Double] = []
-    var replays = [[Double]](repeating: [], count: tools.count)
-    var cpus = [[Double]](repeating: [], count: tools.count)
-    for _ in 0..<rounds {
+    let gunzipRun = {
       gunzips.append(try time("/bin/sh", ["-c", "gzip -dc '\(jsonl).gz' > /dev/null"]))
-      for (k, t) in tools.enumerated() {
-        lastCPU.removeAll()
-        replays[k].append(try time(t.path, ["replay", log]))
-        cpus[k].append(cpuMedian())
-      }
+    }
+    let (replays, cpus) = try inTurn(tools, rounds: rounds, first: gunzipRun) { t in
+      try time(t.path, ["replay", log])
     }
     let gunzip = median(gunzips)
     var values: [String] = []
@@ -379,17 +395,12 @@ enum TimeBench {
 
     // export --parquet, in events per CPU-second of the exporting process: the median of
     // three runs per tool, the tools taken in turn (one run moves by ±20 % on this host).
-    var exportCPU = [[Double]](repeating: [], count: tools.count)
-    for _ in 0..<3 {
-      for (k, t) in tools.enumerated() {
-        let out = dir + "/time-export-\(shape)"
-        try? FileManager.default.removeItem(atPath: out)
-        lastCPU.removeAll()
-        _ = try time(t.path, ["export", log, "--parquet", "-o", out])
-        exportCPU[k].append(cpuMedian())
-        try? FileManager.default.removeItem(atPath: out)
-      }
-    }
+    let exportOut = dir + "/time-export-\(shape)"
+    let exportCPU = try inTurn(tools, rounds: 3) { t in
+      try? FileManager.default.removeItem(atPath: exportOut)
+      defer { try? FileManager.default.removeItem(atPath: exportOut) }
+      return try time(t.path, ["export", log, "--parquet", "-o", exportOut])
+    }.cpu
     var exports: [String] = []
     var exportOK = true
     for k in tools.indices {
@@ -433,18 +444,12 @@ enum TimeBench {
       shape, builds, "≤ 0.5 µs/item — " + met(buildOK))
 
     // Recording the JSON Lines: the median of three runs per tool, the tools in turn.
-    var recordWall = [[Double]](repeating: [], count: tools.count)
-    var recordCPU = [[Double]](repeating: [], count: tools.count)
-    for _ in 0..<3 {
-      for (k, t) in tools.enumerated() {
-        let out = dir + "/time-record-\(shape).ltape"
-        try? FileManager.default.removeItem(atPath: out)
-        try? FileManager.default.removeItem(atPath: out + ".idx")
-        lastCPU.removeAll()
-        recordWall[k].append(try time(t.path, ["record", out], input: jsonl))
-        recordCPU[k].append(cpuMedian())
-        try? FileManager.default.removeItem(atPath: out)
-      }
+    let recordOut = dir + "/time-record-\(shape).ltape"
+    let (recordWall, recordCPU) = try inTurn(tools, rounds: 3) { t in
+      try? FileManager.default.removeItem(atPath: recordOut)
+      try? FileManager.default.removeItem(atPath: recordOut + ".idx")
+      defer { try? FileManager.default.removeItem(atPath: recordOut) }
+      return try time(t.path, ["record", recordOut], input: jsonl)
     }
     var records: [String] = []
     var recordOK = true
