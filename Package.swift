@@ -25,7 +25,10 @@ let package = Package(
   targets: [
     zlib,
     .target(name: "ListTapeJSON"),
-    .target(name: "ListTapeModel", dependencies: ["ListTapeJSON"]),
+    // Cache hints for the fold (a header of inline functions; the viewer's wasm build goes
+    // without them).
+    .target(name: "CListTapePrefetch"),
+    .target(name: "ListTapeModel", dependencies: ["ListTapeJSON", "CListTapePrefetch"]),
     .target(name: "ListTapeLog", dependencies: ["CListTapeZlib"]),
     // Deterministic sessions and the seeded generator (SplitMix64) for the bench, the tests
     // and `listtape generate`; no product.

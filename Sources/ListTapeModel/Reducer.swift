@@ -21,6 +21,7 @@ extension ListState {
   /// Throws when the record's definitions do not follow the state's ids (a record from
   /// another dictionary, a damaged log) or a restart does not list the state's ids.
   package mutating func apply(_ ops: FoldOps, _ i: Int) throws(CodecError) -> ListFault? {
+    prefetchAhead(ops, i)
     let kind = ops.kind(i)
     if kind == FoldOps.Kind.restart {
       let r = ops.restarts[Int(ops.word(i, FoldOps.header))]

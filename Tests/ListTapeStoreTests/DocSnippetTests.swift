@@ -138,6 +138,8 @@ struct Compiler {
       products.appendingPathComponent("Modules").path,
       "-Xcc",
       "-fmodule-map-file=\(DocSnippetTests.root.path)/Sources/CListTapeZlib/module.modulemap",
+      "-Xcc",
+      "-fmodule-map-file=\(DocSnippetTests.root.path)/Sources/CListTapePrefetch/include/module.modulemap",
     ]
     if code.contains("import UIKit") {
       let stub = dir.appendingPathComponent("UIKit.swiftmodule").path

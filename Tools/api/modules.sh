@@ -8,5 +8,6 @@ build_modules() {
   triple=$(basename "$(dirname "$bin")")
   clang_maps=(
     -Xcc -fmodule-map-file="$PWD/Sources/CListTapeZlib/module.modulemap"
+    -Xcc -fmodule-map-file="$PWD/Sources/CListTapePrefetch/include/module.modulemap"
   )
 }
