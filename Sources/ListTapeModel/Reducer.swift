@@ -295,14 +295,15 @@ extension Forest {
   /// records (loaded whole from an index, or read past a frame's stop): an entry of one
   /// lineage always names the same id, so those are not written again.
   mutating func follow(_ ops: FoldOps, _ i: Int) throws(CodecError) {
-    let before = Int(ops.dictBefore[i])
+    let head = ops.heads[i]
+    let before = Int(head.dictBefore)
     guard before >= 0 else { return }
     guard ids.count >= before else {
       throw CodecError(
         "event needs \(before) dictionary entries, the state knows \(ids.count)", offset: 0)
     }
-    let first = Int(ops.defFirst[i])
-    let n = Int(ops.defCount[i])
+    let first = Int(head.defFirst)
+    let n = Int(head.defCount)
     let known = ids.count &- before
     if n > known { ids.append(from: ops.definitions, (first &+ known)..<(first &+ n)) }
   }

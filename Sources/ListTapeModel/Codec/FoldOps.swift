@@ -16,15 +16,21 @@ package struct FoldOps: Sendable {
   var starts: [Int32] = []
   /// Each top-level record's event number.
   package var seqs: [Int] = []
-  /// Each top-level record's time (`noTime` when untimed).
-  var times: [Int64] = []
-  /// The dictionary's size before each record (-1: the record came from an `Event` and
-  /// defines through the state's ids instead).
-  var dictBefore: [Int32] = []
-  /// Each record's definitions: entries `defFirst[i] ..< defFirst[i] + defCount[i]` of
-  /// `definitions`.
-  var defFirst: [Int32] = []
-  var defCount: [Int32] = []
+  /// Each top-level record's time, dictionary and definitions: one append per record.
+  var heads: [Head] = []
+
+  /// What a top-level record carries besides its words.
+  struct Head {
+    /// The record's time (`noTime` when untimed).
+    var time: Int64
+    /// The dictionary's size before the record (-1: the record came from an `Event` and
+    /// defines through the state's ids instead).
+    var dictBefore: Int32
+    /// The record's definitions: entries `defFirst ..< defFirst + defCount` of
+    /// `definitions`.
+    var defFirst: Int32
+    var defCount: Int32
+  }
   var words: [Int32] = []
   /// Titles and fields (`ItemText` blobs), mark labels and the text of ids an `Event`
   /// named that the state does not know, by index.
@@ -52,10 +58,7 @@ package struct FoldOps: Sendable {
     let keep = words.count <= Self.keptWords && definitions.bytes.count <= Self.keptWords * 4
     starts.removeAll(keepingCapacity: keep)
     seqs.removeAll(keepingCapacity: keep)
-    times.removeAll(keepingCapacity: keep)
-    dictBefore.removeAll(keepingCapacity: keep)
-    defFirst.removeAll(keepingCapacity: keep)
-    defCount.removeAll(keepingCapacity: keep)
+    heads.removeAll(keepingCapacity: keep)
     words.removeAll(keepingCapacity: keep)
     texts.removeAll(keepingCapacity: keep)
     textEnds.removeAll(keepingCapacity: keep)
@@ -156,7 +159,7 @@ package struct FoldOps: Sendable {
 
   /// Record `i`'s time, nil when untimed.
   @inline(__always) package func time(_ i: Int) -> Int64? {
-    let t = times[i]
+    let t = heads[i].time
     return t == Self.noTime ? nil : t
   }
 
@@ -167,10 +170,10 @@ package struct FoldOps: Sendable {
   mutating func top(seq: Int, time: Int64?, dictionary: Int) {
     starts.append(Int32(truncatingIfNeeded: words.count))
     seqs.append(seq)
-    times.append(time ?? Self.noTime)
-    dictBefore.append(Int32(truncatingIfNeeded: dictionary))
-    defFirst.append(Int32(truncatingIfNeeded: definitions.count))
-    defCount.append(0)
+    heads.append(
+      Head(
+        time: time ?? Self.noTime, dictBefore: Int32(truncatingIfNeeded: dictionary),
+        defFirst: Int32(truncatingIfNeeded: definitions.count), defCount: 0))
   }
 
   /// Drops the last top-level record (an event that names a lost entry).
@@ -179,14 +182,11 @@ package struct FoldOps: Sendable {
     let lo = textMark == 0 ? 0 : Int(textEnds[textMark &- 1])
     texts.removeSubrange(lo...)
     textEnds.removeSubrange(textMark...)
-    let firstDefinition = Int(defFirst[defFirst.count &- 1])
+    let firstDefinition = Int(heads[heads.count &- 1].defFirst)
     if firstDefinition < definitions.count { definitions.truncate(to: firstDefinition) }
     starts.removeLast()
     seqs.removeLast()
-    times.removeLast()
-    dictBefore.removeLast()
-    defFirst.removeLast()
-    defCount.removeLast()
+    heads.removeLast()
   }
 
   /// Turns the last top-level record into a `skip` record: its definitions stay, its
@@ -269,9 +269,9 @@ package struct FoldOps: Sendable {
   /// Records that the top-level record being written defined entries `range` of
   /// `dictionary` (the decoder's).
   mutating func defined(_ dictionary: IdSpace, _ range: Range<Int>) {
-    guard !range.isEmpty, !defCount.isEmpty else { return }
+    guard !range.isEmpty, !heads.isEmpty else { return }
     definitions.append(from: dictionary, range)
-    defCount[defCount.count &- 1] = Int32(truncatingIfNeeded: range.count)
+    heads[heads.count &- 1].defCount = Int32(truncatingIfNeeded: range.count)
   }
 
   // MARK: Frames and restarts
@@ -579,7 +579,7 @@ extension FoldOps {
     // with.
     var batches: [(start: Int, events: [Event], next: Int, time: Int64?, site: Int32?)] = []
     var current = event.operation
-    // A nested event's own time (the top-level one's is `times[i]`).
+    // A nested event's own time (the top-level one's is `heads[i].time`).
     var time: Int64?
     // The event's site, kept as text (the fold never reads it).
     var site = event.site.map { addText($0) }.map { -2 &- $0 }
@@ -615,7 +615,7 @@ extension FoldOps {
   package mutating func append(_ event: Event, seq: Int, defining ids: inout IdSpace) {
     let before = ids.count
     append(event, seq: seq, ids: &ids)
-    dictBefore[dictBefore.count &- 1] = Int32(truncatingIfNeeded: before)
+    heads[heads.count &- 1].dictBefore = Int32(truncatingIfNeeded: before)
     defined(ids, before..<ids.count)
   }
 
