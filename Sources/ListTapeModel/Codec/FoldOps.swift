@@ -442,7 +442,7 @@ enum OpWalk {
   private static func operation<S: OpSource>(
     _ code: UInt8, depth: Int, _ s: inout S, _ ops: inout FoldOps
   ) throws(CodecError) {
-    func entries() throws(CodecError) {
+    @inline(__always) func entries() throws(CodecError) {
       let n = try s.count(.ids)
       ops.words.append(Int32(truncatingIfNeeded: n))
       for _ in 0..<n { ops.words.append(try s.entryRef()) }
