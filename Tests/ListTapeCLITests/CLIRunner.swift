@@ -43,8 +43,8 @@ enum CLI {
   }()
 
   /// Runs the tool with `args` (in `directory`, if given), feeding `input` on standard input
-  /// (empty when nil), for at most `seconds`. Output goes through files, so a chatty run can never block on a full
-  /// pipe.
+  /// (empty when nil), for at most `seconds`. Output goes through files, so a chatty run can
+  /// never block on a full pipe.
   static func run(
     _ args: [String], input: Data? = nil, environment: [String: String] = [:],
     seconds: Double = 60, in directory: URL? = nil

@@ -131,3 +131,27 @@ extension ListOperation {
   /// The op's index in `allNames`.
   package var nameIndex: Int { Int(EventCodes.code(of: self)) &- 1 }
 }
+
+extension FoldOps {
+  /// The entry of the item top-level record `i` reads first (its first listed item, its
+  /// item, anchor or parent), or -1 for records that name none: the fold's cache hints
+  /// read it per record, so it reads two words where `fields(atWord:)` reads the record.
+  @inline(__always) func firstEntry(_ i: Int) -> Int32 {
+    let s = Int(starts[i])
+    let head = words[s]
+    let w = s &+ Self.header
+    let end = min(s &+ Int(words[s &+ 1]), words.count)
+    switch head & 0xFFFF {
+    case Int32(EventCodes.expand), Int32(EventCodes.collapse), Int32(EventCodes.select),
+      Int32(EventCodes.deselect), Int32(EventCodes.deleteItems):
+      return w &+ 1 < end && words[w] > 0 ? words[w &+ 1] : -1
+    case Int32(EventCodes.moveItem), Int32(EventCodes.update), Int32(EventCodes.insertItems),
+      Int32(EventCodes.replaceChildren):
+      return w < end ? words[w] : -1
+    case Int32(EventCodes.appendItems):
+      return (head >> 16) & 2 != 0 && w &+ 1 < end ? words[w &+ 1] : -1
+    default:
+      return -1
+    }
+  }
+}
