@@ -39,7 +39,7 @@ codecs='ListTapeModelTests\.(StateCodecTests|EventRoundTripTests|EventDecodingTe
 replay='ListTapeStoreTests\.(HostileBytesTests|TimelineTests|GoldenTests|ReadAheadTests)'
 store='ListTapeStoreTests\.(StoreTests|StoreThreadTests|StoreKillTests)'
 address_suites="$log|$codecs|$replay|$store|ListTapeCLITests\.HostileTimeTests|ListTapeJSONTests"
-thread_suites='ListTapeStoreTests\.(StoreTests|StoreThreadTests|ReadAheadTests)|ListTapeLogTests\.(RoundTripTests|WriterStateTests)|ListTapeParquetTests\.WriterTests'
+thread_suites='ListTapeStoreTests\.(StoreTests|StoreThreadTests|ReadAheadTests)|ListTapeLogTests\.(RoundTripTests|WriterStateTests|PointCompressorTests)|ListTapeParquetTests\.WriterTests'
 # A latency bound (p99 of send) that the instrumentation alone breaks.
 skip='callerNeverWaitsForTheDisk'
 if [ "$ci" = 1 ]; then

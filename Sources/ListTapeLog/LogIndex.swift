@@ -92,55 +92,6 @@ package struct StateParts {
   package var tail: StateTail?
 }
 
-/// A seek point's encoded state compressed on another thread (the builder's only one in
-/// flight, so the deflater is not shared): `done` is signalled when `result` (compressed
-/// length, where its second part starts, CRC of the compressed bytes) is set, or left nil on
-/// failure.
-private final class PointCompression: @unchecked Sendable {
-  let point: IndexSeekPoint
-  let encode: @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
-  let deflater: Deflater
-  /// The state encoded, and where its columns start (set by `run`).
-  var state: [UInt8] = []
-  var out: [UInt8] = []
-  var result: (length: Int, split: Int, crc: UInt32)?
-  let done = DispatchSemaphore(value: 0)
-
-  init(
-    _ point: IndexSeekPoint, deflater: Deflater,
-    encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
-  ) {
-    self.point = point
-    self.encode = encode
-    self.deflater = deflater
-  }
-
-  func run() {
-    defer { done.signal() }
-    guard let (state, flushPoints) = encode() else { return }
-    self.state = state
-    out = [UInt8](repeating: 0, count: deflater.bound(state.count, blocks: flushPoints.count + 1))
-    // A large state's last column is a stream of its own, inflated beside the rest.
-    let independent = state.count >= IndexFormat.twoPartState ? flushPoints.last : nil
-    // A compact state's levels and flags (its second and third columns) are small numbers
-    // with short repeats: Huffman codes alone are faster and no larger. Its entry deltas
-    // (the fourth) shrink by a quarter at most, and decoding them symbol by symbol was half
-    // of a load's inflating: they are stored.
-    let compact = flushPoints.count == 5
-    let compressed = state.withUnsafeBytes { src in
-      out.withUnsafeMutableBytes {
-        deflater.compress(
-          src, into: $0, flushPoints: flushPoints, independentFrom: independent,
-          huffmanOnly: compact ? [flushPoints[1], flushPoints[2]] : [],
-          stored: compact ? [flushPoints[3]] : [])
-      }
-    }
-    guard let (n, split) = compressed else { return }
-    let crc = out.withUnsafeBytes { crc32Bytes(0, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-    result = (n, split, crc)
-  }
-}
-
 /// A point of an index file where reading can start: the state after event `seq`, and
 /// where the frames after it begin.
 package struct IndexSeekPoint: Sendable, Equatable {
@@ -682,10 +633,10 @@ package final class LogIndexBuilder {
   private var end: UInt64 = UInt64(IndexFormat.headerLength)
   private var points: [IndexSeekPoint] = []
   private var segments: [IndexSegment] = []
-  private let deflater: Deflater
-  /// The last seek point added, compressed on another thread while the fold goes on, and
-  /// written when the next one comes (or a segment, or the end).
-  private var pending: PointCompression?
+  /// The seek points added and not yet written, in order, compressed meanwhile by
+  /// `compressor` (each written as soon as it and those before it are done).
+  private var pending: [IndexSeekPoint] = []
+  private let compressor: PointCompressor
   private var finished = false
 
   /// Starts an index for the log `reader` reads (at `LogIndex.path(forLog:)`), keeping the
@@ -696,10 +647,10 @@ package final class LogIndexBuilder {
     logPath = reader.path
     target = LogIndex.path(forLog: reader.path)
     temporary = "\(target).tmp-\(getpid())"
-    guard let deflater = Deflater(level: 1) else {
+    guard let compressor = PointCompressor(level: 1) else {
       throw LogError(.io, path: target, message: "zlib deflateInit failed")
     }
-    self.deflater = deflater
+    self.compressor = compressor
     switch Posix.open(temporary, O_RDWR | O_CREAT | O_TRUNC) {
     case .success(let f): fd = f
     case .failure(let e): throw .io("cannot create index", path: temporary, errno: e)
@@ -716,13 +667,13 @@ package final class LogIndexBuilder {
   }
 
   deinit {
-    pending?.done.wait()
+    compressor.stop()
     _ = Posix.close(fd)
     if !finished { _ = unlink(temporary) }
   }
 
   /// Seek points added so far.
-  package var seekPointCount: Int { points.count + (pending == nil ? 0 : 1) }
+  package var seekPointCount: Int { points.count + pending.count }
 
   private func keep(_ old: LogIndex, through: UInt64) throws(LogError) {
     var kept = Set<Int>()
@@ -748,26 +699,35 @@ package final class LogIndexBuilder {
   }
 
   private func writeAt(_ offset: UInt64, _ bytes: [UInt8]) throws(LogError) {
-    let failure: Int32? = bytes.withUnsafeBytes { p in
-      var done = 0
-      while done < p.count {
-        guard let base = p.baseAddress else { return nil }
-        let n = pwrite(fd, base + done, p.count - done, off_t(offset) + off_t(done))
-        if n > 0 {
-          done += n
-        } else if n < 0 && errno == EINTR {
-          continue
-        } else {
-          return n == 0 ? ENOSPC : errno
-        }
-      }
-      return nil
-    }
+    let failure = bytes.withUnsafeBytes { pwriteAll(offset, $0) }
     if let failure { throw .io("cannot write index", path: temporary, errno: failure) }
   }
 
+  private func writeAt(_ offset: UInt64, _ p: UnsafeRawBufferPointer) throws(LogError) {
+    if let failure = pwriteAll(offset, p) {
+      throw .io("cannot write index", path: temporary, errno: failure)
+    }
+  }
+
+  /// Writes all of `p` at `offset`: nil, or the errno that stopped it.
+  private func pwriteAll(_ offset: UInt64, _ p: UnsafeRawBufferPointer) -> Int32? {
+    var done = 0
+    while done < p.count {
+      guard let base = p.baseAddress else { return nil }
+      let n = pwrite(fd, base + done, p.count - done, off_t(offset) + off_t(done))
+      if n > 0 {
+        done += n
+      } else if n < 0 && errno == EINTR {
+        continue
+      } else {
+        return n == 0 ? ENOSPC : errno
+      }
+    }
+    return nil
+  }
+
   private func append(_ p: UnsafeRawBufferPointer) throws(LogError) {
-    try writeAt(end, [UInt8](p))
+    try writeAt(end, p)
     end += UInt64(p.count)
   }
 
@@ -786,41 +746,46 @@ package final class LogIndexBuilder {
   }
 
   /// `addSeekPoint(seq:frameOffset:segment:dictionaryCount:state:flushPoints:)` with the
-  /// state encoded by `encode` on the compressing thread (nil: it could not be, which
-  /// fails the next call).
+  /// state encoded by `encode` where it is compressed (nil: it could not be, which fails
+  /// this call or a later one).
   package func addSeekPoint(
     seq: UInt64, frameOffset: UInt64, segment: UInt64, dictionaryCount: Int,
     encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
   ) throws(LogError) {
-    try writePending()
-    let point = IndexSeekPoint(
-      seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
-      segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0)
-    let job = PointCompression(point, deflater: deflater, encode: encode)
-    pending = job
-    DispatchQueue.global(qos: .userInitiated).async { job.run() }
+    pending.append(
+      IndexSeekPoint(
+        seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
+        segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0))
+    compressor.add(encode)
+    try writePending(wait: false)
   }
 
-  /// Waits for the seek point being compressed, if any, and writes it after what is written.
-  private func writePending() throws(LogError) {
-    guard let job = pending else { return }
-    pending = nil
-    job.done.wait()
-    guard let (n, split, crc) = job.result else {
-      let what =
-        job.state.isEmpty
-        ? "the state after event \(job.point.seq) was not encoded" : "zlib deflate failed"
-      throw LogError(.io, path: temporary, message: what)
+  /// Writes the seek points compressed so far, in order, after what is written; with
+  /// `wait`, all of them.
+  private func writePending(wait: Bool = true) throws(LogError) {
+    while !pending.isEmpty, let outcome = compressor.take(wait: wait) {
+      var point = pending.removeFirst()
+      let c: CompressedPoint
+      switch outcome {
+      case .success(let done): c = done
+      case .failure(let failure):
+        let what =
+          failure == .notEncoded
+          ? "the state after event \(point.seq) was not encoded" : "zlib deflate failed"
+        throw LogError(.io, path: temporary, message: what)
+      }
+      point.rawLength = c.rawLength
+      point.blobOffset = end
+      point.blobLength = c.length
+      point.blobCRC = c.crc
+      point.partOffset = c.split
+      let failure = c.bytes.withUnsafeBytes {
+        pwriteAll(end, UnsafeRawBufferPointer(rebasing: $0[0..<c.length]))
+      }
+      if let failure { throw .io("cannot write index", path: temporary, errno: failure) }
+      end += UInt64(c.length)
+      points.append(point)
     }
-    var point = job.point
-    point.rawLength = job.state.count
-    point.blobOffset = end
-    point.blobLength = n
-    point.blobCRC = crc
-    point.partOffset = split
-    try writeAt(end, Array(job.out[0..<n]))
-    end += UInt64(n)
-    points.append(point)
   }
 
   /// Stores segment `key`'s dictionary (entries in stored form and their ends); a later

@@ -51,3 +51,12 @@ extension ListState {
     #endif
   }
 }
+
+/// Asks for the cache line of `p[i]` before a walk reads it (a hint: nothing when `i` is
+/// out of bounds; nothing in builds without the C module).
+@inline(__always) func prefetchLine<T>(_ p: UnsafeBufferPointer<T>, _ i: Int) {
+  #if canImport(CListTapePrefetch)
+  guard i >= 0 && i < p.count, let base = p.baseAddress else { return }
+  listtape_prefetch(base + i)
+  #endif
+}

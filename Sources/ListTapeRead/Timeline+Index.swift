@@ -52,8 +52,11 @@ extension Timeline {
     }
     var state = ListState()
     var decoder = startDecoder()
-    var segment: UInt64 = 0
     var from = 1
+    // A salvaged log: no seek point where the fold is not the recorded state (between a gap
+    // and the point that restores it), so no seek starts from one (Timeline+Anchors).
+    var build = IndexBuild(
+      builder: builder, spacing: indexSpacing, steps: exactSteps, path: path, lastPoint: 0)
     if let old, let start {
       guard let resumed = try indexCheckpoint(atOrBefore: Int(start.seq)) else {
         throw .undecodableIndex(
@@ -61,102 +64,36 @@ extension Timeline {
       }
       state = resumed.state
       decoder = resumed.decoder
-      segment = start.segment
+      build.segment = start.segment
       from = Int(start.seq) + 1
-    }
-    // The segment's entries written so far (its dictionary is the state's ids).
-    var written = 0
-    var stored: [UInt8] = []
-    var ends: [UInt32] = []
-    var lastPoint = from - 1
-    // Set with `failure`: the fold's callbacks test this, not the optional error (a copy
-    // of it per event).
-    var failed = false
-    var failure: StoreError? {
-      didSet { failed = true }
-    }
-    let total = eventCount
-    let spacing = indexSpacing
-    // A salvaged log: no seek point where the fold is not the recorded state (between a gap
-    // and the point that restores it), so no seek starts from one (Timeline+Anchors).
-    let steps = exactSteps
-    // Whether every entry of the segment so far is known and none repeats another (the
-    // index keeps no record of repeats: a segment with one gets no seek points after it).
-    var whole = true
-    let path = self.path
-    func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
-      guard !failed else { return }
-      do throws(LogError) {
-        if end.restarted {
-          try builder.addSegment(key: segment, stored: stored, ends: ends)
-          stored.removeAll(keepingCapacity: true)
-          ends.removeAll(keepingCapacity: true)
-          written = 0
-          segment = end.segment
-          whole = true
-        }
-        let ids = state.ids
-        let count = min(end.dictionaryCount, ids.count)
-        if whole && written < count {
-          let base = UInt32(truncatingIfNeeded: stored.count)
-          let lo = written == 0 ? 0 : Int(ids.ends[written - 1])
-          let hi = Int(ids.ends[count - 1])
-          stored.append(contentsOf: ids.bytes[lo..<hi])
-          for e in written..<count {
-            ends.append(base &+ ids.ends[e] &- UInt32(truncatingIfNeeded: lo))
-            if ids.extent(e).isEmpty { whole = false }
-          }
-          written = count
-        }
-        if !end.aliasesFree { whole = false }
-        if !end.restarted && end.lastSeq - lastPoint >= spacing && whole
-          && steps.stateIsExact(at: end.lastSeq)
-        {
-          let (key, count, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
-          if ids.count <= count {
-            // Every item's entry is below `count`: the state is copied here, then encoded
-            // and compressed on another thread while the fold goes on.
-            let image = CompactImage(state)
-            try builder.addSeekPoint(
-              seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count
-            ) { try? image.encoded(segment: key, dictionaryCount: count) }
-          } else {
-            // Encoded here, where a failure names the id.
-            let encoded: (bytes: [UInt8], flushPoints: [Int])
-            do throws(CodecError) {
-              encoded = try state.compactEncoded(segment: key, dictionaryCount: count)
-            } catch {
-              failure = .undecodableEvent(event: seq, error, path: path)
-              return
-            }
-            try builder.addSeekPoint(
-              seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: count,
-              state: encoded.bytes, flushPoints: encoded.flushPoints)
-          }
-          lastPoint = end.lastSeq
-        }
-      } catch {
-        failure = .log(error)
-      }
-    }
-    if let old, let start {
       // The segment being extended: its entries so far come from the old index.
       do {
-        (stored, ends) = try old.dictionary(at: start)
-        written = ends.count
+        (build.stored, build.ends) = try old.dictionary(at: start)
+        build.written = build.ends.count
       } catch {
         throw .log(error)
       }
     }
-    try fold(&state, &decoder, from: from, through: total, frames: true, onFrame: frameEnded) {
-      ops, i, _, _ in
-      let seq = ops.seqs[i]
-      if seq & 0xFFFF == 0 { indexProgress?(seq, total) }
-      return !failed
-    }
-    if let failure { throw failure }
+    build.lastPoint = from - 1
+    let total = eventCount
+    // A failure stops the fold at the next progress step (the frames meanwhile do nothing),
+    // and is the one told, whatever the fold met after it.
     do {
-      try builder.addSegment(key: segment, stored: stored, ends: ends)
+      try fold(
+        &state, &decoder, from: from, through: total, frames: true,
+        onFrame: { end, state in build.frameEnded(end, &state) },
+        { ops, i, _, _ in
+          let seq = ops.seqs[i]
+          guard seq & 0xFFFF == 0 else { return true }
+          indexProgress?(seq, total)
+          return build.failure == nil
+        })
+    } catch {
+      throw build.failure ?? error
+    }
+    if let failure = build.failure { throw failure }
+    do {
+      try builder.addSegment(key: build.segment, stored: build.stored, ends: build.ends)
     } catch {
       throw .log(error)
     }
@@ -318,5 +255,90 @@ extension LogIndex {
     }
     try check(parts, of: p)
     return decoded
+  }
+}
+
+/// What an index build keeps from frame to frame: the segment's dictionary written so far
+/// and where the last seek point was. One value the fold's callback mutates through a
+/// method (a dozen variables captured by the callback were each checked for exclusive
+/// access at run time, at every frame).
+private struct IndexBuild {
+  let builder: LogIndexBuilder
+  let spacing: Int
+  let steps: ExactSteps
+  let path: String
+  var lastPoint: Int
+  var segment: UInt64 = 0
+  /// The segment's entries written so far (its dictionary is the state's ids).
+  var written = 0
+  var stored: [UInt8] = []
+  var ends: [UInt32] = []
+  /// Whether every entry of the segment so far is known and none repeats another (the
+  /// index keeps no record of repeats: a segment with one gets no seek points after it).
+  var whole = true
+  var failure: StoreError?
+
+  init(builder: LogIndexBuilder, spacing: Int, steps: ExactSteps, path: String, lastPoint: Int) {
+    self.builder = builder
+    self.spacing = spacing
+    self.steps = steps
+    self.path = path
+    self.lastPoint = lastPoint
+  }
+
+  mutating func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
+    guard failure == nil else { return }
+    do throws(LogError) {
+      if end.restarted {
+        try builder.addSegment(key: segment, stored: stored, ends: ends)
+        stored.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        written = 0
+        segment = end.segment
+        whole = true
+      }
+      let ids = state.ids
+      let count = min(end.dictionaryCount, ids.count)
+      if whole && written < count {
+        let base = UInt32(truncatingIfNeeded: stored.count)
+        let lo = written == 0 ? 0 : Int(ids.ends[written - 1])
+        let hi = Int(ids.ends[count - 1])
+        stored.append(contentsOf: ids.bytes[lo..<hi])
+        for e in written..<count {
+          ends.append(base &+ ids.ends[e] &- UInt32(truncatingIfNeeded: lo))
+          if ids.extent(e).isEmpty { whole = false }
+        }
+        written = count
+      }
+      if !end.aliasesFree { whole = false }
+      guard
+        !end.restarted && end.lastSeq - lastPoint >= spacing && whole
+          && steps.stateIsExact(at: end.lastSeq)
+      else { return }
+      let (key, defined, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
+      if ids.count <= defined {
+        // Every item's entry is below `defined`: the state is copied here, then encoded
+        // and compressed on another thread while the fold goes on.
+        let image = CompactImage(state)
+        try builder.addSeekPoint(
+          seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: defined
+        ) { try? image.encoded(segment: key, dictionaryCount: defined) }
+      } else {
+        // Encoded here, where a failure names the id.
+        let encoded: (bytes: [UInt8], flushPoints: [Int])
+        do throws(CodecError) {
+          encoded = try state.compactEncoded(segment: key, dictionaryCount: defined)
+        } catch {
+          failure = .undecodableEvent(event: seq, error, path: path)
+          return
+        }
+        try builder.addSeekPoint(
+          seq: UInt64(seq), frameOffset: end.offset, segment: key, dictionaryCount: defined,
+          state: encoded.bytes, flushPoints: encoded.flushPoints)
+      }
+      lastPoint = end.lastSeq
+    } catch {
+      failure = .log(error)
+    }
   }
 }

@@ -48,6 +48,11 @@ struct CompactSource: Sendable {
     }
   }
 
+  /// Items ahead in a leaf whose children list, then that list's first block, `preorder`
+  /// asks for; and inner entries ahead whose block it asks for.
+  static let kidsDistance: Int32 = 12
+  static let blockDistance: Int32 = 6
+
   /// Each handle's children list and flags byte, in one pass over the nodes.
   private static func kidsAndFlags(_ nodes: [Node], _ content: [ContentRef], _ text: [UInt8])
     -> (kids: [Handle], flags: [UInt8])
@@ -210,10 +215,15 @@ struct CompactSource: Sendable {
                   var i = top.next
                   let base = Int(top.block) &* BlockLayout.stride
                   if s >= 0 {
-                    // An inner block: into its next entry.
+                    // An inner block: into its next entry (and the one after is asked for).
                     if i == count {
                       stack.removeLast()
                     } else {
+                      if i &+ 1 < count {
+                        let b = Int(slots[base &+ Int(i) &+ 1])
+                        prefetchLine(shape, b)
+                        prefetchLine(slots, b &* BlockLayout.stride)
+                      }
                       stack[stack.count &- 1].next = i &+ 1
                       stack.append((slots[base &+ Int(i)], 0, top.level))
                     }
@@ -224,6 +234,18 @@ struct CompactSource: Sendable {
                   let level = top.level
                   while i < count {
                     guard written < room else { break sectionLoop }
+                    // Items ahead in this leaf: their children lists, and the first block of
+                    // a list nearer (each block's slots are a line of their own).
+                    if i &+ Self.kidsDistance < count {
+                      prefetchLine(kids, Int(slots[base &+ Int(i &+ Self.kidsDistance)]))
+                    }
+                    if i &+ Self.blockDistance < count {
+                      let b = kids[Int(slots[base &+ Int(i &+ Self.blockDistance)])]
+                      if b >= 0 {
+                        prefetchLine(shape, Int(b))
+                        prefetchLine(slots, Int(b) &* BlockLayout.stride)
+                      }
+                    }
                     let h = slots[base &+ Int(i)]
                     i &+= 1
                     order[written] = h
