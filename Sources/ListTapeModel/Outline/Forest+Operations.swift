@@ -128,8 +128,15 @@ extension Forest {
   /// never touches structure.
   mutating func update(_ x: Handle, with blob: UnsafeRawBufferPointer) {
     guard !blob.isEmpty else { return }
+    let p = ItemText.parts(blob)
+    if p.title == nil && p.fields == nil { return }
+    if let bytes = withContent(x, { ItemText.merged($0, blob) }) {
+      let c = bytes.withUnsafeBytes { storeText($0) }
+      textGarbage &+= Int(content[Int(x)].length)
+      editContent(x) { $0 = c }
+      return
+    }
     let (title, fields) = ItemText.decode(blob)
-    if title == nil && fields == nil { return }
     let (oldTitle, oldFields) = withContent(x) { ItemText.decode($0) }
     var merged = oldFields
     if let fields {

@@ -213,6 +213,65 @@ enum ItemText {
     }
   }
 
+  /// `Forest.update`'s merge on the bytes: the blob of `old` with `new`'s title when it has
+  /// one and `new`'s fields merged into `old`'s key by key (`new`'s value wins), in
+  /// canonical form. Nil when a key of either is not ASCII: `String` order is byte order
+  /// only for ASCII, so the caller merges those as strings.
+  static func merged(_ old: UnsafeRawBufferPointer, _ new: UnsafeRawBufferPointer) -> [UInt8]? {
+    let o = parts(old)
+    let n = parts(new)
+    /// The fields of `p` as key and value bytes, nil when a key is not ASCII.
+    func fields(_ p: Parts) -> [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)]? {
+      var all: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+      all.reserveCapacity(p.fieldCount)
+      var ascii = true
+      forEachField(p) { k, v in
+        if ascii && !k.allSatisfy({ $0 < 0x80 }) { ascii = false }
+        all.append((k, v))
+      }
+      return ascii ? all : nil
+    }
+    guard let of = fields(o), let nf = fields(n) else { return nil }
+    let title = n.title ?? o.title
+    let hasFields = o.fields != nil || n.fields != nil
+    var out: [UInt8] = []
+    out.reserveCapacity(old.count &+ new.count &+ 8)
+    out.append((title == nil ? 0 : hasTitle) | (hasFields ? ItemText.hasFields : 0))
+    func append(_ b: UnsafeRawBufferPointer) {
+      ByteSink.appendVarint(UInt64(b.count), to: &out)
+      out.append(contentsOf: b)
+    }
+    if let title { append(title) }
+    guard hasFields else { return out }
+    // Both lists are in key order: one merge pass, counting as it goes.
+    var merged: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+    merged.reserveCapacity(of.count &+ nf.count)
+    var i = 0
+    var j = 0
+    while i < of.count || j < nf.count {
+      if j == nf.count {
+        merged.append(of[i])
+        i &+= 1
+      } else if i == of.count || nf[j].key.lexicographicallyPrecedes(of[i].key) {
+        merged.append(nf[j])
+        j &+= 1
+      } else if of[i].key.lexicographicallyPrecedes(nf[j].key) {
+        merged.append(of[i])
+        i &+= 1
+      } else {
+        merged.append(nf[j])
+        i &+= 1
+        j &+= 1
+      }
+    }
+    ByteSink.appendVarint(UInt64(merged.count), to: &out)
+    for f in merged {
+      append(f.key)
+      append(f.value)
+    }
+    return out
+  }
+
   static func string(_ bytes: UnsafeRawBufferPointer) -> String {
     String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
   }
