@@ -42,6 +42,22 @@ import Testing
     }
   }
 
+  /// `events` written as one frame, decoded into records and folded, then folded as
+  /// events: the same faults and states expected. The records and their state.
+  func foldAlike(_ events: [Event]) throws -> (FoldOps, ListState) {
+    var encoder = EventRowEncoder()
+    let payload = try framePayload(events, &encoder)
+    var decoder = EventDecoder()
+    var ops = FoldOps()
+    try decodeOps(payload, &decoder, firstSeq: 1, count: events.count, into: &ops)
+    var byOps = ListState()
+    try byOps.adopt(decoder.dictionary, aliases: decoder.aliases)
+    var byEvents = ListState()
+    #expect(try fold(ops, &byOps) == fold(events, &byEvents))
+    #expect(byOps == byEvents)
+    return (ops, byOps)
+  }
+
   /// Random valid, faulty and batched events (deep ones too), cut into frames of random
   /// sizes with dictionary restarts now and then.
   @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
@@ -106,6 +122,46 @@ import Testing
     }
     #expect(invariantViolations(byOps) == [])
     #expect(byOps.encoded() == byEvents.encoded())
+  }
+
+  /// Titles and fields as a frame holds them come out of the decoder as the blobs
+  /// `ItemText.encode` makes of the event's strings: copied when the keys are ASCII (in the
+  /// frame's key order), read as strings when a key is not; long strings, empty values and
+  /// keys that sort differently by case included.
+  @Test func contentBlobsAreThoseOfTheEventsStrings() throws {
+    let long = String(repeating: "é", count: 90)
+    let fieldSets: [[String: String]?] = [
+      nil, [:], ["badge": "1"], ["b": "2", "a": "", "B": "3", "_": "4", "a0": long],
+      ["é": "x", "e": "y"], ["zeta": long, "ünï": "côde", "Alpha": "1"], [long: "k"],
+    ]
+    var events = [Event(.appendSections(["s"]))]
+    var items: [OutlineNode] = []
+    for (i, fields) in fieldSets.enumerated() {
+      let title: String? = i % 3 == 0 ? nil : (i % 3 == 1 ? "T\(i)" : long)
+      items.append(OutlineNode("i\(i)", title: title, fields: fields))
+    }
+    events.append(Event(.appendItems(items, section: "s", parent: nil)))
+    for (i, fields) in fieldSets.enumerated().reversed() {
+      events.append(Event(.update(item: "i\(i)", title: i % 2 == 0 ? "U" : nil, fields: fields)))
+    }
+    let (ops, byOps) = try foldAlike(events)
+    var back: [Event] = []
+    for i in 0..<ops.count where ops.isEvent(i) { back.append(ops.event(i, byOps.ids)) }
+    #expect(back == events)
+    // The records' texts are the items' canonical blobs, in order (no marks or sites here).
+    var expected: [[UInt8]] = []
+    for n in items {
+      var b: [UInt8] = []
+      ItemText.encode(title: n.title, fields: n.fields, into: &b)
+      if !b.isEmpty { expected.append(b) }
+    }
+    for (i, fields) in fieldSets.enumerated().reversed() {
+      var b: [UInt8] = []
+      ItemText.encode(title: i % 2 == 0 ? "U" : nil, fields: fields, into: &b)
+      if !b.isEmpty { expected.append(b) }
+    }
+    let texts = (0..<ops.textEnds.count).map { k in ops.withText(Int32(k)) { Array($0) } }
+    #expect(texts == expected)
   }
 
   /// The bench's session (a 100k-item outline shrunk to 3,000 items, then a person's edits)
@@ -192,16 +248,7 @@ import Testing
       Event(.reloadItems(["d", "zz"])),
       Event(.deselect(nil)),
     ]
-    var encoder = EventRowEncoder()
-    let payload = try framePayload(events, &encoder)
-    var decoder = EventDecoder()
-    var ops = FoldOps()
-    try decodeOps(payload, &decoder, firstSeq: 1, count: events.count, into: &ops)
-    var byOps = ListState()
-    try byOps.adopt(decoder.dictionary, aliases: decoder.aliases)
-    var byEvents = ListState()
-    #expect(try fold(ops, &byOps) == fold(events, &byEvents))
-    #expect(byOps == byEvents)
+    let (_, byOps) = try foldAlike(events)
     #expect(invariantViolations(byOps) == [])
   }
 

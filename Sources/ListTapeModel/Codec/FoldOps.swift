@@ -362,9 +362,74 @@ protocol OpSource: EventSource {
   /// The entry of the site of an event whose op code is `code` (defining it when new); a
   /// site whose definition was lost sets `touchedHole`, as an identifier does.
   mutating func site(code: UInt8) throws(CodecError) -> Int32
+  /// The title and fields `flags` names (1: a title, 2: fields), added to `ops` as one
+  /// blob (`ItemText`); -1 when it names neither.
+  mutating func content(flags: UInt8, into ops: inout FoldOps) throws(CodecError) -> Int32
 }
 
-extension FrameSource: OpSource {}
+extension OpSource {
+  mutating func content(flags: UInt8, into ops: inout FoldOps) throws(CodecError) -> Int32 {
+    try stringContent(flags: flags, into: &ops)
+  }
+
+  /// `content` read as strings, the fields as a dictionary (a later duplicate key wins),
+  /// and encoded.
+  mutating func stringContent(flags: UInt8, into ops: inout FoldOps) throws(CodecError) -> Int32 {
+    let title = flags & 1 != 0 ? try string() : nil
+    let fields = flags & 2 != 0 ? try EventWalk.decodeFields(&self) : nil
+    return ops.addContent(title: title, fields: fields)
+  }
+}
+
+extension FrameSource: OpSource {
+  /// Copied from the strings column (their lengths written minimal, as `ItemText.encode`
+  /// writes them) when the keys are ASCII in strictly increasing order, which is the
+  /// canonical order `ItemText.encode` gives; read again as strings otherwise. No `String`
+  /// or dictionary per item on the common path.
+  mutating func content(flags: UInt8, into ops: inout FoldOps) throws(CodecError) -> Int32 {
+    guard flags & 3 != 0 else { return -1 }
+    let mark = (strings: strings.offset, misc: misc.offset)
+    let start = ops.texts.count
+    ops.texts.append(flags & 3)
+    /// The next string, checked as `string()` checks it, appended; its bytes.
+    func copy(_ ops: inout FoldOps) throws(CodecError) -> UnsafeRawBufferPointer {
+      let n = try strings.count()
+      guard n <= CodecLimits.maxStringBytes else { throw strings.fail("string too long") }
+      let at = strings.offset
+      try strings.skipText(n)
+      let bytes = UnsafeRawBufferPointer(rebasing: strings.base[at..<at &+ n])
+      ByteSink.appendVarint(UInt64(n), to: &ops.texts)
+      ops.texts.append(contentsOf: bytes)
+      return bytes
+    }
+    if flags & 1 != 0 { _ = try copy(&ops) }
+    var canonical = true
+    if flags & 2 != 0 {
+      let count = try self.count(.fields)
+      ByteSink.appendVarint(UInt64(count), to: &ops.texts)
+      var previous: UnsafeRawBufferPointer?
+      for _ in 0..<count {
+        let key = try copy(&ops)
+        _ = try copy(&ops)
+        guard canonical else { continue }
+        if !key.allSatisfy({ $0 < 0x80 }) {
+          canonical = false
+        } else if let p = previous, !p.lexicographicallyPrecedes(key) {
+          canonical = false
+        }
+        previous = key
+      }
+    }
+    if canonical {
+      ops.textEnds.append(UInt32(truncatingIfNeeded: ops.texts.count))
+      return Int32(truncatingIfNeeded: ops.textEnds.count &- 1)
+    }
+    ops.texts.removeSubrange(start...)
+    strings.offset = mark.strings
+    misc.offset = mark.misc
+    return try stringContent(flags: flags, into: &ops)
+  }
+}
 
 /// Reads events into records, from a 2.0 frame's columns or a 1.0 record.
 enum OpWalk {
@@ -499,9 +564,7 @@ enum OpWalk {
       guard flags <= 3 else { throw s.fail("bad update flags \(flags)") }
       let w = ops.begin(kind: Int32(code))
       ops.words.append(try s.entryRef())
-      let title = flags & 1 != 0 ? try s.string() : nil
-      let fields = flags & 2 != 0 ? try EventWalk.decodeFields(&s) : nil
-      ops.words.append(ops.addContent(title: title, fields: fields))
+      ops.words.append(try s.content(flags: flags & 3, into: &ops))
       ops.end(w)
     case EventCodes.deselect:
       let b = try s.flag()
@@ -548,11 +611,10 @@ enum OpWalk {
       let flags = try s.flag()
       guard flags <= 15 else { throw s.fail("bad item flags \(flags)") }
       let e = try s.entryRef()
-      let title = flags & 1 != 0 ? try s.string() : nil
-      let fields = flags & 2 != 0 ? try EventWalk.decodeFields(&s) : nil
+      let content = try s.content(flags: flags & 3, into: &ops)
       ops.words.append(e)
       ops.words.append(Int32(remaining.count &- 1) | (flags & 4 != 0 ? 1 << 16 : 0))
-      ops.words.append(ops.addContent(title: title, fields: fields))
+      ops.words.append(content)
       total &+= 1
       if flags & 8 != 0 {
         guard depth &+ remaining.count < CodecLimits.maxDepth else {
