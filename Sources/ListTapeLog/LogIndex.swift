@@ -698,8 +698,11 @@ package final class LogIndexBuilder {
     }
   }
 
-  private func writeAt(_ offset: UInt64, _ bytes: [UInt8]) throws(LogError) {
-    let failure = bytes.withUnsafeBytes { pwriteAll(offset, $0) }
+  /// Writes the first `count` of `bytes` (all of them without) at `offset`.
+  private func writeAt(_ offset: UInt64, _ bytes: [UInt8], count: Int? = nil) throws(LogError) {
+    let failure = bytes.withUnsafeBytes {
+      pwriteAll(offset, UnsafeRawBufferPointer(rebasing: $0[0..<(count ?? bytes.count)]))
+    }
     if let failure { throw .io("cannot write index", path: temporary, errno: failure) }
   }
 
@@ -779,10 +782,7 @@ package final class LogIndexBuilder {
       point.blobLength = c.length
       point.blobCRC = c.crc
       point.partOffset = c.split
-      let failure = c.bytes.withUnsafeBytes {
-        pwriteAll(end, UnsafeRawBufferPointer(rebasing: $0[0..<c.length]))
-      }
-      if let failure { throw .io("cannot write index", path: temporary, errno: failure) }
+      try writeAt(end, c.bytes, count: c.length)
       end += UInt64(c.length)
       points.append(point)
     }

@@ -278,14 +278,6 @@ private struct IndexBuild {
   var whole = true
   var failure: StoreError?
 
-  init(builder: LogIndexBuilder, spacing: Int, steps: ExactSteps, path: String, lastPoint: Int) {
-    self.builder = builder
-    self.spacing = spacing
-    self.steps = steps
-    self.path = path
-    self.lastPoint = lastPoint
-  }
-
   mutating func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
     guard failure == nil else { return }
     do throws(LogError) {

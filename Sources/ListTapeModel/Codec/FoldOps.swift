@@ -229,6 +229,11 @@ package struct FoldOps: Sendable {
   /// Adds a text (a title and fields blob, a label, an unknown id) and returns its index.
   mutating func addText(_ bytes: UnsafeRawBufferPointer) -> Int32 {
     texts.append(contentsOf: bytes)
+    return endText()
+  }
+
+  /// Ends the text appended to `texts` since the last one ended; returns its index.
+  mutating func endText() -> Int32 {
     textEnds.append(UInt32(truncatingIfNeeded: texts.count))
     return Int32(truncatingIfNeeded: textEnds.count &- 1)
   }
@@ -243,8 +248,7 @@ package struct FoldOps: Sendable {
   mutating func addContent(title: String?, fields: [String: String]?) -> Int32 {
     guard title != nil || fields != nil else { return -1 }
     ItemText.encode(title: title, fields: fields, into: &texts)
-    textEnds.append(UInt32(truncatingIfNeeded: texts.count))
-    return Int32(truncatingIfNeeded: textEnds.count &- 1)
+    return endText()
   }
 
   /// Calls `body` with text `k`.
@@ -420,10 +424,7 @@ extension FrameSource: OpSource {
         previous = key
       }
     }
-    if canonical {
-      ops.textEnds.append(UInt32(truncatingIfNeeded: ops.texts.count))
-      return Int32(truncatingIfNeeded: ops.textEnds.count &- 1)
-    }
+    if canonical { return ops.endText() }
     ops.texts.removeSubrange(start...)
     strings.offset = mark.strings
     misc.offset = mark.misc
