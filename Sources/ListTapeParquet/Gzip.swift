@@ -1,48 +1,33 @@
 import CListTapeZlib
 
-/// Two zlib deflate streams producing gzip members (Parquet's GZIP codec), reset page
-/// after page: one that matches repeated strings (LZ77 and Huffman codes) and one that
-/// only Huffman-codes the bytes, much faster where matching finds little (hex text, bit
-/// packed numbers), with the same format for readers. Each `z_stream` lives at a fixed heap
-/// address: zlib keeps a back-pointer to it.
+/// Gzip members (Parquet's GZIP codec), page after page: zlib's deflate, which matches
+/// repeated strings (LZ77 and Huffman codes), or `HuffmanDeflate`, which only Huffman-codes
+/// the bytes, much faster where matching finds little (hex text, bit-packed numbers), with
+/// the same format for readers. The `z_stream` lives at a fixed heap address: zlib keeps a
+/// back-pointer to it.
 final class GzipCompressor {
   private let stream: UnsafeMutablePointer<z_stream>
-  private let huffman: UnsafeMutablePointer<z_stream>
   /// Output space, grown to the largest bound seen.
   private var buffer: [UInt8] = []
 
   /// nil when zlib cannot set up a stream (out of memory).
   init?(level: Int32) {
-    guard let s = Self.open(level, Z_DEFAULT_STRATEGY) else { return nil }
-    guard let h = Self.open(level, Z_HUFFMAN_ONLY) else {
-      Self.close(s)
-      return nil
-    }
-    stream = s
-    huffman = h
-  }
-
-  private static func open(_ level: Int32, _ strategy: Int32) -> UnsafeMutablePointer<z_stream>? {
     let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
     s.initialize(to: z_stream())
     // windowBits 15 + 16: a gzip header and trailer instead of zlib's.
-    guard listtape_deflateInit2(s, level, Z_DEFLATED, 15 + 16, 8, strategy) == Z_OK else {
+    guard listtape_deflateInit2(s, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK
+    else {
       s.deinitialize(count: 1)
       s.deallocate()
       return nil
     }
-    return s
-  }
-
-  private static func close(_ s: UnsafeMutablePointer<z_stream>) {
-    deflateEnd(s)
-    s.deinitialize(count: 1)
-    s.deallocate()
+    stream = s
   }
 
   deinit {
-    Self.close(stream)
-    Self.close(huffman)
+    deflateEnd(stream)
+    stream.deinitialize(count: 1)
+    stream.deallocate()
   }
 
   /// Whether Huffman codes alone compress bytes like `src`'s first 16 KiB within 2 % of
@@ -62,7 +47,14 @@ final class GzipCompressor {
   func compress<R>(
     _ src: [UInt8], huffmanOnly: Bool = false, _ body: (UnsafeRawBufferPointer) -> R
   ) -> R? {
-    let stream = huffmanOnly ? huffman : self.stream
+    if huffmanOnly {
+      let bound = HuffmanDeflate.bound(src.count)
+      if buffer.count < bound { buffer = [UInt8](repeating: 0, count: bound) }
+      let produced = src.withUnsafeBufferPointer { input in
+        buffer.withUnsafeMutableBytes { HuffmanDeflate.gzip(input, into: $0) }
+      }
+      return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
+    }
     deflateReset(stream)
     let bound = Int(deflateBound(stream, uLong(src.count))) + 32
     if buffer.count < bound { buffer = [UInt8](repeating: 0, count: bound) }

@@ -100,4 +100,39 @@ import Testing
       }
     }
   }
+
+  /// A digit at a time from a table: the spelling `spellUUID` replaced, kept as the reference.
+  static func referenceSpelling(_ hi: UInt64, _ lo: UInt64, lower: Bool) -> String {
+    let digits = Array((lower ? "0123456789abcdef" : "0123456789ABCDEF").utf8)
+    var out: [UInt8] = []
+    for i in 0..<32 {
+      if i == 8 || i == 12 || i == 16 || i == 20 { out.append(0x2D) }
+      let word = i < 16 ? hi : lo
+      out.append(digits[Int(word >> UInt64(60 - 4 * (i % 16)) & 0xF)])
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  @Test func uuidsAreSpeltAsTheReferenceSpellsThem() {
+    var rng = SystemRandomNumberGenerator()
+    let edges: [UInt64] = [
+      0, .max, 0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, 0x9A9A_9A9A_0909_0909,
+    ]
+    var pairs = edges.flatMap { a in edges.map { (a, $0) } }
+    for _ in 0..<20_000 { pairs.append((rng.next(), rng.next())) }
+    for (hi, lo) in pairs {
+      for lower in [false, true] {
+        let got = IdText.uuidString(hi, lo, lower: lower)
+        let want = Self.referenceSpelling(hi, lo, lower: lower)
+        guard got == want else {
+          Issue.record("\(hi), \(lo), lower \(lower): \(got) against \(want)")
+          return
+        }
+        // And back: the text classifies as the UUID it spells.
+        var text = got
+        let back = text.withUTF8 { IdText.classify($0) }
+        #expect(back.1 == hi && back.2 == lo)
+      }
+    }
+  }
 }
