@@ -19,9 +19,6 @@ struct EventRows {
   /// The dictionary numbering the row group's keys follow (`ParquetRows.append(_:key:)`).
   private var lineage: UInt64 = 0
 
-  /// Records ahead whose first id's key `op` asks the rows for.
-  static let keyAhead = 8
-
   init(rows: ParquetRows, log: String) {
     self.writer = rows
     self.log = log
@@ -38,12 +35,6 @@ struct EventRows {
       lineage = state.idsLineage
     }
     let w = writer
-    // The row group's read for the ids of the record `keyAhead` on: its misses overlap
-    // this record's work instead of stalling the row that needs it.
-    if i &+ Self.keyAhead < ops.count {
-      let e = ops.firstEntry(i &+ Self.keyAhead)
-      if e >= 0 { w.prefetch(C.ids, key: Int(e)) }
-    }
     let seq = ops.seqs[i]
     let start = ops.start(i)
     let f = ops.fields(atWord: start)

@@ -1,7 +1,3 @@
-#if canImport(CListTapePrefetch)
-internal import CListTapePrefetch
-#endif
-
 /// One column's values for the row group being filled: its levels, and its values as
 /// plain integers, booleans or dictionary entry numbers.
 struct ColumnBuffer {
@@ -85,17 +81,6 @@ struct ColumnBuffer {
     let v = keyed[key]
     guard v != 0 else { return nil }
     return (UInt32(truncatingIfNeeded: (v >> 32) &- 1), Int(v & 0xFFFF_FFFF))
-  }
-
-  /// Asks for the cache line `entry(key:)` will read for `key` (a hint: nothing when the
-  /// key is beyond those met).
-  @inline(__always) func prefetch(key: Int) {
-    #if canImport(CListTapePrefetch)
-    keyed.withUnsafeBufferPointer { p in
-      guard key >= 0 && key < p.count, let base = p.baseAddress else { return }
-      listtape_prefetch(base + key)
-    }
-    #endif
   }
 
   /// Records that `key` stands for dictionary entry `entry`, of `length` bytes, until the

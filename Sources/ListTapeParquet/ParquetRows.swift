@@ -96,13 +96,6 @@ package final class ParquetRows {
     return true
   }
 
-  /// A hint that column `c` will soon be given `key` (`append(_:key:)`): the read that
-  /// says whether the row group met it is started early, so that several rows' misses
-  /// overlap (the keys of a log's ids are spread over megabytes).
-  @inline(__always) package func prefetch(_ c: Int, key: Int) {
-    buffers[c].prefetch(key: key)
-  }
-
   /// Column `c`'s value (or next element): `bytes`, which the caller numbers `key` until
   /// `forgetKeys()`. The bytes become a dictionary entry of their own without being looked
   /// up: a caller's keys name distinct strings, so hashing them would find nothing (a string

@@ -136,7 +136,7 @@ extension FoldOps {
   /// The entry of the item top-level record `i` reads first (its first listed item, its
   /// item, anchor or parent), or -1 for records that name none: the fold's cache hints
   /// read it per record, so it reads two words where `fields(atWord:)` reads the record.
-  @inline(__always) package func firstEntry(_ i: Int) -> Int32 {
+  @inline(__always) func firstEntry(_ i: Int) -> Int32 {
     let s = Int(starts[i])
     let head = words[s]
     let w = s &+ Self.header
