@@ -104,10 +104,7 @@ enum CLI {
 func openTimeline(_ path: String) throws(CLIError) -> Timeline {
   if path == "-" && !FileManager.default.fileExists(atPath: path) {
     // A reader of standard input would expect it here; a log is read again from offsets.
-    throw .failure(
-      "cannot open -: a log is read from its file (seeks read it again from offsets), and "
-        + "standard input cannot be one: name the log's file (./- for a file named '-')",
-      code: ExitCode.cannotOpen)
+    throw .failure(Failures.standardInputIsNoLog, code: ExitCode.cannotOpen)
   }
   // The index file a read may build beside the log is written to a temporary name first:
   // removed too if a command writing an output is interrupted.

@@ -20,10 +20,18 @@ func openable(_ paths: [String]) throws(CLIError) -> (files: [String], missing: 
 }
 
 extension Failures {
+  /// Why `-` (with no file of that name) is no log: a reader of standard input would expect
+  /// it there, but a log is read again from offsets.
+  static let standardInputIsNoLog =
+    "cannot open -: a log is read from its file (seeks read it again from offsets), and "
+    + "standard input cannot be one: name the log's file (./- for a file named '-')"
+
   /// Why a log among many was read only in part, or not at all.
   static func message(_ problem: LogProblem) -> String {
     switch problem.reason {
-    case .noSuchFile: return "cannot open \(problem.path): no such file"
+    case .noSuchFile:
+      if problem.path == "-" { return standardInputIsNoLog }
+      return "cannot open \(problem.path): no such file"
     case .noLogs: return "cannot open \(problem.path): no .ltape files in it"
     case .unreadable(let error): return message(error)
     case .damaged(let damage): return "\(damage) (\(problem.path))"
