@@ -47,22 +47,17 @@ final class GzipCompressor {
   func compress<R>(
     _ src: [UInt8], huffmanOnly: Bool = false, _ body: (UnsafeRawBufferPointer) -> R
   ) -> R? {
-    if huffmanOnly {
-      let bound = HuffmanDeflate.bound(src.count)
-      if buffer.count < bound { buffer = [UInt8](repeating: 0, count: bound) }
-      let produced = src.withUnsafeBufferPointer { input in
-        buffer.withUnsafeMutableBytes { HuffmanDeflate.gzip(input, into: $0) }
-      }
-      return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) }
-    }
-    deflateReset(stream)
-    let bound = Int(deflateBound(stream, uLong(src.count))) + 32
+    if !huffmanOnly { deflateReset(stream) }
+    let bound =
+      huffmanOnly
+      ? HuffmanDeflate.bound(src.count) : Int(deflateBound(stream, uLong(src.count))) + 32
     if buffer.count < bound { buffer = [UInt8](repeating: 0, count: bound) }
     let produced: Int? = src.withUnsafeBufferPointer { input in
-      buffer.withUnsafeMutableBufferPointer { output in
+      buffer.withUnsafeMutableBytes { output in
+        if huffmanOnly { return HuffmanDeflate.gzip(input, into: output) }
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
         stream.pointee.avail_in = uInt(input.count)
-        stream.pointee.next_out = output.baseAddress
+        stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
         stream.pointee.avail_out = uInt(output.count)
         guard deflate(stream, Z_FINISH) == Z_STREAM_END else { return nil }
         return Int(stream.pointee.total_out)

@@ -10,8 +10,9 @@ enum HuffmanDeflate {
   /// Bytes per block: each has its own codes (a header of about 60-90 bytes), or is one
   /// stored block (which holds at most this many).
   static let blockBytes = 65_535
-  /// The largest output for `count` input bytes: the gzip header and trailer, and per
-  /// block a header and at most 15 bits a byte, or the stored form's 5 bytes per 65,535.
+  /// Room enough for `count` input bytes: the gzip header and trailer, and per block a
+  /// header and at most 15 bits a byte (a block takes the smaller of that and its stored
+  /// form, 5 bytes over its size).
   static func bound(_ count: Int) -> Int {
     let blocks = count / blockBytes + 1
     return 18 + blocks * 320 + count * 2
@@ -61,10 +62,8 @@ enum HuffmanDeflate {
     for r in runs { headerBits += Int(cl[Int(r.symbol)]) + Int(r.extraBits) }
     var dataBits = 0
     for s in 0..<257 { dataBits += freq[s] * Int(lit[s]) }
-    // Stored: to a byte boundary, LEN and NLEN, the bytes; per 65,535 bytes.
-    let storedBits =
-      ((bytes.count + 65_534) / 65_535 + (bytes.isEmpty ? 1 : 0)) * 40
-      + bytes.count * 8 + 10
+    // Stored: its 3 header bits, at most 7 to a byte boundary, LEN and NLEN, the bytes.
+    let storedBits = 10 + 32 + bytes.count * 8
     if headerBits + dataBits >= storedBits {
       stored(bytes, last: last, &w)
       return
@@ -88,23 +87,18 @@ enum HuffmanDeflate {
     w.bits(UInt64(litCodes[256]), Int(lit[256]))
   }
 
-  /// Stored blocks of at most 65,535 bytes each.
+  /// A stored block (at most 65,535 bytes: `blockBytes`).
   private static func stored(_ bytes: UnsafeBufferPointer<UInt8>, last: Bool, _ w: inout BitWriter)
   {
-    var start = 0
-    repeat {
-      let end = min(bytes.count, start + 65_535)
-      w.bits(last && end == bytes.count ? 1 : 0, 1)
-      w.bits(0, 2)
-      w.alignToByte()
-      let n = UInt16(end - start)
-      w.byte(UInt8(truncatingIfNeeded: n))
-      w.byte(UInt8(truncatingIfNeeded: n >> 8))
-      w.byte(UInt8(truncatingIfNeeded: ~n))
-      w.byte(UInt8(truncatingIfNeeded: ~n >> 8))
-      w.raw(UnsafeBufferPointer(rebasing: bytes[start..<end]))
-      start = end
-    } while start < bytes.count
+    w.bits(last ? 1 : 0, 1)
+    w.bits(0, 2)
+    w.alignToByte()
+    let n = UInt16(bytes.count)
+    w.byte(UInt8(truncatingIfNeeded: n))
+    w.byte(UInt8(truncatingIfNeeded: n >> 8))
+    w.byte(UInt8(truncatingIfNeeded: ~n))
+    w.byte(UInt8(truncatingIfNeeded: ~n >> 8))
+    w.raw(bytes)
   }
 
   /// The order the code length code's lengths are sent in (RFC 1951 3.2.7).
@@ -192,29 +186,23 @@ enum HuffmanDeflate {
     // Lengths over the limit: count codes per length, fold the long ones into the limit,
     // then lengthen the shortest-but-one codes until the code is complete again (Kraft sum
     // exactly 1), the rarest symbols taking the longest codes.
-    var perLength = [Int](repeating: 0, count: max(limit, depth.max() ?? 0) + 1)
-    for i in 0..<n { perLength[depth[i]] += 1 }
-    if perLength.count > limit + 1 {
-      for l in (limit + 1)..<perLength.count {
-        perLength[limit] += perLength[l]
-        perLength[l] = 0
+    var perLength = [Int](repeating: 0, count: limit + 1)
+    for i in 0..<n { perLength[min(depth[i], limit)] += 1 }
+    var total = 0
+    for l in 1...limit { total += perLength[l] << (limit - l) }
+    while total > 1 << limit {
+      perLength[limit] -= 1
+      for l in stride(from: limit - 1, through: 1, by: -1) where perLength[l] > 0 {
+        perLength[l] -= 1
+        perLength[l + 1] += 2
+        break
       }
-      var total = 0
-      for l in 1...limit { total += perLength[l] << (limit - l) }
-      while total > 1 << limit {
-        perLength[limit] -= 1
-        for l in stride(from: limit - 1, through: 1, by: -1) where perLength[l] > 0 {
-          perLength[l] -= 1
-          perLength[l + 1] += 2
-          break
-        }
-        total -= 1
-      }
+      total -= 1
     }
     var lengths = [UInt8](repeating: 0, count: freq.count)
     // symbols ascend by weight: the first ones take the longest codes.
     var i = 0
-    for l in stride(from: min(limit, perLength.count - 1), through: 1, by: -1) {
+    for l in stride(from: limit, through: 1, by: -1) {
       for _ in 0..<perLength[l] {
         lengths[symbols[i]] = UInt8(l)
         i += 1

@@ -416,7 +416,7 @@ extension FrameSource: OpSource {
         let key = try copy(&ops)
         _ = try copy(&ops)
         guard canonical else { continue }
-        if !key.allSatisfy({ $0 < 0x80 }) {
+        if !ItemText.isASCII(key) {
           canonical = false
         } else if let p = previous, !p.lexicographicallyPrecedes(key) {
           canonical = false

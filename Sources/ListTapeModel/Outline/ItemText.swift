@@ -226,7 +226,7 @@ enum ItemText {
       all.reserveCapacity(p.fieldCount)
       var ascii = true
       forEachField(p) { k, v in
-        if ascii && !k.allSatisfy({ $0 < 0x80 }) { ascii = false }
+        if ascii && !isASCII(k) { ascii = false }
         all.append((k, v))
       }
       return ascii ? all : nil
@@ -270,6 +270,12 @@ enum ItemText {
       append(f.value)
     }
     return out
+  }
+
+  /// Whether a field key is ASCII: then byte order is `String` order, and keys in
+  /// increasing byte order are in the canonical order `encode` writes.
+  @inline(__always) static func isASCII(_ key: UnsafeRawBufferPointer) -> Bool {
+    key.allSatisfy { $0 < 0x80 }
   }
 
   static func string(_ bytes: UnsafeRawBufferPointer) -> String {
