@@ -19,6 +19,12 @@ package final class Recorder {
   /// 2.0 logs: the row encoder and its dictionary.
   var rows: EventRowEncoder?
   var scratch: [UInt8] = []
+  /// 2.0 logs: whether `state`'s ids are the writer's dictionary, entry for entry, so that
+  /// each event is folded from its row (no id looked up twice); else from the `Event`.
+  var foldsRows = false
+  /// The dictionary's repeats (a restart listing an id as a section and as an item) and
+  /// the entry each repeats, as a reader's decoder finds them.
+  var aliases = DefinitionAliases()
   /// What recovery cut from a torn tail when the log was opened, if anything.
   package var recovery: RecoveryReport? { writer.recovery }
   /// The log being recorded.
@@ -113,6 +119,7 @@ package final class Recorder {
     var state = ListState()
     var encoder = EventEncoder()
     var rows: EventRowEncoder?
+    var aliases = DefinitionAliases()
     if writer.formatMajor >= 2 { rows = EventRowEncoder() }
     if writer.eventCount > 0 {
       let reader: LogReader
@@ -136,11 +143,24 @@ package final class Recorder {
         // written) is past what the fold read: the frames after event n need its dictionary.
         if decoder.segment != writer.segment { decoder = try log.decoder(after: n) }
         rows = EventRowEncoder(table: IdTable(decoder.dictionary))
+        aliases = decoder.aliases
+        do {
+          try state.adopt(decoder.dictionary, aliases: decoder.aliases)
+        } catch {
+          // Left to fold from `Event`s (`foldsRows` stays false below).
+        }
       } else {
         encoder = EventEncoder(continuing: decoder)
       }
     }
-    return Recorder(writer: writer, state: state, encoder: encoder, rows: rows)
+    if rows != nil && writer.eventCount == 0 {
+      // A new log: its dictionary and the state's ids are both empty.
+      try? state.follow(restart: [], aliases: aliases)
+    }
+    let recorder = Recorder(writer: writer, state: state, encoder: encoder, rows: rows)
+    recorder.aliases = aliases
+    recorder.foldsRows = rows.map { $0.table.count == state.idCount } ?? false
+    return recorder
   }
 
   init(writer: LogWriter, state: ListState, encoder: EventEncoder, rows: EventRowEncoder?) {
@@ -187,10 +207,22 @@ package final class Recorder {
       throw .log(error)
     }
     var fault: ListFault?
-    do throws(ListFault) {
-      try state.apply(event)
-    } catch {
-      fault = error
+    var folded = false
+    if foldsRows {
+      do throws(CodecError) {
+        fault = try state.apply(row: scratch, aliases: aliases)
+        folded = true
+      } catch {
+        // The row does not follow the state's ids (never expected): fold the event.
+        foldsRows = false
+      }
+    }
+    if !folded {
+      do throws(ListFault) {
+        try state.apply(event)
+      } catch {
+        fault = error
+      }
     }
     if !isExact {
       // No checkpoint of a state that is not the recorded one.
@@ -267,9 +299,15 @@ package final class Recorder {
     } catch {
       throw .log(error)
     }
-    var table = IdTable()
-    for id in ids { table.add(id) }
-    rows = EventRowEncoder(table: table)
+    let listing = IdTable.listing(ids)
+    rows = EventRowEncoder(table: listing.table)
+    aliases = listing.aliases
+    do {
+      try state.follow(restart: ids, aliases: aliases)
+      foldsRows = true
+    } catch {
+      foldsRows = false
+    }
     try writeCheckpoint()
   }
 
@@ -278,8 +316,9 @@ package final class Recorder {
     guard let table = rows?.table else { return }
     let encoded: (bytes: [UInt8], flushPoints: [Int])
     do {
+      // A state following the dictionary names its ids by their entries already.
       encoded = try state.compactEncoded(
-        segment: writer.segment, dictionaryCount: table.count, table: table)
+        segment: writer.segment, dictionaryCount: table.count, table: foldsRows ? nil : table)
     } catch {
       throw .unrecordableCheckpoint(event: eventCount, error, path: writer.path)
     }

@@ -67,6 +67,9 @@ package final class StoreCore: @unchecked Sendable {
     self.options = options
     recorder = try Self.openRecorder(path, options)
     current = recorder.state
+    // The app edits this copy by string: its ids are its own from here (the recorder's
+    // follow the log's dictionary, which only restarts renumber).
+    current.numberOwnIDs()
     pending.reserveCapacity(min(options.bufferCapacity, 4096))
   }
 

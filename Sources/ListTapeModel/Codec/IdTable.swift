@@ -28,6 +28,28 @@ package struct IdTable: Sendable {
     }
   }
 
+  /// A restart's table: `ids` numbered in order (an id listed twice maps to its later
+  /// entry, as `add` leaves it), and the aliases a reader's decoder finds in that listing
+  /// (each repeat and the earlier entry it repeats). - Complexity: O(ids), one probe each.
+  package static func listing(_ ids: [String]) -> (table: IdTable, aliases: DefinitionAliases) {
+    var t = IdTable()
+    var aliases = DefinitionAliases()
+    t.numbers.reserveCapacity(ids.count)
+    for var id in ids {
+      let e = Int32(truncatingIfNeeded: t.count)
+      id.withUTF8 { text in
+        let k = t.numbers.key(text)
+        if case .present(let slot, _, let first) = t.numbers.insert(k, e) {
+          t.numbers.setHandle(inSlot: slot, e)
+          aliases.note(e, aliases.canonical(first))
+        }
+      }
+      t.count += 1
+    }
+    aliases.vetted = ids.count
+    return (t, aliases)
+  }
+
   /// The entry number of `id`, if defined.
   @inline(__always)
   package func number(of id: String) -> Int? { numbers[id].map { Int($0) } }

@@ -1,0 +1,133 @@
+import Foundation
+import ListTapeRead
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeLog
+@testable import ListTapeModel
+@testable import ListTapeStore
+
+/// The recorder folds each event from the row it just encoded (its state's ids are the
+/// writer's dictionary), not from the `Event` again: states and faults must be those of the
+/// reducer on the events, across restarts, reopening and repeated ids.
+@Suite struct RecorderRowFoldTests {
+  /// Every event's fault and, every 97 events, the state equal a direct fold of the events,
+  /// across many dictionary restarts (a tiny slack), with sites and batches; the recorder
+  /// never falls back to folding `Event`s, and the log replays to the same state.
+  @Test(arguments: [(IdShape.short, UInt64(31)), (.path, 32), (.uuid, 33)])
+  func recordedStatesAndFaultsAreTheReducers(shape: IdShape, seed: UInt64) throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 200
+    options.maxEventsBetweenCheckpoints = 700
+    options.clock = ManualClock()
+    let recorder = try Recorder.open(path: path, options: options)
+    recorder.restartSlack = 8
+    #expect(recorder.foldsRows)
+    var direct = ListState()
+    var count = 0
+    var faults = 0
+    try SampleSession.generate(
+      events: 5_000, seed: seed, maxItems: 300, opening: .outline(items: 200, shape: shape),
+      sites: SampleSession.Sites(count: 40, model: .uniform)
+    ) { e in
+      let fault = try recorder.record(e, stampingTime: false)
+      var expected: ListFault?
+      do throws(ListFault) { try direct.apply(e) } catch { expected = error }
+      #expect(fault == expected, "event \(count + 1)")
+      if fault != nil { faults += 1 }
+      count += 1
+      if count % 97 == 0 { #expect(recorder.state == direct, "event \(count)") }
+    }
+    #expect(recorder.foldsRows)
+    #expect(recorder.state == direct)
+    try recorder.close()
+    #expect(faults > 0)
+    #expect(try LogReader(path: path).dictionaryFrameCount > 0)
+    let timeline = try Timeline(path: path)
+    #expect(timeline.verify().intact)
+    #expect(try timeline.state(at: count) == direct)
+  }
+
+  /// A restart lists an id both as a section and as an item (the two entries a reader's
+  /// decoder aliases): events after it that name the item, and a reopened recorder, fold
+  /// as the reducer does, and the log's checkpoints and replay agree.
+  @Test func aRestartListingAnIdTwiceFoldsAsTheLogReads() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 5
+    options.maxEventsBetweenCheckpoints = 7
+    options.clock = ManualClock()
+    var events: [Event] = [
+      Event(.appendSections(["A", "B"])),
+      Event(
+        .appendItems(
+          [
+            OutlineNode("A"), OutlineNode("x"),
+            OutlineNode("p", children: [OutlineNode("c1"), OutlineNode("c2")]),
+          ], section: "B", parent: nil)),
+    ]
+    // Churn that leaves dead entries, so that restarts come.
+    for i in 0..<40 {
+      events.append(Event(.appendItems([OutlineNode("t\(i)")], section: "A", parent: nil)))
+      events.append(Event(.deleteItems(["t\(i)"])))
+    }
+    events += [
+      Event(.select(["A"])), Event(.moveItem("A", .after("p"))), Event(.expand(["p"])),
+      Event(.deleteItems(["ghost"])),
+      Event(.appendItems([OutlineNode("A")], section: "A", parent: nil)),
+      Event(.deleteSections(["A"])), Event(.deleteItems(["A"])),
+      Event(.appendSections(["A"])),
+      Event(.appendItems([OutlineNode("y")], section: "A", parent: "x")),
+    ]
+    let recorder = try Recorder.open(path: path, options: options)
+    recorder.restartSlack = 0
+    var direct = ListState()
+    for (i, e) in events.enumerated() {
+      if i == 60 {
+        // Reopen halfway: the state loads from the log, the rows go on from its dictionary.
+        try recorder.close()
+        let again = try Recorder.open(path: path, options: options)
+        #expect(again.foldsRows)
+        #expect(again.state == direct)
+        again.restartSlack = 0
+        try check(again, from: i)
+        return
+      }
+      try record(e, into: recorder)
+    }
+    Issue.record("the events ran out before the reopening")
+
+    func record(_ e: Event, into r: Recorder) throws {
+      let fault = try r.record(e, stampingTime: false)
+      var expected: ListFault?
+      do throws(ListFault) { try direct.apply(e) } catch { expected = error }
+      #expect(fault == expected, "\(e)")
+      #expect(r.state == direct, "\(e)")
+      #expect(r.foldsRows)
+    }
+    func check(_ r: Recorder, from start: Int) throws {
+      for e in events[start...] { try record(e, into: r) }
+      try r.close()
+      #expect(try LogReader(path: path).dictionaryFrameCount > 5)
+      let timeline = try Timeline(path: path)
+      #expect(timeline.verify().intact)
+      for n in [1, 2, 30, 59, 60, 61, events.count - 3, events.count] {
+        #expect(try timeline.state(at: n) == directState(events, through: n), "event \(n)")
+      }
+    }
+  }
+}
+
+/// The state after `n` of `events`, folded directly.
+private func directState(_ events: [Event], through n: Int) -> ListState {
+  var s = ListState()
+  for e in events.prefix(n) { try? s.apply(e) }
+  return s
+}
