@@ -24,6 +24,9 @@ public final class Timeline {
   package var indexProgress: ((Int, Int) -> Void)?
   /// Whether seeks may build or extend the index file.
   package var buildsIndex = true
+  /// Called once, on the first seek that folds more than `indexSpacing` events where an
+  /// index could be built: a one-shot command leaves the build to a process of its own.
+  package var onLongFold: (() -> Void)?
   /// Events scans passed over because they follow lost events (salvaged logs).
   package private(set) var skippedAfterGaps = 0
   /// The last state a seek started from, kept so that seeks within one interval (a
@@ -310,7 +313,10 @@ public final class Timeline {
       (state, decoder, start) = (cp.state, cp.decoder, cp.seq + 1)
       if cache { cachedStart = cp }
     }
-    if n - start > indexSpacing { longFolds += 1 }
+    if n - start > indexSpacing {
+      longFolds += 1
+      if longFolds == 1, formatMajor >= 2, buildsIndex, !indexUnavailable { onLongFold?() }
+    }
     try fold(&state, &decoder, from: start, through: n) { _, _, _, _ in true }
     return (state, decoder)
   }

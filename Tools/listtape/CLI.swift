@@ -62,6 +62,8 @@ enum CLI {
     case "-h", "--help":
       print(Help.root(version: version), terminator: "")
       return ExitCode.success
+    case BackgroundIndex.command:
+      return BackgroundIndex.child(Array(args.dropFirst()))
     default:
       break
     }
@@ -78,6 +80,7 @@ enum CLI {
     do {
       let code = try command.main(Array(args.dropFirst()), environment: environment, out: out)
       out.flush()
+      BackgroundIndex.shared.startBuilders(environment: environment)
       // A full disk or a failing device loses output: said, and exit 74. A reader of a pipe
       // that went away (EPIPE, when SIGPIPE is ignored) wanted no more.
       if let e = out.failure, e != EPIPE {
@@ -118,6 +121,8 @@ func openTimeline(_ path: String) throws(CLIError) -> Timeline {
     {
       timeline.indexSpacing = spacing  // tuning experiments and tests
     }
+    // A seek that folded far leaves the index to a builder of its own (`BackgroundIndex`).
+    timeline.onLongFold = { BackgroundIndex.shared.want(path) }
     // Building a 2.0 log's index file (on the first seek that needs it) shows progress.
     let progress = Progress("indexing", enabled: Terminal.isTTY(2))
     timeline.indexProgress = { done, total in
