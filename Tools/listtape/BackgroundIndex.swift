@@ -46,6 +46,7 @@ final class BackgroundIndex: @unchecked Sendable {
   private static func spawn(_ program: String, _ log: String) {
     let absolute =
       log.hasPrefix("/") ? log : FileManager.default.currentDirectoryPath + "/" + log
+    #if os(Linux)
     var actions = posix_spawn_file_actions_t()
     var attributes = posix_spawnattr_t()
     posix_spawn_file_actions_init(&actions)
@@ -64,6 +65,16 @@ final class BackgroundIndex: @unchecked Sendable {
     defer { for a in argv { free(a) } }
     var pid: pid_t = 0
     _ = posix_spawn(&pid, program, &actions, &attributes, argv, environ)
+    #else
+    // Elsewhere (macOS, read and not built here) through Foundation, in the same group.
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = [command, absolute]
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try? process.run()
+    #endif
   }
 
   /// This program's own file, to start again as the builder.
