@@ -17,17 +17,12 @@ import Testing
   @Test(arguments: [(IdShape.short, UInt64(31)), (.path, 32), (.uuid, 33)])
   func recordedStatesAndFaultsAreTheReducers(shape: IdShape, seed: UInt64) throws {
     let path = temporaryLogPath()
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
-    var options = Recorder.options(.never)
-    options.maxEventsPerFrame = 200
-    options.maxEventsBetweenCheckpoints = 700
-    options.clock = ManualClock()
+    defer { removeLog(path) }
+    let options = Self.options(perFrame: 200, checkpointEvery: 700)
     let recorder = try Recorder.open(path: path, options: options)
     recorder.restartSlack = 8
     #expect(recorder.foldsRows)
-    var direct = ListState()
+    var reducer = ListState()
     var count = 0
     var faults = 0
     try SampleSession.generate(
@@ -36,20 +31,20 @@ import Testing
     ) { e in
       let fault = try recorder.record(e, stampingTime: false)
       var expected: ListFault?
-      do throws(ListFault) { try direct.apply(e) } catch { expected = error }
+      do throws(ListFault) { try reducer.apply(e) } catch { expected = error }
       #expect(fault == expected, "event \(count + 1)")
       if fault != nil { faults += 1 }
       count += 1
-      if count % 97 == 0 { #expect(recorder.state == direct, "event \(count)") }
+      if count % 97 == 0 { #expect(recorder.state == reducer, "event \(count)") }
     }
     #expect(recorder.foldsRows)
-    #expect(recorder.state == direct)
+    #expect(recorder.state == reducer)
     try recorder.close()
     #expect(faults > 0)
     #expect(try LogReader(path: path).dictionaryFrameCount > 0)
     let timeline = try Timeline(path: path)
     #expect(timeline.verify().intact)
-    #expect(try timeline.state(at: count) == direct)
+    #expect(try timeline.state(at: count) == reducer)
   }
 
   /// A restart lists an id both as a section and as an item (the two entries a reader's
@@ -57,13 +52,8 @@ import Testing
   /// as the reducer does, and the log's checkpoints and replay agree.
   @Test func aRestartListingAnIdTwiceFoldsAsTheLogReads() throws {
     let path = temporaryLogPath()
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
-    var options = Recorder.options(.never)
-    options.maxEventsPerFrame = 5
-    options.maxEventsBetweenCheckpoints = 7
-    options.clock = ManualClock()
+    defer { removeLog(path) }
+    let options = Self.options(perFrame: 5, checkpointEvery: 7)
     var events: [Event] = [
       Event(.appendSections(["A", "B"])),
       Event(
@@ -88,14 +78,14 @@ import Testing
     ]
     let recorder = try Recorder.open(path: path, options: options)
     recorder.restartSlack = 0
-    var direct = ListState()
+    var reducer = ListState()
     for (i, e) in events.enumerated() {
       if i == 60 {
         // Reopen halfway: the state loads from the log, the rows go on from its dictionary.
         try recorder.close()
         let again = try Recorder.open(path: path, options: options)
         #expect(again.foldsRows)
-        #expect(again.state == direct)
+        #expect(again.state == reducer)
         again.restartSlack = 0
         try check(again, from: i)
         return
@@ -107,9 +97,9 @@ import Testing
     func record(_ e: Event, into r: Recorder) throws {
       let fault = try r.record(e, stampingTime: false)
       var expected: ListFault?
-      do throws(ListFault) { try direct.apply(e) } catch { expected = error }
+      do throws(ListFault) { try reducer.apply(e) } catch { expected = error }
       #expect(fault == expected, "\(e)")
-      #expect(r.state == direct, "\(e)")
+      #expect(r.state == reducer, "\(e)")
       #expect(r.foldsRows)
     }
     func check(_ r: Recorder, from start: Int) throws {
@@ -119,15 +109,23 @@ import Testing
       let timeline = try Timeline(path: path)
       #expect(timeline.verify().intact)
       for n in [1, 2, 30, 59, 60, 61, events.count - 3, events.count] {
-        #expect(try timeline.state(at: n) == directState(events, through: n), "event \(n)")
+        #expect(try timeline.state(at: n) == direct(events, through: n), "event \(n)")
       }
     }
   }
+
+  /// Writer options with small frames and close checkpoints, cut by count alone (a manual
+  /// clock), so that the log's layout is the same however slow the machine.
+  static func options(perFrame: Int, checkpointEvery: Int) -> LogWriterOptions {
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = perFrame
+    options.maxEventsBetweenCheckpoints = UInt64(checkpointEvery)
+    options.clock = ManualClock()
+    return options
+  }
 }
 
-/// The state after `n` of `events`, folded directly.
-private func directState(_ events: [Event], through n: Int) -> ListState {
-  var s = ListState()
-  for e in events.prefix(n) { try? s.apply(e) }
-  return s
+/// Removes the temporary directory of the log at `path`.
+private func removeLog(_ path: String) {
+  try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
 }
