@@ -120,7 +120,13 @@ package final class Recorder {
     var encoder = EventEncoder()
     var rows: EventRowEncoder?
     var aliases = DefinitionAliases()
-    if writer.formatMajor >= 2 { rows = EventRowEncoder() }
+    // Whether the state's ids end up as the writer's dictionary (see `foldsRows`).
+    var follows = false
+    if writer.formatMajor >= 2 {
+      rows = EventRowEncoder()
+      // A new log: its dictionary and the state's ids are both empty.
+      follows = (try? state.follow(restart: [], aliases: aliases)) != nil
+    }
     if writer.eventCount > 0 {
       let reader: LogReader
       do {
@@ -144,22 +150,17 @@ package final class Recorder {
         if decoder.segment != writer.segment { decoder = try log.decoder(after: n) }
         rows = EventRowEncoder(table: IdTable(decoder.dictionary))
         aliases = decoder.aliases
-        do {
-          try state.adopt(decoder.dictionary, aliases: decoder.aliases)
-        } catch {
-          // Left to fold from `Event`s (`foldsRows` stays false below).
-        }
+        // Else left to fold from `Event`s.
+        follows =
+          (try? state.adopt(decoder.dictionary, aliases: decoder.aliases)) != nil
+          && state.idCount == decoder.dictionary.count
       } else {
         encoder = EventEncoder(continuing: decoder)
       }
     }
-    if rows != nil && writer.eventCount == 0 {
-      // A new log: its dictionary and the state's ids are both empty.
-      try? state.follow(restart: [], aliases: aliases)
-    }
     let recorder = Recorder(writer: writer, state: state, encoder: encoder, rows: rows)
     recorder.aliases = aliases
-    recorder.foldsRows = rows.map { $0.table.count == state.idCount } ?? false
+    recorder.foldsRows = follows
     return recorder
   }
 

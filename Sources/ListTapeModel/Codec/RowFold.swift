@@ -9,20 +9,8 @@ extension ListState {
     throws(CodecError)
   {
     var dictionary = IdSpace()
-    var form: [UInt8] = []
-    for id in ids {
-      form.removeAll(keepingCapacity: true)
-      IdText.store(id, into: &form)
-      form.withUnsafeBytes { dictionary.appendUnindexed(stored: $0) }
-    }
-    if forest.itemCount == 0 && forest.sectionOrder.isEmpty {
-      forest.ids = dictionary
-      forest.idsFollowLog = true
-      forest.handleOf.removeAll()
-      forest.sectionOf.removeAll()
-      return
-    }
-    try forest.renumber(to: dictionary, aliases: aliases, before: 0)
+    for id in ids { dictionary.append(id) }
+    try adopt(dictionary, aliases: aliases)
   }
 
   /// Entries the state's ids hold (a state following a writer holds the writer's count).
