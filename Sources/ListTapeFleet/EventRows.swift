@@ -16,38 +16,42 @@ struct EventRows {
 
   /// Whether the last event may change the deepest level.
   private var structural = true
-  /// The dictionary numbering the row group's keys follow (`ParquetRows.append(_:key:)`).
+  /// The numbering of the ids keyed since the last `resolve` (`ParquetRows.append(_:key:)`).
   private var lineage: UInt64 = 0
 
   init(rows: ParquetRows, log: String) {
     self.writer = rows
     self.log = log
     // Keys name strings of one log's dictionary (and the log column's key its path).
-    rows.forgetKeys()
+    precondition(!rows.hasUnresolvedKeys, "rows handed on with keys unresolved")
   }
 
   /// Writes the event columns of the row for record `i` of `ops`, its ids read from
-  /// `state`'s (the fold's, synced past it): ids go in by entry number, their text written
-  /// only the first time a row group meets an entry.
-  mutating func op(_ ops: FoldOps, _ i: Int, _ state: ListState, into s: inout SessionSummary) {
-    if state.idsLineage != lineage {
-      writer.forgetKeys()
-      lineage = state.idsLineage
+  /// `state`'s (the fold's, synced past it): ids go in by entry number, their text given
+  /// by `resolve` with a state of the same numbering.
+  mutating func op(
+    _ ops: FoldOps, _ i: Int, _ state: inout ListState, into s: inout SessionSummary
+  ) {
+    let idsLineage = state.counts(depth: false).lineage
+    if idsLineage != lineage {
+      // The fold calls `resolve` before the state's ids are renumbered (`beforeIds`).
+      precondition(!writer.hasUnresolvedKeys, "ids renumbered with keys unresolved")
+      lineage = idsLineage
     }
     let w = writer
     let seq = ops.seqs[i]
     let start = ops.start(i)
     let f = ops.fields(atWord: start)
     common(seq, ops.time(i), name: f.name, into: &s)
-    keyed(C.site, ops.siteEntry(i) ?? -1, ops, state)
-    keyed(C.section, f.section, ops, state)
-    keyed(C.parent, f.parent, ops, state)
-    keyed(C.anchor, f.anchor, ops, state)
+    keyed(C.site, ops.siteEntry(i) ?? -1, ops, &state)
+    keyed(C.section, f.section, ops, &state)
+    keyed(C.parent, f.parent, ops, &state)
+    keyed(C.anchor, f.anchor, ops, &state)
     var label = f.label
     if ops.isBatch(atWord: start) {
-      batch(ops, atWord: start, state, label: &label)
+      batch(ops, atWord: start, &state, label: &label)
     } else {
-      listed(f, ops, state)
+      listed(f, ops, &state)
     }
     if let label {
       w.append(C.label, string: label)
@@ -59,17 +63,19 @@ struct EventRows {
   }
 
   /// The ids a record lists (its nodes' in pre-order).
-  private func listed(_ f: FoldOpFields, _ ops: FoldOps, _ state: ListState) {
+  private func listed(_ f: FoldOpFields, _ ops: FoldOps, _ state: inout ListState) {
     var k = f.idsStart
     for _ in 0..<f.idsCount {
-      keyed(C.ids, ops.entry(atWord: k), ops, state)
+      keyed(C.ids, ops.entry(atWord: k), ops, &state)
       k &+= f.idsStride
     }
   }
 
   /// A batch's ids are those of the events inside it, in order; its label is the first
   /// mark's inside it. Nested batches are walked with a stack.
-  private func batch(_ ops: FoldOps, atWord start: Int, _ state: ListState, label: inout String?) {
+  private func batch(
+    _ ops: FoldOps, atWord start: Int, _ state: inout ListState, label: inout String?
+  ) {
     var stack: [(records: [Int], next: Int)] = [(ops.batchRecords(atWord: start), 0)]
     while let top = stack.last {
       if top.next == top.records.count {
@@ -84,35 +90,53 @@ struct EventRows {
       }
       let f = ops.fields(atWord: w)
       if let text = f.label, label == nil { label = text }
-      listed(f, ops, state)
+      listed(f, ops, &state)
     }
   }
 
   /// Column `c`'s value (or next element): entry `e`, an id the record holds as text, or
   /// null for -1.
-  private func keyed(_ c: Int, _ e: Int32, _ ops: FoldOps, _ state: ListState) {
+  private func keyed(_ c: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState) {
     let w = writer
     guard e >= 0 else {
       if e == -1 {
         if c != C.ids { w.appendNull(c) }
       } else {
-        w.append(c, string: ops.name(entry: e, state.ids))
+        named(c, e, ops, &state)
       }
       return
     }
-    if w.append(c, key: Int(e)) { return }
-    state.withIdText(Int(e)) { bytes in
-      w.append(c, utf8: UnsafeRawBufferPointer(bytes), key: Int(e))
+    w.append(c, key: Int(e))
+  }
+
+  /// `keyed`'s id held as text: apart, so that the usual call does not copy the state
+  /// that reading its ids needs.
+  @inline(never)
+  private func named(_ c: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState) {
+    writer.append(c, string: ops.name(entry: e, state.ids))
+  }
+
+  /// Gives the rows the strings of the keys appended since the last call: ids from
+  /// `state`'s (the numbering they were keyed in), the log's path, ops and fault kinds.
+  func resolve(_ state: ListState) { Self.resolve(writer, log: log, state) }
+
+  /// `resolve(_:)` for `rows`, called from outside the fold's callback (which holds the
+  /// `EventRows`).
+  static func resolve(_ rows: ParquetRows, log: String, _ state: ListState) {
+    rows.resolveKeys { c, key, bytes in
+      switch c {
+      case C.log: bytes.append(contentsOf: log.utf8)
+      case C.op: bytes.append(contentsOf: ListOperation.allNames[key].utf8)
+      case C.fault: bytes.append(contentsOf: FaultKind.allCases[key].rawValue.utf8)
+      default: state.withIdText(key) { bytes.append(contentsOf: $0) }
+      }
     }
   }
 
   /// The log, event, time and op columns.
   private func common(_ seq: Int, _ time: Int64?, name: Int, into s: inout SessionSummary) {
     let w = writer
-    if !w.append(C.log, key: 0) {
-      var path = log
-      path.withUTF8 { w.append(C.log, utf8: UnsafeRawBufferPointer($0), key: 0) }
-    }
+    w.append(C.log, key: 0)
     w.append(C.event, int64: Int64(seq))
     if let t = time {
       w.append(C.time, int64: t)
@@ -121,10 +145,7 @@ struct EventRows {
     } else {
       w.appendNull(C.time)
     }
-    if !w.append(C.op, key: name) {
-      var text = ListOperation.allNames[name]
-      text.withUTF8 { w.append(C.op, utf8: UnsafeRawBufferPointer($0), key: name) }
-    }
+    w.append(C.op, key: name)
   }
 
   /// Ends the row of event `seq` (its event columns written by `op`): its fault and the
@@ -132,27 +153,24 @@ struct EventRows {
   /// recorded ones (a salvaged log): the row's `exact`, and only an exact step's fault is
   /// counted.
   mutating func add(
-    _ seq: Int, _ fault: ListFault?, _ state: ListState, step: StepExactness = .exact,
+    _ seq: Int, _ fault: ListFault?, _ state: inout ListState, step: StepExactness = .exact,
     into s: inout SessionSummary
   ) {
-    stateColumns(seq, fault, state, step: step, into: &s)
+    stateColumns(seq, fault, state.counts(depth: fault == nil && structural), step: step, into: &s)
   }
 
   /// Whether the row group is full (time to swap in empty rows).
   var isFull: Bool { writer.isFull }
 
   private mutating func stateColumns(
-    _ seq: Int, _ fault: ListFault?, _ state: ListState, step: StepExactness,
+    _ seq: Int, _ fault: ListFault?, _ counts: ListCounts, step: StepExactness,
     into s: inout SessionSummary
   ) {
     let w = writer
     if let fault {
       let kind = fault.kind
       let index = Self.kindIndex[kind] ?? 0
-      if !w.append(C.fault, key: index) {
-        var text = kind.rawValue
-        text.withUTF8 { w.append(C.fault, utf8: UnsafeRawBufferPointer($0), key: index) }
-      }
+      w.append(C.fault, key: index)
       w.append(C.reason, string: fault.description)
       if step == .exact {
         s.faults += 1
@@ -162,12 +180,12 @@ struct EventRows {
       w.appendNull(C.fault)
       w.appendNull(C.reason)
     }
-    if fault == nil && structural { depth = state.deepestLevel }
+    if fault == nil && structural { depth = counts.deepest }
     s.events = seq
-    s.sections = state.numberOfSections
-    s.items = state.numberOfAllItems
-    s.visible = state.numberOfItems
-    s.selected = state.numberOfSelectedItems
+    s.sections = counts.sections
+    s.items = counts.items
+    s.visible = counts.visible
+    s.selected = counts.selected
     s.depth = depth
     w.append(C.sections, int32: Int32(clamping: s.sections))
     w.append(C.items, int32: Int32(clamping: s.items))

@@ -164,17 +164,25 @@ package final class FleetExport {
     var state = ListState()
     var decoder = timeline.startDecoder()
     var last = 0
+    // The rows being filled, for the fold's `beforeIds`, which cannot share `eventRows`
+    // with the callback (a variable captured by an escaping closure is checked at every
+    // access).
+    let filling = Filling(rows)
+    let resolve: (ListState) -> Void = { EventRows.resolve(filling.rows, log: log, $0) }
     do throws(StoreError) {
       try timeline.fold(
-        &state, &decoder, from: 1, through: timeline.eventCount, progress: progress
+        &state, &decoder, from: 1, through: timeline.eventCount, progress: progress,
+        beforeIds: resolve
       ) { ops, i, fault, state in
         let seq = ops.seqs[i]
-        eventRows.op(ops, i, state, into: &summary)
-        eventRows.add(seq, fault, state, step: steps.at(seq), into: &summary)
+        eventRows.op(ops, i, &state, into: &summary)
+        eventRows.add(seq, fault, &state, step: steps.at(seq), into: &summary)
         last = seq
         guard eventRows.isFull else { return true }
+        eventRows.resolve(state)
         do throws(ParquetError) {
           eventRows.writer = try flush(eventRows.writer)
+          filling.rows = eventRows.writer
           return true
         } catch {
           failure = error
@@ -184,6 +192,7 @@ package final class FleetExport {
     } catch {
       summary.undecodable = error
     }
+    eventRows.resolve(state)
     progress?(last, timeline.eventCount)
     if let failure { throw failure }
     summary.skippedEvents = timeline.skippedAfterGaps - skippedBefore
@@ -229,6 +238,12 @@ package final class FleetExport {
   private func optional(_ w: ParquetWriter, _ c: Int, _ v: Int64?) {
     if let v { w.append(c, int64: v) } else { w.appendNull(c) }
   }
+}
+
+/// The rows one log's fold fills (`FleetExport.fold`), as its `beforeIds` finds them.
+private final class Filling {
+  var rows: ParquetRows
+  init(_ rows: ParquetRows) { self.rows = rows }
 }
 
 /// The shared state of `FleetExport.add(_:workers:open:report:)`'s workers: what they

@@ -15,13 +15,18 @@ struct ColumnBuffer {
   var strings = ByteDictionary()
   /// Whether the row being filled has a list element yet.
   var rowHasElement = false
-  /// The dictionary entry of each caller's key met since the keys were last forgotten, and
-  /// its length, so that a known key costs one read (`ParquetRows.append(_:key:)`):
-  /// (entry + 1) << 32 | length; 0 for a key not met.
-  private var keyed: [UInt64] = []
-  /// The keys `keyed` holds, which `forgetKeys` clears (not the whole array: many small
-  /// logs exported one after another would clear it once each).
-  private var keys: [Int] = []
+  /// The caller's keys appended since the last `resolve`, one bit each, and the words of
+  /// `keys` that may have bits set.
+  private var keys: [UInt64] = []
+  private var lowWord = Int.max
+  private var highWord = -1
+  /// Where in `indices` the values since the last `resolve` begin.
+  private var unresolvedFrom = Int.max
+  /// Each key's dictionary entry, while `resolve` runs (kept for its storage).
+  private var entryOfKey: [UInt32] = []
+
+  /// An index in `indices` that holds a caller's key, not yet an entry of `strings`.
+  static let unresolved: UInt32 = 1 << 31
 
   init(_ column: ParquetColumn) { self.column = column }
 
@@ -62,7 +67,6 @@ struct ColumnBuffer {
     bools.removeAll()
     indices.removeAll()
     strings.removeAll()
-    forgetKeys()
   }
 
   /// Frees the values' storage (the buffer's owner, when it goes).
@@ -74,29 +78,52 @@ struct ColumnBuffer {
     indices.deallocate()
   }
 
-  /// The dictionary entry the caller's `key` stands for in this chunk, if met, and the
-  /// length of its string.
-  @inline(__always) func entry(key: Int) -> (entry: UInt32, length: Int)? {
-    guard key < keyed.count else { return nil }
-    let v = keyed[key]
-    guard v != 0 else { return nil }
-    return (UInt32(truncatingIfNeeded: (v >> 32) &- 1), Int(v & 0xFFFF_FFFF))
-  }
+  /// Whether values appended by key still wait for their strings.
+  var hasUnresolvedKeys: Bool { unresolvedFrom != Int.max }
 
-  /// Records that `key` stands for dictionary entry `entry`, of `length` bytes, until the
-  /// keys are forgotten.
-  mutating func remember(key: Int, entry: UInt32, length: Int) {
-    if key >= keyed.count {
-      keyed.append(contentsOf: repeatElement(0, count: max(key + 1, keyed.count * 2) - keyed.count))
+  /// Notes that the value about to be appended is the caller's `key`.
+  @inline(__always) mutating func mark(key: Int) {
+    precondition(key >= 0 && key < Int(Self.unresolved), "key \(key) out of range")
+    let w = key &>> 6
+    if w >= keys.count {
+      keys.append(contentsOf: repeatElement(0, count: max(w + 1, keys.count * 2) - keys.count))
     }
-    if keyed[key] == 0 { keys.append(key) }
-    keyed[key] = (UInt64(entry) + 1) << 32 | UInt64(UInt32(clamping: length))
+    keys[w] |= 1 &<< UInt64(key & 63)
+    if w < lowWord { lowWord = w }
+    if w > highWord { highWord = w }
+    if unresolvedFrom == Int.max { unresolvedFrom = indices.count }
   }
 
-  /// Forgets every key (a new chunk, or the caller renumbered its strings).
-  mutating func forgetKeys() {
-    for k in keys { keyed[k] = 0 }
-    keys.removeAll(keepingCapacity: true)
+  /// Makes each key appended since the last call an entry of `strings` (`text(key, &bytes)`
+  /// appends its bytes, keys ascending) and its values that entry's index; returns the
+  /// bytes added.
+  mutating func resolve(_ text: (_ key: Int, _ bytes: inout [UInt8]) -> Void) -> Int {
+    guard hasUnresolvedKeys else { return 0 }
+    let added = strings.plainBytes
+    if entryOfKey.count < (highWord + 1) * 64 {
+      entryOfKey = [UInt32](repeating: 0, count: (highWord + 1) * 64)
+    }
+    for w in lowWord...highWord {
+      var bits = keys[w]
+      keys[w] = 0
+      while bits != 0 {
+        let key = w &* 64 &+ bits.trailingZeroBitCount
+        entryOfKey[key] = strings.appendUnhashed { text(key, &$0) }
+        bits &= bits &- 1
+      }
+    }
+    let from = unresolvedFrom
+    entryOfKey.withUnsafeBufferPointer { entry in
+      indices.withUnsafeMutableBufferPointer { all in
+        for i in from..<all.count where all[i] & Self.unresolved != 0 {
+          all[i] = entry[Int(all[i] & ~Self.unresolved)]
+        }
+      }
+    }
+    lowWord = Int.max
+    highWord = -1
+    unresolvedFrom = Int.max
+    return strings.plainBytes - added
   }
 }
 
@@ -128,6 +155,11 @@ struct Values<T: BitwiseCopyable>: RandomAccessCollection {
 
   func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<T>) -> R) -> R {
     body(UnsafeBufferPointer(start: base, count: count))
+  }
+
+  /// The values in place, to rewrite (copies share them).
+  func withUnsafeMutableBufferPointer<R>(_ body: (UnsafeMutableBufferPointer<T>) -> R) -> R {
+    body(UnsafeMutableBufferPointer(start: base, count: count))
   }
 
   func deallocate() { base?.deallocate() }

@@ -55,15 +55,14 @@ struct ByteDictionary {
     return UInt32(e)
   }
 
-  /// Adds `bytes` as a new entry without looking them up or entering them in the table:
-  /// for strings the caller numbers (`ParquetRows.append(_:utf8:key:)`), which it gives
-  /// once per chunk. A string also given another way takes a second entry, which readers
-  /// decode as any other (a dictionary page need not hold distinct values).
-  mutating func appendUnhashed(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-    let e = count
-    arena.append(contentsOf: bytes)
+  /// Adds the bytes `write` appends as a new entry, without looking them up or entering
+  /// them in the table: for strings the caller numbers (`ParquetRows.resolveKeys(_:)`),
+  /// given once per chunk and key. A string also given another way takes a second entry,
+  /// which readers decode as any other (a dictionary page need not hold distinct values).
+  mutating func appendUnhashed(_ write: (inout [UInt8]) -> Void) -> UInt32 {
+    write(&arena)
     starts.append(arena.count)
-    return UInt32(e)
+    return UInt32(count - 1)
   }
 
   /// Calls `body` with entry `i`'s bytes.

@@ -86,30 +86,29 @@ package final class ParquetRows {
     appendEntry(c, buffers[c].strings.index(of: bytes), bytes: bytes.count)
   }
 
-  /// Column `c`'s value (or next element): the string the caller numbers `key` (a small
-  /// integer), if this row group has met that key since the keys were last forgotten; false
-  /// when it has not, and the caller gives the bytes with `append(_:utf8:key:)`. A known key
-  /// costs an array read instead of hashing the bytes.
-  package func append(_ c: Int, key: Int) -> Bool {
-    guard let (i, n) = buffers[c].entry(key: key) else { return false }
-    appendEntry(c, i, bytes: n)
-    return true
+  /// Column `c`'s value (or next element): the string the caller numbers `key` (from 0,
+  /// below 2³¹), whose bytes it gives later, once per key and in key order, through
+  /// `resolveKeys(_:)`: an append is a store and a bit, and the strings are read in the
+  /// order they are kept (a log's dictionary) instead of the order rows meet them.
+  @inline(__always) package func append(_ c: Int, key: Int) {
+    buffers[c].mark(key: key)
+    appendEntry(c, UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved, bytes: 0)
   }
 
-  /// Column `c`'s value (or next element): `bytes`, which the caller numbers `key` until
-  /// `forgetKeys()`. The bytes become a dictionary entry of their own without being looked
-  /// up: a caller's keys name distinct strings, so hashing them would find nothing (a string
-  /// given under two keys, as after a renumbering, is held twice; readers decode both).
-  package func append(_ c: Int, utf8 bytes: UnsafeRawBufferPointer, key: Int) {
-    precondition(key >= 0, "negative key")
-    let i = buffers[c].strings.appendUnhashed(bytes)
-    buffers[c].remember(key: key, entry: i, length: bytes.count)
-    appendEntry(c, i, bytes: bytes.count)
+  /// Whether some column holds keys `resolveKeys(_:)` has not given the bytes of yet.
+  package var hasUnresolvedKeys: Bool {
+    (0..<columns.count).contains { buffers[$0].hasUnresolvedKeys }
   }
 
-  /// Forgets every column's keys: the caller's numbering of strings changed.
-  package func forgetKeys() {
-    for c in 0..<columns.count { buffers[c].forgetKeys() }
+  /// Gives the bytes of every key appended since the last call: `text(column, key, &bytes)`
+  /// appends key's string to `bytes`, for each column and key once, keys ascending. The
+  /// caller calls it before its numbering changes and before the rows are encoded (a key
+  /// met again afterwards is a new string, as after a dictionary restart: a string held
+  /// under two keys takes two dictionary entries, which readers decode as any other).
+  package func resolveKeys(_ text: (_ column: Int, _ key: Int, _ bytes: inout [UInt8]) -> Void) {
+    for c in 0..<columns.count where buffers[c].hasUnresolvedKeys {
+      groupBytes.pointee += buffers[c].resolve { key, bytes in text(c, key, &bytes) }
+    }
   }
 
   @inline(__always) private func appendEntry(_ c: Int, _ i: UInt32, bytes: Int) {
@@ -155,8 +154,10 @@ package final class ParquetRows {
     var chunks: [ChunkMeta] = []
     let groupRows = count
     for c in 0..<columns.count {
-      // A row without a value in some column would shift every row after it: the
-      // caller's bug, not bad input.
+      // A row without a value in some column, or a key without its string, would shift or
+      // lose values: the caller's bug, not bad input.
+      precondition(
+        !buffers[c].hasUnresolvedKeys, "column \(columns[c].name) has keys without their strings")
       precondition(
         columns[c].repetition == .list || buffers[c].entries == groupRows,
         "column \(columns[c].name) has \(buffers[c].entries) values for \(groupRows) rows")

@@ -125,8 +125,10 @@ public final class Timeline {
   /// follows the log's ids (a listing of events, which needs their text but no state).
   /// With `frames` (2.0), `onFrame` hears of each frame read to its end, and of each
   /// dictionary restart, with the state after it. `before` sees each event with the state
-  /// it is about to be applied to. `progress` gets `(event, through)` now and then.
-  /// `decoder` ends standing right after the last event folded.
+  /// it is about to be applied to. `beforeIds` sees the state before its ids take another
+  /// numbering (a dictionary restart, a recovery point's state), while the old one still
+  /// reads. `progress` gets `(event, through)` now and then. `decoder` ends standing right
+  /// after the last event folded.
   ///
   /// In a salvaged log the fold re-anchors after each gap at the recovery point that
   /// restores it (the state of that point, decoded before the run that reaches it); the
@@ -136,10 +138,12 @@ public final class Timeline {
     progress: ((Int, Int) -> Void)? = nil, applying: Bool = true, frames: Bool = false,
     readAhead: Bool = true, onFrame: (FrameEndRecord, inout ListState) -> Void = { _, _ in },
     before: ((FoldOps, Int, ListState) -> Void)? = nil,
+    beforeIds: ((ListState) -> Void)? = nil,
     _ body: (FoldOps, Int, ListFault?, inout ListState) -> Bool
   ) throws(StoreError) {
     let options = FoldOptions(
-      progress: progress, applying: applying, frames: frames, readAhead: readAhead)
+      progress: progress, applying: applying, frames: frames, readAhead: readAhead,
+      beforeIds: beforeIds)
     let first = max(from, 1)
     let last = min(through, eventCount)
     guard first <= last else { return }
@@ -156,6 +160,7 @@ public final class Timeline {
       let go = try foldRun(
         &state, &decoder, lo, point, options, onFrame, before, body, restore: restored)
       if !go { return }
+      beforeIds?(state)
       state = restored.state
       decoder = restored.decoder
       lo = point + 1
@@ -169,6 +174,7 @@ public final class Timeline {
     var applying: Bool
     var frames: Bool
     var readAhead: Bool
+    var beforeIds: ((ListState) -> Void)?
   }
 
   /// One run of `fold` without re-anchoring; with `restore`, the state becomes that point's
@@ -182,6 +188,8 @@ public final class Timeline {
     restore: LoadedCheckpoint?
   ) throws(StoreError) -> Bool {
     guard first <= last else { return true }
+    let beforeIds = options.beforeIds
+    beforeIds?(state)
     try align(&state, &decoder)
     var failure: StoreError?
     var stoppedAt: Int?
@@ -201,6 +209,7 @@ public final class Timeline {
             try state.follow(ops, i)
             before(ops, i, state)
           }
+          if let beforeIds, ops.isRestart(i) { beforeIds(state) }
           if applying { fault = try state.apply(ops, i) } else { try state.follow(ops, i) }
         } catch {
           failure = .undecodableEvent(event: seq, error, path: path)
@@ -208,6 +217,7 @@ public final class Timeline {
         }
         if let end = ops.frameEnd(i) {
           if !restored, let restore, end.lastSeq >= restore.seq {
+            beforeIds?(state)
             state = restore.state
             restored = true
           }
@@ -218,6 +228,7 @@ public final class Timeline {
         if !restored, let restore, seq == restore.seq {
           // The point's event is read with the ids of the state it was folded onto.
           ops.keepEvent(i, state.ids)
+          beforeIds?(state)
           state = restore.state
           restored = true
         }

@@ -51,12 +51,10 @@ import Testing
   }
 
   /// Writes 1,000 rows of a string column and a list column into a new file, each string
-  /// through `put` (the writer's rows, the column, the string's number and text); returns
-  /// the file's bytes. Strings are numbered per batch of 100 rows, as a caller whose
-  /// numbering restarts would number them.
+  /// through `put` (the writer's rows, the column and the string); returns the file's bytes.
   func file(
     rowGroupRows: Int = 128, pipelined: Bool = false,
-    _ put: (ParquetRows, Int, Int, String) -> Void
+    _ put: (ParquetRows, Int, String) -> Void
   ) throws -> [UInt8] {
     let path = temporaryPath()
     defer { try? FileManager.default.removeItem(atPath: path) }
@@ -71,17 +69,15 @@ import Testing
       try w.append(group)
     }
     for i in 0..<1_000 {
-      // Row i's strings are numbered within its batch of 100 rows, from the batch's start.
       let batch = i / 100
       let key = (i * 7) % 13
       if i % 5 == 4 {
         rows.appendNull(0)
       } else {
-        put(rows, 0, key, "b\(batch)-s\(key)")
+        put(rows, 0, "b\(batch)-s\(key)")
       }
-      for k in 0..<(i % 4) { put(rows, 1, 20 + k + key % 2, "b\(batch)-e\(k + key % 2)") }
+      for k in 0..<(i % 4) { put(rows, 1, "b\(batch)-e\(k + key % 2)") }
       rows.endRow()
-      if i % 100 == 99 { rows.forgetKeys() }
       if rows.isFull {
         if pipelined { rows = try pipeline.hand(rows) } else { try w.append(try rows.encode()) }
       }
@@ -92,24 +88,65 @@ import Testing
     return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
   }
 
-  /// Strings given by a caller's number (hashed once per row group and number, then an
-  /// array read) make the same file as strings given by their bytes, across row groups and
-  /// renumberings (`forgetKeys`).
-  @Test func keyedStringsMakeTheSameFile() throws {
-    let plain = try file { rows, c, _, text in rows.append(c, string: text) }
-    let keyed = try file { rows, c, key, text in
-      if rows.append(c, key: key) { return }
-      var t = text
-      t.withUTF8 { rows.append(c, utf8: UnsafeRawBufferPointer($0), key: key) }
+  /// Values appended by key become, at `resolve`, entries holding the strings the caller
+  /// gives for their keys: one entry per key and renumbering, in key order, among strings
+  /// given by their bytes, across several renumberings of the same keys.
+  @Test func keysResolveToTheStringsGivenForThem() {
+    var b = ColumnBuffer(ParquetColumn("l", .string, .list))
+    var random = SystemRandomNumberGenerator()
+    var expected: [String] = []
+    for numbering in 0..<4 {
+      var keys = Set<Int>()
+      let before = b.strings.count
+      for _ in 0..<3_000 {
+        if Int.random(in: 0..<5, using: &random) == 0 {
+          var text = "given \(Int.random(in: 0..<50, using: &random))"
+          let i = text.withUTF8 { b.strings.index(of: UnsafeRawBufferPointer($0)) }
+          b.indices.append(i)
+          expected.append(text)
+        } else {
+          // Keys far apart as well as near: the key words a resolve walks.
+          let key =
+            Bool.random(using: &random)
+            ? Int.random(in: 0..<200, using: &random)
+            : Int.random(in: 0..<200_000, using: &random)
+          b.mark(key: key)
+          b.indices.append(UInt32(key) | ColumnBuffer.unresolved)
+          keys.insert(key)
+          expected.append("n\(numbering)-k\(key)")
+        }
+      }
+      #expect(b.hasUnresolvedKeys)
+      var given: [Int] = []
+      let added = b.resolve { key, bytes in
+        given.append(key)
+        bytes.append(contentsOf: Array("n\(numbering)-k\(key)".utf8))
+      }
+      #expect(!b.hasUnresolvedKeys)
+      #expect(given == keys.sorted(), "each key once, ascending")
+      #expect(b.strings.count >= before + keys.count)
+      #expect(added == given.reduce(0) { $0 + 4 + "n\(numbering)-k\($1)".utf8.count })
+      for (i, text) in expected.enumerated() {
+        let entry = Int(b.indices[i])
+        #expect(entry < b.strings.count)
+        let got = b.strings.withEntry(entry) { String(decoding: $0, as: UTF8.self) }
+        if got != text {
+          Issue.record("value \(i): \(got), expected \(text)")
+          return
+        }
+      }
     }
-    #expect(keyed == plain)
+    // Nothing appended by key since: a resolve gives nothing and changes nothing.
+    let count = b.strings.count
+    #expect(b.resolve { _, _ in Issue.record("no key to resolve") } == 0)
+    #expect(b.strings.count == count)
   }
 
   /// Row groups encoded on the pipeline's thread land in the file in the order handed over:
   /// the same bytes as encoding them on the caller's thread.
   @Test func pipelinedRowGroupsMakeTheSameFile() throws {
-    let one = try file(rowGroupRows: 64) { rows, c, _, text in rows.append(c, string: text) }
-    let two = try file(rowGroupRows: 64, pipelined: true) { rows, c, _, text in
+    let one = try file(rowGroupRows: 64) { rows, c, text in rows.append(c, string: text) }
+    let two = try file(rowGroupRows: 64, pipelined: true) { rows, c, text in
       rows.append(c, string: text)
     }
     #expect(two == one)
@@ -119,9 +156,9 @@ import Testing
 /// What engines read back: the same strings whichever way the writer was given them.
 @Suite struct WriterReadBackTests {
   /// Writes 600 rows of an optional string and a list of strings to `path`; the caller
-  /// numbers the 9 distinct strings anew every 100 rows (`forgetKeys`), as a log's ids are
-  /// renumbered by a dictionary restart, so a keyed writer meets each string under
-  /// several keys in one row group.
+  /// numbers the 9 distinct strings anew every 100 rows (resolving its keys before), as a
+  /// log's ids are renumbered by a dictionary restart, so a keyed writer meets each string
+  /// under several keys in one row group.
   func write(_ path: String, keyed: Bool, dictionaryBytes: Int) throws {
     var options = ParquetOptions()
     options.dictionaryBytes = dictionaryBytes
@@ -131,19 +168,23 @@ import Testing
       options: options)
     let rows = w.rows
     func put(_ c: Int, _ text: Int, batch: Int) {
-      var t = "string \(text)"
+      let t = "string \(text)"
       guard keyed else { return rows.append(c, string: t) }
-      let key = (text + 4 * batch) % 9
-      if rows.append(c, key: key) { return }
-      t.withUTF8 { rows.append(c, utf8: UnsafeRawBufferPointer($0), key: key) }
+      rows.append(c, key: (text + 4 * batch) % 9)
     }
     for i in 0..<600 {
       let batch = i / 100
       if i % 7 == 3 { rows.appendNull(0) } else { put(0, i % 9, batch: batch) }
       for k in 0..<(i % 4) { put(1, (i + k) % 9, batch: batch) }
       rows.endRow()
-      if i % 100 == 99 { rows.forgetKeys() }
+      if i % 100 == 99 {
+        // Key k of this batch stands for string (k - 4 × batch) mod 9.
+        rows.resolveKeys { _, key, bytes in
+          bytes.append(contentsOf: Array("string \(((key - 4 * batch) % 9 + 9) % 9)".utf8))
+        }
+      }
     }
+    #expect(!rows.hasUnresolvedKeys)
     try w.close()
   }
 

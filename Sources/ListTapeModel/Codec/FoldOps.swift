@@ -94,6 +94,9 @@ package struct FoldOps: Sendable {
   /// end).
   @inline(__always) package func isEvent(_ i: Int) -> Bool { kind(i) < Kind.restart }
 
+  /// Whether top-level record `i` restarts the dictionary (the state's ids are renumbered).
+  @inline(__always) package func isRestart(_ i: Int) -> Bool { kind(i) == Kind.restart }
+
   @inline(__always) func kind(_ i: Int) -> Int32 { words[Int(starts[i])] & 0xFFFF }
   @inline(__always) func flags(_ i: Int) -> Int32 { words[Int(starts[i])] >> 16 }
   /// Word `k` of top-level record `i` (0: kind, 1: length, 2…: arguments).
