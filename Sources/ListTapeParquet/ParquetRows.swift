@@ -354,7 +354,9 @@ package final class ParquetRows {
     var huffmanOnly = false
     if page.count >= CompressionWay.triedFrom {
       if ways[way].pagesLeft == 0, let suffices = compressor.huffmanSuffices(page) {
-        ways[way] = CompressionWay(huffmanOnly: suffices, pagesLeft: CompressionWay.pagesPerTry)
+        ways[way] = CompressionWay(
+          huffmanOnly: suffices,
+          pagesLeft: suffices ? CompressionWay.pagesPerTry : CompressionWay.pagesPerMatchingTry)
       }
       ways[way].pagesLeft = max(0, ways[way].pagesLeft - 1)
       huffmanOnly = ways[way].huffmanOnly
@@ -394,16 +396,19 @@ package final class ParquetRows {
 }
 
 /// How one column's pages of one kind are compressed: by Huffman codes alone where they
-/// do within 2 % as well as matching (bit-packed indices, hex ids), which costs a fraction
+/// do within 5 % as well as matching (bit-packed indices, hex ids), which costs a fraction
 /// of the time; by matching otherwise (short and path-like ids, messages). Tried on a
-/// sample of a page every `pagesPerTry` pages, as the data may change (another log).
+/// sample of a page every `pagesPerTry` pages, as the data may change (another log), and
+/// sooner after a try chose matching: a column's first pages can differ from the rest (a
+/// session's first row group builds its outline, whose indices count up).
 struct CompressionWay {
   var huffmanOnly = false
   /// Pages compressed this way before the next try; 0: try on the next page.
   var pagesLeft = 0
   /// Smaller pages are compressed by matching, untried: a try would cost more than it saves.
-  static let triedFrom = 32 << 10
+  static let triedFrom = 4 << 10
   static let pagesPerTry = 64
+  static let pagesPerMatchingTry = 8
 }
 
 /// A row group encoded by `ParquetRows.encode()`: its bytes, and its chunks' metadata with
