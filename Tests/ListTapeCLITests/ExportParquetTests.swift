@@ -438,6 +438,8 @@ enum Python {
     let generated = try CLI.run(["generate", "--events", "20000", "--seed", "3"])
     let log = dir.path("big.ltape")
     #expect(try CLI.run(["record", log], input: Data(generated.out.utf8)).code == 0)
+    let whole = dir.path("whole")
+    #expect(try CLI.run(["export", log, "--parquet", "-o", whole]).code == 0)
     var bytes = try Data(contentsOf: URL(fileURLWithPath: log))
     if `where` == "middle" {
       bytes[bytes.count / 2] ^= 0x5A
@@ -476,6 +478,8 @@ enum Python {
     let generated = try CLI.run(["generate", "--events", "100000", "--seed", "3"])
     let log = dir.path("big.ltape")
     #expect(try CLI.run(["record", log], input: Data(generated.out.utf8)).code == 0)
+    let whole = dir.path("whole")
+    #expect(try CLI.run(["export", log, "--parquet", "-o", whole]).code == 0)
     var bytes = try Data(contentsOf: URL(fileURLWithPath: log))
     // Wider than the parity frames repair (docs/log-format.md): events are lost.
     let start = bytes.count / 4
@@ -497,6 +501,21 @@ enum Python {
     #expect(session["events"] as? Int == events)
     #expect(rows + lost == events)
     #expect(session["damaged"] as? Bool == false)
+    // Each event the salvaged log kept names the ids the whole log's row names: across the
+    // recovery point the fold re-anchored at, and the dictionary restarts on either side.
+    let compare = """
+      import json, sys, pyarrow.parquet as pq
+      cols = ['event', 'op', 'section', 'parent', 'anchor', 'ids']
+      whole = {r['event']: r for r in pq.read_table(sys.argv[1] + '/events.parquet', columns=cols).to_pylist()}
+      kept = pq.read_table(sys.argv[2] + '/events.parquet', columns=cols).to_pylist()
+      print(json.dumps([len(kept), [r['event'] for r in kept if whole.get(r['event']) != r][:5]]))
+      """
+    let compared = try Python.run(["-c", compare, whole, out])
+    #expect(compared.code == 0, "\(compared.err)")
+    let verdict = try #require(
+      try JSONSerialization.jsonObject(with: Data(compared.out.utf8)) as? [Any])
+    #expect(verdict.first as? Int == rows)
+    #expect((verdict.last as? [Int])?.isEmpty == true, "rows unlike the whole log's: \(verdict)")
   }
 
   @Test(arguments: [
