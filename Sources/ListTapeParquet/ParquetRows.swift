@@ -90,7 +90,7 @@ package final class ParquetRows {
   /// below 2³¹), whose bytes it gives later, once per key and in key order, through
   /// `resolveKeys(_:)`: an append is a store and a bit, and the strings are read in the
   /// order they are kept (a log's dictionary) instead of the order rows meet them.
-  @inline(__always) package func append(_ c: Int, key: Int) {
+  package func append(_ c: Int, key: Int) {
     buffers[c].mark(key: key)
     appendEntry(c, UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved, bytes: 0)
   }

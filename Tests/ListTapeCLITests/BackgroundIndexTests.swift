@@ -72,13 +72,17 @@ import Testing
   }
 
   /// The builder's own command line: quiet, exit 0 on a log it cannot read (the index is
-  /// only a cache), 64 on a wrong command line.
+  /// only a cache), 64 and its usage on a wrong command line.
   @Test func theBuilderIsQuiet() throws {
     let dir = try TempDir()
     let missing = try CLI.run(["__build-index", dir.path("none.ltape")])
     #expect(missing.code == 0 && missing.out.isEmpty && missing.err.isEmpty)
-    let wrong = try CLI.run(["__build-index"])
-    #expect(wrong.code == 64)
+    for line in [["__build-index"], ["__build-index", "a", "b"], ["__build-index", "--help"]] {
+      let wrong = try CLI.run(line)
+      #expect(wrong.code == 64, "\(line)")
+      #expect(wrong.out.isEmpty, "\(line)")
+      #expect(wrong.err.hasPrefix("listtape: usage: listtape __build-index LOG"), "\(wrong.err)")
+    }
     let log = try Self.log(in: dir)
     let built = try CLI.run(["__build-index", log], environment: Self.spacing)
     #expect(built.code == 0 && built.out.isEmpty && built.err.isEmpty)

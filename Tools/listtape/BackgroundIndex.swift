@@ -91,9 +91,15 @@ final class BackgroundIndex: @unchecked Sendable {
 
   /// `listtape __build-index LOG`: builds or extends LOG's index at a low priority, unless
   /// another builder holds the log's directory; prints nothing and exits 0 whatever happens
-  /// (the index is only a cache: a failed build leaves the log as it was).
+  /// (the index is only a cache: a failed build leaves the log as it was). A wrong command
+  /// line (a person trying it) gets its usage and 64.
   static func child(_ args: [String]) -> Int32 {
-    guard args.count == 1, let log = args.first else { return ExitCode.usage }
+    guard args.count == 1, let log = args.first, !log.hasPrefix("-") else {
+      Diagnostics.line(
+        "listtape: usage: listtape \(command) LOG (builds LOG's index quietly; commands "
+          + "that seek start it themselves: docs/cli.md)")
+      return ExitCode.usage
+    }
     _ = nice(10)
     let directory = (log as NSString).deletingLastPathComponent
     let fd = open(directory.isEmpty ? "." : directory, O_RDONLY)
