@@ -19,6 +19,7 @@ enum DeltaBinaryPacked {
     }
     zigzag(first, into: &out)
     var deltas = [Int64](repeating: 0, count: blockSize)
+    var widths = [Int](repeating: 0, count: miniblocks)
     var previous = first
     var i = values.startIndex + 1
     while i < values.endIndex {
@@ -32,7 +33,7 @@ enum DeltaBinaryPacked {
       }
       zigzag(least, into: &out)
       let used = (n + miniblockSize - 1) / miniblockSize
-      var widths = [Int](repeating: 0, count: miniblocks)
+      for m in 0..<miniblocks { widths[m] = 0 }
       for m in 0..<used {
         var bits: UInt64 = 0
         for k in (m * miniblockSize)..<min(n, (m + 1) * miniblockSize) {

@@ -65,6 +65,36 @@ struct ByteDictionary {
     return UInt32(count - 1)
   }
 
+  /// Appends every entry PLAIN-encoded (a 4-byte little-endian length, then the bytes), in
+  /// order: a dictionary page, written in one pass over the arena.
+  func appendPlain(to page: inout [UInt8]) {
+    let n = count
+    guard n > 0 else { return }
+    let old = page.count
+    page.append(contentsOf: repeatElement(0, count: plainBytes))
+    page.withUnsafeMutableBufferPointer { out in
+      arena.withUnsafeBufferPointer { a in
+        starts.withUnsafeBufferPointer { s in
+          var at = old
+          for i in 0..<n {
+            let lo = s[i]
+            let length = s[i &+ 1] &- lo
+            let l = UInt32(truncatingIfNeeded: length)
+            out[at] = UInt8(truncatingIfNeeded: l)
+            out[at &+ 1] = UInt8(truncatingIfNeeded: l >> 8)
+            out[at &+ 2] = UInt8(truncatingIfNeeded: l >> 16)
+            out[at &+ 3] = UInt8(truncatingIfNeeded: l >> 24)
+            at &+= 4
+            if length > 0, let src = a.baseAddress, let dst = out.baseAddress {
+              (dst + at).update(from: src + lo, count: length)
+            }
+            at &+= length
+          }
+        }
+      }
+    }
+  }
+
   /// Calls `body` with entry `i`'s bytes.
   func withEntry<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     arena.withUnsafeBufferPointer { a in

@@ -182,11 +182,7 @@ package final class ParquetRows {
     let dictionary = column.type.usesDictionary && b.dictionaryBytes <= options.dictionaryBytes
     if dictionary {
       var page: [UInt8] = []
-      page.reserveCapacity(b.dictionaryBytes)
-      for i in 0..<b.strings.count {
-        Self.appendLength(b.strings.length(i), to: &page)
-        b.strings.withEntry(i) { page.append(contentsOf: $0) }
-      }
+      b.strings.appendPlain(to: &page)
       meta.dictionaryOffset = Int64(out.count)
       let count = b.strings.count
       try writePage(page, .dictionaryPage, 2 * c, meta: &meta, into: &out) { h in
@@ -297,7 +293,9 @@ package final class ParquetRows {
   private func plainValues(_ b: ColumnBuffer, _ range: Range<Int>, into page: inout [UInt8]) {
     switch b.column.type {
     case .int64, .timestampMillis, .int32:
-      DeltaBinaryPacked.encode(b.int64s[range], into: &page)
+      b.int64s.withUnsafeBufferPointer {
+        DeltaBinaryPacked.encode(UnsafeBufferPointer(rebasing: $0[range]), into: &page)
+      }
     case .string:
       for i in b.indices[range] {
         Self.appendLength(b.strings.length(Int(i)), to: &page)
@@ -323,13 +321,22 @@ package final class ParquetRows {
   private func statistics(_ b: ColumnBuffer, into meta: inout ChunkMeta) {
     guard b.column.repetition != .list else { return }
     meta.nulls = Int64(b.column.repetition == .optional ? b.defs.count - b.values : 0)
+    // One pass over the values in place (a generic `min()` and `max()` took two, through
+    // the collection's checked subscript).
+    let range: (lo: Int64, hi: Int64)? = b.int64s.withUnsafeBufferPointer { all in
+      guard var lo = all.first else { return nil }
+      var hi = lo
+      for v in all {
+        lo = Swift.min(lo, v)
+        hi = Swift.max(hi, v)
+      }
+      return (lo, hi)
+    }
     switch b.column.type {
     case .int64, .timestampMillis:
-      if let lo = b.int64s.min(), let hi = b.int64s.max() {
-        meta.minMax = (Self.le(lo), Self.le(hi))
-      }
+      if let (lo, hi) = range { meta.minMax = (Self.le(lo), Self.le(hi)) }
     case .int32:
-      if let lo = b.int64s.min(), let hi = b.int64s.max() {
+      if let (lo, hi) = range {
         meta.minMax = (
           Self.le(Int32(truncatingIfNeeded: lo)), Self.le(Int32(truncatingIfNeeded: hi))
         )
