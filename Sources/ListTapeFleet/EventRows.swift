@@ -28,7 +28,7 @@ struct EventRows {
 
   /// Writes the event columns of the row for record `i` of `ops`, its ids read from
   /// `state`'s (the fold's, synced past it): ids go in by entry number, their text given
-  /// by `resolve` with a state of the same numbering.
+  /// by `EventRows.resolve` with a state of the same numbering.
   mutating func op(
     _ ops: FoldOps, _ i: Int, _ state: inout ListState, into s: inout SessionSummary
   ) {
@@ -116,12 +116,9 @@ struct EventRows {
     writer.append(c, string: ops.name(entry: e, state.ids))
   }
 
-  /// Gives the rows the strings of the keys appended since the last call: ids from
-  /// `state`'s (the numbering they were keyed in), the log's path, ops and fault kinds.
-  func resolve(_ state: ListState) { Self.resolve(writer, log: log, state) }
-
-  /// `resolve(_:)` for `rows`, called from outside the fold's callback (which holds the
-  /// `EventRows`).
+  /// Gives `rows` the strings of the keys appended since the last call: ids from `state`'s
+  /// (the numbering they were keyed in), the log's path, ops and fault kinds. Static: the
+  /// fold's `beforeIds` calls it without the `EventRows` its callback holds.
   static func resolve(_ rows: ParquetRows, log: String, _ state: ListState) {
     rows.resolveKeys { c, key, bytes in
       switch c {

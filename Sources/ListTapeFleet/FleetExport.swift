@@ -179,7 +179,7 @@ package final class FleetExport {
         eventRows.add(seq, fault, &state, step: steps.at(seq), into: &summary)
         last = seq
         guard eventRows.isFull else { return true }
-        eventRows.resolve(state)
+        resolve(state)
         do throws(ParquetError) {
           eventRows.writer = try flush(eventRows.writer)
           filling.rows = eventRows.writer
@@ -192,7 +192,7 @@ package final class FleetExport {
     } catch {
       summary.undecodable = error
     }
-    eventRows.resolve(state)
+    resolve(state)
     progress?(last, timeline.eventCount)
     if let failure { throw failure }
     summary.skippedEvents = timeline.skippedAfterGaps - skippedBefore

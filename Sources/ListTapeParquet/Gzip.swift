@@ -30,7 +30,7 @@ final class GzipCompressor {
     stream.deallocate()
   }
 
-  /// Whether Huffman codes alone compress bytes like `src`'s first 16 KiB within 5 % of
+  /// Whether Huffman codes alone compress bytes like `src`'s first 64 KiB within 5 % of
   /// what matching does (then they are the cheaper way for pages of that kind: matching
   /// costs 3-8 × the time); nil when zlib fails.
   func huffmanSuffices(_ src: [UInt8]) -> Bool? {
