@@ -433,22 +433,39 @@ struct Forest {
   ) throws(E) {
     // An empty list (most sections of a list with many) allocates nothing.
     guard root >= 0 else { return }
-    // Explicit stack of sibling cursors so deep outlines never overflow the call stack.
-    var frames: [(items: [Handle], next: Int, level: Int)] = [(list(root), 0, level)]
-    while !frames.isEmpty {
-      let top = frames.count - 1
-      if frames[top].next == frames[top].items.count {
-        frames.removeLast()
+    // Explicit stack of B-tree cursors (block, next entry, its items' level), so deep
+    // outlines never overflow the call stack and no sibling list is copied out first.
+    var stack: [(block: Handle, next: Int32, level: Int)] = [(root, 0, level)]
+    while let top = stack.last {
+      let b = blocks[Int(top.block)]
+      var i = top.next
+      if !b.leaf {
+        if i == b.count {
+          stack.removeLast()
+        } else {
+          stack[stack.count &- 1].next = i &+ 1
+          stack.append((entry(top.block, Int(i)), 0, top.level))
+        }
         continue
       }
-      let x = frames[top].items[frames[top].next]
-      let lvl = frames[top].level
-      frames[top].next += 1
-      try body(x, lvl)
-      let n = nodes[Int(x)]
-      if n.children >= 0 && (!visibleOnly || n.expanded) {
-        frames.append((list(n.children), 0, lvl + 1))
+      // A leaf: its items in order, until one has children to go into.
+      var into: Handle = -1
+      while i < b.count {
+        let x = entry(top.block, Int(i))
+        i &+= 1
+        try body(x, top.level)
+        let n = nodes[Int(x)]
+        if n.children >= 0 && (!visibleOnly || n.expanded) {
+          into = n.children
+          break
+        }
       }
+      if i == b.count && into < 0 {
+        stack.removeLast()
+      } else {
+        stack[stack.count &- 1].next = i
+      }
+      if into >= 0 { stack.append((into, 0, top.level &+ 1)) }
     }
   }
 

@@ -90,7 +90,7 @@ enum ReplayCommand: Command {
           w.field("sectionCount", state.numberOfSections)
           w.field("itemCount", state.numberOfAllItems)
           w.field("visibleCount", state.numberOfItems)
-          w.field("selectedCount", state.selectedItems.count)
+          w.field("selectedCount", state.numberOfSelectedItems)
           w.field("stoppedAtFault", stopped)
           w.field("damaged", timeline.readStoppedShort)
           w.field("exact", result.state != nil || stopped)
@@ -117,7 +117,7 @@ enum ReplayCommand: Command {
         line += "; \(Render.plural(state.numberOfSections, "section")), "
         line += "\(Render.plural(state.numberOfAllItems, "item")) "
         line += "(\(Render.count(state.numberOfItems)) visible, "
-        line += "\(Render.count(state.selectedItems.count)) selected)"
+        line += "\(Render.count(state.numberOfSelectedItems)) selected)"
       } else {
         line += "; the state at event \(end) is not the recorded one"
       }

@@ -178,7 +178,7 @@ struct DemoApp {
       var summary = [
         Render.plural(sections.count, "section"), Render.plural(state.numberOfAllItems, "item"),
         "\(Render.count(state.numberOfItems)) visible",
-        "\(Render.count(state.selectedItems.count)) selected",
+        "\(Render.count(state.numberOfSelectedItems)) selected",
       ]
       summary.append(state.allowsMultipleSelection ? "multiple selection" : "single selection")
       lines.append(Line(text: style.dim(summary.joined(separator: " · "))))
