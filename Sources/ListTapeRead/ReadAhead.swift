@@ -29,6 +29,8 @@ final class ReadAhead: @unchecked Sendable {
   private var done = false
   private var failure: StoreError?
   private var stopped = false
+  /// Whether the fold waits for a chunk.
+  private var waiting = false
   /// The caller's decoder on entry; after `consume`, the producer's.
   private(set) var decoder: EventDecoder
   /// Events the decoder passed over (a salvaged log's), counted as `skippedAfterGaps`.
@@ -73,7 +75,9 @@ final class ReadAhead: @unchecked Sendable {
         chunk = FoldOps()
       }
       used = true
+      waiting = true
       while ready.isEmpty && !done { cond.wait() }
+      waiting = false
       if ready.isEmpty {
         let failure = self.failure
         cond.unlock()
@@ -105,7 +109,7 @@ final class ReadAhead: @unchecked Sendable {
     do throws(StoreError) {
       try LogEvents.decode(
         reader, path: path, decoder: &decoder, from: from, through: through, ops: &ops,
-        frames: frames, skipped: { skipped += $0 }, hand)
+        frames: frames, starving: starving, skipped: { skipped += $0 }, hand)
     } catch {
       failure = error
     }
@@ -116,6 +120,14 @@ final class ReadAhead: @unchecked Sendable {
     done = true
     cond.signal()
     cond.unlock()
+  }
+
+  /// Whether the fold waits on an empty queue (the reading thread then hands each frame's
+  /// records as soon as they are decoded).
+  private func starving() -> Bool {
+    cond.lock()
+    defer { cond.unlock() }
+    return waiting && ready.isEmpty
   }
 
   /// Queues a full chunk, waiting while the queue is full, and replaces it with an empty

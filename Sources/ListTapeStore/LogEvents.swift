@@ -34,11 +34,14 @@ package enum LogEvents {
   /// `skipped`.
   ///
   /// With `frames` (2.0), a `frameEnd` record follows the records of every frame read to its
-  /// end, and of every dictionary restart.
+  /// end, and of every dictionary restart. While `starving` is true (the fold waits on an
+  /// empty queue: at a run's start, after a restart), a 2.0 frame's records are handed as
+  /// soon as the frame is read, however few: a log's first frames hold a whole outline's
+  /// definitions and take milliseconds each.
   package static func decode(
     _ reader: LogReader, path: String, decoder: inout EventDecoder, from: Int, through: Int,
     ops: inout FoldOps, chunk: Int = chunkEvents, frames: Bool = false,
-    skipped: (Int) -> Void, _ hand: (inout FoldOps) -> Bool
+    starving: () -> Bool = { false }, skipped: (Int) -> Void, _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
     let last = min(through, Int(reader.eventCount))
     let first = max(from, 1)
@@ -50,8 +53,8 @@ package enum LogEvents {
           reader, path: path, &decoder, first, last, &ops, chunk, skipped, &stopped, hand)
       } else {
         try frames2(
-          reader, path: path, &decoder, first, last, &ops, chunk, frames, skipped, &stopped,
-          hand)
+          reader, path: path, &decoder, first, last, &ops, chunk, frames, starving, skipped,
+          &stopped, hand)
       }
     } catch {
       // The events decoded before the failure are handed over first.
@@ -63,8 +66,8 @@ package enum LogEvents {
 
   private static func frames2(
     _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int, _ last: Int,
-    _ ops: inout FoldOps, _ chunk: Int, _ frames: Bool, _ skipped: (Int) -> Void,
-    _ stopped: inout Bool, _ hand: (inout FoldOps) -> Bool
+    _ ops: inout FoldOps, _ chunk: Int, _ frames: Bool, _ starving: () -> Bool,
+    _ skipped: (Int) -> Void, _ stopped: inout Bool, _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
     // Only a salvaged log has lost frames; elsewhere a missing entry is damage.
     let acrossGaps = !reader.gaps.isEmpty
@@ -125,7 +128,7 @@ package enum LogEvents {
           case .stopped:
             break
           }
-          if ops.count >= chunk && !hand(&ops) {
+          if (ops.count >= chunk || !ops.isEmpty && starving()) && !hand(&ops) {
             stop = true
             return false
           }

@@ -107,6 +107,41 @@ struct RecordedSession {
     }
   }
 
+  /// While the fold starves (its queue empty), each frame's records are handed as soon as
+  /// the frame is read, however few; otherwise nothing is handed before `chunkEvents`
+  /// records are in. Either way the same events in the same order.
+  @Test func aStarvingFoldGetsEachFrameAsItIsRead() throws {
+    let s = try RecordedSession(6_000, seed: 23, shape: .path)
+    defer { s.remove() }
+    let timeline = try Timeline(path: s.path)
+    let reader = try LogReader(path: s.path)
+    func read(starving: Bool) throws -> (hands: [Int], seqs: [Int]) {
+      var decoder = try timeline.decoder(after: 0)
+      var hands: [Int] = []
+      var seqs: [Int] = []
+      var ops = FoldOps()
+      try LogEvents.decode(
+        reader, path: s.path, decoder: &decoder, from: 1, through: 6_000, ops: &ops,
+        starving: { starving }, skipped: { _ in }
+      ) { chunk in
+        hands.append(chunk.count)
+        for i in 0..<chunk.count where chunk.isEvent(i) { seqs.append(chunk.seqs[i]) }
+        chunk.removeAll()
+        return true
+      }
+      return (hands, seqs)
+    }
+    let eager = try read(starving: true)
+    let chunked = try read(starving: false)
+    #expect(eager.seqs == Array(1...6_000))
+    #expect(chunked.seqs == eager.seqs)
+    // Frames of at most 300 events (a restart's record joins the next frame's).
+    #expect(eager.hands.count >= 6_000 / 300)
+    #expect(eager.hands.allSatisfy { $0 <= 301 })
+    #expect(chunked.hands.dropLast().allSatisfy { $0 >= LogEvents.chunkEvents })
+    #expect(chunked.hands.count <= 2)
+  }
+
   /// A fold that starts at a dictionary restart, from a decoder a seek positioned there
   /// (the checkpoint after a restart), does not enter the restart again (its live ids
   /// entered and the state renumbered twice); one standing before the restart still does.
