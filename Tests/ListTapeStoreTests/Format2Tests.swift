@@ -119,16 +119,16 @@ struct RecordedSession {
       var decoder = try timeline.decoder(after: 0)
       var hands: [Int] = []
       var seqs: [Int] = []
-      var ops = FoldOps()
-      try LogEvents.decode(
-        reader, path: s.path, decoder: &decoder, from: 1, through: 6_000, ops: &ops,
-        starving: { starving }, skipped: { _ in }
-      ) { chunk in
+      func hand(_ chunk: inout FoldOps) -> Bool {
         hands.append(chunk.count)
         for i in 0..<chunk.count where chunk.isEvent(i) { seqs.append(chunk.seqs[i]) }
         chunk.removeAll()
         return true
       }
+      var ops = FoldOps()
+      try LogEvents.decode(
+        reader, path: s.path, decoder: &decoder, from: 1, through: 6_000, ops: &ops,
+        starving: { starving }, skipped: { _ in }, hand)
       return (hands, seqs)
     }
     let eager = try read(starving: true)
