@@ -436,38 +436,50 @@ struct Forest {
     // Explicit stack of B-tree cursors (block, next entry, its items' level), so deep
     // outlines never overflow the call stack and no sibling list is copied out first.
     var stack: [(block: Handle, next: Int32, level: Int)] = [(root, 0, level)]
-    while let top = stack.last {
-      let b = blocks[Int(top.block)]
-      var i = top.next
-      if !b.leaf {
-        if i == b.count {
-          stack.removeLast()
-        } else {
-          stack[stack.count &- 1].next = i &+ 1
-          stack.append((entry(top.block, Int(i)), 0, top.level))
+    try nodes.withUnsafeBufferPointer { nodes throws(E) in
+      try slots.withUnsafeBufferPointer { slots throws(E) in
+        while let top = stack.last {
+          let b = blocks[Int(top.block)]
+          var i = top.next
+          let base = Int(top.block) &* BlockLayout.stride
+          if !b.leaf {
+            if i == b.count {
+              stack.removeLast()
+            } else {
+              stack[stack.count &- 1].next = i &+ 1
+              stack.append((slots[base &+ Int(i)], 0, top.level))
+            }
+            continue
+          }
+          // A leaf: its items in order, until one has children to go into; the nodes of
+          // items a few ahead are asked for (a folded state's handles are scattered).
+          var into: Handle = -1
+          while i < b.count {
+            if i &+ Self.walkDistance < b.count {
+              prefetchLine(nodes, Int(slots[base &+ Int(i &+ Self.walkDistance)]))
+            }
+            let x = slots[base &+ Int(i)]
+            i &+= 1
+            try body(x, top.level)
+            let n = nodes[Int(x)]
+            if n.children >= 0 && (!visibleOnly || n.expanded) {
+              into = n.children
+              break
+            }
+          }
+          if i == b.count && into < 0 {
+            stack.removeLast()
+          } else {
+            stack[stack.count &- 1].next = i
+          }
+          if into >= 0 { stack.append((into, 0, top.level &+ 1)) }
         }
-        continue
       }
-      // A leaf: its items in order, until one has children to go into.
-      var into: Handle = -1
-      while i < b.count {
-        let x = entry(top.block, Int(i))
-        i &+= 1
-        try body(x, top.level)
-        let n = nodes[Int(x)]
-        if n.children >= 0 && (!visibleOnly || n.expanded) {
-          into = n.children
-          break
-        }
-      }
-      if i == b.count && into < 0 {
-        stack.removeLast()
-      } else {
-        stack[stack.count &- 1].next = i
-      }
-      if into >= 0 { stack.append((into, 0, top.level &+ 1)) }
     }
   }
+
+  /// Items ahead in a leaf whose node `walk` asks for.
+  static let walkDistance: Int32 = 8
 
   /// Every item of a section in depth-first pre-order.
   func items(inSection s: Handle, visibleOnly: Bool) -> [Handle] {
