@@ -37,6 +37,13 @@ final class Output {
     if buffer.count >= limit { flush() }
   }
 
+  /// Appends a line that `body` writes into the buffer as UTF-8 (no `String` made).
+  func line(building body: (inout [UInt8]) -> Void) {
+    body(&buffer)
+    buffer.append(0x0A)
+    if buffer.count >= limit { flush() }
+  }
+
   /// Appends raw bytes, e.g. a JSONWriter's output; a large piece (a whole state) is
   /// written as it is, not copied into the buffer first.
   func bytes(_ bytes: [UInt8]) {
@@ -132,6 +139,13 @@ struct Style {
   func blue(_ s: String) -> String { wrap(s, "34") }
   func cyan(_ s: String) -> String { wrap(s, "36") }
   func inverse(_ s: String) -> String { wrap(s, "7") }
+
+  /// What `red` makes of the text `body` appends to `bytes`, appended to `bytes`.
+  func red(into bytes: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
+    if enabled { bytes.append(contentsOf: "\u{1B}[31m".utf8) }
+    body(&bytes)
+    if enabled { bytes.append(contentsOf: "\u{1B}[0m".utf8) }
+  }
 
   private func wrap(_ s: String, _ code: String) -> String {
     enabled ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s
