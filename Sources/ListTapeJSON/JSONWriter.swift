@@ -59,10 +59,7 @@ package struct JSONWriter: Sendable {
   /// Writes an integer.
   package mutating func int(_ value: Int64) {
     beforeValue()
-    if value < 0 {
-      bytes.append(ASCII.minus)
-    }
-    appendDigits(value.magnitude)
+    DecimalText.append(value, to: &bytes)
     needsComma = true
   }
 
@@ -147,21 +144,6 @@ package struct JSONWriter: Sendable {
   package mutating func appendQuotedFragment(_ utf8: UnsafeBufferPointer<UInt8>) {
     appendQuoted(utf8)
     needsComma = true
-  }
-
-  /// Writes an integer (non-negative, below 10^19) with no separator before it.
-  private mutating func appendDigits(_ value: UInt64) {
-    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    var n = 0
-    var v = value
-    withUnsafeMutableBytes(of: &digits) { d in
-      repeat {
-        d[23 &- n] = ASCII.zero &+ UInt8(truncatingIfNeeded: v % 10)
-        v /= 10
-        n &+= 1
-      } while v > 0
-      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[(24 &- n)...]))
-    }
   }
 
   /// Writes an object key; the next call writes its value.
@@ -323,5 +305,30 @@ extension JSONValue {
     var writer = JSONWriter(pretty: pretty)
     writer.value(self)
     return writer.text
+  }
+}
+
+/// An integer's decimal digits as ASCII appended to bytes: the JSON writer's way, and any
+/// printer's that builds its text as bytes.
+package enum DecimalText {
+  /// Appends `value` in decimal, a minus sign first when it is negative.
+  package static func append(_ value: Int64, to bytes: inout [UInt8]) {
+    if value < 0 { bytes.append(ASCII.minus) }
+    append(value.magnitude, to: &bytes)
+  }
+
+  /// Appends `value` in decimal (at most 20 digits).
+  package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    var n = 0
+    var v = value
+    withUnsafeMutableBytes(of: &digits) { d in
+      repeat {
+        d[23 &- n] = ASCII.zero &+ UInt8(truncatingIfNeeded: v % 10)
+        v /= 10
+        n &+= 1
+      } while v > 0
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: d[(24 &- n)...]))
+    }
   }
 }

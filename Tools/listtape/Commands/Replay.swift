@@ -152,7 +152,7 @@ func appendFaultLine(
   _ n: Int, _ op: String, _ fault: ListFault, site: String?, to bytes: inout [UInt8]
 ) {
   bytes.append(contentsOf: "event ".utf8)
-  appendDecimal(n, to: &bytes)
+  DecimalText.append(Int64(n), to: &bytes)
   bytes.append(contentsOf: ": ".utf8)
   bytes.append(contentsOf: op.utf8)
   bytes.append(contentsOf: ": ".utf8)
@@ -160,22 +160,6 @@ func appendFaultLine(
   if let site {
     bytes.append(contentsOf: "  at ".utf8)
     bytes.append(contentsOf: site.utf8)
-  }
-}
-
-/// `n` in decimal, appended to `bytes`.
-func appendDecimal(_ n: Int, to bytes: inout [UInt8]) {
-  if n < 0 { bytes.append(UInt8(ascii: "-")) }
-  var m = n.magnitude
-  var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-  var count = 0
-  withUnsafeMutableBytes(of: &digits) { d in
-    repeat {
-      d[count] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: m % 10)
-      m /= 10
-      count &+= 1
-    } while m > 0
-    for k in stride(from: count &- 1, through: 0, by: -1) { bytes.append(d[k]) }
   }
 }
 
