@@ -11,6 +11,14 @@ extension Timeline {
   /// Events between seek points: a seek folds half of it on average (docs/log-format.md).
   static let defaultIndexSpacing = 49_152
 
+  /// Events from one seek point to the next: `base`, or half the state's items when
+  /// that is more. A point costs the build in proportion to the items it stores, and a seek
+  /// loads one before it folds, so a larger state spaces its points in step: the build's
+  /// share stays bounded and a seek's fold stays near its load's cost (docs/log-format.md).
+  package static func seekPointSpacing(_ base: Int, items: Int) -> Int {
+    max(base, items / 2)
+  }
+
   /// What became of the log's index file when the log was opened (2.0 logs).
   package var indexStatus: IndexStatus { reader.indexStatus }
 
@@ -56,7 +64,8 @@ extension Timeline {
     // A salvaged log: no seek point where the fold is not the recorded state (between a gap
     // and the point that restores it), so no seek starts from one (Timeline+Anchors).
     var build = IndexBuild(
-      builder: builder, spacing: indexSpacing, steps: exactSteps, path: path, lastPoint: 0)
+      builder: builder, spacing: indexSpacing, byItems: spacesPointsByItems, steps: exactSteps,
+      path: path, lastPoint: 0)
     if let old, let start {
       guard let resumed = try indexCheckpoint(atOrBefore: Int(start.seq)) else {
         throw .undecodableIndex(
@@ -265,6 +274,7 @@ extension LogIndex {
 private struct IndexBuild {
   let builder: LogIndexBuilder
   let spacing: Int
+  let byItems: Bool
   let steps: ExactSteps
   let path: String
   var lastPoint: Int
@@ -304,8 +314,11 @@ private struct IndexBuild {
       }
       if !end.aliasesFree { whole = false }
       guard
-        !end.restarted && end.lastSeq - lastPoint >= spacing && whole
-          && steps.stateIsExact(at: end.lastSeq)
+        !end.restarted
+          && end.lastSeq - lastPoint
+            >= (byItems
+              ? Timeline.seekPointSpacing(spacing, items: state.numberOfAllItems) : spacing)
+          && whole && steps.stateIsExact(at: end.lastSeq)
       else { return }
       let (key, defined, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
       if ids.count <= defined {

@@ -20,6 +20,9 @@ public final class Timeline {
   /// 2.0: events between the seek points of an index file this timeline builds (fewer
   /// points make a smaller index and slower seeks).
   package var indexSpacing = Timeline.defaultIndexSpacing
+  /// Whether a large state spaces the index's points further than `indexSpacing`
+  /// (`seekPointSpacing`); tests of small spacings over large states turn it off.
+  package var spacesPointsByItems = true
   /// Told how far an index build got (events done, events in all); the CLI draws it.
   package var indexProgress: ((Int, Int) -> Void)?
   /// Whether seeks may build or extend the index file.

@@ -236,6 +236,7 @@ struct RecordedSession {
     defer { s.remove() }
     let timeline = try Timeline(path: s.path)
     timeline.indexSpacing = 500
+    timeline.spacesPointsByItems = false
     try timeline.buildIndex()
     let index = try #require(LogIndex.open(forLog: s.path))
     #expect(index.seekPoints.contains { $0.isInTwoParts })
@@ -278,6 +279,41 @@ struct RecordedSession {
         #expect(error.message.contains("does not check out"), "byte \(at): \(error.message)")
       }
     }
+  }
+
+  /// A large state spaces the index's seek points by its size (half its items, when that is
+  /// more than the spacing asked), so a point's cost per event folded stays bounded; with
+  /// the rule off (`LISTTAPE_INDEX_SPACING`, tests) the spacing is the one asked. Seeks
+  /// between the wider points read the state a direct fold makes.
+  @Test func aLargeStateSpacesItsSeekPointsByItsItems() throws {
+    #expect(Timeline.seekPointSpacing(500, items: 3_000) == 1_500)
+    #expect(Timeline.seekPointSpacing(500, items: 999) == 500)
+    let s = try RecordedSession(8_000, seed: 28, items: 3_000, shape: .path, every: 1_000)
+    defer { s.remove() }
+    var counts: [Bool: Int] = [:]
+    for byItems in [true, false] {
+      try? FileManager.default.removeItem(atPath: LogIndex.path(forLog: s.path))
+      let timeline = try Timeline(path: s.path)
+      timeline.indexSpacing = 500
+      timeline.spacesPointsByItems = byItems
+      try timeline.buildIndex()
+      let seqs = try #require(LogIndex.open(forLog: s.path)).seekPoints.map { Int($0.seq) }
+      counts[byItems] = seqs.count
+      var previous = 0
+      for seq in seqs {
+        let items = direct(s.events, through: seq).numberOfAllItems
+        let due = byItems ? max(500, items / 2) : 500
+        #expect(items >= 2_000 && seq - previous >= due, "point at \(seq) after \(previous)")
+        if !byItems { #expect(seq - previous < 1_000, "point at \(seq) after \(previous)") }
+        previous = seq
+      }
+      let reopened = try Timeline(path: s.path)
+      reopened.buildsIndex = false
+      for n in [1_234, 3_333, 7_999] {
+        #expect(try reopened.state(at: n) == direct(s.events, through: n), "event \(n)")
+      }
+    }
+    #expect((counts[true] ?? 0) >= 3 && (counts[true] ?? 0) * 2 <= counts[false] ?? 0)
   }
 
   /// With a valid index, open does not scan the frames it covers: damage inside them is

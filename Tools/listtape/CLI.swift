@@ -119,7 +119,9 @@ func openTimeline(_ path: String) throws(CLIError) -> Timeline {
     if let text = getenv("LISTTAPE_INDEX_SPACING").map({ String(cString: $0) }),
       let spacing = Int(text), spacing > 0
     {
-      timeline.indexSpacing = spacing  // tuning experiments and tests
+      // Tuning experiments and tests: exactly this spacing, whatever the state's size.
+      timeline.indexSpacing = spacing
+      timeline.spacesPointsByItems = false
     }
     // A seek that folded far leaves the index to a builder of its own (`BackgroundIndex`).
     timeline.onLongFold = { BackgroundIndex.shared.want(path) }
