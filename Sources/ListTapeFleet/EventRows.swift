@@ -32,7 +32,7 @@ struct EventRows {
   mutating func op(
     _ ops: FoldOps, _ i: Int, _ state: inout ListState, into s: inout SessionSummary
   ) {
-    let idsLineage = state.counts(depth: false).lineage
+    let idsLineage = state.idsLineage
     if idsLineage != lineage {
       // The fold calls `resolve` before the state's ids are renumbered (`beforeIds`).
       precondition(!writer.hasUnresolvedKeys, "ids renumbered with keys unresolved")
@@ -42,16 +42,16 @@ struct EventRows {
     let seq = ops.seqs[i]
     let start = ops.start(i)
     let f = ops.fields(atWord: start)
-    common(seq, ops.time(i), name: f.name, into: &s)
-    keyed(C.site, ops.siteEntry(i) ?? -1, ops, &state)
-    keyed(C.section, f.section, ops, &state)
-    keyed(C.parent, f.parent, ops, &state)
-    keyed(C.anchor, f.anchor, ops, &state)
+    common(w, seq, ops.time(i), name: f.name, into: &s)
+    keyed(w, C.site, ops.siteEntry(i) ?? -1, ops, &state)
+    keyed(w, C.section, f.section, ops, &state)
+    keyed(w, C.parent, f.parent, ops, &state)
+    keyed(w, C.anchor, f.anchor, ops, &state)
     var label = f.label
     if ops.isBatch(atWord: start) {
-      batch(ops, atWord: start, &state, label: &label)
+      batch(w, ops, atWord: start, &state, label: &label)
     } else {
-      listed(f, ops, &state)
+      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, ops, &state)
     }
     if let label {
       w.append(C.label, string: label)
@@ -63,18 +63,22 @@ struct EventRows {
   }
 
   /// The ids a record lists (its nodes' in pre-order).
-  private func listed(_ f: FoldOpFields, _ ops: FoldOps, _ state: inout ListState) {
-    var k = f.idsStart
-    for _ in 0..<f.idsCount {
-      keyed(C.ids, ops.entry(atWord: k), ops, &state)
-      k &+= f.idsStride
+  private func listed(
+    _ w: ParquetRows, from start: Int, count: Int, stride: Int, _ ops: FoldOps,
+    _ state: inout ListState
+  ) {
+    var k = start
+    for _ in 0..<count {
+      keyed(w, C.ids, ops.entry(atWord: k), ops, &state)
+      k &+= stride
     }
   }
 
   /// A batch's ids are those of the events inside it, in order; its label is the first
   /// mark's inside it. Nested batches are walked with a stack.
   private func batch(
-    _ ops: FoldOps, atWord start: Int, _ state: inout ListState, label: inout String?
+    _ w: ParquetRows, _ ops: FoldOps, atWord start: Int, _ state: inout ListState,
+    label: inout String?
   ) {
     var stack: [(records: [Int], next: Int)] = [(ops.batchRecords(atWord: start), 0)]
     while let top = stack.last {
@@ -82,27 +86,28 @@ struct EventRows {
         stack.removeLast()
         continue
       }
-      let w = top.records[top.next]
+      let word = top.records[top.next]
       stack[stack.count - 1].next += 1
-      if ops.isBatch(atWord: w) {
-        stack.append((ops.batchRecords(atWord: w), 0))
+      if ops.isBatch(atWord: word) {
+        stack.append((ops.batchRecords(atWord: word), 0))
         continue
       }
-      let f = ops.fields(atWord: w)
+      let f = ops.fields(atWord: word)
       if let text = f.label, label == nil { label = text }
-      listed(f, ops, &state)
+      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, ops, &state)
     }
   }
 
   /// Column `c`'s value (or next element): entry `e`, an id the record holds as text, or
   /// null for -1.
-  private func keyed(_ c: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState) {
-    let w = writer
+  private func keyed(
+    _ w: ParquetRows, _ c: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState
+  ) {
     guard e >= 0 else {
       if e == -1 {
         if c != C.ids { w.appendNull(c) }
       } else {
-        named(c, e, ops, &state)
+        named(w, c, e, ops, &state)
       }
       return
     }
@@ -112,8 +117,10 @@ struct EventRows {
   /// `keyed`'s id held as text: apart, so that the usual call does not copy the state
   /// that reading its ids needs.
   @inline(never)
-  private func named(_ c: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState) {
-    writer.append(c, string: ops.name(entry: e, state.ids))
+  private func named(
+    _ w: ParquetRows, _ c: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState
+  ) {
+    w.append(c, string: ops.name(entry: e, state.ids))
   }
 
   /// Gives `rows` the strings of the keys appended since the last call: ids from `state`'s
@@ -131,8 +138,9 @@ struct EventRows {
   }
 
   /// The log, event, time and op columns.
-  private func common(_ seq: Int, _ time: Int64?, name: Int, into s: inout SessionSummary) {
-    let w = writer
+  private func common(
+    _ w: ParquetRows, _ seq: Int, _ time: Int64?, name: Int, into s: inout SessionSummary
+  ) {
     w.append(C.log, key: 0)
     w.append(C.event, int64: Int64(seq))
     if let t = time {
@@ -148,21 +156,19 @@ struct EventRows {
   /// Ends the row of event `seq` (its event columns written by `op`): its fault and the
   /// list's counts. `step` says whether the states before and after the event are the
   /// recorded ones (a salvaged log): the row's `exact`, and only an exact step's fault is
-  /// counted.
+  /// counted. Returns whether the row group is full (time to swap in empty rows): asked
+  /// here, where the rows are in hand, rather than through a copy of `self` per event.
   mutating func add(
     _ seq: Int, _ fault: ListFault?, _ state: inout ListState, step: StepExactness = .exact,
     into s: inout SessionSummary
-  ) {
+  ) -> Bool {
     stateColumns(seq, fault, state.counts(depth: fault == nil && structural), step: step, into: &s)
   }
-
-  /// Whether the row group is full (time to swap in empty rows).
-  var isFull: Bool { writer.isFull }
 
   private mutating func stateColumns(
     _ seq: Int, _ fault: ListFault?, _ counts: ListCounts, step: StepExactness,
     into s: inout SessionSummary
-  ) {
+  ) -> Bool {
     let w = writer
     if let fault {
       let kind = fault.kind
@@ -192,6 +198,7 @@ struct EventRows {
     w.append(C.exact, bool: step.stateIsExact)
     if !step.stateIsExact { s.inexactRows += 1 }
     w.endRow()
+    return w.isFull
   }
 
   private static let kindIndex: [FaultKind: Int] = Dictionary(

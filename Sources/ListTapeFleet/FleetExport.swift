@@ -176,9 +176,9 @@ package final class FleetExport {
       ) { ops, i, fault, state in
         let seq = ops.seqs[i]
         eventRows.op(ops, i, &state, into: &summary)
-        eventRows.add(seq, fault, &state, step: steps.at(seq), into: &summary)
+        let full = eventRows.add(seq, fault, &state, step: steps.at(seq), into: &summary)
         last = seq
-        guard eventRows.isFull else { return true }
+        guard full else { return true }
         resolve(state)
         do throws(ParquetError) {
           eventRows.writer = try flush(eventRows.writer)

@@ -17,8 +17,11 @@ package final class ParquetRows {
   private let compressor: GzipCompressor
   /// The file named in errors.
   private let path: String
-  /// Rows in the row group being filled, and their value bytes (as plain-encoded).
-  package private(set) var count = 0
+  /// Rows in the row group being filled.
+  package var count: Int { rowCount.pointee }
+  /// The row count and the rows' value bytes (as plain-encoded), behind pointers: a row
+  /// updates them without the exclusivity check of a class property.
+  private let rowCount = UnsafeMutablePointer<Int>.allocate(capacity: 1)
   private let groupBytes = UnsafeMutablePointer<Int>.allocate(capacity: 1)
   /// The list columns, which `endRow` closes.
   private let listColumns: [Int]
@@ -38,6 +41,7 @@ package final class ParquetRows {
     buffers = .allocate(capacity: columns.count)
     buffers.initialize(from: columns.map(ColumnBuffer.init), count: columns.count)
     groupBytes.initialize(to: 0)
+    rowCount.initialize(to: 0)
   }
 
   deinit {
@@ -45,6 +49,7 @@ package final class ParquetRows {
     buffers.deinitialize(count: columns.count)
     buffers.deallocate()
     groupBytes.deallocate()
+    rowCount.deallocate()
   }
 
   /// Whether the row group is as large as the options allow: time to encode it.
@@ -142,7 +147,7 @@ package final class ParquetRows {
       }
       buffers[c].rowHasElement = false
     }
-    count += 1
+    rowCount.pointee &+= 1
   }
 
   // MARK: Row groups
@@ -164,7 +169,7 @@ package final class ParquetRows {
       chunks.append(try writeChunk(&buffers[c], c, rows: groupRows, into: &out))
       buffers[c].removeAll()
     }
-    count = 0
+    rowCount.pointee = 0
     groupBytes.pointee = 0
     return EncodedRowGroup(bytes: out, chunks: chunks, rows: Int64(groupRows))
   }
