@@ -162,49 +162,17 @@ struct HTMLLargeSessionTests {
   /// Opens the page with `#timing` and reads its report (the page writes it into its title,
   /// which Chromium's DevTools list of pages shows), waiting for it with a deadline.
   static func timing(_ html: String) throws -> [String: Any] {
-    let dir = try TempDir()
-    let errURL = dir.url.appendingPathComponent("stderr")
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Chromium.binary ?? "/usr/bin/chromium")
-    process.arguments = [
-      "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
-      "--user-data-dir=\(dir.path("profile"))", "--host-resolver-rules=MAP * ~NOTFOUND",
-      "--remote-debugging-port=0", URL(fileURLWithPath: html).absoluteString + "#timing",
-    ]
-    process.standardError = try FileHandle(forWritingTo: errURL)
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    defer {
-      process.terminate()
-      _ = waitForExit(process, seconds: 10)
-    }
-    let deadline = Date().addingTimeInterval(300)
-    while Date() < deadline {
-      let err = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
-      if let port = err.firstMatch(of: /127\.0\.0\.1:(\d+)/)?.1,
-        let list = try? runTool(
-          findTool("curl") ?? "/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/json/list"],
-          seconds: 10
-        ).out,
-        let pages = try? JSONSerialization.jsonObject(with: Data(list.utf8)) as? [[String: Any]]
-      {
-        for page in pages {
-          guard let title = page["title"] as? String, title.hasPrefix("listtape-timing ")
-          else { continue }
-          // The list escapes the title as HTML.
-          let text = title.dropFirst("listtape-timing ".count)
-            .replacingOccurrences(of: "&quot;", with: "\"")
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&amp;", with: "&")
-          let report = Data(text.utf8)
-          return try #require(try JSONSerialization.jsonObject(with: report) as? [String: Any])
-        }
+    try Chromium.watch(html, hash: "#timing") { page in
+      guard let title = page["title"] as? String, title.hasPrefix("listtape-timing ") else {
+        return nil
       }
-      // Polling the DevTools list: the page has not written its report yet.
-      Thread.sleep(forTimeInterval: 0.2)
+      // The list escapes the title as HTML.
+      let text = title.dropFirst("listtape-timing ".count)
+        .replacingOccurrences(of: "&quot;", with: "\"")
+        .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+        .replacingOccurrences(of: "&amp;", with: "&")
+      return try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
     }
-    throw RecordFailed(message: "no timing report from \(html) within 300 s")
   }
 
   static func median(_ values: [Double]) -> Double {

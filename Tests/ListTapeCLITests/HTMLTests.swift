@@ -27,6 +27,49 @@ enum Chromium {
       ])
     return Page(dom: r.out, log: r.err)
   }
+
+  /// Opens `file` with `hash` in a headless Chromium with DevTools on, and polls the list
+  /// of its pages (title, address) until `pick` finds in one what the caller waits for;
+  /// throws after `seconds`.
+  static func watch<T>(
+    _ file: String, hash: String, seconds: Double = 300, _ pick: ([String: Any]) -> T?
+  ) throws -> T {
+    let dir = try TempDir()
+    let errURL = dir.url.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary ?? "/usr/bin/chromium")
+    process.arguments = [
+      "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
+      "--user-data-dir=\(dir.path("profile"))", "--host-resolver-rules=MAP * ~NOTFOUND",
+      "--remote-debugging-port=0", URL(fileURLWithPath: file).absoluteString + hash,
+    ]
+    process.standardError = try FileHandle(forWritingTo: errURL)
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    defer {
+      process.terminate()
+      _ = waitForExit(process, seconds: 10)
+    }
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      let err = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
+      if let port = err.firstMatch(of: /127\.0\.0\.1:(\d+)/)?.1,
+        let list = try? runTool(
+          findTool("curl") ?? "/usr/bin/curl", ["-s", "http://127.0.0.1:\(port)/json/list"],
+          seconds: 10
+        ).out,
+        let pages = try? JSONSerialization.jsonObject(with: Data(list.utf8)) as? [[String: Any]]
+      {
+        for page in pages {
+          if let found = pick(page) { return found }
+        }
+      }
+      // Polling the DevTools list: not there yet.
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+    throw RecordFailed(message: "\(file)\(hash): not seen within \(Int(seconds)) s")
+  }
 }
 
 func chromiumAvailable() -> Bool { toolAvailable("chromium") || Chromium.binary != nil }
@@ -47,6 +90,19 @@ struct HTMLTests {
     #expect(r.code == 0, "\(r.err)")
     #expect(r.err.contains("wrote \(html)"))
     return html
+  }
+
+  /// The address follows the view (`#event=N`, once the moves stop), so that a reload or a
+  /// copied link opens where the person was: the tests' `#at=3,40` moves to event 3, then
+  /// to 40, and the page's address becomes `#event=40`.
+  @Test func theAddressFollowsTheView() throws {
+    let dir = try TempDir()
+    let html = try Self.page("symbols", in: dir)
+    let url = try Chromium.watch(html, hash: "#at=3,40", seconds: 120) { page -> String? in
+      guard let url = page["url"] as? String, url.hasSuffix("#event=40") else { return nil }
+      return url
+    }
+    #expect(url == URL(fileURLWithPath: html).absoluteString + "#event=40")
   }
 
   @Test func rendersTheEventInTheAddress() throws {
