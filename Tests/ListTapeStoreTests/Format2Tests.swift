@@ -613,6 +613,59 @@ struct RecordedSession {
     let after = read.keys.filter { $0 > 2_400 }.count
     #expect(after > (6_000 - 2_400) / 2)
   }
+
+  /// A site first written in a frame that a salvage loses: later events made there keep
+  /// their operation without the site (a site never changes a state), while an event that
+  /// names an identifier defined in the lost frame is still skipped.
+  @Test func anEventWhoseSiteWasLostKeepsItsOperation() throws {
+    let path = temporaryLogPath()
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 300
+    options.clock = ManualClock()
+    let recorder = try Recorder.open(path: path, options: options)
+    var events: [Event] = []
+    try SampleSession.generate(events: 1_500, seed: 33, maxItems: 400) { e in
+      var e = e
+      // First made at event 701 (the third frame, lost below), then again after the gap.
+      let late =
+        (701...702).contains(events.count + 1) || (1_201...1_260).contains(events.count + 1)
+      e.site = late ? "Late.swift:9 late()" : "Early.swift:1"
+      _ = try recorder.record(e)
+      events.append(e)
+    }
+    try recorder.close()
+    var frame: UInt64 = 0
+    try LogReader(path: path).forEachFrame(from: 701, through: 701) { view in
+      frame = view.offset
+      return false
+    }
+    try flipByte(path, at: Int(frame) + 40)
+    let out = path + "-salvaged"
+    _ = try Timeline.salvage(path, to: out)
+    let salvaged = try Timeline(path: out)
+    let gap = try #require(salvaged.gaps.first)
+    #expect(gap.firstEvent <= 701 && 701 < gap.firstEvent + gap.count)
+    var read: [Int: Event] = [:]
+    try salvaged.forEachEvent { n, e in
+      read[n] = e
+      return true
+    }
+    var kept = 0
+    for (n, e) in read where n > 900 {
+      let recorded = events[n - 1]
+      if (1_201...1_260).contains(n) {
+        #expect(e.site == nil && e.operation == recorded.operation, "event \(n)")
+        kept += 1
+      } else {
+        #expect(e == recorded, "event \(n)")
+      }
+    }
+    #expect(kept > 30, "events made at the lost site that name no lost identifier")
+    #expect(salvaged.skippedAfterGaps > 0)
+  }
 }
 
 @Suite struct Format2DivergeTests {

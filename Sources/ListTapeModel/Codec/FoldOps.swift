@@ -354,6 +354,16 @@ enum OpOutcome {
   case lost
 }
 
+extension OpSource {
+  /// The site of an event of op `code`, or nil when its definition was lost in a salvage
+  /// gap: the event keeps its operation without the site, since a site never changes a
+  /// state (an identifier's lost definition loses its event).
+  @inline(__always) mutating func knownSite(code: UInt8) throws(CodecError) -> Int32? {
+    let e = try site(code: code)
+    return dictionary.isHole(Int(e)) ? nil : e
+  }
+}
+
 /// Where `OpWalk` reads an event's parts: a 2.0 frame's columns (`FrameSource`) or a 1.0
 /// record. Identifiers come as entries of the source's dictionary, defined there when new.
 protocol OpSource: EventSource {
@@ -366,8 +376,7 @@ protocol OpSource: EventSource {
   var dictionary: IdSpace { get }
   /// Set when an identifier read since it was cleared is a hole in the dictionary.
   var touchedHole: Bool { get set }
-  /// The entry of the site of an event whose op code is `code` (defining it when new); a
-  /// site whose definition was lost sets `touchedHole`, as an identifier does.
+  /// The entry of the site of an event whose op code is `code` (defining it when new).
   mutating func site(code: UInt8) throws(CodecError) -> Int32
   /// The title and fields `flags` names (1: a title, 2: fields), added to `ops` as one
   /// blob (`ItemText`); -1 when it names neither.
@@ -448,7 +457,8 @@ enum OpWalk {
     let before = s.defined
     s.touchedHole = false
     ops.top(seq: seq, time: time, dictionary: before)
-    let site = tag & EventCodes.sited != 0 ? try s.site(code: tag & EventCodes.codeMask) : nil
+    let site =
+      tag & EventCodes.sited != 0 ? try s.knownSite(code: tag & EventCodes.codeMask) : nil
     try decodeRecord(&s, tag: tag, site: site, into: &ops)
     ops.defined(s.dictionary, before..<s.defined)
     if s.touchedHole {
@@ -477,7 +487,8 @@ enum OpWalk {
       if depth > 0 {
         tag = try s.tag()
         if tag & EventCodes.timed != 0 { time = try s.time(nested: true) }
-        site = tag & EventCodes.sited != 0 ? try s.site(code: tag & EventCodes.codeMask) : nil
+        site =
+          tag & EventCodes.sited != 0 ? try s.knownSite(code: tag & EventCodes.codeMask) : nil
       }
       let code = tag & EventCodes.codeMask
       if code == EventCodes.batch {

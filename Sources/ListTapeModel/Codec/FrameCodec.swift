@@ -577,8 +577,8 @@ struct FrameSource: EventSource {
   }
 
   /// The entry of the site of an event of op `code`: a position in the op's recent sites,
-  /// or an entry (defined here when new); a site whose definition was lost loses its event,
-  /// as an identifier does.
+  /// or an entry (defined here when new), possibly one whose definition was lost
+  /// (`OpWalk` then keeps the event without its site).
   mutating func site(code: UInt8) throws(CodecError) -> Int32 {
     let k = try sites.byte()
     if k != FrameLayout.siteNew {
@@ -597,7 +597,6 @@ struct FrameSource: EventSource {
       }
       e = aliases.canonical(Int32(truncatingIfNeeded: v &- 1))
     }
-    if dictionary.isHole(Int(e)) { touchedHole = true }
     siteLists.add(e, code: code)
     return e
   }
