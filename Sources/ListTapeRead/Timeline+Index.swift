@@ -288,6 +288,11 @@ private struct IndexBuild {
   var whole = true
   var failure: StoreError?
 
+  /// Events after the last seek point before the next one is due, for `state`.
+  private func due(_ state: ListState) -> Int {
+    byItems ? Timeline.seekPointSpacing(spacing, items: state.numberOfAllItems) : spacing
+  }
+
   mutating func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
     guard failure == nil else { return }
     do throws(LogError) {
@@ -314,11 +319,8 @@ private struct IndexBuild {
       }
       if !end.aliasesFree { whole = false }
       guard
-        !end.restarted
-          && end.lastSeq - lastPoint
-            >= (byItems
-              ? Timeline.seekPointSpacing(spacing, items: state.numberOfAllItems) : spacing)
-          && whole && steps.stateIsExact(at: end.lastSeq)
+        !end.restarted && end.lastSeq - lastPoint >= due(state) && whole
+          && steps.stateIsExact(at: end.lastSeq)
       else { return }
       let (key, defined, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
       if ids.count <= defined {

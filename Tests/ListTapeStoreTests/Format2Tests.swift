@@ -19,10 +19,12 @@ struct RecordedSession {
   var restarts = 0
 
   /// Records `count` sample events over an outline of `items` ids shaped `shape`, with
-  /// small frames and a small restart slack so that dictionary restarts happen.
+  /// small frames and a small restart slack so that dictionary restarts happen; `edit`
+  /// may change each event (given its number) before it is recorded.
   init(
     _ count: Int, seed: UInt64, items: Int = 400, shape: IdShape = .uuid, every: Int = 250,
-    restartSlack: Int = 64, path: String = temporaryLogPath()
+    restartSlack: Int = 64, path: String = temporaryLogPath(),
+    edit: ((Int, inout Event) -> Void)? = nil
   ) throws {
     self.path = path
     self.every = every
@@ -41,6 +43,8 @@ struct RecordedSession {
       events: count, seed: seed, maxItems: items * 3 / 2,
       opening: .outline(items: items, shape: shape)
     ) { e in
+      var e = e
+      edit?(events.count + 1, &e)
       _ = try recorder.record(e)
       try? state.apply(e)
       events.append(e)
@@ -618,25 +622,14 @@ struct RecordedSession {
   /// their operation without the site (a site never changes a state), while an event that
   /// names an identifier defined in the lost frame is still skipped.
   @Test func anEventWhoseSiteWasLostKeepsItsOperation() throws {
-    let path = temporaryLogPath()
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
-    var options = Recorder.options(.never)
-    options.maxEventsPerFrame = 300
-    options.clock = ManualClock()
-    let recorder = try Recorder.open(path: path, options: options)
-    var events: [Event] = []
-    try SampleSession.generate(events: 1_500, seed: 33, maxItems: 400) { e in
-      var e = e
+    // No restart: one would write the site again after the gap.
+    let s = try RecordedSession(1_500, seed: 33, restartSlack: 100_000) { n, e in
       // First made at event 701 (the third frame, lost below), then again after the gap.
-      let late =
-        (701...702).contains(events.count + 1) || (1_201...1_260).contains(events.count + 1)
+      let late = (701...702).contains(n) || (1_201...1_260).contains(n)
       e.site = late ? "Late.swift:9 late()" : "Early.swift:1"
-      _ = try recorder.record(e)
-      events.append(e)
     }
-    try recorder.close()
+    defer { s.remove() }
+    let (path, events) = (s.path, s.events)
     var frame: UInt64 = 0
     try LogReader(path: path).forEachFrame(from: 701, through: 701) { view in
       frame = view.offset
