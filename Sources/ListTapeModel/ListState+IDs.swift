@@ -82,7 +82,7 @@ extension ListState {
       } else {
         try forest.renumber(
           to: r.dictionary, aliases: r.aliases, before: ops.seqs[i],
-          dropping: ops.flags(i) & FoldOps.afterGaps != 0)
+          dropping: ops.flags(i) & FoldOps.afterGaps != 0, from: r.from)
       }
       return
     }

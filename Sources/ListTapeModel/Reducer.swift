@@ -36,7 +36,7 @@ extension ListState {
       }
       try forest.renumber(
         to: r.dictionary, aliases: r.aliases, before: ops.seqs[i],
-        dropping: ops.flags(i) & FoldOps.afterGaps != 0)
+        dropping: ops.flags(i) & FoldOps.afterGaps != 0, from: r.from)
       return nil
     }
     if kind == FoldOps.Kind.frameEnd { return nil }
@@ -314,11 +314,16 @@ extension Forest {
   /// when the restart lacks an id the state holds. - Complexity: O(live ids), no hashing
   /// when the restart lists the state's ids.
   mutating func renumber(
-    to dictionary: IdSpace, aliases: DefinitionAliases, before seq: Int, dropping: Bool = false
+    to dictionary: IdSpace, aliases: DefinitionAliases, before seq: Int, dropping: Bool = false,
+    from previous: Renumbering? = nil
   ) throws(CodecError) {
     if dropping { dropUnlisted(in: dictionary) }
     var newEntryOf = entryOf
     var newSectionEntry = sections.map { $0.entry }
+    if let previous, !dropping, renumber(&newSectionEntry, &newEntryOf, by: previous) {
+      adopt(dictionary, newSectionEntry, newEntryOf)
+      return
+    }
     var p = 0
     var agree = true
     func next(_ old: Int32) -> Int32? {
@@ -360,6 +365,39 @@ extension Forest {
       for s in sectionOrder { newSectionEntry[Int(s)] = try find(sections[Int(s)].entry) }
       for x in nodes.indices where nodes[x].live { newEntryOf[x] = try find(entryOf[x]) }
     }
+    adopt(dictionary, newSectionEntry, newEntryOf)
+  }
+
+  /// Maps every live section's and item's entry through `previous` (the decoder's table
+  /// from the dictionary before the restart into the restart's) when the ids are numbered
+  /// by that dictionary; false, with nothing changed that matters, when they are not or
+  /// the restart does not list one of them (the caller then compares or looks up each).
+  /// - Complexity: O(sections + item slots), no id read.
+  private func renumber(
+    _ newSectionEntry: inout [Int32], _ newEntryOf: inout [Int32], by previous: Renumbering
+  ) -> Bool {
+    guard idsFollowLog && ids.lineage == previous.lineage else { return false }
+    let map = previous.entries
+    @inline(__always) func mapped(_ e: Int32) -> Int32 {
+      Int(e) < map.count && e >= 0 ? map[Int(e)] : -1
+    }
+    for s in sectionOrder {
+      let e = mapped(sections[Int(s)].entry)
+      guard e >= 0 else { return false }
+      newSectionEntry[Int(s)] = e
+    }
+    for x in nodes.indices where nodes[x].live {
+      let e = mapped(entryOf[x])
+      guard e >= 0 else { return false }
+      newEntryOf[x] = e
+    }
+    return true
+  }
+
+  /// Takes `dictionary` as the ids, each live section and item at its new entry.
+  private mutating func adopt(
+    _ dictionary: IdSpace, _ newSectionEntry: [Int32], _ newEntryOf: [Int32]
+  ) {
     var newHandleOf = [Handle](repeating: -1, count: dictionary.count)
     var newSectionOf = [Handle](repeating: -1, count: dictionary.count)
     for x in nodes.indices where nodes[x].live {

@@ -11,8 +11,9 @@ import ListTapeStore
 /// by the producer thread until `consume` returns (it joins the thread), after which the
 /// caller reads `decoder` and `skipped`.
 final class ReadAhead: @unchecked Sendable {
-  /// Chunks decoded ahead of the fold.
-  static let depth = 3
+  /// Chunks decoded ahead of the fold: enough for the reading thread (idle half the time)
+  /// to get through a dictionary restart's frame before the fold catches up with it.
+  static let depth = 24
   /// Runs shorter than this are decoded on the caller's thread: starting a thread costs
   /// more than it saves.
   static let minimumEvents = 16_384

@@ -124,6 +124,44 @@ import Testing
     #expect(byOps.encoded() == byEvents.encoded())
   }
 
+  /// A restart's table of where the old entries went renumbers a state only when the
+  /// state is numbered by the dictionary the table maps from (its lineage) and the table
+  /// lists every live id; otherwise the state compares or looks up its ids, to the same
+  /// entries. A table applied where it does not belong would give items other ids.
+  @Test func aRestartTableServesOnlyTheDictionaryItMapsFrom() throws {
+    var d = EventDecoder(logID: 5)
+    let old = ["s", "a", "b", "c", "gone"]
+    try DictionaryPayload.encode(old).bytes.withUnsafeBytes { try d.restart($0, seq: 1) }
+    var state = ListState()
+    try state.adopt(d.dictionary, aliases: d.aliases)
+    try state.appendSections(["s"])
+    try state.appendItems(
+      [OutlineNode("a", children: [OutlineNode("b")]), OutlineNode("c")], toSection: "s")
+    var ops = FoldOps()
+    try DictionaryPayload.encode(["c", "s", "b", "a"]).bytes.withUnsafeBytes {
+      try d.restart($0, seq: 10, into: &ops)
+    }
+    let r = ops.restarts[0]
+    let from = try #require(r.from)
+    var compared = state
+    try compared.forest.renumber(to: r.dictionary, aliases: r.aliases, before: 10)
+    var byTable = state
+    #expect(try byTable.apply(ops, 0) == nil)
+    #expect(byTable == compared)
+    #expect(byTable.forest.entryOf == compared.forest.entryOf)
+    // A table of another numbering (every entry sent elsewhere) is not used.
+    let shuffled = from.entries.map { $0 < 0 ? $0 : 3 - $0 }
+    for table in [
+      Renumbering(lineage: from.lineage &+ 1, entries: shuffled),
+      Renumbering(lineage: from.lineage, entries: from.entries.map { $0 == 3 ? -1 : $0 }),
+    ] {
+      var other = state
+      try other.forest.renumber(to: r.dictionary, aliases: r.aliases, before: 10, from: table)
+      #expect(other.forest.entryOf == compared.forest.entryOf)
+      #expect(other == compared)
+    }
+  }
+
   /// Titles and fields as a frame holds them come out of the decoder as the blobs
   /// `ItemText.encode` makes of the event's strings: copied when the keys are ASCII (in the
   /// frame's key order), read as strings when a key is not; long strings, empty values and

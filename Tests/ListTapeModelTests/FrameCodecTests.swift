@@ -194,6 +194,32 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     #expect(d.dictionary.entry(of: "id-5000") == nil)
   }
 
+  /// A restart tells the fold where each entry of the dictionary before it went: the
+  /// restart's first entry of the same id (a repeat read as its first), -1 for an id it
+  /// does not list; so that a state renumbers by that table instead of comparing its ids.
+  @Test func aRestartMapsTheEntriesBeforeIt() throws {
+    var d = EventDecoder(logID: 3)
+    let old = (0..<3_000).map { "id-\($0)" } + ["gone", "s"]
+    try DictionaryPayload.encode(old).bytes.withUnsafeBytes { try d.restart($0, seq: 1) }
+    let lineage = d.dictionary.lineage
+    let new = ["s"] + (0..<3_000).reversed().map { "id-\($0)" } + ["s", "id-5", "fresh"]
+    var ops = FoldOps()
+    try DictionaryPayload.encode(new).bytes.withUnsafeBytes {
+      try d.restart($0, seq: 10, into: &ops)
+    }
+    let from = try #require(ops.restarts.first?.from)
+    #expect(from.lineage == lineage)
+    let expected = old.map { id in new.firstIndex(of: id).map { Int32($0) } ?? -1 }
+    #expect(from.entries == expected)
+    // After lost events (a salvaged log), the fold drops what the restart does not list,
+    // which the table cannot tell: no table then.
+    var afterGaps = FoldOps()
+    try DictionaryPayload.encode(old).bytes.withUnsafeBytes {
+      try d.restart($0, seq: 20, afterGaps: true, into: &afterGaps)
+    }
+    #expect(afterGaps.restarts.first?.from == nil)
+  }
+
   /// Mangled frames (passing the log's checksums, say forged) decode to an error or to
   /// events, never a crash or a hang.
   @Test func mangledFramesNeverCrash() throws {

@@ -38,8 +38,9 @@ package struct FoldOps: Sendable {
   var textEnds: [UInt32] = []
   /// Stored forms of the definitions, in entry order.
   var definitions = IdSpace()
-  /// Dictionaries that a restart began, with their repeated entries, by index.
-  var restarts: [(dictionary: IdSpace, aliases: DefinitionAliases)] = []
+  /// Dictionaries that a restart began, with their repeated entries and the entries the
+  /// dictionary before it map to (when the decoder had it at hand), by index.
+  var restarts: [(dictionary: IdSpace, aliases: DefinitionAliases, from: Renumbering?)] = []
   /// Frames that ended, by index (`frameEnd` records).
   var frameEnds: [FrameEndRecord] = []
 
@@ -312,9 +313,10 @@ package struct FoldOps: Sendable {
   static let afterGaps: Int32 = 2
 
   /// Records a dictionary restart (`dictionary`, the new one) before event `seq` (`flags`:
-  /// `lostRestart`, `afterGaps`).
+  /// `lostRestart`, `afterGaps`), with the dictionary before it mapped into it when known.
   mutating func restart(
-    _ dictionary: IdSpace, aliases: DefinitionAliases, seq: Int, flags: Int32 = 0
+    _ dictionary: IdSpace, aliases: DefinitionAliases, seq: Int, flags: Int32 = 0,
+    from previous: Renumbering? = nil
   ) {
     // Two dictionaries before the same event (only a hostile log has them): the fold goes
     // on with the last, as a seek from the checkpoint after them does, and never renumbers
@@ -322,7 +324,7 @@ package struct FoldOps: Sendable {
     var i = count &- 1
     while i >= 0 && kind(i) == Kind.frameEnd { i &-= 1 }
     if i >= 0 && kind(i) == Kind.restart && seqs[i] == seq {
-      restarts[Int(word(i, Self.header))] = (dictionary, aliases)
+      restarts[Int(word(i, Self.header))] = (dictionary, aliases, nil)
       let kept = self.flags(i) & Self.afterGaps
       words[Int(starts[i])] = Kind.restart | (flags | kept) << 16
       return
@@ -330,8 +332,17 @@ package struct FoldOps: Sendable {
     let w = beginTop(kind: Kind.restart, flags: flags, seq: seq, time: nil, dictionary: 0)
     words.append(Int32(truncatingIfNeeded: restarts.count))
     end(w)
-    restarts.append((dictionary, aliases))
+    restarts.append((dictionary, aliases, previous))
   }
+}
+
+/// How the entries of a dictionary before a restart map into the restart's: what a state
+/// numbered by the old one needs to renumber without comparing or hashing its ids.
+struct Renumbering {
+  /// The old dictionary's lineage: only a state numbered by it may use `entries`.
+  var lineage: UInt64
+  /// The restart's entry for each old entry (-1: the restart does not list its id).
+  var entries: [Int32]
 }
 
 /// Where a frame ended, as a fold hears of it (`FoldOps.frameEnd`).

@@ -88,9 +88,16 @@ extension EventDecoder {
     _ payload: UnsafeRawBufferPointer, seq: Int, afterGaps: Bool = false,
     into ops: inout FoldOps
   ) throws(CodecError) {
+    let previous = dictionary
     try restart(payload, seq: seq)
+    // Worked out here, on the reading thread, so that the fold renumbers by a table.
+    var from: Renumbering?
+    if !afterGaps, previous.lineage != 0, let entries = dictionary.renumbering(from: previous) {
+      from = Renumbering(lineage: previous.lineage, entries: entries)
+    }
     ops.restart(
-      dictionary, aliases: aliases, seq: seq, flags: afterGaps ? FoldOps.afterGaps : 0)
+      dictionary, aliases: aliases, seq: seq, flags: afterGaps ? FoldOps.afterGaps : 0,
+      from: from)
   }
 
   /// Starts over with a dictionary loaded in bulk for segment `segment` (an index file's),

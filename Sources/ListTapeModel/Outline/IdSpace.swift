@@ -285,6 +285,15 @@ package struct IdSpace: Sendable {
     return copy
   }
 
+  /// For each entry of `previous` (the ids before a dictionary restart, say), the first
+  /// entry of this space naming the same id, or -1: each id here is looked up once in
+  /// `previous`'s string table by the hash this one keeps (no id hashed again). nil unless
+  /// both have their string tables.
+  package func renumbering(from previous: IdSpace) -> [Int32]? {
+    guard table.isBuilt && previous.table.isBuilt else { return nil }
+    return previous.table.firsts(of: self, table, in: previous)
+  }
+
   /// Whether the string table is built (for tests: a fold on entries never builds it).
   package var hasStringTable: Bool { table.isBuilt }
 
@@ -394,6 +403,27 @@ struct EntryTable: Sendable {
       )
       .entry
     }
+  }
+
+  /// For each entry of `own` (whose table this is), the first entry of `space` (whose table
+  /// `table` is) naming the same id, or -1: each of `table`'s ids is looked up here by the
+  /// hash `table` keeps, so no id is hashed again.
+  func firsts(of space: IdSpace, _ table: EntryTable, in own: IdSpace) -> [Int32] {
+    var map = [Int32](repeating: -1, count: own.count)
+    space.bytes.withUnsafeBufferPointer { theirs in
+      own.bytes.withUnsafeBufferPointer { mine in
+        map.withUnsafeMutableBufferPointer { map in
+          for s in table.slots where s != 0 {
+            let e = Int(UInt32(truncatingIfNeeded: s)) &- 1
+            let key = UnsafeBufferPointer(rebasing: theirs[space.extent(e)])
+            if let o = probe(key, hash: UInt32(truncatingIfNeeded: s >> 32), mine, own).entry {
+              map[Int(o)] = Int32(truncatingIfNeeded: e)
+            }
+          }
+        }
+      }
+    }
+    return map
   }
 
   /// Adds entry `e` of `space` unless an earlier entry holds the same id: one hash and one
