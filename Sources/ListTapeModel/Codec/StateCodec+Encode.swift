@@ -7,7 +7,9 @@ import ListTapeJSON
 /// of the nodes' size.
 struct CompactSource: Sendable {
   /// Each handle's children list (its root block, -1 for none), and its flags byte
-  /// (`ListState.ItemFlag`).
+  /// (`ListState.ItemFlag`) without the title and fields bits, which the encoding takes
+  /// from `content` and `text` (read here, each item's text would be a cache miss on the
+  /// fold's thread when an index build copies the state).
   var kids: [Handle]
   var flags: [UInt8]
   /// Each block's entry count, its sign bit set for a leaf.
@@ -25,7 +27,7 @@ struct CompactSource: Sendable {
   /// are copied (for another thread, while the state goes on changing).
   init(_ state: ListState, copying: Bool) {
     let f = state.forest
-    (kids, flags) = Self.kidsAndFlags(f.nodes, f.content, f.text)
+    (kids, flags) = Self.kidsAndFlags(f.nodes)
     shape = Self.shapes(f.blocks)
     slots = copying ? Self.copy(f.slots) : f.slots
     entryOf = copying ? Self.copy(f.entryOf) : f.entryOf
@@ -54,24 +56,17 @@ struct CompactSource: Sendable {
   static let blockDistance: Int32 = 6
 
   /// Each handle's children list and flags byte, in one pass over the nodes.
-  private static func kidsAndFlags(_ nodes: [Node], _ content: [ContentRef], _ text: [UInt8])
-    -> (kids: [Handle], flags: [UInt8])
-  {
+  private static func kidsAndFlags(_ nodes: [Node]) -> (kids: [Handle], flags: [UInt8]) {
     let cap = nodes.count
     var kids = [Handle](repeating: -1, count: cap)
     var flags = [UInt8](repeating: 0, count: cap)
     nodes.withUnsafeBufferPointer { nodes in
-      content.withUnsafeBufferPointer { content in
-        text.withUnsafeBufferPointer { text in
-          kids.withUnsafeMutableBufferPointer { kids in
-            flags.withUnsafeMutableBufferPointer { flags in
-              for h in 0..<cap {
-                let n = nodes[h]
-                kids[h] = n.children
-                let c = content[h]
-                flags[h] = ListState.itemFlags(n, text: c.isNone ? 0 : text[Int(c.offset)])
-              }
-            }
+      kids.withUnsafeMutableBufferPointer { kids in
+        flags.withUnsafeMutableBufferPointer { flags in
+          for h in 0..<cap {
+            let n = nodes[h]
+            kids[h] = n.children
+            flags[h] = ListState.itemFlags(n, text: 0)
           }
         }
       }
@@ -120,7 +115,15 @@ struct CompactSource: Sendable {
     let (order, levels) = preorder()
     let flags = [UInt8](room: order.count) { out, done in
       self.flags.withUnsafeBufferPointer { byHandle in
-        for (i, x) in order.enumerated() { out[i] = byHandle[Int(x)] }
+        content.withUnsafeBufferPointer { content in
+          text.withUnsafeBufferPointer { text in
+            for (i, x) in order.enumerated() {
+              let c = content[Int(x)]
+              out[i] =
+                byHandle[Int(x)] | ListState.textFlags(c.isNone ? 0 : text[Int(c.offset)])
+            }
+          }
+        }
       }
       done = order.count
     }

@@ -51,7 +51,12 @@ extension ListState {
   /// (its `ItemText` flags; 0 without text).
   @inline(__always) static func itemFlags(_ n: Node, text: UInt8) -> UInt8 {
     (n.expanded ? ItemFlag.expanded : 0) | (n.selected ? ItemFlag.selected : 0)
-      | (text & ItemText.hasTitle != 0 ? ItemFlag.title : 0)
+      | textFlags(text)
+  }
+
+  /// The flags byte's title and fields bits of an item whose text blob starts with `text`.
+  @inline(__always) static func textFlags(_ text: UInt8) -> UInt8 {
+    (text & ItemText.hasTitle != 0 ? ItemFlag.title : 0)
       | (text & ItemText.hasFields != 0 ? ItemFlag.fields : 0)
   }
 
