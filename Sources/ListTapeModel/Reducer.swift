@@ -320,8 +320,8 @@ extension Forest {
     if dropping { dropUnlisted(in: dictionary) }
     var newEntryOf = entryOf
     var newSectionEntry = sections.map { $0.entry }
-    if let previous, !dropping, renumber(&newSectionEntry, &newEntryOf, by: previous) {
-      adopt(dictionary, newSectionEntry, newEntryOf)
+    if let previous, !dropping, mapEntries(&newSectionEntry, &newEntryOf, by: previous) {
+      takeIDs(dictionary, newSectionEntry, newEntryOf)
       return
     }
     var p = 0
@@ -365,7 +365,7 @@ extension Forest {
       for s in sectionOrder { newSectionEntry[Int(s)] = try find(sections[Int(s)].entry) }
       for x in nodes.indices where nodes[x].live { newEntryOf[x] = try find(entryOf[x]) }
     }
-    adopt(dictionary, newSectionEntry, newEntryOf)
+    takeIDs(dictionary, newSectionEntry, newEntryOf)
   }
 
   /// Maps every live section's and item's entry through `previous` (the decoder's table
@@ -373,7 +373,7 @@ extension Forest {
   /// by that dictionary; false, with nothing changed that matters, when they are not or
   /// the restart does not list one of them (the caller then compares or looks up each).
   /// - Complexity: O(sections + item slots), no id read.
-  private func renumber(
+  private func mapEntries(
     _ newSectionEntry: inout [Int32], _ newEntryOf: inout [Int32], by previous: Renumbering
   ) -> Bool {
     guard idsFollowLog && ids.lineage == previous.lineage else { return false }
@@ -395,7 +395,7 @@ extension Forest {
   }
 
   /// Takes `dictionary` as the ids, each live section and item at its new entry.
-  private mutating func adopt(
+  private mutating func takeIDs(
     _ dictionary: IdSpace, _ newSectionEntry: [Int32], _ newEntryOf: [Int32]
   ) {
     var newHandleOf = [Handle](repeating: -1, count: dictionary.count)
