@@ -633,9 +633,14 @@ package final class LogIndexBuilder {
   private var end: UInt64 = UInt64(IndexFormat.headerLength)
   private var points: [IndexSeekPoint] = []
   private var segments: [IndexSegment] = []
-  /// The seek points added and not yet written, in order, compressed meanwhile by
-  /// `compressor` (each written as soon as it and those before it are done).
-  private var pending: [IndexSeekPoint] = []
+  /// The seek points and segment dictionaries added and not yet written, in order, coded
+  /// meanwhile by `compressor` (each written as soon as it and those before it are done).
+  private var pending: [Pending] = []
+  private var pendingPoints = 0
+  private enum Pending {
+    case point(IndexSeekPoint)
+    case segment(key: UInt64, entries: Int, storedLength: Int)
+  }
   private let compressor: PointCompressor
   private var finished = false
 
@@ -673,7 +678,7 @@ package final class LogIndexBuilder {
   }
 
   /// Seek points added so far.
-  package var seekPointCount: Int { points.count + pending.count }
+  package var seekPointCount: Int { points.count + pendingPoints }
 
   private func keep(_ old: LogIndex, through: UInt64) throws(LogError) {
     var kept = Set<Int>()
@@ -756,51 +761,64 @@ package final class LogIndexBuilder {
     encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
   ) throws(LogError) {
     pending.append(
-      IndexSeekPoint(
-        seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
-        segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0))
+      .point(
+        IndexSeekPoint(
+          seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
+          segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0)))
+    pendingPoints += 1
     compressor.add(encode)
     try writePending(wait: false)
   }
 
-  /// Writes the seek points compressed so far, in order, after what is written; with
-  /// `wait`, all of them.
+  /// Writes the seek points and segment dictionaries coded so far, in order, after what
+  /// is written; with `wait`, all of them.
   private func writePending(wait: Bool = true) throws(LogError) {
-    while !pending.isEmpty, let outcome = compressor.take(wait: wait) {
-      var point = pending.removeFirst()
+    while let next = pending.first, let outcome = compressor.take(wait: wait) {
+      pending.removeFirst()
       let c: CompressedPoint
       switch outcome {
       case .success(let done): c = done
       case .failure(let failure):
-        let what =
-          failure == .notEncoded
-          ? "the state after event \(point.seq) was not encoded" : "zlib deflate failed"
+        var what = "zlib deflate failed"
+        if failure == .notEncoded, case .point(let point) = next {
+          what = "the state after event \(point.seq) was not encoded"
+        }
         throw LogError(.io, path: temporary, message: what)
       }
-      point.rawLength = c.rawLength
-      point.blobOffset = end
-      point.blobLength = c.length
-      point.blobCRC = c.crc
-      point.partOffset = c.split
       try writeAt(end, c.bytes, count: c.length)
+      switch next {
+      case .point(var point):
+        pendingPoints -= 1
+        point.rawLength = c.rawLength
+        point.blobOffset = end
+        point.blobLength = c.length
+        point.blobCRC = c.crc
+        point.partOffset = c.split
+        points.append(point)
+      case .segment(let key, let entries, let storedLength):
+        segments.removeAll { $0.key == key }
+        segments.append(
+          IndexSegment(
+            key: key, entries: entries, codedOffset: end, codedLength: c.length,
+            storedLength: storedLength, crc: c.crc))
+      }
       end += UInt64(c.length)
-      points.append(point)
     }
   }
 
   /// Stores segment `key`'s dictionary (entries in stored form and their ends); a later
-  /// call for the same key replaces it.
+  /// call for the same key replaces it. It is coded on the compressing thread, after the
+  /// seek points before it, so that the fold does not wait for them at a restart.
   package func addSegment(key: UInt64, stored: [UInt8], ends: [UInt32]) throws(LogError) {
-    try writePending()
-    let coded = FrontCoding.encode(stored: stored, ends: ends)
-    let crc = coded.withUnsafeBytes { crc32Bytes(0, $0) }
-    let segment = IndexSegment(
-      key: key, entries: ends.count, codedOffset: end, codedLength: coded.count,
-      storedLength: stored.count, crc: crc)
-    try writeAt(end, coded)
-    end += UInt64(coded.count)
-    segments.removeAll { $0.key == key }
-    segments.append(segment)
+    pending.append(.segment(key: key, entries: ends.count, storedLength: stored.count))
+    compressor.add(work: { _ in
+      let coded = FrontCoding.encode(stored: stored, ends: ends)
+      let crc = coded.withUnsafeBytes { crc32Bytes(0, $0) }
+      return .success(
+        CompressedPoint(
+          bytes: coded, length: coded.count, split: 0, crc: crc, rawLength: stored.count))
+    })
+    try writePending(wait: false)
   }
 
   /// Writes the tables and the header for the frames `reader` has scanned, and moves the

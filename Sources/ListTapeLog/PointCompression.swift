@@ -51,21 +51,21 @@ func compressPoint(
     CompressedPoint(bytes: out, length: n, split: split, crc: crc, rawLength: state.count))
 }
 
-/// Compresses the index builder's seek points on a thread of its own that runs only on
-/// time the fold and the reading thread leave (Linux's idle scheduling class), so that a
-/// build takes barely longer than a replay. The builder's thread never waits on it: when
-/// `depth` points are queued it compresses the oldest one not yet started itself, and when
-/// it needs a point the thread is still on (`take`), it compresses that one too and keeps
-/// whichever result comes first (the work is pure; on a busy machine an idle-class thread
-/// might not run for a long while).
+/// Compresses the index builder's seek points (and codes its segment dictionaries) on a
+/// thread of its own that runs only on time the fold and the reading thread leave (Linux's
+/// idle scheduling class), so that a build takes barely longer than a replay. The builder's
+/// thread never waits on it: when `depth` points are queued it compresses the oldest one
+/// not yet started itself, and when it needs a point the thread is still on (`take`), it
+/// compresses that one too and keeps whichever result comes first (the work is pure; on a
+/// busy machine an idle-class thread might not run for a long while).
 final class PointCompressor: @unchecked Sendable {
   /// One point's work and, once done, its outcome; guarded by `lock`.
   private final class Job {
-    let encode: @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?
+    let work: @Sendable (Deflater) -> Result<CompressedPoint, PointFailure>
     var started = false
     var outcome: Result<CompressedPoint, PointFailure>?
-    init(_ encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?) {
-      self.encode = encode
+    init(_ work: @escaping @Sendable (Deflater) -> Result<CompressedPoint, PointFailure>) {
+      self.work = work
     }
   }
 
@@ -96,7 +96,13 @@ final class PointCompressor: @unchecked Sendable {
 
   /// Adds a point to compress (its outcome comes from `take`, in the order added).
   func add(_ encode: @escaping @Sendable () -> (bytes: [UInt8], flushPoints: [Int])?) {
-    let job = Job(encode)
+    add(work: { compressPoint(encode, with: $0) })
+  }
+
+  /// Adds other work whose outcome `take` hands out in turn (pure, like a point's: either
+  /// thread may run it, and the first result is kept).
+  func add(work: @escaping @Sendable (Deflater) -> Result<CompressedPoint, PointFailure>) {
+    let job = Job(work)
     lock.lock()
     if thread == nil && !stopping {
       thread = JoinableThread { [unowned self] in self.work() }
@@ -108,7 +114,7 @@ final class PointCompressor: @unchecked Sendable {
     mine?.started = true
     lock.broadcast()
     lock.unlock()
-    if let mine { finish(mine, compressPoint(mine.encode, with: foreground)) }
+    if let mine { finish(mine, mine.work(foreground)) }
   }
 
   /// The outcome of the oldest point added: nil when none is waiting or, without `wait`,
@@ -124,7 +130,7 @@ final class PointCompressor: @unchecked Sendable {
       let next = jobs.first { !$0.started } ?? oldest
       next.started = true
       lock.unlock()
-      finish(next, compressPoint(next.encode, with: foreground))
+      finish(next, next.work(foreground))
       lock.lock()
     }
     let outcome = jobs.isEmpty ? nil : jobs.removeFirst().outcome
@@ -163,7 +169,7 @@ final class PointCompressor: @unchecked Sendable {
       }
       job.started = true
       lock.unlock()
-      let outcome = compressPoint(job.encode, with: background)
+      let outcome = job.work(background)
       lock.lock()
       if job.outcome == nil { job.outcome = outcome }
     }

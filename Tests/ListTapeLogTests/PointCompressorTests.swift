@@ -64,6 +64,24 @@ import Testing
     #expect(compressor.take(wait: true) == nil)
   }
 
+  /// Other work (a segment's dictionary, coded) takes its turn among the points: each
+  /// outcome comes back in the order added, whichever thread ran it.
+  @Test func otherWorkComesOutInItsTurn() throws {
+    let compressor = try #require(PointCompressor(level: 1, depth: 1))
+    defer { compressor.stop() }
+    for k in 0..<6 {
+      compressor.add { Self.payload(k) }
+      compressor.add(work: { _ in
+        .success(CompressedPoint(bytes: [UInt8(k)], length: 1, split: 0, crc: 0, rawLength: k))
+      })
+    }
+    for k in 0..<6 {
+      #expect(try compressor.take(wait: true)?.get().crc == Self.alone(k).crc, "point \(k)")
+      #expect(try compressor.take(wait: true)?.get().bytes == [UInt8(k)], "work \(k)")
+    }
+    #expect(compressor.take(wait: true) == nil)
+  }
+
   @Test func nothingToTakeWhenNothingWasAdded() throws {
     let compressor = try #require(PointCompressor(level: 1))
     defer { compressor.stop() }

@@ -456,6 +456,40 @@ struct RecordedSession {
     }
   }
 
+  /// The builder codes each segment's dictionary on its compressing thread, queued behind
+  /// the seek points added before it (the fold does not stop for them at a restart): every
+  /// segment is in the index once, in order, each point names the segment it belongs to,
+  /// and a seek from each point answers as a fold from the start.
+  @Test func everySegmentIsWrittenOnceBehindItsPoints() throws {
+    let s = try RecordedSession(
+      8_000, seed: 34, items: 150, shape: .path, every: 500, restartSlack: 16)
+    defer { s.remove() }
+    #expect(s.restarts >= 2)
+    let timeline = try Timeline(path: s.path)
+    timeline.indexSpacing = 300
+    try timeline.buildIndex()
+    let index = try #require(LogIndex.open(forLog: s.path))
+    let keys = index.segments.map(\.key)
+    #expect(keys.count == s.restarts + 1)
+    #expect(keys == keys.sorted() && Set(keys).count == keys.count)
+    #expect(index.seekPoints.count > s.restarts)
+    for p in index.seekPoints {
+      #expect(index.segments.indices.contains(p.segmentIndex), "point after \(p.seq)")
+      #expect(index.segments[p.segmentIndex].key == p.segment, "point after \(p.seq)")
+    }
+    for i in index.segments.indices {
+      let (stored, ends) = try index.dictionary(segment: i)
+      #expect(ends.count == index.segments[i].entries && stored.count == Int(ends.last ?? 0))
+    }
+    let reopened = try Timeline(path: s.path)
+    reopened.buildsIndex = false
+    for p in index.seekPoints {
+      let n = Int(p.seq) + 1
+      #expect(try reopened.state(at: n) == direct(s.events, through: n), "event \(n)")
+    }
+    #expect(reopened.indexStatus == .valid)
+  }
+
   /// A seek reads the point's dictionary on another thread while it loads the state: a
   /// dictionary that does not check out (a flipped byte, caught by its CRC) drops the index
   /// with the dictionary's own reason, and the seek answers from the log as before.
