@@ -88,9 +88,19 @@ public struct StateDiff: Sendable {
   /// Selected ids before, in display order, when the selection changed; empty when not (and
   /// when a diff built for the page's words alone left out a selection of more than
   /// `listedSelection` items).
-  public var selectionBefore: [String] = []
+  public var selectionBefore: [String] {
+    get { selectedBefore.strings }
+    set { selectedBefore = IDList(newValue) }
+  }
   /// Selected ids after, in display order, as `selectionBefore`.
-  public var selectionAfter: [String] = []
+  public var selectionAfter: [String] {
+    get { selectedAfter.strings }
+    set { selectedAfter = IDList(newValue) }
+  }
+  /// `selectionBefore` and `selectionAfter` as they are held: a selection of thousands of
+  /// items costs no `String` each (JSON writes them from these bytes).
+  package var selectedBefore = IDList()
+  package var selectedAfter = IDList()
   /// Ids selected only after, in display order; empty when the selection did not change.
   public var selectionAdded: [String] = []
   /// Ids selected only before, in display order; empty when the selection did not change.
@@ -198,7 +208,7 @@ extension StateDiff: Equatable {
       && zip(a.fields, b.fields).allSatisfy {
         $0.id == $1.id && $0.from == $1.from && $0.to == $1.to
       }
-      && a.selectionBefore == b.selectionBefore && a.selectionAfter == b.selectionAfter
+      && a.selectedBefore == b.selectedBefore && a.selectedAfter == b.selectedAfter
       && a.selectionAdded == b.selectionAdded && a.selectionRemoved == b.selectionRemoved
       && a.selectedCountBefore == b.selectedCountBefore
       && a.selectedCountAfter == b.selectedCountAfter

@@ -175,9 +175,9 @@ extension Differ {
       if selectionLists
         || d.selectedCountBefore + d.selectedCountAfter <= StateDiff.listedSelection
       {
-        guard let before = old.selectedItems else { return nil }
-        d.selectionBefore = before
-        d.selectionAfter = b.selectedItems
+        guard let before = old.selectedIDs else { return nil }
+        d.selectedBefore = before
+        d.selectedAfter = b.selectedIDs
       }
     }
     return (d, touched.count + old.examined + new.examined)
@@ -199,7 +199,7 @@ private protocol OldSide {
   var allowsMultipleSelection: Bool { get }
   var numberOfSelectedItems: Int { get }
   /// The selected items in display order; nil when not at hand.
-  var selectedItems: [String]? { get }
+  var selectedIDs: IDList? { get }
   /// Items listed in sibling lists (the cost beyond the per-item queries).
   var examined: Int { get }
   mutating func facts(_ id: String) -> ItemFacts?
@@ -220,7 +220,7 @@ package struct DiffBefore: OldSide {
   let sectionIdentifiers: [String]
   let allowsMultipleSelection: Bool
   let numberOfSelectedItems: Int
-  let selectedItems: [String]?
+  let selectedIDs: IDList?
   let examined: Int
   private let items: [IdentifierKey: (facts: ItemFacts, order: (Int, Int), selected: Bool)]
   private let lists: [IdentifierKey: [String]]
@@ -261,10 +261,10 @@ package struct DiffBefore: OldSide {
     // Only a select adds to the selection and only a touched selected item leaves it: the
     // whole list is read when the diff may list it and the event may change it.
     let mayChange = anySelected || Self.selects(event.operation)
-    selectedItems =
+    selectedIDs =
       mayChange
         && (selectionLists || numberOfSelectedItems <= StateDiff.listedSelection)
-      ? state.selectedItems : nil
+      ? state.selectedIDs : nil
     examined = nav.examined
     self.items = items
     self.lists = lists
@@ -301,7 +301,7 @@ private struct Navigator: OldSide {
   var sectionIdentifiers: [String] { state.sectionIdentifiers }
   var allowsMultipleSelection: Bool { state.allowsMultipleSelection }
   var numberOfSelectedItems: Int { state.numberOfSelectedItems }
-  var selectedItems: [String]? { state.selectedItems }
+  var selectedIDs: IDList? { state.selectedIDs }
 
   init(_ state: ListState) {
     self.state = state

@@ -282,6 +282,13 @@ extension ListState {
     forest.selectedItems().map { forest.id(of: $0) }
   }
 
+  /// `selectedItems` spelled into one buffer (no `String` per item).
+  package var selectedIDs: IDList {
+    var list = IDList()
+    for x in forest.selectedItems() { forest.withID(of: x) { list.append(utf8: $0) } }
+    return list
+  }
+
   package func isSelected(_ id: String) -> Bool {
     item(id).map(isSelected) ?? false
   }

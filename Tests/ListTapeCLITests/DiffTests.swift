@@ -84,6 +84,45 @@ import Testing
       ])
   }
 
+  /// The JSON's selection lists are written from the state's stored ids, not from strings:
+  /// ids that need escaping, UUIDs (stored as 16 bytes, in either case) and non-ASCII text
+  /// come out exactly as recorded, in display order, for an adjacent diff and a long one.
+  @Test func selectionListsCarryEveryIdAsRecorded() throws {
+    let dir = try TempDir()
+    let ids = [
+      #"q"uote"#, #"back\slash"#, "tab\t", "ünï ☃", "8F0C2D4E-1A2B-4C3D-8E9F-0A1B2C3D4E5F",
+      "8f0c2d4e-1a2b-4c3d-8e9f-0a1b2c3d4e60", "lib/g1/sub2/i-3",
+    ]
+    let items = try ids.map { "{\"id\":\(try jsonString($0))}" }.joined(separator: ",")
+    let selectAll = try ids.map(jsonString).joined(separator: ",")
+    let path = try Handmade.record(
+      in: dir,
+      lines: [
+        #"{"op":"configure","multipleSelection":true}"#,
+        #"{"op":"appendSections","sections":["s"]}"#,
+        "{\"op\":\"appendItems\",\"items\":[\(items)],\"section\":\"s\"}",
+        "{\"op\":\"select\",\"items\":[\(selectAll)]}",
+        "{\"op\":\"deselect\",\"items\":[\(try jsonString(ids[3]))]}",
+      ])
+    for (from, to) in [(4, 5), (2, 5)] {
+      let r = try CLI.run(["diff", path, "--from", "\(from)", "--to", "\(to)", "--json"])
+      #expect(r.code == 0 && r.err.isEmpty)
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+      let selection = try #require(
+        (object["diff"] as? [String: Any])?["selection"] as? [String: Any])
+      #expect(selection["from"] as? [String] == (from == 4 ? ids : []), "from \(from)")
+      #expect(
+        selection["to"] as? [String] == ids.filter { $0 != ids[3] }, "from \(from)")
+    }
+  }
+
+  private func jsonString(_ s: String) throws -> String {
+    String(
+      decoding: try JSONSerialization.data(withJSONObject: s, options: .fragmentsAllowed),
+      as: UTF8.self)
+  }
+
   @Test func json() throws {
     let dir = try TempDir()
     let path = try Handmade.record(in: dir)

@@ -41,6 +41,22 @@ import Testing
     #expect(s.selectedItems(atOrBelow: "a") == ["a21"])
   }
 
+  /// The selection spelled into one buffer is the selection, id for id and in order,
+  /// UUIDs (stored as 16 bytes) spelled as recorded; lists compare as their ids do.
+  @Test func selectedIDsAreTheSelectedItems() throws {
+    var s = try Self.multiple()
+    #expect(s.selectedIDs == IDList() && s.selectedIDs.isEmpty)
+    let uuid = "8F0C2D4E-1A2B-4C3D-8E9F-0A1B2C3D4E5F"
+    try s.run(#"{"op":"appendItems","section":"B","items":["\#(uuid)","ünï"]}"#)
+    try s.run(#"{"op":"select","items":["ünï","a21","\#(uuid)","x"]}"#)
+    let list = s.selectedIDs
+    #expect(list.count == 4 && list.strings == s.selectedItems)
+    #expect(list.strings == ["a21", "x", uuid, "ünï"])
+    #expect(list.withID(2) { String(decoding: $0, as: UTF8.self) } == uuid)
+    #expect(list == IDList(s.selectedItems))
+    #expect(list != IDList(["a21", "x", uuid]) && list != IDList(["a2", "1x", uuid, "ünï"]))
+  }
+
   @Test func singleModeFaultsOnMoreThanOneItem() throws {
     var s = try folded(Self.base)
     try s.run(#"{"op":"select","items":["b"]}"#)

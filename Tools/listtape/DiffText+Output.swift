@@ -1,5 +1,6 @@
 import ListTapeInvestigate
 import ListTapeJSON
+import ListTapeModel
 
 /// A `StateDiff` on a terminal (coloured by what each line says) and as JSON for scripts.
 extension DiffText {
@@ -38,6 +39,12 @@ extension DiffText {
       w.key(key)
       w.beginArray()
       for s in list { w.string(s) }
+      w.endArray()
+    }
+    func ids(_ key: String, _ list: IDList) {
+      w.key(key)
+      w.beginArray()
+      for i in 0..<list.count { list.withID(i) { w.string(utf8: $0) } }
       w.endArray()
     }
     /// `{"id": id, key: {"from": …, "to": …}}` for a change with two sides.
@@ -88,8 +95,8 @@ extension DiffText {
     w.key("selection")
     if diff.selectionChanged {
       w.beginObject()
-      strings("from", diff.selectionBefore)
-      strings("to", diff.selectionAfter)
+      ids("from", diff.selectedBefore)
+      ids("to", diff.selectedAfter)
       w.endObject()
     } else {
       w.null()
