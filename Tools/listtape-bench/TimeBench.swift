@@ -471,8 +471,8 @@ enum TimeBench {
 extension TimeBench {
   /// A person's second command on a log without an index: `show` at N from a fresh copy's
   /// state (no index), its builder let run (`LISTTAPE_BACKGROUND_INDEX=1`: the bench's
-  /// children write to no terminal), then `show` at another N. Old tools have no builder:
-  /// their second `show` folds from the log's checkpoints again.
+  /// children write to no terminal), then `show` at another N. A tool from before the
+  /// builder writes no index: its second `show` folds from the log's checkpoints again.
   static func secondShows(_ log: String, _ shape: IdShape, points: [Int], tools: [Tool])
     throws
   {
@@ -487,15 +487,16 @@ extension TimeBench {
         _ = try time(
           "/bin/sh",
           ["-c", "LISTTAPE_BACKGROUND_INDEX=1 exec '\(t.path)' show '\(log)' --at \(n) --json"])
-        if k == 0 {
-          // Waits for the builder's index (at most a minute), then for its process to end.
-          while !FileManager.default.fileExists(atPath: index), Date().timeIntervalSince(start) < 60
-          {
-            Thread.sleep(forTimeInterval: 0.01)
-          }
-          waits.append(Date().timeIntervalSince(start))
-          Thread.sleep(forTimeInterval: 0.2)
+        // Waits for the builder's index (at most a minute; a few seconds for an old tool,
+        // which may have no builder), then for its process to end.
+        let limit: TimeInterval = k == 0 ? 60 : 5
+        while !FileManager.default.fileExists(atPath: index),
+          Date().timeIntervalSince(start) < limit
+        {
+          Thread.sleep(forTimeInterval: 0.01)
         }
+        if k == 0 { waits.append(Date().timeIntervalSince(start)) }
+        Thread.sleep(forTimeInterval: 0.2)
         seconds[k].append(try time(t.path, ["show", log, "--at", "\(next)", "--json"]))
       }
     }
