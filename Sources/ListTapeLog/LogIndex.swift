@@ -636,7 +636,6 @@ package final class LogIndexBuilder {
   /// The seek points and segment dictionaries added and not yet written, in order, coded
   /// meanwhile by `compressor` (each written as soon as it and those before it are done).
   private var pending: [Pending] = []
-  private var pendingPoints = 0
   private enum Pending {
     case point(IndexSeekPoint)
     case segment(key: UInt64, entries: Int, storedLength: Int)
@@ -676,9 +675,6 @@ package final class LogIndexBuilder {
     _ = Posix.close(fd)
     if !finished { _ = unlink(temporary) }
   }
-
-  /// Seek points added so far.
-  package var seekPointCount: Int { points.count + pendingPoints }
 
   private func keep(_ old: LogIndex, through: UInt64) throws(LogError) {
     var kept = Set<Int>()
@@ -765,7 +761,6 @@ package final class LogIndexBuilder {
         IndexSeekPoint(
           seq: seq, frameOffset: frameOffset, segment: segment, dictionaryCount: dictionaryCount,
           segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0)))
-    pendingPoints += 1
     compressor.add(encode)
     try writePending(wait: false)
   }
@@ -788,7 +783,6 @@ package final class LogIndexBuilder {
       try writeAt(end, c.bytes, count: c.length)
       switch next {
       case .point(var point):
-        pendingPoints -= 1
         point.rawLength = c.rawLength
         point.blobOffset = end
         point.blobLength = c.length

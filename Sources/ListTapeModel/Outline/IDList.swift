@@ -20,8 +20,8 @@ package struct IDList: Sendable, Equatable {
   }
 
   package mutating func append(_ id: String) {
-    bytes.append(contentsOf: id.utf8)
-    ends.append(UInt32(truncatingIfNeeded: bytes.count))
+    var id = id
+    id.withUTF8 { append(utf8: $0) }
   }
 
   /// Calls `body` with id `i`'s UTF-8 bytes.
