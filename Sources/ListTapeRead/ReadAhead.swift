@@ -4,8 +4,9 @@ import ListTapeModel
 import ListTapeStore
 
 /// Reads, inflates and decodes a run of a log's events into record chunks on a second
-/// thread (`LogEvents.decode`) while the caller's thread folds them: a bounded queue of
-/// chunks, so memory stays a few chunks plus the state whatever the log's length.
+/// thread (`LogEvents.decode`) while the caller's thread folds them: a queue bounded in
+/// chunks and in bytes, so memory stays a few chunks plus the state whatever the log's
+/// length and however large its events.
 ///
 /// `@unchecked Sendable`: the queue and flags are only touched under `cond`; `reader` only
 /// by the producer thread until `consume` returns (it joins the thread), after which the
@@ -14,6 +15,10 @@ final class ReadAhead: @unchecked Sendable {
   /// Chunks decoded ahead of the fold: enough for the reading thread (idle half the time)
   /// to get through a dictionary restart's frame before the fold catches up with it.
   static let depth = 24
+  /// Bytes of records (`FoldOps.heldBytes`) the queue holds at most, beside one chunk of
+  /// any size: 24 chunks of the usual events are a few MB, of events of millions of items
+  /// each they were hundreds.
+  static let byteBudget = 32 << 20
   /// Runs shorter than this are decoded on the caller's thread: starting a thread costs
   /// more than it saves.
   static let minimumEvents = 16_384
@@ -23,9 +28,16 @@ final class ReadAhead: @unchecked Sendable {
   private let from: Int
   private let through: Int
   private let frames: Bool
+  private let chunkBytes: Int
+  private let byteBudget: Int
   private let cond = NSCondition()
   // Under `cond`:
   private var ready: [FoldOps] = []
+  /// The bytes of each chunk in `ready`, and their sum.
+  private var readyBytes: [Int] = []
+  private var queuedBytes = 0
+  /// Whether the reading thread waits for room in the queue.
+  private var producerWaits = false
   private var spare: [FoldOps] = []
   private var done = false
   private var failure: StoreError?
@@ -43,13 +55,16 @@ final class ReadAhead: @unchecked Sendable {
   /// Starts reading ahead with `decoder`, which should be handed over (no other copy
   /// kept): the reading thread's first definition would otherwise copy its dictionary and
   /// string table. When no thread could be started (`isRunning` false), `decoder` is
-  /// there to take back.
+  /// there to take back. Chunks are cut at `chunkBytes` bytes of records, and the queue
+  /// holds `byteBudget` bytes of them at most beside one chunk.
   init(
     reader: LogReader, path: String, from: Int, through: Int, decoder: consuming EventDecoder,
-    frames: Bool
+    frames: Bool, chunkBytes: Int = LogEvents.chunkBytes, byteBudget: Int = byteBudget
   ) {
     self.reader = reader
     self.frames = frames
+    self.chunkBytes = chunkBytes
+    self.byteBudget = byteBudget
     self.path = path
     self.from = from
     self.through = through
@@ -86,10 +101,19 @@ final class ReadAhead: @unchecked Sendable {
         return
       }
       chunk = ready.removeFirst()
+      queuedBytes -= readyBytes.removeFirst()
       cond.signal()
       cond.unlock()
       if !body(&chunk) { return }
     }
+  }
+
+  /// The queue as it stands: its chunks, their bytes, and whether the reading thread waits
+  /// for room (for tests of its bounds).
+  var queue: (chunks: Int, bytes: Int, producerWaits: Bool) {
+    cond.lock()
+    defer { cond.unlock() }
+    return (ready.count, queuedBytes, producerWaits)
   }
 
   private func stopAndJoin() {
@@ -110,7 +134,7 @@ final class ReadAhead: @unchecked Sendable {
     do throws(StoreError) {
       try LogEvents.decode(
         reader, path: path, decoder: &decoder, from: from, through: through, ops: &ops,
-        frames: frames, starving: starving, skipped: { skipped += $0 }, hand)
+        bytes: chunkBytes, frames: frames, starving: starving, skipped: { skipped += $0 }, hand)
     } catch {
       failure = error
     }
@@ -131,15 +155,24 @@ final class ReadAhead: @unchecked Sendable {
     return waiting && ready.isEmpty
   }
 
-  /// Queues a full chunk, waiting while the queue is full, and replaces it with an empty
-  /// one; false once the consumer has stopped.
+  /// Queues a full chunk, waiting while the queue is full (in chunks, or in bytes unless
+  /// it is empty), and replaces it with an empty one; false once the consumer has stopped.
   private func hand(_ ops: inout FoldOps) -> Bool {
+    let bytes = ops.heldBytes
     cond.lock()
     defer { cond.unlock() }
-    while ready.count >= Self.depth && !stopped { cond.wait() }
+    while !stopped
+      && (ready.count >= Self.depth || !ready.isEmpty && queuedBytes + bytes > byteBudget)
+    {
+      producerWaits = true
+      cond.wait()
+    }
+    producerWaits = false
     guard !stopped else { return false }
     decoded += ops.count
     ready.append(ops)
+    readyBytes.append(bytes)
+    queuedBytes += bytes
     ops = spare.popLast() ?? FoldOps()
     cond.signal()
     return true

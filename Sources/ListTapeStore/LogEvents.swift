@@ -13,6 +13,11 @@ package enum LogEvents {
   /// chunk stays a few hundred KiB.
   package static let chunkEvents = 4_096
 
+  /// Bytes of records (`FoldOps.heldBytes`) after which a chunk is handed over however few
+  /// events it holds: events of millions of items each would otherwise gather thousands of
+  /// them (hundreds of MB) in one chunk.
+  package static let chunkBytes = 4 << 20
+
   /// Records per `forEachRecord` call for 1.0 logs: once the fold stops, at most the rest
   /// of one window is inflated.
   package static let window = 65_536
@@ -26,8 +31,9 @@ package enum LogEvents {
   }
 
   /// Decodes events `from...through` (within the readable prefix) into `ops` (which starts
-  /// empty) and calls `hand` whenever it holds `chunk` records or more, and once at the end
-  /// when it holds any; `hand` empties it, or returns false to stop. `decoder` must stand
+  /// empty) and calls `hand` whenever it holds `chunk` records or `bytes` bytes or more
+  /// (checked after each 2.0 frame and each 1.0 record), and once at the end when it holds
+  /// any; `hand` empties it, or returns false to stop. `decoder` must stand
   /// right after event `from - 1` (1.0), or hold the dictionary of the frame holding `from`
   /// (2.0); it is left standing after the last frame or record read. Events a salvaged log
   /// cannot decode (they follow or name lost events) are passed over and counted through
@@ -40,9 +46,10 @@ package enum LogEvents {
   /// definitions and take milliseconds each.
   package static func decode(
     _ reader: LogReader, path: String, decoder: inout EventDecoder, from: Int, through: Int,
-    ops: inout FoldOps, chunk: Int = chunkEvents, frames: Bool = false,
+    ops: inout FoldOps, chunk: Int = chunkEvents, bytes: Int = chunkBytes, frames: Bool = false,
     starving: () -> Bool = { false }, skipped: (Int) -> Void, _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
+    let chunk = Limit(records: chunk, bytes: bytes)
     let last = min(through, Int(reader.eventCount))
     let first = max(from, 1)
     guard first <= last else { return }
@@ -64,9 +71,16 @@ package enum LogEvents {
     if !stopped && !ops.isEmpty { _ = hand(&ops) }
   }
 
+  /// When a chunk is full.
+  private struct Limit {
+    var records: Int
+    var bytes: Int
+    func isFull(_ ops: FoldOps) -> Bool { ops.count >= records || ops.heldBytes >= bytes }
+  }
+
   private static func frames2(
     _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int, _ last: Int,
-    _ ops: inout FoldOps, _ chunk: Int, _ frames: Bool, _ starving: () -> Bool,
+    _ ops: inout FoldOps, _ chunk: Limit, _ frames: Bool, _ starving: () -> Bool,
     _ skipped: (Int) -> Void, _ stopped: inout Bool, _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
     // Only a salvaged log has lost frames; elsewhere a missing entry is damage.
@@ -128,7 +142,7 @@ package enum LogEvents {
           case .stopped:
             break
           }
-          if (ops.count >= chunk || !ops.isEmpty && starving()) && !hand(&ops) {
+          if (chunk.isFull(ops) || !ops.isEmpty && starving()) && !hand(&ops) {
             stop = true
             return false
           }
@@ -145,13 +159,13 @@ package enum LogEvents {
 
   private static func records(
     _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int, _ last: Int,
-    _ ops: inout FoldOps, _ chunk: Int, _ skipped: (Int) -> Void, _ stopped: inout Bool,
+    _ ops: inout FoldOps, _ chunk: Limit, _ skipped: (Int) -> Void, _ stopped: inout Bool,
     _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
     var stop = false
     try rawRecords(reader, first, last, skipped) { (seq, bytes) throws(StoreError) in
       try decode1(&decoder, bytes, seq, path: path, into: &ops)
-      if ops.count >= chunk && !hand(&ops) {
+      if chunk.isFull(ops) && !hand(&ops) {
         stop = true
         return false
       }

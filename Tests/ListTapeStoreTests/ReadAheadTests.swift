@@ -266,4 +266,104 @@ import Testing
     #expect(direct.ids != whole)
     #expect(ahead.ids == direct.ids)
   }
+
+  /// A log of `count` events after an opening, each a `reconfigureItems` naming the same
+  /// two items `refs` times in all (as large in records as an event of `refs` items), each
+  /// its own frame; and the state of the whole.
+  static func bigEvents(_ count: Int, refs: Int) throws -> (path: String, final: ListState) {
+    let path = temporaryLogPath()
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 1
+    options.batchDelay = 3600
+    let recorder = try Recorder.open(path: path, options: options)
+    var state = ListState()
+    var events = [
+      Event(.appendSections(["s"])),
+      Event(.appendItems([OutlineNode("a"), OutlineNode("b")], section: "s", parent: nil)),
+    ]
+    let names = (0..<refs).map { $0 % 2 == 0 ? "a" : "b" }
+    for _ in 0..<count { events.append(Event(.reconfigureItems(names))) }
+    for e in events {
+      _ = try recorder.record(e)
+      try state.apply(e)
+    }
+    try recorder.close()
+    return (path, state)
+  }
+
+  /// Chunks are cut by size too: events of many items each do not gather by the thousand
+  /// into one chunk (a log of 30 events of 2M items each held 240 MB in one).
+  @Test func chunksAreCutByBytes() throws {
+    let (path, final) = try Self.bigEvents(60, refs: 10_000)
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let timeline = try Timeline(path: path)
+    let limit = 64 << 10
+    var ops = FoldOps()
+    var decoder = timeline.startDecoder()
+    var state = ListState()
+    try state.adopt(decoder.dictionary, aliases: decoder.aliases)
+    var undecodable = 0
+    var chunks: [(count: Int, bytes: Int)] = []
+    func fold(_ chunk: inout FoldOps) -> Bool {
+      chunks.append(((0..<chunk.count).count { chunk.isEvent($0) }, chunk.heldBytes))
+      for i in 0..<chunk.count {
+        do { _ = try state.apply(chunk, i) } catch { undecodable += 1 }
+      }
+      chunk.removeAll()
+      return true
+    }
+    try LogEvents.decode(
+      timeline.reader, path: path, decoder: &decoder, from: 1, through: timeline.eventCount,
+      ops: &ops, bytes: limit, skipped: { _ in }, fold)
+    #expect(chunks.map(\.count).reduce(0, +) == timeline.eventCount)
+    // One event's records are about 40 KB: a chunk passes the limit by one event at most.
+    let oneEvent = 10_000 * 4 + 1_024
+    #expect(chunks.count >= 60 * 40_000 / (limit + oneEvent))
+    for c in chunks { #expect(c.bytes < limit + oneEvent) }
+    #expect(undecodable == 0)
+    #expect(state.stateHash == final.stateHash)
+  }
+
+  /// The read-ahead queue is bounded in bytes too: a reader that gets ahead of the fold
+  /// waits once the queued chunks hold the budget (one chunk of any size aside), not when
+  /// 24 chunks of whatever size are queued.
+  @Test func theQueueHoldsItsByteBudgetAtMost() throws {
+    let (path, final) = try Self.bigEvents(120, refs: 10_000)
+    defer {
+      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+    let timeline = try Timeline(path: path)
+    let budget = 256 << 10
+    let ahead = ReadAhead(
+      reader: timeline.reader, path: path, from: 1, through: timeline.eventCount,
+      decoder: timeline.startDecoder(), frames: false, chunkBytes: 64 << 10, byteBudget: budget)
+    #expect(ahead.isRunning)
+    var state = ListState()
+    try state.adopt(timeline.startDecoder().dictionary, aliases: timeline.startDecoder().aliases)
+    var undecodable = 0
+    var first = true
+    var held: (chunks: Int, bytes: Int, producerWaits: Bool)?
+    try ahead.consume { chunk in
+      if first {
+        // Wait for the reader to fill the queue (it then waits for room); the fold has
+        // taken one chunk, so 120 events are more than the queue can hold.
+        first = false
+        let deadline = Date().addingTimeInterval(60)
+        while !ahead.queue.producerWaits && Date() < deadline { usleep(1_000) }
+        held = ahead.queue
+      }
+      for i in 0..<chunk.count {
+        do { _ = try state.apply(chunk, i) } catch { undecodable += 1 }
+      }
+      return true
+    }
+    let queue = try #require(held)
+    #expect(queue.producerWaits)
+    #expect(queue.chunks >= 2)
+    #expect(queue.bytes <= budget)
+    #expect(undecodable == 0)
+    #expect(state.stateHash == final.stateHash)
+  }
 }

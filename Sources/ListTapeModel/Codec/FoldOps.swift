@@ -53,6 +53,14 @@ package struct FoldOps: Sendable {
 
   package var isEmpty: Bool { starts.isEmpty }
 
+  /// About how many bytes the records hold (words, texts, definitions and the per-record
+  /// columns), so that a reader can cut chunks and bound its queue by size: a few events
+  /// of millions of items each are as large as millions of small ones.
+  package var heldBytes: Int {
+    words.count &* 4 &+ texts.count &+ textEnds.count &* 4 &+ definitions.bytes.count
+      &+ definitions.count &* 4 &+ starts.count &* (4 &+ 8 &+ MemoryLayout<Head>.stride)
+  }
+
   /// Empties the buffers, keeping their capacity unless one event made them outgrow a
   /// usual chunk (a large subtree, a burst of definitions): chunks in flight stay small.
   package mutating func removeAll() {
