@@ -92,14 +92,16 @@ package enum Shrink {
   /// Shrinks `timeline`'s events to a 1-minimal list whose final state satisfies
   /// `predicate` (given the state and the candidate's number of events); `progress` hears
   /// after every test. Nil when the log's own final state does not satisfy it; a predicate
-  /// that throws ends the search with its error.
+  /// that throws ends the search with its error. The states it saves along the way to fold
+  /// less hold `savedBytes` at most.
   package static func run<CheckError: Error>(
     _ timeline: Timeline, relevance: Relevance? = nil,
     predicate: @escaping (_ state: ListState, _ events: Int) throws(CheckError) -> Bool,
-    progress: ((ShrinkProgress) -> Void)? = nil
+    progress: ((ShrinkProgress) -> Void)? = nil, savedBytes: Int = LogPrefixes.savedBytes
   ) throws(ShrinkError<CheckError>) -> ShrinkResult? {
     let total = timeline.eventCount
     var search = Search(predicate: predicate, progress: progress)
+    search.savedBytes = savedBytes
     if !timeline.gaps.isEmpty {
       return try runOverRemaining(timeline, &search)
     }
@@ -217,6 +219,8 @@ package enum Shrink {
     var tests = 0
     var folded = 0
     var passes = 0
+    /// Bytes the states saved along a pass may hold in all.
+    var savedBytes = LogPrefixes.savedBytes
 
     init(
       predicate: @escaping (_ state: ListState, _ events: Int) throws(CheckError) -> Bool,
@@ -305,7 +309,7 @@ package enum Shrink {
 
     /// A pass over the whole log: prefixes come from its checkpoints and cached states.
     mutating func pass(overLog timeline: Timeline) throws(Failure) -> [Unit] {
-      var prefixes = LogPrefixes(timeline)
+      var prefixes = LogPrefixes(timeline, savedBytes: savedBytes)
       defer { folded += prefixes.folded }
       return try pass(count: timeline.eventCount) { i throws(Failure) in
         Unit(
@@ -320,11 +324,22 @@ package enum Shrink {
 
     /// A pass over units in memory: prefixes come from states saved along one fold.
     mutating func pass(over units: [Unit]) throws(Failure) -> [Unit] {
-      let spacing = max(64, units.count / 32)
+      // About 32 states saved along the units, every `spacing`; when they hold more than
+      // `savedBytes`, every other one goes and the spacing doubles.
+      var spacing = max(64, units.count / 32)
       var saved: [ListState] = []
+      var bytes = 0
       var state = ListState()
       for (i, u) in units.enumerated() {
-        if i % spacing == 0 { saved.append(state) }
+        if i % spacing == 0 {
+          saved.append(state)
+          bytes += state.heldBytes
+          while bytes > savedBytes && saved.count > 1 {
+            saved = stride(from: 0, to: saved.count, by: 2).map { saved[$0] }
+            spacing *= 2
+            bytes = saved.reduce(0) { $0 + $1.heldBytes }
+          }
+        }
         try? state.apply(u.event)
       }
       folded += units.count
@@ -350,13 +365,20 @@ struct LogPrefixes {
   var saved: [(n: Int, state: ListState, decoder: EventDecoder)] = []
   var interval = -1
   var folded = 0
+  /// Bytes the saved states may hold in all, and hold.
+  let savedBytes: Int
+  var savedHeld = 0
 
-  init(_ timeline: Timeline) { self.timeline = timeline }
+  init(_ timeline: Timeline, savedBytes: Int = Self.savedBytes) {
+    self.timeline = timeline
+    self.savedBytes = savedBytes
+  }
 
   mutating func state(at n: Int) throws(StoreError) -> ListState {
     let checkpoint = timeline.checkpointSeq(atOrBefore: n)
     if checkpoint != interval {
       saved = []
+      savedHeld = 0
       interval = checkpoint
     }
     var (state, decoder, from): (ListState, EventDecoder, Int)
@@ -368,24 +390,32 @@ struct LogPrefixes {
     }
     guard from < n else { return state }
     // Save a few states on the way, so the next (earlier) prefixes fold less: up to 32 per
-    // checkpoint interval, fewer for large lists (about 256 MB of saved states in all).
-    let budget = (256 << 20) / max(1, state.numberOfAllItems * 200)
+    // checkpoint interval, as many as `savedBytes` holds (each is a whole state and decoder
+    // apart once the fold has written on).
+    let room = savedBytes / max(1, state.heldBytes + decoder.heldBytes)
     let spacing = max(
-      1_024, (nextCheckpoint(after: checkpoint) - checkpoint) / max(2, min(32, budget)))
+      1_024, (nextCheckpoint(after: checkpoint) - checkpoint) / max(2, min(32, room)))
     // Fold up to each multiple of `spacing`, where the decoder stands right after it.
     var at = from
     while at < n {
       let stop = min(n, (at / spacing + 1) * spacing)
       try timeline.fold(&state, &decoder, from: at + 1, through: stop) { _, _, _, _ in true }
       at = stop
-      if at < n && !saved.contains(where: { $0.n == at }) {
+      if at < n && !saved.contains(where: { $0.n == at })
+        && savedHeld + state.heldBytes + decoder.heldBytes <= savedBytes
+      {
         saved.append((at, state, decoder))
         saved.sort { $0.n < $1.n }
+        savedHeld += state.heldBytes + decoder.heldBytes
       }
     }
     folded += n - from
     return state
   }
+
+  /// Bytes the states saved along a search may hold by default: a state or two of a
+  /// 100k-item list, which searches as fast as four times more (docs/performance.md).
+  package static let savedBytes = 64 << 20
 
   /// The first checkpoint after event `n`, or the log's end.
   func nextCheckpoint(after n: Int) -> Int {

@@ -11,6 +11,10 @@ package struct ListState: Sendable {
 
   /// An empty list: no sections, single selection.
   package init() {}
+
+  /// About how many bytes the state holds: what a copy kept beside a fold costs once the
+  /// fold has written to it (a budget for states saved along the way).
+  package var heldBytes: Int { forest.heldBytes }
 }
 
 // MARK: - Data-source snapshot: sections

@@ -1,4 +1,5 @@
 import ListTapeModel
+import ListTapeRead
 import ListTapeSamples
 import Testing
 
@@ -39,5 +40,56 @@ import Testing
       try Shrink.run(session.timeline, where: try Query("count(items) >= 0")))
     #expect(empty.events.isEmpty && empty.kept.isEmpty)
     #expect(try Shrink.run(session.timeline, where: try Query("count(sections) < 0")) == nil)
+  }
+
+  /// The states a search saves between a log's checkpoints hold their budget at most (a
+  /// 1M-event session's search held 3.3 GB of them), and the prefixes it gives are the
+  /// log's states whatever the budget.
+  @Test func savedPrefixStatesStayWithinTheirBudget() throws {
+    var events: [Event] = []
+    SampleSession.generate(events: 20_000, seed: 61, maxItems: 2_000) { events.append($0) }
+    let path = temporaryLogPath() + "-prefixes"
+    var options = Recorder.options(.never)
+    options.maxEventsBetweenCheckpoints = 50_000
+    options.minCheckpointSpacingBytes = 0
+    let recorder = try Recorder.open(path: path, options: options)
+    for e in events { _ = try recorder.record(e) }
+    try recorder.close()
+    let timeline = try Timeline(path: path)
+    let end = try timeline.seek(to: timeline.eventCount)
+    let one = end.state.heldBytes + end.decoder.heldBytes
+    for budget in [0, one / 2, 3 * one] {
+      var prefixes = LogPrefixes(timeline, savedBytes: budget)
+      for n in [19_990, 19_000, 17_000, 13_000, 5_000, 2_500] {
+        let s = try prefixes.state(at: n)
+        #expect(s.stateHash == (try timeline.state(at: n)).stateHash, "budget \(budget), \(n)")
+        let held = prefixes.saved.reduce(0) { $0 + $1.state.heldBytes + $1.decoder.heldBytes }
+        #expect(held <= budget, "budget \(budget), \(n)")
+      }
+      // Room for three states saves some (the budget is not all-or-nothing).
+      #expect(budget < one || !prefixes.saved.isEmpty)
+    }
+  }
+
+  /// A search that may save no state along its passes finds what one that may save many
+  /// finds.
+  @Test func aSearchWithoutRoomForStatesFindsTheSame() throws {
+    let session = try LawSession(seed: 54, events: 400, maxItems: 100)
+    let last = try #require(session.states.last)
+    var rng = SplitMix64(seed: 54)
+    var tried = 0
+    for text in session.expressions(40, &rng) {
+      let query = try Query(text)
+      guard query.holds(in: last), tried < 3 else { continue }
+      tried += 1
+      let roomy = try #require(try Shrink.run(session.timeline, where: query))
+      let tight = try #require(
+        try Shrink.run(
+          session.timeline, relevance: query.relevance,
+          predicate: { state, _ in query.holds(in: state) }, savedBytes: 0))
+      #expect(tight.events == roomy.events, "\(text)")
+      #expect(tight.kept == roomy.kept, "\(text)")
+    }
+    #expect(tried >= 2, "too few predicates held at the end")
   }
 }

@@ -148,6 +148,10 @@ package struct EventDecoder: Sendable {
   /// A decoder for a log's first event.
   package init() {}
 
+  /// About how many bytes the decoder holds (its dictionary and ring), as
+  /// `ListState.heldBytes` counts a state's.
+  package var heldBytes: Int { dictionary.heldBytes &+ ring.capacity &* 4 }
+
   /// A decoder for the first event of the log named `logID`.
   package init(logID: UInt64) {
     self.logID = logID

@@ -121,6 +121,17 @@ struct Forest {
   /// Records `ListState.apply(_: Event)` writes an event into, reused (empty between events).
   var opScratch = FoldOps()
 
+  /// About how many bytes the forest's arrays hold, ids included: what keeping a copy of
+  /// a state apart from the one being folded costs once the fold has written to every
+  /// array (a budget for saved states).
+  var heldBytes: Int {
+    nodes.capacity &* MemoryLayout<Node>.stride &+ blocks.capacity
+      &* MemoryLayout<Block>.stride &+ slots.capacity &* 4 &+ entryOf.capacity &* 4
+      &+ content.capacity &* MemoryLayout<ContentRef>.stride &+ text.capacity
+      &+ handleOf.capacity &* 4 &+ sectionOf.capacity &* 4 &+ sections.capacity
+      &* MemoryLayout<SectionSlot>.stride &+ ids.heldBytes
+  }
+
   /// The deepest level an item may have (protocol section 5: 256 levels, 0...255).
   static let deepestLevel = 255
 

@@ -294,6 +294,11 @@ package struct IdSpace: Sendable {
     return previous.table.firsts(of: self, table, in: previous)
   }
 
+  /// About how many bytes the space holds (its texts, their ends and the string table).
+  package var heldBytes: Int {
+    bytes.capacity &+ ends.capacity &* 4 &+ table.heldBytes
+  }
+
   /// Whether the string table is built (for tests: a fold on entries never builds it).
   package var hasStringTable: Bool { table.isBuilt }
 
@@ -374,6 +379,7 @@ struct EntryTable: Sendable {
   private(set) var last: (entry: Int32, first: Int32) = (-1, -1)
   private var count = 0
   var isBuilt: Bool { !slots.isEmpty }
+  var heldBytes: Int { slots.capacity &* 8 }
 
   static func hash(_ form: UnsafeRawBufferPointer) -> UInt32 {
     let bytes = form.assumingMemoryBound(to: UInt8.self)
