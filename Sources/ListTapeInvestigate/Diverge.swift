@@ -52,43 +52,86 @@ package enum Diverge {
     }
     var (stateA, decoderA) = try a.seek(to: first - 1)
     var stateB = stateA
-    var decoderB = try b.seek(to: first - 1).decoder
-    var idsA = ListState()
-    var idsB = ListState()
+    var eventsA = EventStream(a, decoder: decoderA, from: first, through: a.eventCount)
+    var eventsB = EventStream(
+      b, decoder: try b.seek(to: first - 1).decoder, from: first, through: b.eventCount)
     var compared = 0
     var n = first
-    let window = 4_096
-    while n <= max(a.eventCount, b.eventCount) {
-      let end = n + window - 1
-      var eventsA: [Event] = []
-      try a.forEachEvent(from: n, through: end, ids: &idsA, decoder: &decoderA) { _, e in
-        eventsA.append(e)
-        return true
-      }
-      var eventsB: [Event] = []
-      try b.forEachEvent(from: n, through: end, ids: &idsB, decoder: &decoderB) { _, e in
-        eventsB.append(e)
-        return true
-      }
-      let count = max(eventsA.count, eventsB.count)
-      guard count > 0 else { break }
-      for i in 0..<count {
-        let ea = i < eventsA.count ? eventsA[i] : nil
-        let eb = i < eventsB.count ? eventsB[i] : nil
-        if let ea { try? stateA.apply(ea) }
-        if let eb { try? stateB.apply(eb) }
-        if ea?.operation != eb?.operation {
-          compared += 1
-          if stateA != stateB {
-            return Divergence(
-              event: n + i, eventA: ea, eventB: eb, stateA: stateA, stateB: stateB,
-              firstDifferentRecord: first, comparedStates: compared)
-          }
+    while true {
+      let ea = try eventsA.next()
+      let eb = try eventsB.next()
+      if ea == nil && eb == nil { break }
+      if let ea { try? stateA.apply(ea) }
+      if let eb { try? stateB.apply(eb) }
+      if ea?.operation != eb?.operation {
+        compared += 1
+        if stateA != stateB {
+          return Divergence(
+            event: n, eventA: ea, eventB: eb, stateA: stateA, stateB: stateB,
+            firstDifferentRecord: first, comparedStates: compared)
         }
       }
-      n += count
+      n += 1
     }
     return Divergence(firstDifferentRecord: first, comparedStates: compared)
+  }
+
+  /// One recording's events in order, read a window at a time: at most `window` events, and
+  /// no more than name `windowIDs` item ids beside the last one (a window of 4,096 events
+  /// of 2M items each held gigabytes of `String`s).
+  struct EventStream {
+    static let window = 4_096
+    static let windowIDs = 1 << 20
+
+    let timeline: Timeline
+    /// Item ids a window names at most beside its last event.
+    let windowIDs: Int
+    var decoder: EventDecoder
+    /// A state that only follows the log's ids (`Timeline.forEachEvent(from:through:ids:…)`).
+    var ids = ListState()
+    /// The next event to read from the log, and the last.
+    var from: Int
+    let through: Int
+    var window: [Event] = []
+    var taken = 0
+
+    /// Events `from...through` of `timeline` (those it has), read with `decoder` (standing
+    /// after event `from - 1`).
+    init(
+      _ timeline: Timeline, decoder: EventDecoder, from: Int, through: Int,
+      windowIDs: Int = Self.windowIDs
+    ) {
+      self.timeline = timeline
+      self.decoder = decoder
+      self.from = from
+      self.through = min(through, timeline.eventCount)
+      self.windowIDs = windowIDs
+    }
+
+    /// The next event, or nil after the last.
+    mutating func next() throws(StoreError) -> Event? {
+      while taken == window.count {
+        window.removeAll(keepingCapacity: true)
+        taken = 0
+        guard from <= through else { return nil }
+        var named = 0
+        var stoppedAfter: Int?
+        let ask = min(through, from + Self.window - 1)
+        try timeline.forEachEvent(from: from, through: ask, ids: &ids, decoder: &decoder) {
+          seq, e in
+          window.append(e)
+          named += e.operation.itemIDCount
+          if named < windowIDs { return true }
+          stoppedAfter = seq
+          return false
+        }
+        // The decoder stands after the last event handed, or after `ask` (a window whose
+        // events a salvage lost hands none of them).
+        from = (stoppedAfter ?? ask) + 1
+      }
+      taken += 1
+      return window[taken - 1]
+    }
   }
 
   /// `find` when either recording lost events in a salvage: the states both hold as the
@@ -111,8 +154,6 @@ package enum Diverge {
     for run in runs {
       var (stateA, decoderA) = try a.seek(to: min(run.lowerBound, a.eventCount))
       var (stateB, decoderB) = try b.seek(to: min(run.lowerBound, b.eventCount))
-      var idsA = ListState()
-      var idsB = ListState()
       result.comparedStates += 1
       if stateA != stateB {
         result.event = run.lowerBound
@@ -121,38 +162,25 @@ package enum Diverge {
         (result.stateA, result.stateB) = (stateA, stateB)
         return result
       }
-      var n = run.lowerBound + 1
-      let window = 4_096
-      while n <= run.upperBound {
-        let last = min(run.upperBound, n + window - 1)
-        var eventsA: [Event] = []
-        try a.forEachEvent(from: n, through: last, ids: &idsA, decoder: &decoderA) { _, e in
-          eventsA.append(e)
-          return true
+      let from = run.lowerBound + 1
+      var eventsA = EventStream(a, decoder: decoderA, from: from, through: run.upperBound)
+      var eventsB = EventStream(b, decoder: decoderB, from: from, through: run.upperBound)
+      for n in from..<(run.upperBound + 1) {
+        let ea = try eventsA.next()
+        let eb = try eventsB.next()
+        if ea != eb, result.firstDifferentRecord.map({ $0 > n }) ?? true {
+          result.firstDifferentRecord = n
         }
-        var eventsB: [Event] = []
-        try b.forEachEvent(from: n, through: last, ids: &idsB, decoder: &decoderB) { _, e in
-          eventsB.append(e)
-          return true
-        }
-        for i in 0...(last - n) {
-          let ea = i < eventsA.count ? eventsA[i] : nil
-          let eb = i < eventsB.count ? eventsB[i] : nil
-          if ea != eb, result.firstDifferentRecord.map({ $0 > n + i }) ?? true {
-            result.firstDifferentRecord = n + i
-          }
-          if let ea { try? stateA.apply(ea) }
-          if let eb { try? stateB.apply(eb) }
-          if ea?.operation != eb?.operation {
-            result.comparedStates += 1
-            if stateA != stateB {
-              (result.event, result.eventA, result.eventB) = (n + i, ea, eb)
-              (result.stateA, result.stateB) = (stateA, stateB)
-              return result
-            }
+        if let ea { try? stateA.apply(ea) }
+        if let eb { try? stateB.apply(eb) }
+        if ea?.operation != eb?.operation {
+          result.comparedStates += 1
+          if stateA != stateB {
+            (result.event, result.eventA, result.eventB) = (n, ea, eb)
+            (result.stateA, result.stateB) = (stateA, stateB)
+            return result
           }
         }
-        n = last + 1
       }
     }
     result.event = result.notCompared.first?.lowerBound
@@ -247,31 +275,15 @@ extension Timeline {
       guard let s = try firstDifferentFrame(other, through: through) else { return nil }
       start = s
     }
-    let window = 4_096
-    var next = start
-    var decoderA = try decoder(after: start - 1)
-    var decoderB = try other.decoder(after: start - 1)
-    var idsA = ListState()
-    var idsB = ListState()
-    var events: [Event] = []
-    while next <= through {
-      let end = min(through, next + window - 1)
-      events.removeAll(keepingCapacity: true)
-      try forEachEvent(from: next, through: end, ids: &idsA, decoder: &decoderA) { _, e in
-        events.append(e)
-        return true
-      }
-      var found: Int?
-      try other.forEachEvent(from: next, through: end, ids: &idsB, decoder: &decoderB) { seq, e in
-        let i = seq - next
-        if i >= events.count || events[i] != e {
-          found = seq
-          return false
-        }
-        return true
-      }
-      if let found { return found }
-      next = end + 1
+    var eventsA = Diverge.EventStream(
+      self, decoder: try decoder(after: start - 1), from: start, through: through)
+    var eventsB = Diverge.EventStream(
+      other, decoder: try other.decoder(after: start - 1), from: start, through: through)
+    for n in start..<(through + 1) {
+      let ea = try eventsA.next()
+      let eb = try eventsB.next()
+      if ea == nil && eb == nil { return nil }
+      if ea != eb { return n }
     }
     return nil
   }

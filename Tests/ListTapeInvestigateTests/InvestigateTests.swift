@@ -70,6 +70,41 @@ func plantedSession(events: Int = 6_000, planted: Int = 4_321, seed: UInt64 = 9)
     #expect(again.event == nil)
   }
 
+  /// Diverge reads both logs a window at a time, and a window of events naming many items
+  /// holds few of them: each window stays within its ids (beside its last event), every
+  /// event comes once and in order, and the divergence found is the same.
+  @Test func divergeHoldsFewEventsOfManyItems() throws {
+    var ops: [ListOperation] = [
+      .appendSections(["s"]),
+      .appendItems([OutlineNode("a"), OutlineNode("b")], section: "s", parent: nil),
+    ]
+    for k in 0..<40 {
+      ops.append(.reconfigureItems((0..<5_000).map { $0 % 2 == 0 ? "a" : "b" }))
+      if k == 30 { ops.append(.select(["a"])) }
+    }
+    let events = ops.enumerated().map { Event($1, time: 1_000 + Int64($0)) }
+    let (timeline, _) = try record(events, "wide")
+    var stream = Diverge.EventStream(
+      timeline, decoder: try timeline.decoder(after: 0), from: 1, through: .max,
+      windowIDs: 12_000)
+    var seen: [Event] = []
+    var largest = 0
+    while let e = try stream.next() {
+      seen.append(e)
+      largest = max(largest, stream.window.reduce(0) { $0 + $1.operation.itemIDCount })
+    }
+    // Each window stops at the event that brings it to 12,000 ids (three of 5,000 each).
+    #expect(largest >= 12_000 && largest < 12_000 + 5_000)
+    let same = seen == events
+    #expect(same, "the stream's events differ from those recorded")
+    var other = events
+    other.remove(at: 2 + 31)
+    let (b, _) = try record(other, "wide-b")
+    let d = try Diverge.find(timeline, b)
+    #expect(d.event == 2 + 32)
+    #expect(d.firstDifferentRecord == 2 + 32)
+  }
+
   @Test func bisectWarnsWhenThePredicateIsNotMonotonic() throws {
     var events: [Event] = [
       Event(.appendSections(["s"])),

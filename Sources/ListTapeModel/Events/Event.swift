@@ -178,6 +178,17 @@ public enum ListOperation: Equatable, Hashable, Sendable {
     return out
   }
 
+  /// How many identifiers `itemIDs` lists, counted without collecting them (what holding
+  /// the event costs, roughly: a `String` each).
+  package var itemIDCount: Int {
+    var count = 0
+    forEachOperation { op in
+      op.forEachItemID { _ in count += 1 }
+      return true
+    }
+    return count
+  }
+
   /// UTF-8 bytes of the identifiers `itemIDs` lists, counted without collecting them (what
   /// the event's JSON must at least hold).
   package var itemIDBytes: Int {
