@@ -15,11 +15,14 @@ func temporaryLogPath() -> String {
   return dir.appendingPathComponent("log.ltape").path
 }
 
-/// Records `events` into a fresh log with tight checkpoints and opens it.
-func record(_ events: [Event], _ name: String = "log") throws -> (Timeline, String) {
+/// Records `events` into a fresh log with a checkpoint every `checkpointEvery` events (tight
+/// by default) and opens it.
+func record(
+  _ events: [Event], _ name: String = "log", checkpointEvery: UInt64 = 700
+) throws -> (Timeline, String) {
   let path = temporaryLogPath() + "-" + name
   var options = Recorder.options(.never)
-  options.maxEventsBetweenCheckpoints = 700
+  options.maxEventsBetweenCheckpoints = checkpointEvery
   options.minCheckpointSpacingBytes = 0
   let recorder = try Recorder.open(path: path, options: options)
   for e in events { _ = try recorder.record(e) }

@@ -48,14 +48,7 @@ import Testing
   @Test func savedPrefixStatesStayWithinTheirBudget() throws {
     var events: [Event] = []
     SampleSession.generate(events: 20_000, seed: 61, maxItems: 2_000) { events.append($0) }
-    let path = temporaryLogPath() + "-prefixes"
-    var options = Recorder.options(.never)
-    options.maxEventsBetweenCheckpoints = 50_000
-    options.minCheckpointSpacingBytes = 0
-    let recorder = try Recorder.open(path: path, options: options)
-    for e in events { _ = try recorder.record(e) }
-    try recorder.close()
-    let timeline = try Timeline(path: path)
+    let (timeline, _) = try record(events, "prefixes", checkpointEvery: 50_000)
     let end = try timeline.seek(to: timeline.eventCount)
     let one = end.state.heldBytes + end.decoder.heldBytes
     for budget in [0, one / 2, 3 * one] {
