@@ -100,8 +100,7 @@ package enum Shrink {
     progress: ((ShrinkProgress) -> Void)? = nil, savedBytes: Int = LogPrefixes.savedBytes
   ) throws(ShrinkError<CheckError>) -> ShrinkResult? {
     let total = timeline.eventCount
-    var search = Search(predicate: predicate, progress: progress)
-    search.savedBytes = savedBytes
+    var search = Search(predicate: predicate, progress: progress, savedBytes: savedBytes)
     if !timeline.gaps.isEmpty {
       return try runOverRemaining(timeline, &search)
     }
@@ -220,14 +219,15 @@ package enum Shrink {
     var folded = 0
     var passes = 0
     /// Bytes the states saved along a pass may hold in all.
-    var savedBytes = LogPrefixes.savedBytes
+    let savedBytes: Int
 
     init(
       predicate: @escaping (_ state: ListState, _ events: Int) throws(CheckError) -> Bool,
-      progress: ((ShrinkProgress) -> Void)?
+      progress: ((ShrinkProgress) -> Void)?, savedBytes: Int
     ) {
       self.predicate = predicate
       self.progress = progress
+      self.savedBytes = savedBytes
     }
 
     /// Runs a read of the log, its error as a shrink's.

@@ -49,7 +49,7 @@ package enum LogEvents {
     ops: inout FoldOps, chunk: Int = chunkEvents, bytes: Int = chunkBytes, frames: Bool = false,
     starving: () -> Bool = { false }, skipped: (Int) -> Void, _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
-    let chunk = Limit(records: chunk, bytes: bytes)
+    let limit = Limit(records: chunk, bytes: bytes)
     let last = min(through, Int(reader.eventCount))
     let first = max(from, 1)
     guard first <= last else { return }
@@ -57,10 +57,10 @@ package enum LogEvents {
     do throws(StoreError) {
       if reader.formatVersion.major == 1 {
         try records(
-          reader, path: path, &decoder, first, last, &ops, chunk, skipped, &stopped, hand)
+          reader, path: path, &decoder, first, last, &ops, limit, skipped, &stopped, hand)
       } else {
         try frames2(
-          reader, path: path, &decoder, first, last, &ops, chunk, frames, starving, skipped,
+          reader, path: path, &decoder, first, last, &ops, limit, frames, starving, skipped,
           &stopped, hand)
       }
     } catch {
@@ -80,7 +80,7 @@ package enum LogEvents {
 
   private static func frames2(
     _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int, _ last: Int,
-    _ ops: inout FoldOps, _ chunk: Limit, _ frames: Bool, _ starving: () -> Bool,
+    _ ops: inout FoldOps, _ limit: Limit, _ frames: Bool, _ starving: () -> Bool,
     _ skipped: (Int) -> Void, _ stopped: inout Bool, _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
     // Only a salvaged log has lost frames; elsewhere a missing entry is damage.
@@ -142,7 +142,7 @@ package enum LogEvents {
           case .stopped:
             break
           }
-          if (chunk.isFull(ops) || !ops.isEmpty && starving()) && !hand(&ops) {
+          if (limit.isFull(ops) || !ops.isEmpty && starving()) && !hand(&ops) {
             stop = true
             return false
           }
@@ -159,13 +159,13 @@ package enum LogEvents {
 
   private static func records(
     _ reader: LogReader, path: String, _ decoder: inout EventDecoder, _ first: Int, _ last: Int,
-    _ ops: inout FoldOps, _ chunk: Limit, _ skipped: (Int) -> Void, _ stopped: inout Bool,
+    _ ops: inout FoldOps, _ limit: Limit, _ skipped: (Int) -> Void, _ stopped: inout Bool,
     _ hand: (inout FoldOps) -> Bool
   ) throws(StoreError) {
     var stop = false
     try rawRecords(reader, first, last, skipped) { (seq, bytes) throws(StoreError) in
       try decode1(&decoder, bytes, seq, path: path, into: &ops)
-      if chunk.isFull(ops) && !hand(&ops) {
+      if limit.isFull(ops) && !hand(&ops) {
         stop = true
         return false
       }

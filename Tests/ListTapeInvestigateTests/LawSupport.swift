@@ -45,6 +45,21 @@ struct LawSession {
     return out
   }
 
+  /// Up to `most` of `count` random expressions (drawn from `seed`) that hold in the
+  /// session's last state, as text and query, in the order drawn.
+  func queriesHoldingAtTheEnd(
+    _ most: Int, of count: Int, seed: UInt64
+  ) throws -> [(text: String, query: Query)] {
+    let last = states.last ?? ListState()
+    var rng = SplitMix64(seed: seed)
+    var out: [(text: String, query: Query)] = []
+    for text in expressions(count, &rng) where out.count < most {
+      let query = try Query(text)
+      if query.holds(in: last) { out.append((text, query)) }
+    }
+    return out
+  }
+
   /// Random expressions over this session's items and counts, from `rng`.
   func expressions(_ count: Int, _ rng: inout SplitMix64) -> [String] {
     let ids = itemIDs()

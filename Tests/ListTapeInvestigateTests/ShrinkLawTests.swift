@@ -11,13 +11,8 @@ import Testing
   @Test(arguments: [51, 52] as [UInt64])
   func resultsAreOneMinimalSubsequences(seed: UInt64) throws {
     let session = try LawSession(seed: seed, events: 250, maxItems: 80)
-    let last = try #require(session.states.last)
-    var rng = SplitMix64(seed: seed)
-    var tried = 0
-    for text in session.expressions(30, &rng) {
-      let query = try Query(text)
-      guard query.holds(in: last), tried < 4 else { continue }
-      tried += 1
+    let held = try session.queriesHoldingAtTheEnd(4, of: 30, seed: seed)
+    for (tried, (text, query)) in zip(1..., held) {
       let result = try #require(try Shrink.run(session.timeline, where: query))
       let what = "seed \(seed): \(text)"
       // In order, from the log, satisfying, and no single event can go.
@@ -29,7 +24,7 @@ import Testing
       let second = try #require(try Shrink.run(again, where: query))
       #expect(second.events == result.events, "\(what): not a fixed point")
     }
-    #expect(tried >= 2, "too few predicates held at the end")
+    #expect(held.count >= 2, "too few predicates held at the end")
   }
 
   /// A predicate the empty list satisfies shrinks to nothing; one the log's end does not
@@ -68,13 +63,8 @@ import Testing
   /// finds.
   @Test func aSearchWithoutRoomForStatesFindsTheSame() throws {
     let session = try LawSession(seed: 54, events: 400, maxItems: 100)
-    let last = try #require(session.states.last)
-    var rng = SplitMix64(seed: 54)
-    var tried = 0
-    for text in session.expressions(40, &rng) {
-      let query = try Query(text)
-      guard query.holds(in: last), tried < 3 else { continue }
-      tried += 1
+    let held = try session.queriesHoldingAtTheEnd(3, of: 40, seed: 54)
+    for (text, query) in held {
       let roomy = try #require(try Shrink.run(session.timeline, where: query))
       let tight = try #require(
         try Shrink.run(
@@ -83,6 +73,6 @@ import Testing
       #expect(tight.events == roomy.events, "\(text)")
       #expect(tight.kept == roomy.kept, "\(text)")
     }
-    #expect(tried >= 2, "too few predicates held at the end")
+    #expect(held.count >= 2, "too few predicates held at the end")
   }
 }

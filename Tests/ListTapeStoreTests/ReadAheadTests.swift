@@ -270,7 +270,7 @@ import Testing
   /// A log of `count` events after an opening, each a `reconfigureItems` naming the same
   /// two items `refs` times in all (as large in records as an event of `refs` items), each
   /// its own frame; and the state of the whole.
-  static func bigEvents(_ count: Int, refs: Int) throws -> (path: String, final: ListState) {
+  static func bigEvents(_ count: Int, refs: Int) throws -> (timeline: Timeline, final: ListState) {
     let path = temporaryLogPath()
     var options = Recorder.options(.never)
     options.maxEventsPerFrame = 1
@@ -288,29 +288,46 @@ import Testing
       try state.apply(e)
     }
     try recorder.close()
-    return (path, state)
+    return (try Timeline(path: path), state)
+  }
+
+  /// Removes the directory of a log made by `bigEvents`.
+  static func remove(_ timeline: Timeline) {
+    try? FileManager.default.removeItem(
+      atPath: (timeline.path as NSString).deletingLastPathComponent)
+  }
+
+  /// A state folding chunks of a log from its start, and how many records did not decode.
+  struct ChunkFold {
+    var state = ListState()
+    var undecodable = 0
+
+    init(_ timeline: Timeline) throws {
+      let decoder = timeline.startDecoder()
+      try state.adopt(decoder.dictionary, aliases: decoder.aliases)
+    }
+
+    mutating func fold(_ chunk: FoldOps) {
+      for i in 0..<chunk.count {
+        do { _ = try state.apply(chunk, i) } catch { undecodable += 1 }
+      }
+    }
   }
 
   /// Chunks are cut by size too: events of many items each do not gather by the thousand
   /// into one chunk (a log of 30 events of 2M items each held 240 MB in one).
   @Test func chunksAreCutByBytes() throws {
-    let (path, final) = try Self.bigEvents(60, refs: 10_000)
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
-    let timeline = try Timeline(path: path)
+    let (timeline, final) = try Self.bigEvents(60, refs: 10_000)
+    defer { Self.remove(timeline) }
+    let path = timeline.path
     let limit = 64 << 10
     var ops = FoldOps()
     var decoder = timeline.startDecoder()
-    var state = ListState()
-    try state.adopt(decoder.dictionary, aliases: decoder.aliases)
-    var undecodable = 0
+    var folded = try ChunkFold(timeline)
     var chunks: [(count: Int, bytes: Int)] = []
     func fold(_ chunk: inout FoldOps) -> Bool {
       chunks.append(((0..<chunk.count).count { chunk.isEvent($0) }, chunk.heldBytes))
-      for i in 0..<chunk.count {
-        do { _ = try state.apply(chunk, i) } catch { undecodable += 1 }
-      }
+      folded.fold(chunk)
       chunk.removeAll()
       return true
     }
@@ -322,27 +339,23 @@ import Testing
     let oneEvent = 10_000 * 4 + 1_024
     #expect(chunks.count >= 60 * 40_000 / (limit + oneEvent))
     for c in chunks { #expect(c.bytes < limit + oneEvent) }
-    #expect(undecodable == 0)
-    #expect(state.stateHash == final.stateHash)
+    #expect(folded.undecodable == 0)
+    #expect(folded.state.stateHash == final.stateHash)
   }
 
   /// The read-ahead queue is bounded in bytes too: a reader that gets ahead of the fold
   /// waits once the queued chunks hold the budget (one chunk of any size aside), not when
   /// 24 chunks of whatever size are queued.
   @Test func theQueueHoldsItsByteBudgetAtMost() throws {
-    let (path, final) = try Self.bigEvents(120, refs: 10_000)
-    defer {
-      try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
-    }
-    let timeline = try Timeline(path: path)
+    let (timeline, final) = try Self.bigEvents(120, refs: 10_000)
+    defer { Self.remove(timeline) }
+    let path = timeline.path
     let budget = 256 << 10
     let ahead = ReadAhead(
       reader: timeline.reader, path: path, from: 1, through: timeline.eventCount,
       decoder: timeline.startDecoder(), frames: false, chunkBytes: 64 << 10, byteBudget: budget)
     #expect(ahead.isRunning)
-    var state = ListState()
-    try state.adopt(timeline.startDecoder().dictionary, aliases: timeline.startDecoder().aliases)
-    var undecodable = 0
+    var folded = try ChunkFold(timeline)
     var first = true
     var held: (chunks: Int, bytes: Int, producerWaits: Bool)?
     try ahead.consume { chunk in
@@ -354,16 +367,14 @@ import Testing
         while !ahead.queue.producerWaits && Date() < deadline { usleep(1_000) }
         held = ahead.queue
       }
-      for i in 0..<chunk.count {
-        do { _ = try state.apply(chunk, i) } catch { undecodable += 1 }
-      }
+      folded.fold(chunk)
       return true
     }
     let queue = try #require(held)
     #expect(queue.producerWaits)
     #expect(queue.chunks >= 2)
     #expect(queue.bytes <= budget)
-    #expect(undecodable == 0)
-    #expect(state.stateHash == final.stateHash)
+    #expect(folded.undecodable == 0)
+    #expect(folded.state.stateHash == final.stateHash)
   }
 }
