@@ -63,7 +63,7 @@ extension Differ {
     var b = a
     var touched = TouchedItems(limit: max(1_024, a.numberOfAllItems / 4))
     var many = false
-    func note(_ ops: FoldOps, _ i: Int, _ s: ListState) {
+    func note(_ ops: FoldOps, _ i: Int, _ s: inout ListState) {
       guard !many else { return }
       let event = ops.event(i, s.ids)
       if scanning && event.operation.itemIDs.count > fewItems {
@@ -100,7 +100,7 @@ extension Differ {
     var many = false
     var before: DiffBefore?
     var kept: ListState?
-    func note(_ ops: FoldOps, _ i: Int, _ s: ListState) {
+    func note(_ ops: FoldOps, _ i: Int, _ s: inout ListState) {
       let event = ops.event(i, s.ids)
       if scanning && event.operation.itemIDs.count > fewItems {
         many = true

@@ -64,8 +64,9 @@ package enum WhatIf {
   /// unless they agree again past the last removed event. Every range must lie within
   /// 1...eventCount, and `point` within 0...eventCount (else `.eventOutOfRange`); the diff
   /// counts runs of more than `context` unchanged rows.
-  /// - Complexity: a seek, then one fold per history from the first removed event on, plus
-  ///   one copy of the state per run of removed events.
+  /// - Complexity: a seek, then one fold per history from the first removed event on (the
+  ///   real one on the log's records, the other on events while it differs), plus one copy
+  ///   of the state per run of removed events.
   package static func run(
     _ timeline: Timeline, without ranges: [ClosedRange<Int>], at point: Int, context: Int = 2
   ) throws(StoreError) -> WhatIfReport {
@@ -94,72 +95,102 @@ package enum WhatIf {
       report.diff = Differ.diff(s, s, touched: TouchedItems(), context: context)
     }
     let limit = max(4_096, real.numberOfAllItems / 4)
-    // The counterfactual state while the histories differ; nil while one state stands for
-    // both.
-    var other: ListState?
+    // The real history folds on the log's records; the counterfactual one, while the two
+    // differ, on events made from them (it holds ids the log may no longer define).
+    // Whether `other` holds the counterfactual state: while one state stands for both, it
+    // does not.
+    var differs = false
+    var other = ListState()
     // During a run of removed events that began while they agreed, the state before it.
-    var held: ListState?
+    var holding = false
+    var held = ListState()
     // What the events since the histories last agreed touched, in either history.
     var touched = TouchedItems(limit: limit)
-    // A run of removed events ends: the histories agree again, or differ from here on.
-    func endRun() {
-      guard let before = held else { return }
-      held = nil
-      if !Differ.diff(before, real, touched: touched, context: 0).isEmpty { other = before }
-    }
     var range = 0
     var folded = first - 1
-    var ids = ListState()
-    try timeline.forEachEvent(from: first, through: total, ids: &ids, decoder: &decoder) {
-      n, event in
-      folded = n
+    // The event being folded, made only while the histories are followed apart (a removed
+    // event, or while they differ), whether it is removed, and what it changes.
+    var event: Event?
+    var removed = false
+    var effect: Effect?
+    // A run of removed events ends (`real` is the state after it): the histories agree
+    // again, or differ from here on.
+    func endRun(_ real: inout ListState) {
+      guard holding else { return }
+      holding = false
+      if !Differ.diff(held, real, touched: touched, context: 0).isEmpty {
+        swap(&other, &held)
+        differs = true
+      }
+      held = ListState()
+    }
+    // Notes what `e` touches in a state read in place (a captured one would be copied).
+    func note(_ e: Event, in state: inout ListState) { touched.note(e, before: state) }
+    // Sees each event with the real state it is about to be applied to.
+    let before = { (ops: FoldOps, i: Int, real: inout ListState) in
+      let n = ops.seqs[i]
       while range < without.count && without[range].upperBound < n { range += 1 }
-      if range < without.count && without[range].contains(n) {
-        if other == nil && held == nil {
+      removed = range < without.count && without[range].contains(n)
+      event = nil
+      if removed {
+        if !differs && !holding {
           held = real
+          holding = true
           touched = TouchedItems(limit: limit)
         }
-        let before = report.firstDifference == nil ? Effect(of: event, on: real) : nil
-        touched.note(event, before: real)
-        if let fault = apply(event, to: &real) {
-          report.vanished.append(FaultChange(event: n, op: event, fault: fault, removed: true))
-        }
-        if let before, before.changed(real) {
-          report.firstDifference = n
-          report.firstDifferenceOp = event
-        }
+        let e = ops.event(i, real.ids)
+        effect = report.firstDifference == nil ? Effect(of: e, on: real) : nil
+        touched.note(e, before: real)
+        event = e
       } else {
-        endRun()
-        if var o = other {
-          other = nil
-          touched.note(event, before: real)
-          touched.note(event, before: o)
-          let otherFault = apply(event, to: &o)
-          other = o
-          switch (apply(event, to: &real), otherFault) {
-          case (let f?, nil):
-            report.vanished.append(FaultChange(event: n, op: event, fault: f, removed: false))
-          case (nil, let f?):
-            report.appeared.append(FaultChange(event: n, op: event, fault: f, removed: false))
-          default: break
-          }
-        } else {
-          _ = apply(event, to: &real)
+        endRun(&real)
+        if differs {
+          let e = ops.event(i, real.ids)
+          touched.note(e, before: real)
+          note(e, in: &other)
+          event = e
+        }
+      }
+    }
+    // The items the events touch are asked about by id in the real state: its ids keep a
+    // string table (built again after a dictionary restart drops it).
+    real.indexIDs()
+    try timeline.fold(&real, &decoder, from: first, through: total, before: before) {
+      ops, i, fault, real in
+      let n = ops.seqs[i]
+      folded = n
+      if !real.ids.hasStringTable { real.indexIDs() }
+      if removed, let e = event {
+        if let fault {
+          report.vanished.append(FaultChange(event: n, op: e, fault: fault, removed: true))
+        }
+        if let effect, effect.changed(real) {
+          report.firstDifference = n
+          report.firstDifferenceOp = e
+        }
+      } else if differs, let e = event {
+        switch (fault, apply(e, to: &other)) {
+        case (let f?, nil):
+          report.vanished.append(FaultChange(event: n, op: e, fault: f, removed: false))
+        case (nil, let f?):
+          report.appeared.append(FaultChange(event: n, op: e, fault: f, removed: false))
+        default: break
         }
         // Past the last removed event, histories that agree again agree for good.
-        if n > last, let o = other, !touched.overflowed, n == last + 1 || n & 0x1FFF == 0,
-          Differ.diff(real, o, touched: touched, context: 0).isEmpty
+        if n > last, !touched.overflowed, n == last + 1 || n & 0x1FFF == 0,
+          Differ.diff(real, other, touched: touched, context: 0).isEmpty
         {
-          other = nil
+          differs = false
+          other = ListState()
         }
       }
       if n == point {
-        let counterfactual = other ?? held
+        let counterfactual = differs ? other : holding ? held : nil
         report.diff = Differ.diff(
           real, counterfactual ?? real, touched: counterfactual == nil ? TouchedItems() : touched,
           context: context)
       }
-      return n <= last || other != nil || n < point
+      return n <= last || differs || n < point
     }
     report.exact = timeline.foldIsExact(from: first - 1, through: max(folded, point))
     return report

@@ -128,7 +128,7 @@ public final class Timeline {
   /// follows the log's ids (a listing of events, which needs their text but no state).
   /// With `frames` (2.0), `onFrame` hears of each frame read to its end, and of each
   /// dictionary restart, with the state after it. `before` sees each event with the state
-  /// it is about to be applied to. `beforeIds` sees the state before its ids take another
+  /// it is about to be applied to (in place, not copied: it must not change it). `beforeIds` sees the state before its ids take another
   /// numbering (a dictionary restart, a recovery point's state), while the old one still
   /// reads. `progress` gets `(event, through)` now and then. `decoder` ends standing right
   /// after the last event folded.
@@ -140,7 +140,7 @@ public final class Timeline {
     _ state: inout ListState, _ decoder: inout EventDecoder, from: Int, through: Int,
     progress: ((Int, Int) -> Void)? = nil, applying: Bool = true, frames: Bool = false,
     readAhead: Bool = true, onFrame: (FrameEndRecord, inout ListState) -> Void = { _, _ in },
-    before: ((FoldOps, Int, ListState) -> Void)? = nil,
+    before: ((FoldOps, Int, inout ListState) -> Void)? = nil,
     beforeIds: ((ListState) -> Void)? = nil,
     _ body: (FoldOps, Int, ListFault?, inout ListState) -> Bool
   ) throws(StoreError) {
@@ -186,7 +186,7 @@ public final class Timeline {
   private func foldRun(
     _ state: inout ListState, _ decoder: inout EventDecoder, _ first: Int, _ last: Int,
     _ options: FoldOptions, _ onFrame: (FrameEndRecord, inout ListState) -> Void,
-    _ before: ((FoldOps, Int, ListState) -> Void)?,
+    _ before: ((FoldOps, Int, inout ListState) -> Void)?,
     _ body: (FoldOps, Int, ListFault?, inout ListState) -> Bool,
     restore: LoadedCheckpoint?
   ) throws(StoreError) -> Bool {
@@ -208,11 +208,13 @@ public final class Timeline {
         let seq = ops.seqs[i]
         var fault: ListFault?
         do throws(CodecError) {
-          if let before, ops.isEvent(i) {
+          // The record's kind first: binding a closure retains its context, once per
+          // record otherwise.
+          if ops.isEvent(i), let before {
             try state.follow(ops, i)
-            before(ops, i, state)
+            before(ops, i, &state)
           }
-          if let beforeIds, ops.isRestart(i) { beforeIds(state) }
+          if ops.isRestart(i), let beforeIds { beforeIds(state) }
           if applying { fault = try state.apply(ops, i) } else { try state.follow(ops, i) }
         } catch {
           failure = .undecodableEvent(event: seq, error, path: path)

@@ -16,15 +16,18 @@ func temporaryLogPath() -> String {
 }
 
 /// Records `events` into a fresh log with a checkpoint every `checkpointEvery` events (tight
-/// by default) and opens it.
+/// by default), and a dictionary restart once dead ids outnumber live ones by
+/// `restartSlack` when given, and opens it.
 func record(
-  _ events: [Event], _ name: String = "log", checkpointEvery: UInt64 = 700
+  _ events: [Event], _ name: String = "log", checkpointEvery: UInt64 = 700,
+  restartSlack: Int? = nil
 ) throws -> (Timeline, String) {
   let path = temporaryLogPath() + "-" + name
   var options = Recorder.options(.never)
   options.maxEventsBetweenCheckpoints = checkpointEvery
   options.minCheckpointSpacingBytes = 0
   let recorder = try Recorder.open(path: path, options: options)
+  if let restartSlack { recorder.restartSlack = restartSlack }
   for e in events { _ = try recorder.record(e) }
   try recorder.close()
   return (try Timeline(path: path), path)

@@ -151,6 +151,40 @@ func folded(_ events: [Event]) -> ListState {
     return (s, out, states)
   }
 
+  /// Checks `WhatIf.run` without `ranges` at `point` against folding the events here from
+  /// the start: both lists, every state, every fault.
+  static func expectAgrees(
+    _ timeline: Timeline, _ events: [Event], without ranges: [ClosedRange<Int>], at point: Int,
+    _ what: String
+  ) throws {
+    let report = try WhatIf.run(timeline, without: ranges, at: point)
+    let numbered = Array(zip(1..., events))
+    let removed = { (n: Int) in ranges.contains { $0.contains(n) } }
+    let (_, realFaults, realStates) = Self.faults(numbered)
+    let (_, otherFaults, _) = Self.faults(numbered.filter { !removed($0.0) })
+    var otherAfter: [ListState] = []
+    var s = ListState()
+    for (n, e) in numbered {
+      if !removed(n) { try? s.apply(e) }
+      otherAfter.append(s)
+    }
+    let first = (1...events.count).first { realStates[$0 - 1] != otherAfter[$0 - 1] }
+    let what = "\(what) without \(ranges) at \(point)"
+    #expect(report.firstDifference == first, "\(what)")
+    if let first { #expect(removed(first), "\(what)") }
+    let appeared = otherFaults.keys.filter { realFaults[$0] == nil }.sorted()
+    let vanished = realFaults.keys.filter { otherFaults[$0] == nil }.sorted()
+    #expect(report.appeared.map(\.event) == appeared, "\(what)")
+    #expect(report.vanished.map(\.event) == vanished, "\(what)")
+    #expect(report.vanished.allSatisfy { $0.removed == removed($0.event) }, "\(what)")
+    #expect(report.appeared.allSatisfy { otherFaults[$0.event] == $0.fault }, "\(what)")
+    let a = point == 0 ? ListState() : realStates[point - 1]
+    let b = point == 0 ? ListState() : otherAfter[point - 1]
+    let expected = Differ.diff(a, b)
+    #expect(report.diff == expected.foldingUnchanged(longerThan: 2), "\(what)")
+    #expect(report.start == timeline.checkpointSeq(atOrBefore: report.without[0].lowerBound - 1))
+  }
+
   @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
   func agreesWithFoldingTheEditedList(seed: UInt64) throws {
     var events: [Event] = []
@@ -164,34 +198,8 @@ func folded(_ events: [Event]) -> ListState {
         ranges.append(a...min(events.count, a + [0, 0, 1, 5, 40][rng.below(5)]))
       }
       let point = [events.count, rng.below(events.count + 1), ranges[0].lowerBound][rng.below(3)]
-      let report = try WhatIf.run(timeline, without: ranges, at: point)
-
-      // The same, folded here from the start: both lists, every state, every fault.
-      let numbered = Array(zip(1..., events))
-      let removed = { (n: Int) in ranges.contains { $0.contains(n) } }
-      let (_, realFaults, realStates) = Self.faults(numbered)
-      let (_, otherFaults, _) = Self.faults(numbered.filter { !removed($0.0) })
-      var otherAfter: [ListState] = []
-      var s = ListState()
-      for (n, e) in numbered {
-        if !removed(n) { try? s.apply(e) }
-        otherAfter.append(s)
-      }
-      let first = (1...events.count).first { realStates[$0 - 1] != otherAfter[$0 - 1] }
-      let what = "seed \(seed) round \(round) without \(ranges) at \(point)"
-      #expect(report.firstDifference == first, "\(what)")
-      if let first { #expect(removed(first), "\(what)") }
-      let appeared = otherFaults.keys.filter { realFaults[$0] == nil }.sorted()
-      let vanished = realFaults.keys.filter { otherFaults[$0] == nil }.sorted()
-      #expect(report.appeared.map(\.event) == appeared, "\(what)")
-      #expect(report.vanished.map(\.event) == vanished, "\(what)")
-      #expect(report.vanished.allSatisfy { $0.removed == removed($0.event) }, "\(what)")
-      #expect(report.appeared.allSatisfy { otherFaults[$0.event] == $0.fault }, "\(what)")
-      let a = point == 0 ? ListState() : realStates[point - 1]
-      let b = point == 0 ? ListState() : otherAfter[point - 1]
-      let expected = Differ.diff(a, b)
-      #expect(report.diff == expected.foldingUnchanged(longerThan: 2), "\(what)")
-      #expect(report.start == timeline.checkpointSeq(atOrBefore: report.without[0].lowerBound - 1))
+      try Self.expectAgrees(
+        timeline, events, without: ranges, at: point, "seed \(seed) round \(round)")
     }
     // The counterfactual log: every other event, times kept, and a mark in place of each
     // removed one, so every event keeps its number.
@@ -211,6 +219,30 @@ func folded(_ events: [Event]) -> ListState {
     #expect(got == expected)
     #expect(throws: StoreError.self) {
       try WhatIf.write(timeline, without: [1...1], mark: "m", to: out)
+    }
+  }
+
+  /// The real history folds on the log's records and renumbers its ids at each dictionary
+  /// restart, while the counterfactual one keeps ids the log no longer defines: removals
+  /// before, between and across restarts give the answers of folding the events here.
+  @Test(arguments: [7, 8] as [UInt64])
+  func agreesAcrossDictionaryRestarts(seed: UInt64) throws {
+    var events: [Event] = []
+    SampleSession.generate(events: 3_000, seed: seed, maxItems: 120) { events.append($0) }
+    let (timeline, _) = try record(events, "restarts", restartSlack: 8)
+    var restarts: [Int] = []
+    var n: UInt64 = 0
+    while let r = timeline.reader.restartSeq(after: n) {
+      restarts.append(Int(r))
+      n = r
+    }
+    #expect(restarts.count >= 3, "\(restarts)")
+    for (k, r) in restarts.prefix(3).enumerated() {
+      try Self.expectAgrees(
+        timeline, events, without: [(r - 30)...(r - 20), (r + 5)...(r + 5)], at: events.count,
+        "seed \(seed) restart \(k)")
+      try Self.expectAgrees(
+        timeline, events, without: [(r - 2)...(r + 2)], at: r + 40, "seed \(seed) restart \(k)")
     }
   }
 
