@@ -126,6 +126,11 @@ extension LogReader {
     return (scan.restarts[n - 1].offset, scan.restarts[n - 1].seq)
   }
 
+  /// The event numbers the log's dictionary restarts come before, in order (2.0): those the
+  /// scan keeps (every one below 2^18 restarts, then every other), as `restartSeq(after:)`
+  /// finds them.
+  package var restartSeqs: [UInt64] { scan.restarts.map(\.seq) }
+
   /// The event number the first dictionary restart after event `seq` comes before (2.0).
   package func restartSeq(after seq: UInt64) -> UInt64? {
     let n = Self.countThrough(seq, in: scan.restarts)

@@ -33,8 +33,7 @@ final class ReadAhead: @unchecked Sendable {
   private let cond = NSCondition()
   // Under `cond`:
   private var ready: [FoldOps] = []
-  /// The bytes of each chunk in `ready`, and their sum.
-  private var readyBytes: [Int] = []
+  /// The bytes of the chunks in `ready` (`FoldOps.heldBytes`, which a queued chunk keeps).
   private var queuedBytes = 0
   /// Whether the reading thread waits for room in the queue.
   private var producerWaits = false
@@ -101,7 +100,7 @@ final class ReadAhead: @unchecked Sendable {
         return
       }
       chunk = ready.removeFirst()
-      queuedBytes -= readyBytes.removeFirst()
+      queuedBytes -= chunk.heldBytes
       cond.signal()
       cond.unlock()
       if !body(&chunk) { return }
@@ -171,7 +170,6 @@ final class ReadAhead: @unchecked Sendable {
     guard !stopped else { return false }
     decoded += ops.count
     ready.append(ops)
-    readyBytes.append(bytes)
     queuedBytes += bytes
     ops = spare.popLast() ?? FoldOps()
     cond.signal()

@@ -128,9 +128,9 @@ public final class Timeline {
   /// follows the log's ids (a listing of events, which needs their text but no state).
   /// With `frames` (2.0), `onFrame` hears of each frame read to its end, and of each
   /// dictionary restart, with the state after it. `before` sees each event with the state
-  /// it is about to be applied to (in place, not copied: it must not change it). `beforeIds` sees the state before its ids take another
-  /// numbering (a dictionary restart, a recovery point's state), while the old one still
-  /// reads. `progress` gets `(event, through)` now and then. `decoder` ends standing right
+  /// it is about to be applied to (in place, not copied: it must not change it).
+  /// `beforeIds` sees the state before its ids take another numbering (a dictionary
+  /// restart, a recovery point's state), while the old one still reads. `progress` gets `(event, through)` now and then. `decoder` ends standing right
   /// after the last event folded.
   ///
   /// In a salvaged log the fold re-anchors after each gap at the recovery point that

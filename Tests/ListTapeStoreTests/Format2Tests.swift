@@ -172,10 +172,8 @@ struct RecordedSession {
         skipped: { _ in }, hand)
       return counts
     }
-    var seq: UInt64 = 0
     var checked = 0
-    while let r = reader.restartSeq(after: seq) {
-      seq = r
+    for r in reader.restartSeqs {
       let n = Int(r)
       guard n > 2, n + 50 <= s.events.count else { continue }
       var positioned = try timeline.decoder(after: n - 1)
