@@ -95,10 +95,9 @@ package enum WhatIf {
       report.diff = Differ.diff(s, s, touched: TouchedItems(), context: context)
     }
     let limit = max(4_096, real.numberOfAllItems / 4)
-    // The real history folds on the log's records; the counterfactual one, while the two
-    // differ, on events made from them (it holds ids the log may no longer define).
     // Whether `other` holds the counterfactual state: while one state stands for both, it
-    // does not.
+    // does not. It folds events made from the log's records (it may hold ids the log no
+    // longer defines after a dictionary restart).
     var differs = false
     var other = ListState()
     // During a run of removed events that began while they agreed, the state before it.
@@ -126,9 +125,8 @@ package enum WhatIf {
     }
     // Notes what `e` touches in a state read in place (a captured one would be copied).
     func note(_ e: Event, in state: inout ListState) { touched.note(e, before: state) }
-    // Sees each event with the real state it is about to be applied to.
-    let before = { (ops: FoldOps, i: Int, real: inout ListState) in
-      let n = ops.seqs[i]
+    // Event `n`, which `make` gives from the real state it is about to be applied to.
+    func step(_ n: Int, _ make: (ListState) -> Event, _ real: inout ListState) {
       while range < without.count && without[range].upperBound < n { range += 1 }
       removed = range < without.count && without[range].contains(n)
       event = nil
@@ -138,28 +136,23 @@ package enum WhatIf {
           holding = true
           touched = TouchedItems(limit: limit)
         }
-        let e = ops.event(i, real.ids)
+        let e = make(real)
         effect = report.firstDifference == nil ? Effect(of: e, on: real) : nil
         touched.note(e, before: real)
         event = e
       } else {
         endRun(&real)
         if differs {
-          let e = ops.event(i, real.ids)
+          let e = make(real)
           touched.note(e, before: real)
           note(e, in: &other)
           event = e
         }
       }
     }
-    // The items the events touch are asked about by id in the real state: its ids keep a
-    // string table (built again after a dictionary restart drops it).
-    real.indexIDs()
-    try timeline.fold(&real, &decoder, from: first, through: total, before: before) {
-      ops, i, fault, real in
-      let n = ops.seqs[i]
+    // Event `n` applied to the real state with `fault`; false once nothing is left to learn.
+    func stepped(_ n: Int, _ fault: ListFault?, _ real: inout ListState) -> Bool {
       folded = n
-      if !real.ids.hasStringTable { real.indexIDs() }
       if removed, let e = event {
         if let fault {
           report.vanished.append(FaultChange(event: n, op: e, fault: fault, removed: true))
@@ -191,6 +184,31 @@ package enum WhatIf {
           context: context)
       }
       return n <= last || differs || n < point
+    }
+    if timeline.foldIsExact(from: first - 1, through: total) {
+      // The real history folds on the log's records. The items the events touch are asked
+      // about by id in it: its ids keep a string table (built again after a dictionary
+      // restart drops it).
+      real.indexIDs()
+      func each(_ ops: FoldOps, _ i: Int, _ fault: ListFault?, _ real: inout ListState) -> Bool {
+        if !real.ids.hasStringTable { real.indexIDs() }
+        return stepped(ops.seqs[i], fault, &real)
+      }
+      try timeline.fold(
+        &real, &decoder, from: first, through: total,
+        before: { ops, i, real in step(ops.seqs[i], { ops.event(i, $0.ids) }, &real) }, each)
+    } else {
+      // Across events a salvage lost, both histories go on without them, on events: a fold
+      // of records would re-anchor the real one at the recovery point after the gap (the
+      // recorded state, the lost events' changes in it), where the counterfactual one
+      // cannot follow.
+      var ids = ListState()
+      try timeline.forEachEvent(from: first, through: total, ids: &ids, decoder: &decoder) {
+        n, e in
+        step(n, { _ in e }, &real)
+        let fault = apply(e, to: &real)
+        return stepped(n, fault, &real)
+      }
     }
     report.exact = timeline.foldIsExact(from: first - 1, through: max(folded, point))
     return report

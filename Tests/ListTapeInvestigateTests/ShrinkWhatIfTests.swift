@@ -151,14 +151,14 @@ func folded(_ events: [Event]) -> ListState {
     return (s, out, states)
   }
 
-  /// Checks `WhatIf.run` without `ranges` at `point` against folding the events here from
-  /// the start: both lists, every state, every fault.
+  /// Checks `WhatIf.run` without `ranges` at `point` against folding the log's events
+  /// (`numbered` by their event numbers) here from the start: both lists, every state,
+  /// every fault.
   static func expectAgrees(
-    _ timeline: Timeline, _ events: [Event], without ranges: [ClosedRange<Int>], at point: Int,
-    _ what: String
+    _ timeline: Timeline, _ numbered: [(Int, Event)], without ranges: [ClosedRange<Int>],
+    at point: Int, _ what: String
   ) throws {
     let report = try WhatIf.run(timeline, without: ranges, at: point)
-    let numbered = Array(zip(1..., events))
     let removed = { (n: Int) in ranges.contains { $0.contains(n) } }
     let (_, realFaults, realStates) = Self.faults(numbered)
     let (_, otherFaults, _) = Self.faults(numbered.filter { !removed($0.0) })
@@ -168,7 +168,7 @@ func folded(_ events: [Event]) -> ListState {
       if !removed(n) { try? s.apply(e) }
       otherAfter.append(s)
     }
-    let first = (1...events.count).first { realStates[$0 - 1] != otherAfter[$0 - 1] }
+    let first = numbered.indices.first { realStates[$0] != otherAfter[$0] }.map { numbered[$0].0 }
     let what = "\(what) without \(ranges) at \(point)"
     #expect(report.firstDifference == first, "\(what)")
     if let first { #expect(removed(first), "\(what)") }
@@ -178,8 +178,9 @@ func folded(_ events: [Event]) -> ListState {
     #expect(report.vanished.map(\.event) == vanished, "\(what)")
     #expect(report.vanished.allSatisfy { $0.removed == removed($0.event) }, "\(what)")
     #expect(report.appeared.allSatisfy { otherFaults[$0.event] == $0.fault }, "\(what)")
-    let a = point == 0 ? ListState() : realStates[point - 1]
-    let b = point == 0 ? ListState() : otherAfter[point - 1]
+    let at = numbered.lastIndex { $0.0 <= point }
+    let a = at.map { realStates[$0] } ?? ListState()
+    let b = at.map { otherAfter[$0] } ?? ListState()
     let expected = Differ.diff(a, b)
     #expect(report.diff == expected.foldingUnchanged(longerThan: 2), "\(what)")
     #expect(report.start == timeline.checkpointSeq(atOrBefore: report.without[0].lowerBound - 1))
@@ -199,7 +200,8 @@ func folded(_ events: [Event]) -> ListState {
       }
       let point = [events.count, rng.below(events.count + 1), ranges[0].lowerBound][rng.below(3)]
       try Self.expectAgrees(
-        timeline, events, without: ranges, at: point, "seed \(seed) round \(round)")
+        timeline, Array(zip(1..., events)), without: ranges, at: point,
+        "seed \(seed) round \(round)")
     }
     // The counterfactual log: every other event, times kept, and a mark in place of each
     // removed one, so every event keeps its number.
@@ -235,12 +237,76 @@ func folded(_ events: [Event]) -> ListState {
       $0 > 30 && $0 + 40 <= events.count
     }
     #expect(restarts.count >= 3, "\(restarts)")
+    let numbered = Array(zip(1..., events))
     for (k, r) in restarts.prefix(3).enumerated() {
       try Self.expectAgrees(
-        timeline, events, without: [(r - 30)...(r - 20), (r + 5)...(r + 5)], at: events.count,
-        "seed \(seed) restart \(k)")
+        timeline, numbered, without: [(r - 30)...(r - 20), (r + 5)...(r + 5)],
+        at: events.count, "seed \(seed) restart \(k)")
       try Self.expectAgrees(
-        timeline, events, without: [(r - 2)...(r + 2)], at: r + 40, "seed \(seed) restart \(k)")
+        timeline, numbered, without: [(r - 2)...(r + 2)], at: r + 40,
+        "seed \(seed) restart \(k)")
+    }
+  }
+
+  /// Across events a salvage lost, both histories go on without them: the real one is not
+  /// re-anchored at the recovery point after the gap (the recorded state holds the lost
+  /// events' changes, which the counterfactual one cannot), so the report is that of
+  /// folding the events the salvaged log still reads, and says it is not exact.
+  @Test func aSalvagedLogGivesBothHistoriesWithoutTheLostEvents() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "whatif-salvage-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let original = dir.appendingPathComponent("original.ltape").path
+    // Frames of 2 events and no parity, so that damaging one loses it; a recovery point
+    // (a restart and its checkpoint) at event 1,200.
+    var options = Recorder.options(.never)
+    options.maxEventsPerFrame = 2
+    options.maxEventsBetweenCheckpoints = 1_000_000
+    options.parity = nil
+    options.recoveryPointRatio = 0
+    let recorder = try Recorder.open(path: original, options: options)
+    recorder.restartSlack = 1 << 30
+    var count = 0
+    try SampleSession.generate(events: 2_000, seed: 12, maxItems: 300) { e in
+      _ = try recorder.record(e)
+      count += 1
+      if count == 1_200 { try recorder.restartDictionary() }
+    }
+    try recorder.close()
+    // The payloads of the frames holding events 800...860, damaged.
+    var frames: [(offset: Int, length: Int)] = []
+    try Timeline(path: original).reader.forEachFrame(from: 800, through: 860) { view in
+      if view.firstSeq >= 800 && view.firstSeq <= 860 {
+        frames.append((Int(view.offset), Int(view.length)))
+      }
+      return true
+    }
+    #expect(frames.count >= 20)
+    var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: original)))
+    for f in frames {
+      for i in (f.offset + 40)..<(f.offset + f.length) { bytes[i] ^= 0x5A }
+    }
+    let damaged = dir.appendingPathComponent("damaged.ltape").path
+    try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+    let salvaged = dir.appendingPathComponent("salvaged.ltape").path
+    _ = try Timeline.salvage(damaged, to: salvaged)
+    let timeline = try Timeline(path: salvaged)
+    timeline.buildsIndex = false
+    #expect(!timeline.gaps.isEmpty)
+    var numbered: [(Int, Event)] = []
+    try timeline.forEachEvent { n, e in
+      numbered.append((n, e))
+      return true
+    }
+    // The recorded state past the recovery point holds the lost events' changes; the fold
+    // of the events read does not.
+    var read = ListState()
+    for (n, e) in numbered where n <= 1_500 { try? read.apply(e) }
+    #expect(try timeline.state(at: 1_500) != read)
+    for (without, point) in [([500...500], 1_500), ([300...320], 2_000), ([700...790], 1_199)] {
+      try Self.expectAgrees(timeline, numbered, without: without, at: point, "salvaged")
+      #expect(!(try WhatIf.run(timeline, without: without, at: point)).exact)
     }
   }
 
