@@ -29,7 +29,11 @@ let package = Package(
     // without them).
     .target(name: "CListTapePrefetch"),
     .target(name: "ListTapeModel", dependencies: ["ListTapeJSON", "CListTapePrefetch"]),
-    .target(name: "ListTapeLog", dependencies: ["CListTapeZlib"]),
+    // Deflate writers of our own (Huffman codes alone, one-probe matching), faster than
+    // zlib's levels for what the index and the Parquet export compress; any inflater reads
+    // their output.
+    .target(name: "ListTapeDeflate", dependencies: ["CListTapeZlib"]),
+    .target(name: "ListTapeLog", dependencies: ["CListTapeZlib", "ListTapeDeflate"]),
     // Deterministic sessions and the seeded generator (SplitMix64) for the bench, the tests
     // and `listtape generate`; no product.
     .target(name: "ListTapeSamples", dependencies: ["ListTapeModel"]),
@@ -47,7 +51,7 @@ let package = Package(
       dependencies: ["ListTapeRead", "ListTapeStore", "ListTapeModel", "ListTapeLog"]),
     // Fleet export (issue 24): a Parquet writer of our own (package API only), and the
     // events and sessions tables of many logs written with it.
-    .target(name: "ListTapeParquet", dependencies: ["CListTapeZlib"]),
+    .target(name: "ListTapeParquet", dependencies: ["CListTapeZlib", "ListTapeDeflate"]),
     .target(
       name: "ListTapeFleet",
       dependencies: [
@@ -75,6 +79,7 @@ let package = Package(
       dependencies: [
         "ListTapeStore", "ListTapeRead", "ListTapeInvestigate", "ListTapeModel", "ListTapeLog",
         "ListTapeJSON", "ListTapeSamples", "ListTapeToolSupport", "ListTapeFleet",
+        "ListTapeDeflate", "CListTapeZlib",
       ],
       path: "Tools/listtape-bench"
     ),
@@ -95,7 +100,7 @@ let package = Package(
       dependencies: ["ListTapeModel", "ListTapeJSON", "ListTapeSamples"]),
     .testTarget(
       name: "ListTapeLogTests",
-      dependencies: ["ListTapeLog", "ListTapeSamples", "listtape-torture"]),
+      dependencies: ["ListTapeLog", "ListTapeDeflate", "ListTapeSamples", "listtape-torture"]),
     .testTarget(
       name: "ListTapeStoreTests",
       dependencies: [
@@ -109,6 +114,7 @@ let package = Package(
         "ListTapeInvestigate", "ListTapeRead", "ListTapeStore", "ListTapeModel", "ListTapeSamples",
       ]
     ),
+    .testTarget(name: "ListTapeDeflateTests", dependencies: ["ListTapeDeflate"]),
     .testTarget(
       name: "ListTapeParquetTests",
       dependencies: ["ListTapeParquet", "ListTapeModel", "ListTapeSamples"]),

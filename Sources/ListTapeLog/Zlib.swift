@@ -20,7 +20,6 @@ private func newStream(
 /// The `z_stream` lives at a fixed heap address because zlib keeps a back-pointer to it.
 final class Deflater {
   private let stream: UnsafeMutablePointer<z_stream>
-  private let level: Int32
 
   init?(level: Int32) {
     guard
@@ -29,7 +28,6 @@ final class Deflater {
       })
     else { return nil }
     stream = s
-    self.level = level
   }
 
   deinit {
@@ -59,32 +57,12 @@ final class Deflater {
   /// flushed there: what follows is a raw deflate stream of its own that starts at the
   /// returned compressed offset `split` (0 without), which a second inflater can inflate
   /// while the first inflates what comes before. The whole is still one zlib stream.
-  ///
-  /// With `huffmanOnly`, the blocks that start at those offsets (each one of `flushPoints`,
-  /// or 0) are coded without searching for repeats: for columns of small numbers (a
-  /// state's levels and flags) that is about twice as fast as level 1 and as small or
-  /// smaller, since their repeats are short. With `stored`, they are stored as they are: for
-  /// a column that barely compresses (a state's entry deltas), inflating is then a copy.
   func compress(
     _ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer,
-    flushPoints: [Int], independentFrom: Int?, huffmanOnly: Set<Int> = [], stored: Set<Int> = []
+    flushPoints: [Int], independentFrom: Int?
   ) -> (length: Int, split: Int)? {
     guard let out = dst.baseAddress, dst.count > 0, src.count <= Int(UInt32.max) else { return nil }
     deflateReset(stream)
-    // Unknown after a reset (which keeps the last call's): set for the first block.
-    var current: (level: Int32, strategy: Int32) = (-1, -1)
-    // Switches the level and strategy for the block starting at `offset` (all input so far
-    // consumed, its block ended, so the switch emits nothing).
-    func select(at offset: Int) -> Bool {
-      let wanted =
-        stored.contains(offset)
-        ? (Z_NO_COMPRESSION, Z_DEFAULT_STRATEGY)
-        : (level, huffmanOnly.contains(offset) ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY)
-      guard wanted != current else { return true }
-      current = wanted
-      return deflateParams(stream, wanted.0, wanted.1) == Z_OK
-    }
-    guard select(at: 0) else { return nil }
     stream.pointee.next_out = out.assumingMemoryBound(to: Bytef.self)
     stream.pointee.avail_out = uInt(min(dst.count, Int(UInt32.max)))
     let base = src.baseAddress?.assumingMemoryBound(to: Bytef.self)
@@ -100,7 +78,6 @@ final class Deflater {
       }
       if full { split = Int(stream.pointee.total_out) }
       start = point
-      guard select(at: point) else { return nil }
     }
     stream.pointee.next_in = UnsafeMutablePointer(mutating: base.map { $0 + start })
     stream.pointee.avail_in = uInt(src.count - start)

@@ -1,4 +1,5 @@
 import CListTapeZlib
+internal import ListTapeDeflate
 
 /// Gzip members (Parquet's GZIP codec), page after page: zlib's deflate, which matches
 /// repeated strings (LZ77 and Huffman codes), or `HuffmanDeflate`, which only Huffman-codes

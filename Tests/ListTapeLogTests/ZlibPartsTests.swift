@@ -1,3 +1,4 @@
+import ListTapeDeflate
 import ListTapeSamples
 import Testing
 
@@ -85,27 +86,25 @@ import Testing
     #expect(wrongKind == nil)
   }
 
-  /// Columns coded each its own way (Huffman codes alone, stored, searched for repeats) in
-  /// one stream with an independent last part: the stored column is in the output byte for
-  /// byte, and the whole and its parts inflate to the input.
+  /// Columns coded each its own way by our writers (Huffman codes alone, stored, matched:
+  /// a compact seek point's layout) in one stream with an independent last part: the stored
+  /// column is in the output byte for byte, and the whole and its parts inflate to the
+  /// input through the readers' inflaters.
   @Test func aStoredColumnIsCopiedAndStillInflates() throws {
     // Six bits in each byte: Huffman codes would shrink it by a quarter, were it not stored.
     var rng = SplitMix64(seed: 11)
     let refs = (0..<60_000).map { _ in UInt8(rng.next() % 64) }
     let raw = Self.columns[0] + refs + Self.columns[2]
-    let points = [0, Self.columns[0].count, Self.columns[0].count + refs.count]
-    let deflater = try #require(Deflater(level: 6))
-    var out = [UInt8](repeating: 0, count: deflater.bound(raw.count, blocks: 4))
-    let (n, split) = try #require(
-      raw.withUnsafeBytes { src in
-        out.withUnsafeMutableBytes {
-          deflater.compress(
-            src, into: $0, flushPoints: points, independentFrom: points[2],
-            huffmanOnly: [points[0]], stored: [points[1]])
-        }
-      })
+    let cuts = [Self.columns[0].count, Self.columns[0].count + refs.count]
+    var out = [UInt8](repeating: 0, count: ZlibParts.bound(raw.count, parts: 3))
+    let (n, split) = raw.withUnsafeBufferPointer { src in
+      out.withUnsafeMutableBytes {
+        ZlibParts.write(
+          src, cuts: cuts, ways: [.huffman, .stored, .matched], independentFrom: cuts[1], into: $0)
+      }
+    }
     out.removeSubrange(n...)
-    let verbatim = (0..<max(0, split - refs.count)).contains { at in
+    let verbatim = (0...max(0, split - refs.count)).contains { at in
       out[at] == refs[0] && out[at..<(at + refs.count)].elementsEqual(refs)
     }
     #expect(verbatim)

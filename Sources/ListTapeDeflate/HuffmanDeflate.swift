@@ -6,21 +6,21 @@ import CListTapeZlib
 /// counting a block's bytes, one writing their codes, 64 bits of output at a time).
 /// Any inflater reads it; the pages of hex ids, bit-packed indices and delta-coded numbers
 /// that matching cannot shrink are written this way.
-enum HuffmanDeflate {
+package enum HuffmanDeflate {
   /// Bytes per block: each has its own codes (a header of about 60-90 bytes), or is one
   /// stored block (which holds at most this many).
-  static let blockBytes = 65_535
+  package static let blockBytes = 65_535
   /// Room enough for `count` input bytes: the gzip header and trailer, and per block a
   /// header and at most 15 bits a byte (a block takes the smaller of that and its stored
   /// form, 5 bytes over its size).
-  static func bound(_ count: Int) -> Int {
+  package static func bound(_ count: Int) -> Int {
     let blocks = count / blockBytes + 1
     return 18 + blocks * 320 + count * 2
   }
 
   /// Compresses `src` as one gzip member into `out` (at least `bound(src.count)` bytes);
   /// returns the bytes written.
-  static func gzip(
+  package static func gzip(
     _ src: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer
   ) -> Int {
     precondition(out.count >= bound(src.count), "output space under the bound")
@@ -38,6 +38,21 @@ enum HuffmanDeflate {
     w.word32(crc)
     w.word32(UInt32(truncatingIfNeeded: src.count))
     return w.count
+  }
+
+  /// `src` as raw deflate blocks written by `w`, cut every `blockBytes`, the last one
+  /// marked final when `final` (an empty `src` writes nothing unless `final`).
+  package static func blocks(_ src: UnsafeBufferPointer<UInt8>, final: Bool, _ w: inout BitWriter) {
+    guard !src.isEmpty else {
+      if final { stored(src, last: true, &w) }
+      return
+    }
+    var start = 0
+    while start < src.count {
+      let end = min(src.count, start + blockBytes)
+      block(UnsafeBufferPointer(rebasing: src[start..<end]), last: final && end == src.count, &w)
+      start = end
+    }
   }
 
   /// One block of `bytes`: Huffman-coded, or stored when codes would take more.
@@ -88,7 +103,7 @@ enum HuffmanDeflate {
   }
 
   /// A stored block (at most 65,535 bytes: `blockBytes`).
-  private static func stored(_ bytes: UnsafeBufferPointer<UInt8>, last: Bool, _ w: inout BitWriter)
+  package static func stored(_ bytes: UnsafeBufferPointer<UInt8>, last: Bool, _ w: inout BitWriter)
   {
     w.bits(last ? 1 : 0, 1)
     w.bits(0, 2)
@@ -102,10 +117,12 @@ enum HuffmanDeflate {
   }
 
   /// The order the code length code's lengths are sent in (RFC 1951 3.2.7).
-  static let order: [UInt8] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+  package static let order: [UInt8] = [
+    16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
+  ]
 
   /// A symbol of the code length alphabet and its extra bits.
-  struct Run {
+  package struct Run {
     var symbol: UInt8
     var extra: UInt8 = 0
     var extraBits: UInt8 = 0
@@ -113,7 +130,7 @@ enum HuffmanDeflate {
 
   /// `lengths` as the code length alphabet sends them: 16 repeats the previous length 3-6
   /// times, 17 and 18 send 3-10 and 11-138 zeros.
-  static func runLengths(_ lengths: [UInt8]) -> [Run] {
+  package static func runLengths(_ lengths: [UInt8]) -> [Run] {
     var runs: [Run] = []
     var i = 0
     while i < lengths.count {
@@ -149,7 +166,7 @@ enum HuffmanDeflate {
   /// Huffman code lengths for `freq` of at most `limit` bits; unused symbols get 0. At
   /// least two symbols get a code (a lone one is paired with another, as zlib does), so
   /// every code is complete.
-  static func codeLengths(_ freq: [Int], limit: Int) -> [UInt8] {
+  package static func codeLengths(_ freq: [Int], limit: Int) -> [UInt8] {
     var symbols = freq.indices.filter { freq[$0] > 0 }
     if symbols.count < 2 {
       let other = symbols.first == 0 ? 1 : 0
@@ -213,7 +230,7 @@ enum HuffmanDeflate {
 
   /// The canonical codes of `lengths` (RFC 1951 3.2.2), bit-reversed for writing from the
   /// low bit up.
-  static func canonical(_ lengths: [UInt8]) -> [UInt16] {
+  package static func canonical(_ lengths: [UInt8]) -> [UInt16] {
     var count = [Int](repeating: 0, count: 16)
     for l in lengths where l > 0 { count[Int(l)] += 1 }
     var next = [Int](repeating: 0, count: 16)
@@ -234,18 +251,21 @@ enum HuffmanDeflate {
 }
 
 /// Writes bits from the low end up into memory the caller sized.
-private struct BitWriter {
+package struct BitWriter {
   let base: UnsafeMutableRawPointer
   var at = 0
   var buffer: UInt64 = 0
   var filled = 0
 
-  init(_ base: UnsafeMutableRawPointer) { self.base = base }
+  package init(_ base: UnsafeMutableRawPointer) { self.base = base }
 
   /// Bytes written (after `alignToByte`).
-  var count: Int { at }
+  package var count: Int { at }
 
-  @inline(__always) mutating func bits(_ value: UInt64, _ n: Int) {
+  /// Whether the bits written so far end at a byte boundary.
+  package var isAligned: Bool { filled == 0 }
+
+  @inline(__always) package mutating func bits(_ value: UInt64, _ n: Int) {
     buffer |= value << UInt64(filled)
     filled &+= n
     if filled >= 32 { flush32() }
@@ -260,7 +280,9 @@ private struct BitWriter {
   }
 
   /// Each byte of `bytes` as its entry of `table` (code in the low 16 bits, length above).
-  mutating func codes(_ bytes: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<UInt32>) {
+  package mutating func codes(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ table: UnsafeBufferPointer<UInt32>
+  ) {
     var buffer = self.buffer
     var filled = UInt64(self.filled)
     var at = self.at
@@ -294,7 +316,7 @@ private struct BitWriter {
   }
 
   /// Pads to a byte boundary and writes out what is pending.
-  mutating func alignToByte() {
+  package mutating func alignToByte() {
     filled = (filled + 7) & ~7
     while filled > 0 {
       base.storeBytes(of: UInt8(truncatingIfNeeded: buffer), toByteOffset: at, as: UInt8.self)
@@ -307,17 +329,17 @@ private struct BitWriter {
   }
 
   /// A byte at a byte boundary.
-  mutating func byte(_ b: UInt8) {
+  package mutating func byte(_ b: UInt8) {
     precondition(filled == 0, "not at a byte boundary")
     base.storeBytes(of: b, toByteOffset: at, as: UInt8.self)
     at &+= 1
   }
 
-  mutating func word32(_ v: UInt32) {
+  package mutating func word32(_ v: UInt32) {
     for k in 0..<4 { byte(UInt8(truncatingIfNeeded: v >> (8 * k))) }
   }
 
-  mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+  package mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
     precondition(filled == 0, "not at a byte boundary")
     if let s = bytes.baseAddress { (base + at).copyMemory(from: s, byteCount: bytes.count) }
     at &+= bytes.count

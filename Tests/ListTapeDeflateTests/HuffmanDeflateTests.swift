@@ -1,8 +1,7 @@
-import CListTapeZlib
 import Foundation
 import Testing
 
-@testable import ListTapeParquet
+@testable import ListTapeDeflate
 
 /// The Huffman-only gzip writer: every member inflates (through zlib) to its input, codes
 /// stay within deflate's limits, and pages that codes cannot shrink are stored.
@@ -19,22 +18,7 @@ import Testing
 
   /// zlib's reading of a gzip member (nil when zlib refuses it or it does not end there).
   static func gunzip(_ member: [UInt8], expecting count: Int) -> [UInt8]? {
-    var stream = z_stream()
-    guard listtape_inflateInit2(&stream, 15 + 16) == Z_OK else { return nil }
-    defer { inflateEnd(&stream) }
-    var out = [UInt8](repeating: 0, count: count + 1)
-    var input = member
-    let status = input.withUnsafeMutableBufferPointer { src in
-      out.withUnsafeMutableBufferPointer { dst in
-        stream.next_in = src.baseAddress
-        stream.avail_in = uInt(src.count)
-        stream.next_out = dst.baseAddress
-        stream.avail_out = uInt(dst.count)
-        return inflate(&stream, Z_FINISH)
-      }
-    }
-    guard status == Z_STREAM_END, stream.avail_in == 0 else { return nil }
-    return Array(out[0..<Int(stream.total_out)])
+    MatchDeflateTests.inflate(member, windowBits: 15 + 16, expecting: count)
   }
 
   static func roundTrips(_ bytes: [UInt8]) -> Bool {
