@@ -51,7 +51,7 @@ let package = Package(
       dependencies: ["ListTapeRead", "ListTapeStore", "ListTapeModel", "ListTapeLog"]),
     // Fleet export (issue 24): a Parquet writer of our own (package API only), and the
     // events and sessions tables of many logs written with it.
-    .target(name: "ListTapeParquet", dependencies: ["CListTapeZlib", "ListTapeDeflate"]),
+    .target(name: "ListTapeParquet", dependencies: ["ListTapeDeflate"]),
     .target(
       name: "ListTapeFleet",
       dependencies: [

@@ -18,21 +18,22 @@ package enum HuffmanDeflate {
     return 18 + blocks * 320 + count * 2
   }
 
-  /// Compresses `src` as one gzip member into `out` (at least `bound(src.count)` bytes);
-  /// returns the bytes written.
+  /// Compresses `src` as one gzip member into `out` (at least `bound(src.count)` bytes),
+  /// its blocks Huffman-coded, or with `matched` written by `MatchDeflate`; returns the
+  /// bytes written.
   package static func gzip(
-    _ src: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableRawBufferPointer
+    _ src: UnsafeBufferPointer<UInt8>, matched: Bool = false,
+    into out: UnsafeMutableRawBufferPointer
   ) -> Int {
     precondition(out.count >= bound(src.count), "output space under the bound")
     var w = BitWriter(out.baseAddress.unsafelyUnwrapped)
     // ID1 ID2, deflate, no flags, no time, no extra flags, OS unknown.
     for b: UInt8 in [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF] { w.byte(b) }
-    var start = 0
-    repeat {
-      let end = min(src.count, start + blockBytes)
-      block(UnsafeBufferPointer(rebasing: src[start..<end]), last: end == src.count, &w)
-      start = end
-    } while start < src.count
+    if matched {
+      MatchDeflate.blocks(src, final: true, &w)
+    } else {
+      blocks(src, final: true, &w)
+    }
     w.alignToByte()
     let crc = UInt32(truncatingIfNeeded: crc32(0, src.baseAddress, uInt(src.count)))
     w.word32(crc)

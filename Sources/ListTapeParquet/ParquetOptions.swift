@@ -13,8 +13,6 @@ package struct ParquetOptions: Sendable {
   /// group's ids (100k UUIDs, 4 MB) fit: their indices and one copy of each id cost less
   /// to compress and store than every id written out (docs/performance.md, run 20).
   package var dictionaryBytes = 8 << 20
-  /// zlib's level for the GZIP pages (1 fastest ... 9 smallest).
-  package var compressionLevel: Int32 = 1
   /// The footer's `created_by`.
   package var createdBy = "listtape"
   /// The footer's key-value metadata.

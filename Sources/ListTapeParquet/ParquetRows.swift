@@ -29,12 +29,9 @@ package final class ParquetRows {
   private var ways: [CompressionWay]
 
   init(columns: [ParquetColumn], options: ParquetOptions, path: String) throws(ParquetError) {
-    guard let compressor = GzipCompressor(level: options.compressionLevel) else {
-      throw ParquetError(path: path, what: "zlib could not set up a deflate stream")
-    }
     self.columns = columns
     self.options = options
-    self.compressor = compressor
+    compressor = GzipCompressor()
     self.path = path
     listColumns = columns.indices.filter { columns[$0].repetition == .list }
     ways = Array(repeating: CompressionWay(), count: 2 * columns.count)
@@ -365,7 +362,8 @@ package final class ParquetRows {
     }
     var huffmanOnly = false
     if page.count >= CompressionWay.triedFrom {
-      if ways[way].pagesLeft == 0, let suffices = compressor.huffmanSuffices(page) {
+      if ways[way].pagesLeft == 0 {
+        let suffices = compressor.huffmanSuffices(page)
         ways[way] = CompressionWay(
           huffmanOnly: suffices,
           pagesLeft: suffices ? CompressionWay.pagesPerTry : CompressionWay.pagesPerMatchingTry)
@@ -373,7 +371,7 @@ package final class ParquetRows {
       ways[way].pagesLeft = max(0, ways[way].pagesLeft - 1)
       huffmanOnly = ways[way].huffmanOnly
     }
-    let sizes: (header: Int, compressed: Int)? = compressor.compress(
+    let sizes: (header: Int, compressed: Int) = compressor.compress(
       page, huffmanOnly: huffmanOnly
     ) { compressed in
       var h = ThriftCompactWriter()
@@ -386,7 +384,6 @@ package final class ParquetRows {
       out.append(contentsOf: compressed)
       return (header.count, compressed.count)
     }
-    guard let sizes else { throw ParquetError(path: path, what: "zlib could not compress a page") }
     meta.uncompressed += Int64(sizes.header + page.count)
     meta.compressed += Int64(sizes.header + sizes.compressed)
   }
