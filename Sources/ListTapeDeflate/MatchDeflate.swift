@@ -8,7 +8,7 @@ package enum MatchDeflate {
   /// Input bytes a block covers at most (a match may run a little past it).
   static let blockInput = 65_535
   /// Hash table slots (positions of the last 4-byte sequence with each hash).
-  static let hashBits = 14
+  static let hashBits = 13
   static let window = 32_768
   static let shortest = 4
   static let longest = 258
