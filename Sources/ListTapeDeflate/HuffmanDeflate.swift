@@ -1,11 +1,12 @@
 import CListTapeZlib
 
-/// A gzip member whose deflate blocks code every byte as a literal with a Huffman code of
-/// the block's own (RFC 1951 dynamic blocks, no matching), or store it where codes would
-/// not shrink it: what zlib's `Z_HUFFMAN_ONLY` writes, in a fraction of its time (one pass
-/// counting a block's bytes, one writing their codes, 64 bits of output at a time).
-/// Any inflater reads it; the pages of hex ids, bit-packed indices and delta-coded numbers
-/// that matching cannot shrink are written this way.
+/// Deflate blocks that code every byte as a literal with a Huffman code of the block's own
+/// (RFC 1951 dynamic blocks, no matching), or store it where codes would not shrink it:
+/// what zlib's `Z_HUFFMAN_ONLY` writes, in a fraction of its time (one pass counting a
+/// block's bytes, one writing their codes, 64 bits of output at a time); as raw blocks or
+/// a gzip member. Any inflater reads them; the Parquet pages of hex ids, bit-packed
+/// indices and delta-coded numbers that matching cannot shrink, and a seek point's levels
+/// and flags, are written this way. Also the code-length machinery `MatchDeflate` shares.
 package enum HuffmanDeflate {
   /// Bytes per block: each has its own codes (a header of about 60-90 bytes), or is one
   /// stored block (which holds at most this many).

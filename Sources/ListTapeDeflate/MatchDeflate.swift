@@ -2,22 +2,17 @@ import CListTapeZlib
 
 /// Raw deflate blocks (RFC 1951) that match repeats with one hash probe a position and code
 /// each block with Huffman codes of its own: what zlib's level 1 does for text of short
-/// repeated words (item titles, field names), in a fraction of its time. A block is stored
+/// repeated words (item titles, field names), in about half its time. A block is stored
 /// instead where codes would not shrink it. Any inflater reads the output.
 package enum MatchDeflate {
   /// Input bytes a block covers at most (a match may run a little past it).
   static let blockInput = 65_535
-  /// Hash table slots (positions of the last 4-byte sequence with each hash).
+  /// The hash table's slots (each the position of the last 4-byte sequence with that
+  /// hash), as a power of two: 32 KiB of them stay near the core.
   static let hashBits = 13
   static let window = 32_768
   static let shortest = 4
   static let longest = 258
-
-  /// Room enough for `count` input bytes in blocks: each at most its stored form (5 bytes
-  /// over its size) or its codes, chosen when smaller.
-  package static func bound(_ count: Int) -> Int {
-    HuffmanDeflate.bound(count)
-  }
 
   /// `src` as raw deflate blocks written by `w`, matches referring only to `src` itself
   /// (so the blocks may start a stream of their own); the last block is marked final when
@@ -265,11 +260,6 @@ package enum MatchDeflate {
       var s = 29
       while Int(distanceBase[s]) > d { s -= 1 }
       return UInt8(s)
-    }
-
-    @inline(__always) static func distanceSymbol(_ distance: Int) -> UInt8 {
-      let d = distance &- 1
-      return d < 256 ? distanceTable[d] : distanceTable[256 &+ (d >> 7)]
     }
   }
 }
