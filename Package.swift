@@ -114,7 +114,8 @@ let package = Package(
         "ListTapeInvestigate", "ListTapeRead", "ListTapeStore", "ListTapeModel", "ListTapeSamples",
       ]
     ),
-    .testTarget(name: "ListTapeDeflateTests", dependencies: ["ListTapeDeflate"]),
+    .testTarget(
+      name: "ListTapeDeflateTests", dependencies: ["ListTapeDeflate", "ListTapeSamples"]),
     .testTarget(
       name: "ListTapeParquetTests",
       dependencies: ["ListTapeParquet", "ListTapeModel", "ListTapeSamples"]),
