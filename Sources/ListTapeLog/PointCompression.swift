@@ -36,7 +36,7 @@ func compressPoint(
   let n: Int
   let split: Int
   if flushPoints.count == 5 {
-    // A compact state, coded by our own writers (a third of zlib's time, and readers
+    // A compact state, coded by our own writers (about half of zlib's time; readers
     // inflate it as any zlib stream): its header and sections stored; its levels and flags
     // (small numbers with short repeats) by Huffman codes alone; its entry deltas stored
     // (they shrink by a quarter at most, and decoding them symbol by symbol was half of a
