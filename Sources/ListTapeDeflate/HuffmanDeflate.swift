@@ -46,7 +46,7 @@ package enum HuffmanDeflate {
   /// marked final when `final` (an empty `src` writes nothing unless `final`).
   package static func blocks(_ src: UnsafeBufferPointer<UInt8>, final: Bool, _ w: inout BitWriter) {
     guard !src.isEmpty else {
-      if final { stored(src, last: true, &w) }
+      if final { storedBlocks(src, last: true, &w) }
       return
     }
     var start = 0
@@ -65,38 +65,18 @@ package enum HuffmanDeflate {
     }
     freq[256] = 1
     let lit = codeLengths(freq, limit: 15)
-    // The header: the 257 literal lengths (bytes and the end of the block; no length codes),
-    // then two distance codes of one bit (none is used; zlib likewise sends two, which every
+    // The 257 literal lengths (bytes and the end of the block; no length codes), then two
+    // distance codes of one bit (none is used; zlib likewise sends two, which every
     // inflater accepts).
-    let sequence = lit + [1, 1]
-    let runs = runLengths(sequence)
-    var clFreq = [Int](repeating: 0, count: 19)
-    for r in runs { clFreq[Int(r.symbol)] += 1 }
-    let cl = codeLengths(clFreq, limit: 7)
-    var clCount = 19
-    while clCount > 4 && cl[Int(order[clCount - 1])] == 0 { clCount -= 1 }
-    var headerBits = 3 + 5 + 5 + 4 + 3 * clCount
-    for r in runs { headerBits += Int(cl[Int(r.symbol)]) + Int(r.extraBits) }
+    let header = DynamicHeader(lit: lit, dist: [1, 1])
     var dataBits = 0
     for s in 0..<257 { dataBits += freq[s] * Int(lit[s]) }
-    // Stored: its 3 header bits, at most 7 to a byte boundary, LEN and NLEN, the bytes.
-    let storedBits = 10 + 32 + bytes.count * 8
-    if headerBits + dataBits >= storedBits {
-      stored(bytes, last: last, &w)
+    if header.bits + dataBits >= storedBits(bytes.count) {
+      storedBlocks(bytes, last: last, &w)
       return
     }
     let litCodes = canonical(lit)
-    let clCodes = canonical(cl)
-    w.bits(last ? 1 : 0, 1)
-    w.bits(2, 2)
-    w.bits(0, 5)  // 257 literal/length codes
-    w.bits(1, 5)  // two distance codes
-    w.bits(UInt64(clCount - 4), 4)
-    for i in 0..<clCount { w.bits(UInt64(cl[Int(order[i])]), 3) }
-    for r in runs {
-      w.bits(UInt64(clCodes[Int(r.symbol)]), Int(cl[Int(r.symbol)]))
-      if r.extraBits > 0 { w.bits(UInt64(r.extra), Int(r.extraBits)) }
-    }
+    header.write(last: last, &w)
     // Each byte's code in the low 16 bits, its length above.
     var table = [UInt32](repeating: 0, count: 256)
     for s in 0..<256 { table[s] = UInt32(litCodes[s]) | UInt32(lit[s]) << 16 }
@@ -104,8 +84,74 @@ package enum HuffmanDeflate {
     w.bits(UInt64(litCodes[256]), Int(lit[256]))
   }
 
+  /// A dynamic block's header (RFC 1951 3.2.7): its literal/length and distance code
+  /// lengths, trailing unused ones cut, sent run-length coded with a code of their own.
+  package struct DynamicHeader {
+    let lit: [UInt8]
+    let dist: [UInt8]
+    let runs: [Run]
+    let cl: [UInt8]
+    let clCount: Int
+    /// The header's size in bits, the block's own 3 included.
+    let bits: Int
+
+    package init(lit allLit: [UInt8], dist allDist: [UInt8]) {
+      var hlit = allLit.count
+      while hlit > 257 && allLit[hlit - 1] == 0 { hlit -= 1 }
+      var hdist = allDist.count
+      while hdist > 1 && allDist[hdist - 1] == 0 { hdist -= 1 }
+      lit = Array(allLit[0..<hlit])
+      dist = Array(allDist[0..<hdist])
+      runs = HuffmanDeflate.runLengths(lit + dist)
+      var clFreq = [Int](repeating: 0, count: 19)
+      for r in runs { clFreq[Int(r.symbol)] += 1 }
+      cl = HuffmanDeflate.codeLengths(clFreq, limit: 7)
+      var n = 19
+      while n > 4 && cl[Int(HuffmanDeflate.order[n - 1])] == 0 { n -= 1 }
+      clCount = n
+      var bits = 3 + 5 + 5 + 4 + 3 * n
+      for r in runs { bits += Int(cl[Int(r.symbol)]) + Int(r.extraBits) }
+      self.bits = bits
+    }
+
+    /// The block's first 3 bits (final when `last`), then the header.
+    package func write(last: Bool, _ w: inout BitWriter) {
+      let clCodes = HuffmanDeflate.canonical(cl)
+      w.bits(last ? 1 : 0, 1)
+      w.bits(2, 2)
+      w.bits(UInt64(lit.count - 257), 5)
+      w.bits(UInt64(dist.count - 1), 5)
+      w.bits(UInt64(clCount - 4), 4)
+      for i in 0..<clCount { w.bits(UInt64(cl[Int(HuffmanDeflate.order[i])]), 3) }
+      for r in runs {
+        w.bits(UInt64(clCodes[Int(r.symbol)]), Int(cl[Int(r.symbol)]))
+        if r.extraBits > 0 { w.bits(UInt64(r.extra), Int(r.extraBits)) }
+      }
+    }
+  }
+
+  /// The bits `count` bytes take as stored blocks: per block of at most `blockBytes` its 3
+  /// header bits, at most 7 to a byte boundary, LEN and NLEN; then the bytes.
+  package static func storedBits(_ count: Int) -> Int {
+    max(1, (count + blockBytes - 1) / blockBytes) * 42 + count * 8
+  }
+
+  /// `bytes` as stored blocks of at most `blockBytes` (one empty block for none), the last
+  /// marked final when `last`.
+  package static func storedBlocks(
+    _ bytes: UnsafeBufferPointer<UInt8>, last: Bool, _ w: inout BitWriter
+  ) {
+    var start = 0
+    repeat {
+      let end = min(bytes.count, start + blockBytes)
+      stored(
+        UnsafeBufferPointer(rebasing: bytes[start..<end]), last: last && end == bytes.count, &w)
+      start = end
+    } while start < bytes.count
+  }
+
   /// A stored block (at most 65,535 bytes: `blockBytes`).
-  package static func stored(_ bytes: UnsafeBufferPointer<UInt8>, last: Bool, _ w: inout BitWriter)
+  private static func stored(_ bytes: UnsafeBufferPointer<UInt8>, last: Bool, _ w: inout BitWriter)
   {
     w.bits(last ? 1 : 0, 1)
     w.bits(0, 2)

@@ -19,7 +19,7 @@ package enum MatchDeflate {
   /// `final` (an empty `src` writes nothing unless `final`).
   package static func blocks(_ src: UnsafeBufferPointer<UInt8>, final: Bool, _ w: inout BitWriter) {
     guard let base = src.baseAddress, src.count > 0 else {
-      if final { HuffmanDeflate.stored(src, last: true, &w) }
+      if final { HuffmanDeflate.storedBlocks(src, last: true, &w) }
       return
     }
     let n = src.count
@@ -131,50 +131,21 @@ package enum MatchDeflate {
   ) {
     let lit = HuffmanDeflate.codeLengths(litFreq, limit: 15)
     let dist = HuffmanDeflate.codeLengths(distFreq, limit: 15)
-    var hlit = 286
-    while hlit > 257 && lit[hlit - 1] == 0 { hlit -= 1 }
-    var hdist = 30
-    while hdist > 1 && dist[hdist - 1] == 0 { hdist -= 1 }
-    let runs = HuffmanDeflate.runLengths(Array(lit[0..<hlit]) + Array(dist[0..<hdist]))
-    var clFreq = [Int](repeating: 0, count: 19)
-    for r in runs { clFreq[Int(r.symbol)] += 1 }
-    let cl = HuffmanDeflate.codeLengths(clFreq, limit: 7)
-    var clCount = 19
-    while clCount > 4 && cl[Int(HuffmanDeflate.order[clCount - 1])] == 0 { clCount -= 1 }
-    var bits = 3 + 5 + 5 + 4 + 3 * clCount
-    for r in runs { bits += Int(cl[Int(r.symbol)]) + Int(r.extraBits) }
+    let header = HuffmanDeflate.DynamicHeader(lit: lit, dist: dist)
+    var bits = header.bits
     for s in 0..<286 where litFreq[s] > 0 {
       bits += litFreq[s] * (Int(lit[s]) + (s > 256 ? Int(Codes.lengthExtra[s - 257]) : 0))
     }
     for s in 0..<30 where distFreq[s] > 0 {
       bits += distFreq[s] * (Int(dist[s]) + Int(Codes.distanceExtra[s]))
     }
-    // Stored: per block of at most 65,535 bytes its 3 header bits, at most 7 to a byte
-    // boundary, LEN and NLEN; then the bytes.
-    let storedBlocks = (bytes.count + HuffmanDeflate.blockBytes - 1) / HuffmanDeflate.blockBytes
-    if bits >= storedBlocks * 42 + bytes.count * 8 {
-      var start = 0
-      while start < bytes.count {
-        let end = min(bytes.count, start + HuffmanDeflate.blockBytes)
-        HuffmanDeflate.stored(
-          UnsafeBufferPointer(rebasing: bytes[start..<end]), last: last && end == bytes.count, &w)
-        start = end
-      }
+    if bits >= HuffmanDeflate.storedBits(bytes.count) {
+      HuffmanDeflate.storedBlocks(bytes, last: last, &w)
       return
     }
     let litCodes = HuffmanDeflate.canonical(lit)
     let distCodes = HuffmanDeflate.canonical(dist)
-    let clCodes = HuffmanDeflate.canonical(cl)
-    w.bits(last ? 1 : 0, 1)
-    w.bits(2, 2)
-    w.bits(UInt64(hlit - 257), 5)
-    w.bits(UInt64(hdist - 1), 5)
-    w.bits(UInt64(clCount - 4), 4)
-    for i in 0..<clCount { w.bits(UInt64(cl[Int(HuffmanDeflate.order[i])]), 3) }
-    for r in runs {
-      w.bits(UInt64(clCodes[Int(r.symbol)]), Int(cl[Int(r.symbol)]))
-      if r.extraBits > 0 { w.bits(UInt64(r.extra), Int(r.extraBits)) }
-    }
+    header.write(last: last, &w)
     // Each literal's code in the low 16 bits, its length above; each match length's code
     // and extra bits together likewise (their length at most 20), and each distance code's.
     var literal = [UInt32](repeating: 0, count: 256)
@@ -302,7 +273,7 @@ package struct ZlibParts {
       if lo == independentFrom, k > 0 {
         // An empty stored block brings the stream to a byte boundary (zlib's full flush).
         if !w.isAligned {
-          HuffmanDeflate.stored(UnsafeBufferPointer(rebasing: src[lo..<lo]), last: false, &w)
+          HuffmanDeflate.storedBlocks(UnsafeBufferPointer(rebasing: src[lo..<lo]), last: false, &w)
         }
         split = w.count
       }
@@ -311,13 +282,7 @@ package struct ZlibParts {
       switch ways[k] {
       case .stored:
         if part.isEmpty && !last { continue }
-        var start = 0
-        repeat {
-          let end = min(part.count, start + HuffmanDeflate.blockBytes)
-          HuffmanDeflate.stored(
-            UnsafeBufferPointer(rebasing: part[start..<end]), last: last && end == part.count, &w)
-          start = end
-        } while start < part.count
+        HuffmanDeflate.storedBlocks(part, last: last, &w)
       case .huffman: HuffmanDeflate.blocks(part, final: last, &w)
       case .matched: MatchDeflate.blocks(part, final: last, &w)
       }

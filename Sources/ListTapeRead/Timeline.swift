@@ -130,8 +130,9 @@ public final class Timeline {
   /// dictionary restart, with the state after it. `before` sees each event with the state
   /// it is about to be applied to (in place, not copied: it must not change it).
   /// `beforeIds` sees the state before its ids take another numbering (a dictionary
-  /// restart, a recovery point's state), while the old one still reads. `progress` gets `(event, through)` now and then. `decoder` ends standing right
-  /// after the last event folded.
+  /// restart, a recovery point's state), while the old one still reads. `progress` gets
+  /// `(event, through)` now and then. `decoder` ends standing right after the last event
+  /// folded.
   ///
   /// In a salvaged log the fold re-anchors after each gap at the recovery point that
   /// restores it (the state of that point, decoded before the run that reaches it); the
