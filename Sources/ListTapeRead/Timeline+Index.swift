@@ -148,15 +148,40 @@ extension Timeline {
     case .success(let read): ids = read
     case .failure(let error): throw .log(error)
     }
+    let state: ListState
     do {
-      let state = try decoded.get()
-      decoder.load(
-        ids, aliases: DefinitionAliases(vetted: ids.count, map: [:]),
-        segment: p.segment, defined: p.dictionaryCount, before: Int(p.seq) + 1)
-      return LoadedCheckpoint(seq: Int(p.seq), state: state, decoder: decoder, lastTime: nil)
+      state = try decoded.get()
     } catch {
       throw .undecodableIndex(event: Int(p.seq), error, path: index.path)
     }
+    decoder.load(
+      ids, aliases: DefinitionAliases(vetted: ids.count, map: [:]),
+      segment: p.segment, defined: p.dictionaryCount, before: Int(p.seq) + 1)
+    try catchUpSites(&decoder, after: p)
+    return LoadedCheckpoint(seq: Int(p.seq), state: state, decoder: decoder, lastTime: nil)
+  }
+
+  /// Gives a decoder loaded at seek point `p` the site model of the frames before it, when
+  /// the frame after the point codes its sites against one (layout 3): the index stores no
+  /// model, so the segment's frames up to the point are read for it, as a seek without an
+  /// index reads them (docs/log-format.md, "Sites").
+  private func catchUpSites(_ decoder: inout EventDecoder, after p: IndexSeekPoint)
+    throws(StoreError)
+  {
+    var needed = false
+    let head = FramePrefix(head: EventDecoder.definitionsHead) { _ in EventDecoder.definitionsHead }
+    do {
+      try reader.forEachFrame(
+        from: p.seq + 1, through: p.seq + 1, start: p.frameOffset, eventPrefix: head
+      ) { view in
+        if view.kind == .events { needed = EventDecoder.needsSiteModel(ofFrame: view.payload) }
+        return view.kind != .events
+      }
+    } catch {
+      throw .log(error)
+    }
+    guard needed else { return }
+    decoder.sites = try logStart.decoder(after: Int(p.seq)).sites
   }
 
   /// A decoder standing after seek point `p`, holding its segment's dictionary as far as
@@ -194,6 +219,7 @@ extension Timeline {
       reader.discardIndex("\(error)")
       return nil
     }
+    try catchUpSites(&decoder, after: p)
     try logStart.absorbDefinitions(
       &decoder, from: Int(p.seq) + 1, through: seq - 1, start: p.frameOffset)
     return decoder

@@ -10,6 +10,16 @@ import Testing
 func framePayload(
   _ events: [Event], _ encoder: inout EventRowEncoder, segment: UInt64 = 0
 ) throws -> [UInt8] {
+  var assembler = FrameAssembler()
+  return try framePayload(events, &encoder, segment: segment, assembler: &assembler)
+}
+
+/// `framePayload(_:_:segment:)` with the writer's `assembler`, which keeps the site model
+/// from frame to frame as a log writer's does.
+func framePayload(
+  _ events: [Event], _ encoder: inout EventRowEncoder, segment: UInt64 = 0,
+  assembler: inout FrameAssembler
+) throws -> [UInt8] {
   var rows: [UInt8] = []
   for e in events {
     var row: [UInt8] = []
@@ -22,7 +32,6 @@ func framePayload(
     rows.append(UInt8(n))
     rows += row
   }
-  var assembler = FrameAssembler()
   var out: [UInt8] = []
   var points: [Int] = []
   try rows.withUnsafeBytes { raw in

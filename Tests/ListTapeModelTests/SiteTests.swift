@@ -64,7 +64,7 @@ import Testing
   @Test func aFrameWithSitesRoundTripsAndOneWithoutKeepsLayoutOne() throws {
     var encoder = EventRowEncoder()
     let payload = try framePayload(Self.events, &encoder)
-    #expect(payload.first == 2)
+    #expect(payload.first == FrameLayout.modelVersion)
     var decoder = EventDecoder()
     #expect(
       try decodeFrame(payload, &decoder, firstSeq: 1, count: Self.events.count) == Self.events)

@@ -3,6 +3,7 @@ import ListTapeInvestigate
 import ListTapeLog
 import ListTapeModel
 import ListTapeRead
+import ListTapeSamples
 import Testing
 
 @testable import ListTapeStore
@@ -85,6 +86,58 @@ import Testing
     }
     let report = timeline.verify()
     #expect(report.intact, "\(String(describing: report.problem))")
+  }
+}
+
+extension GoldenTests {
+  /// A log with sites in layout 2 (`churn-sites-80k.v2.ltape`, written by the release
+  /// before layout 3), the same events recorded now (layout 3: one site model across
+  /// frames, started over at each of 18 dictionary restarts) and the golden log upgraded:
+  /// each reads back to the generator's events, sites included, from its start and from
+  /// seeks before and after its index exists.
+  @Test func sitedLogsOfEitherLayoutReadBackTheSameEvents() throws {
+    var source: [Event] = []
+    SampleSession.generate(
+      events: 80_000, seed: 7, maxItems: 300, opening: .outline(items: 200, shape: .path),
+      sites: .init(count: 40)
+    ) { source.append($0) }
+    let old = try scratchCopy("churn-sites-80k.v2.ltape")
+    defer { removeScratch(old) }
+    let restarts = try LogReader(path: old).dictionaryFrameCount
+    #expect(restarts == 18, "\(restarts) restarts")
+    let recorded = old + ".recorded.ltape"
+    let recorder = try Recorder.open(path: recorded, options: Recorder.options(.never))
+    for e in source { _ = try recorder.record(e) }
+    try recorder.close()
+    let upgraded = old + ".upgraded.ltape"
+    _ = try Timeline(path: old).upgrade(to: upgraded)
+    for (file, layout) in [(old, 2), (recorded, 3), (upgraded, 3)] {
+      var layouts = Set<UInt8>()
+      try LogReader(path: file).forEachFrame(from: 1) { view in
+        if view.kind == .events, let b = view.payload.first { layouts.insert(b) }
+        return true
+      }
+      #expect(layouts == [UInt8(layout)], "\(file)")
+      var read: [Event] = []
+      try Timeline(path: file).forEachEvent { _, e in
+        read.append(e)
+        return true
+      }
+      #expect(read == source, "\(file)")
+      for indexed in [false, true] {
+        let timeline = try Timeline(path: file)
+        timeline.indexSpacing = 10_000
+        if indexed { try timeline.buildIndex() }
+        for n in [2, 9_999, 10_003, 35_001, 61_234, 79_990] {
+          var got: [Event] = []
+          try timeline.forEachEvent(from: n, through: n + 5) { _, e in
+            got.append(e)
+            return true
+          }
+          #expect(got == Array(source[(n - 1)..<(n + 5)]), "\(file) from \(n), index \(indexed)")
+        }
+      }
+    }
   }
 }
 

@@ -144,6 +144,8 @@ package struct EventDecoder: Sendable {
   /// A number naming the log read (from its UUID), from which each segment's dictionary
   /// draws its lineage (`lineage(log:segment:)`).
   package private(set) var logID: UInt64 = 0
+  /// The site model layout 3 frames share, as far as the frames read give it.
+  package var sites = SiteSync()
 
   /// A decoder for a log's first event.
   package init() {}
@@ -249,7 +251,7 @@ private struct EntryRecordSource: OpSource {
   func fail(_ message: String) -> CodecError { bytes.fail(message) }
 
   /// A 1.0 record names its site as an identifier.
-  mutating func site(code: UInt8) throws(CodecError) -> Int32 { try entryRef() }
+  mutating func site(code: UInt8) throws(CodecError) -> Int32? { try entryRef() }
 
   /// A ring slot's entry, or a literal id looked up (defined when new) and remembered.
   mutating func entryRef() throws(CodecError) -> Int32 {

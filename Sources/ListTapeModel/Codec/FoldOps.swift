@@ -378,7 +378,7 @@ extension OpSource {
   /// gap: the event keeps its operation without the site, since a site never changes a
   /// state (an identifier's lost definition loses its event).
   @inline(__always) mutating func knownSite(code: UInt8) throws(CodecError) -> Int32? {
-    let e = try site(code: code)
+    guard let e = try site(code: code) else { return nil }
     return dictionary.isHole(Int(e)) ? nil : e
   }
 }
@@ -395,8 +395,9 @@ protocol OpSource: EventSource {
   var dictionary: IdSpace { get }
   /// Set when an identifier read since it was cleared is a hole in the dictionary.
   var touchedHole: Bool { get set }
-  /// The entry of the site of an event whose op code is `code` (defining it when new).
-  mutating func site(code: UInt8) throws(CodecError) -> Int32
+  /// The entry of the site of an event whose op code is `code` (defining it when new); nil
+  /// when the frame's sites cannot be read where it stands (layout 3, `SiteSync`).
+  mutating func site(code: UInt8) throws(CodecError) -> Int32?
   /// The title and fields `flags` names (1: a title, 2: fields), added to `ops` as one
   /// blob (`ItemText`); -1 when it names neither.
   mutating func content(flags: UInt8, into ops: inout FoldOps) throws(CodecError) -> Int32

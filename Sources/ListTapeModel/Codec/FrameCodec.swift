@@ -11,9 +11,12 @@ import ListTapeJSON
 package enum FrameLayout {
   /// Layout byte at the start of a 2.0 event frame payload whose events have no sites.
   static let version: UInt8 = 1
-  /// Layout byte of a frame with sites: `columnCount + siteColumnCount` columns. A frame
-  /// without sites keeps layout 1, byte for byte what writers before sites wrote.
+  /// Layout byte of a frame with sites coded alone (written before layout 3; still read).
   static let sitedVersion: UInt8 = 2
+  /// Layout byte of a frame with sites coded by the model the segment's frames share
+  /// (`SiteModel`): a site-run count after the dictionary base, and
+  /// `columnCount + siteColumnCount` columns. A frame without sites keeps layout 1.
+  static let modelVersion: UInt8 = 3
   /// Identifiers referenced lately in the frame, addressed by one byte.
   static let ringSize = 64
   /// A `refs` byte: below `ringSize` a ring slot; these two otherwise.
@@ -35,9 +38,12 @@ package enum FrameLayout {
   static let misc = 11
   static let strings = 12
   static let columnCount = 13
-  // Layout 2 only: one byte per sited event, then the entries of sites new to their op.
+  // Layouts 2 and 3: the sites. Layout 2: one byte per sited event, then the entries of
+  // sites new to their op. Layout 3: the sites range-coded (`SiteModel`), then where the
+  // events that define their site are.
   static let sites = 13
   static let siteEntries = 14
+  static let siteDefinitions = 14
   static let siteColumnCount = 2
   /// A `sites` byte: below it, the position of the site in the frame's most-recently-used
   /// list of sites of the event's op code; this one, a site new to that list, whose entry
@@ -50,7 +56,7 @@ package enum FrameLayout {
   package static func segment(ofEventFrame payload: UnsafeRawBufferPointer) -> UInt64? {
     var head = ByteSource(payload)
     let v = try? head.byte()
-    guard v == version || v == sitedVersion else { return nil }
+    guard v == version || v == sitedVersion || v == modelVersion else { return nil }
     return try? head.varint()
   }
 }
@@ -193,6 +199,15 @@ package struct FrameAssembler: Sendable {
   var definitions = DefinitionWriter()
   var ring: [Int32] = Array(repeating: -1, count: FrameLayout.ringSize)
   var sites = SiteLists()
+  /// Layout 3: the model the segment's frames share, the segment it stands in, and the
+  /// frame's sited events (op code, entry, place among the frame's definitions or -1),
+  /// coded once the frame's definitions are counted.
+  var model = SiteModel()
+  var modelSegment: UInt64 = 0
+  var sited: [(code: UInt8, entry: Int32, definition: Int32)] = []
+  /// Whether sites are written in layout 3 (else layout 2, as writers before it did: kept
+  /// for tests and for measuring one against the other).
+  package var modelSites = true
 
   package init() {}
 
@@ -208,6 +223,8 @@ package struct FrameAssembler: Sendable {
     definitions.removeAll()
     for i in ring.indices { ring[i] = -1 }
     sites.removeAll()
+    sited.removeAll(keepingCapacity: true)
+    var lastDefiningSite = 0
     // The op code of the event whose parts are being read (its site follows its tag).
     var code: UInt8 = 0
     var ringNext = 0
@@ -283,7 +300,9 @@ package struct FrameAssembler: Sendable {
           guard e >= 0, Int(e) < total else {
             throw row.fail("reference to entry \(e) of \(total)")
           }
-          if let k = sites.find(e, code: code) {
+          if modelSites {
+            sited.append((code, e, -1))
+          } else if let k = sites.find(e, code: code) {
             columns[FrameLayout.sites].append(UInt8(k))
           } else {
             columns[FrameLayout.sites].append(FrameLayout.siteNew)
@@ -294,10 +313,22 @@ package struct FrameAssembler: Sendable {
           let n = try row.count()
           let text = UnsafeRawBufferPointer(rebasing: row.base[row.offset..<row.offset + n])
           row.offset += n
-          columns[FrameLayout.sites].append(FrameLayout.siteNew)
-          columns[FrameLayout.siteEntries].append(0)
+          let e = Int32(truncatingIfNeeded: dictBase + defined)
+          if modelSites {
+            // Where the events defining their site are: the sited event's place after the
+            // previous one's, and the definition's place in the frame.
+            let ordinal = sited.count
+            ByteSink.appendVarint(
+              UInt64(ordinal - lastDefiningSite), to: &columns[FrameLayout.siteDefinitions])
+            ByteSink.appendVarint(UInt64(defined), to: &columns[FrameLayout.siteDefinitions])
+            lastDefiningSite = ordinal
+            sited.append((code, e, Int32(defined)))
+          } else {
+            columns[FrameLayout.sites].append(FrameLayout.siteNew)
+            columns[FrameLayout.siteEntries].append(0)
+            sites.add(e, code: code)
+          }
           definitions.write(text)
-          sites.add(Int32(truncatingIfNeeded: dictBase + defined), code: code)
           defined += 1
         case RowToken.string:
           let n = try row.count()
@@ -320,11 +351,34 @@ package struct FrameAssembler: Sendable {
       swap(&columns[FrameLayout.deftext], &definitions.text)
     }
     // Layout 1 unless an event has a site: a log without sites is what it always was.
-    let sited = !columns[FrameLayout.sites].isEmpty
-    let written = sited ? columns.count : FrameLayout.columnCount
-    out.append(sited ? FrameLayout.sitedVersion : FrameLayout.version)
+    var siteRun: Int?
+    if !sited.isEmpty {
+      if segment != modelSegment || model.isFull {
+        model.removeAll()
+        modelSegment = segment
+      }
+      siteRun = model.coded
+      let frame = SiteFrame(entries: max(dictBase, 0) + defined)
+      var coder = RangeEncoder()
+      swap(&coder.bytes, &columns[FrameLayout.sites])
+      for s in sited {
+        if s.definition >= 0 {
+          model.define(s.entry, code: s.code)
+        } else {
+          model.encode(s.entry, code: s.code, frame: frame, into: &coder)
+        }
+      }
+      coder.finish()
+      swap(&coder.bytes, &columns[FrameLayout.sites])
+    }
+    let withSites = !columns[FrameLayout.sites].isEmpty
+    let written = withSites ? columns.count : FrameLayout.columnCount
+    out.append(
+      siteRun != nil
+        ? FrameLayout.modelVersion : withSites ? FrameLayout.sitedVersion : FrameLayout.version)
     ByteSink.appendVarint(segment, to: &out)
     ByteSink.appendVarint(UInt64(max(dictBase, 0)), to: &out)
+    if let siteRun { ByteSink.appendVarint(UInt64(siteRun), to: &out) }
     for c in columns[..<written] { ByteSink.appendVarint(UInt64(c.count), to: &out) }
     for c in columns[..<written] {
       flushPoints.append(out.count)
@@ -533,10 +587,23 @@ struct FrameSource: EventSource {
   var definitions: DefinitionReader
   var misc: ByteSource
   var strings: ByteSource
-  /// Layout 2: the sites columns (empty in layout 1) and each op's recent sites.
+  /// The frame's layout, its sites columns (empty in layout 1; layout 3's second is
+  /// `siteEntries`) and, in layout 2, each op's recent sites.
+  var layout: UInt8 = FrameLayout.version
   var sites: ByteSource
   var siteEntries: ByteSource
   var siteLists = SiteLists()
+  /// Layout 3: the segment's site model and whether it stands where the writer's did at
+  /// this point (else the frame's sites are lost: their events keep their operations).
+  var sync = SiteSync()
+  var siteCoder: RangeDecoder?
+  var siteFrame = SiteFrame(entries: 0)
+  var siteBase = 0
+  /// Sited events read so far, and the next one that defines its site (its place among
+  /// them, and its definition's place in the frame; `Int.max` when none is left).
+  var sitedRead = 0
+  var nextDefining = Int.max
+  var nextDefinition = 0
   /// The segment's dictionary as far as it is known: it may run ahead of this frame (loaded
   /// whole from an index file, or read past a stop), since an entry always names the same id.
   var dictionary = IdSpace()
@@ -576,10 +643,97 @@ struct FrameSource: EventSource {
     ring.reserveCapacity(FrameLayout.ringSize)
   }
 
+  /// Starts reading layout 3 sites: `base` entries defined before the frame, the model as
+  /// `sync` holds it (`siteRun` sites coded before the frame, segment `segment`).
+  mutating func beginSites(base: Int, segment: UInt64, siteRun: Int) throws(CodecError) {
+    layout = FrameLayout.modelVersion
+    siteBase = base
+    siteFrame = SiteFrame(entries: base &+ definitions.remaining)
+    sync.begin(segment: segment, siteRun: siteRun)
+    try readNextDefining(after: 0)
+  }
+
+  /// Reads where the next sited event that defines its site is, counted from `ordinal`.
+  private mutating func readNextDefining(after ordinal: Int) throws(CodecError) {
+    guard !siteEntries.isAtEnd else {
+      nextDefining = Int.max
+      return
+    }
+    let gap = try siteEntries.varint()
+    let k = try siteEntries.varint()
+    guard gap < UInt64(Int32.max), k < UInt64(siteFrame.entries &- siteBase) else {
+      throw siteEntries.fail("site definition \(k) at \(gap) sited events after \(ordinal)")
+    }
+    nextDefining = ordinal &+ Int(gap)
+    nextDefinition = Int(k)
+  }
+
+  /// Layout 3: the site of the next sited event: its entry (defining it when new), nil
+  /// when the model does not stand where the writer's did (a salvaged or partly read log).
+  mutating func modelSite(code: UInt8) throws(CodecError) -> Int32? {
+    let ordinal = sitedRead
+    sitedRead &+= 1
+    if ordinal == nextDefining {
+      let k = nextDefinition
+      guard k == defined &- siteBase else {
+        throw siteEntries.fail(
+          "site defined as definition \(k) of the frame, read at \(defined - siteBase)")
+      }
+      try readNextDefining(after: ordinal)
+      let raw = Int32(truncatingIfNeeded: defined)
+      let e = try definition()
+      if sync.live { sync.model.define(raw, code: code) }
+      return e
+    }
+    guard ordinal < nextDefining else {
+      throw siteEntries.fail("site definition for sited event \(nextDefining), already read")
+    }
+    guard sync.live else { return nil }
+    var coder = try siteCoderOrNone()
+    defer { siteCoder = coder }
+    let raw = try sync.model.decode(code: code, frame: siteFrame, from: &coder)
+    guard Int(raw) < defined else { throw sites.fail("site entry \(raw) of \(defined)") }
+    return aliases.canonical(raw)
+  }
+
+  /// The frame's site decoder (started on first use).
+  private mutating func siteCoderOrNone() throws(CodecError) -> RangeDecoder {
+    if let siteCoder { return siteCoder }
+    let c = try RangeDecoder(sites)
+    siteCoder = c
+    return c
+  }
+
+  /// Layout 3: moves the model past the sites of the events not read (from the next tag in
+  /// `ops` to the frame's end), so that it stands where the writer's did after the frame.
+  mutating func skipSites() throws(CodecError) {
+    guard layout == FrameLayout.modelVersion, sync.live else { return }
+    var coder = try siteCoderOrNone()
+    defer { siteCoder = coder }
+    while !ops.isAtEnd {
+      let tag = try ops.byte()
+      guard tag & EventCodes.sited != 0 else { continue }
+      let ordinal = sitedRead
+      sitedRead &+= 1
+      guard ordinal <= nextDefining else {
+        throw siteEntries.fail("site definition for sited event \(nextDefining), already read")
+      }
+      if ordinal == nextDefining {
+        sync.model.define(
+          Int32(truncatingIfNeeded: siteBase &+ nextDefinition), code: tag & EventCodes.codeMask)
+        try readNextDefining(after: ordinal)
+      } else {
+        _ = try sync.model.decode(
+          code: tag & EventCodes.codeMask, frame: siteFrame, from: &coder)
+      }
+    }
+  }
+
   /// The entry of the site of an event of op `code`: a position in the op's recent sites,
   /// or an entry (defined here when new), possibly one whose definition was lost
   /// (`OpWalk` then keeps the event without its site).
-  mutating func site(code: UInt8) throws(CodecError) -> Int32 {
+  mutating func site(code: UInt8) throws(CodecError) -> Int32? {
+    if layout == FrameLayout.modelVersion { return try modelSite(code: code) }
     let k = try sites.byte()
     if k != FrameLayout.siteNew {
       guard let e = siteLists.take(Int(k), code: code) else {
@@ -729,11 +883,25 @@ struct FrameSource: EventSource {
 
   func fail(_ message: String) -> CodecError { ops.fail(message) }
 
-  /// Whether every column was read to its end.
+  /// Whether every column was read to its end (layout 3's coded sites only when the model
+  /// could read them).
   var leftover: CodecError? {
-    for c in [ops, t0, t1, t2, refs, age0, age1, age2, misc, strings, sites, siteEntries]
+    for c in [ops, t0, t1, t2, refs, age0, age1, age2, misc, strings, siteEntries]
     where !c.isAtEnd {
       return c.fail("\(c.remaining) bytes left in a column after the frame's events")
+    }
+    if layout == FrameLayout.modelVersion {
+      if nextDefining != Int.max {
+        return siteEntries.fail("site definition for sited event \(nextDefining) of \(sitedRead)")
+      }
+      if sync.live, sitedRead > 0 {
+        let coder = siteCoder ?? (try? RangeDecoder(sites))
+        guard let coder, coder.isAtEnd else {
+          return sites.fail("bytes left in the coded sites after the frame's events")
+        }
+      }
+    } else if !sites.isAtEnd {
+      return sites.fail("\(sites.remaining) bytes left in a column after the frame's events")
     }
     return definitions.leftover
   }
@@ -741,8 +909,11 @@ struct FrameSource: EventSource {
 
 /// A 2.0 event frame's header: its segment, the entries defined before it, its columns.
 struct FrameHeaderFields {
+  var layout: UInt8
   var segment: UInt64
   var dictBase: Int
+  /// Layout 3: sites the writer's model had coded before the frame (0: it started over).
+  var siteRun: Int
   var columns: [ByteSource]
 
   /// The header of a frame whose payload is `payload`; with `prefix`, `payload` may be
@@ -751,9 +922,10 @@ struct FrameHeaderFields {
   init(_ payload: UnsafeRawBufferPointer, prefix: Bool = false) throws(CodecError) {
     var head = ByteSource(payload)
     let count: Int
-    (segment, dictBase, count) = try Self.start(&head)
-    columns = try ColumnSplit.split(
-      &head, count: count, through: prefix ? FrameLayout.deftext : nil)
+    (layout, segment, dictBase, siteRun, count) = try Self.start(&head)
+    // Layout 3's sites are read with the definitions (`definitionsEnd` asks for them).
+    let through = prefix && layout != FrameLayout.modelVersion ? FrameLayout.deftext : nil
+    columns = try ColumnSplit.split(&head, count: count, through: through)
     guard prefix || head.isAtEnd else {
       throw head.fail("\(head.remaining) bytes after the columns")
     }
@@ -761,19 +933,28 @@ struct FrameHeaderFields {
 
   /// The header's layout, segment and dictionary base, read from `head`; and how many
   /// column lengths follow.
-  private static func start(_ head: inout ByteSource) throws(CodecError) -> (
-    segment: UInt64, dictBase: Int, columns: Int
+  static func start(_ head: inout ByteSource) throws(CodecError) -> (
+    layout: UInt8, segment: UInt64, dictBase: Int, siteRun: Int, columns: Int
   ) {
     let v = try head.byte()
-    guard v == FrameLayout.version || v == FrameLayout.sitedVersion else {
+    guard
+      v == FrameLayout.version || v == FrameLayout.sitedVersion
+        || v == FrameLayout.modelVersion
+    else {
       throw head.fail("unknown event frame layout \(v)")
     }
     let segment = try head.varint()
     let base = try head.varint()
     guard base <= UInt64(Int32.max) else { throw head.fail("dictionary base \(base) out of range") }
+    var run = 0
+    if v == FrameLayout.modelVersion {
+      let r = try head.varint()
+      guard r <= UInt64(Int.max >> 1) else { throw head.fail("site run \(r) out of range") }
+      run = Int(r)
+    }
     let count =
-      FrameLayout.columnCount + (v == FrameLayout.sitedVersion ? FrameLayout.siteColumnCount : 0)
-    return (segment, Int(base), count)
+      FrameLayout.columnCount + (v == FrameLayout.version ? 0 : FrameLayout.siteColumnCount)
+    return (v, segment, Int(base), run, count)
   }
 
   /// How many bytes at the start of an event frame's payload hold its header and every
@@ -781,11 +962,12 @@ struct FrameHeaderFields {
   /// from the payload's first bytes `head`; nil when `head` does not hold the whole header.
   static func definitionsEnd(_ head: UnsafeRawBufferPointer) -> Int? {
     var h = ByteSource(head)
-    guard let (_, _, count) = try? start(&h) else { return nil }
+    guard let (layout, _, _, _, count) = try? start(&h) else { return nil }
     var through = 0
     for i in 0..<count {
       guard let n = try? h.varint(), n <= UInt64(Int32.max) else { return nil }
-      if i <= FrameLayout.deftext { through &+= Int(n) }
+      // Layout 3: every column, since the site model reads its sites (from `ops` to the end).
+      if i <= FrameLayout.deftext || layout == FrameLayout.modelVersion { through &+= Int(n) }
     }
     return h.offset &+ through
   }

@@ -111,6 +111,8 @@ extension EventDecoder {
     self.dictionary.setLineage(Self.lineage(log: logID, segment: segment))
     self.aliases = aliases
     self.segment = segment
+    // The frames before `seq` were not read: their sites' model is not known here.
+    sites.forget()
     expected = seq
   }
 
@@ -173,6 +175,9 @@ extension EventDecoder {
       ops.truncate(to: saved.records)
       dictionary.truncate(to: saved.entries)
       aliases = saved.aliases
+      // The attempt moved the site model part way (a hostile log's repeated definition):
+      // the frame's sites are read no further.
+      sites.forget()
     }
     return try decodeEvents(
       head, firstSeq: firstSeq, count: count, from: from, through: through, batched: false,
@@ -192,9 +197,16 @@ extension EventDecoder {
     let firstNew = dictionary.count
     swap(&source.dictionary, &dictionary)
     swap(&source.aliases, &aliases)
+    swap(&source.sync, &sites)
     defer {
       swap(&source.dictionary, &dictionary)
       swap(&source.aliases, &aliases)
+      swap(&source.sync, &sites)
+    }
+    if head.layout == FrameLayout.modelVersion {
+      try source.beginSites(base: head.dictBase, segment: head.segment, siteRun: head.siteRun)
+      // A frame read only in part is read again for the events after `through`.
+      if firstSeq &+ count &- 1 > through { source.sync.keepBefore() }
     }
     /// Enters the batch's definitions; whether none repeats an earlier id.
     func entered() -> Bool {
@@ -238,6 +250,7 @@ extension EventDecoder {
       // The decoder reads on to the frame's end; the records stop at `through` (a fold
       // that wants more positions a decoder again).
       try source.remainingDefinitions()
+      try source.skipSites()
       defined = source.defined
       expected = firstSeq &+ count
       return .stopped(at: stoppedAt)
@@ -283,11 +296,18 @@ extension EventDecoder {
     source.defined = head.dictBase
     swap(&source.dictionary, &dictionary)
     swap(&source.aliases, &aliases)
+    swap(&source.sync, &sites)
     defer {
       swap(&source.dictionary, &dictionary)
       swap(&source.aliases, &aliases)
+      swap(&source.sync, &sites)
+    }
+    if head.layout == FrameLayout.modelVersion {
+      try source.beginSites(base: head.dictBase, segment: head.segment, siteRun: head.siteRun)
+      source.sync.keepBefore()
     }
     try source.remainingDefinitions()
+    try source.skipSites()
     defined = source.defined
     expected = firstSeq &+ count
     return .done
@@ -297,6 +317,15 @@ extension EventDecoder {
   /// alone needs, read from the payload's first `definitionsHead` bytes; nil: all of it.
   package static func definitionsEnd(ofFrame head: UnsafeRawBufferPointer) -> Int? {
     FrameHeaderFields.definitionsEnd(head)
+  }
+
+  /// Whether a decoder starting at the event frame whose payload begins with `head` needs
+  /// the site model of the frames before it (layout 3, coded against a model begun
+  /// earlier): false when `head` does not hold such a header.
+  package static func needsSiteModel(ofFrame head: UnsafeRawBufferPointer) -> Bool {
+    var h = ByteSource(head)
+    guard let start = try? FrameHeaderFields.start(&h) else { return false }
+    return start.layout == FrameLayout.modelVersion && start.siteRun > 0
   }
 
   /// Bytes of an event frame's payload that always hold its header.

@@ -140,7 +140,7 @@ struct RowSource: OpSource {
     try entry(ref: RowToken.ref, define: RowToken.define)
   }
 
-  mutating func site(code: UInt8) throws(CodecError) -> Int32 {
+  mutating func site(code: UInt8) throws(CodecError) -> Int32? {
     try entry(ref: RowToken.siteRef, define: RowToken.siteDefine)
   }
 

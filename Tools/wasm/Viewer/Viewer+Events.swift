@@ -57,7 +57,7 @@ extension Viewer {
     var f: Int
     if first < log.frames.count,
       let whole = wholeDecoder(
-        segment: segment, before: Int(log.frames[first].header.firstSeq))
+        segment: segment, before: Int(log.frames[first].header.firstSeq), frame: first)
     {
       // A segment the pass has finished: the block's first frame is decoded at once.
       d = whole

@@ -12,6 +12,8 @@ struct SeekPoint {
   var segment: UInt64
   var defined: Int
   var state: [UInt8]
+  /// The site model the frames after the point are read with (layout 3 frames).
+  var sites: SiteSync
 }
 
 /// The HTML viewer's reader: the page hands over the log's bytes (`PageLog` checks them as
@@ -129,7 +131,7 @@ struct Viewer {
       let bytes = try cursor.state.compactEncoded(segment: d.segment, dictionaryCount: d.defined)
       return SeekPoint(
         seq: cursor.seq, frame: cursor.frame, segment: d.segment, defined: d.defined,
-        state: bytes.bytes)
+        state: bytes.bytes, sites: d.sites)
     } catch {
       throw ViewError(message: "the state after event \(cursor.seq) does not encode: \(error)")
     }
@@ -212,6 +214,7 @@ struct Viewer {
     }
     var d = EventDecoder(logID: log.logID)
     d.load(ids, aliases: aliases, segment: p.segment, defined: p.defined, before: p.seq + 1)
+    d.sites = p.sites
     return d
   }
 
@@ -227,8 +230,15 @@ struct Viewer {
   /// once the pass has finished the segment (each frame names the entries defined before
   /// it, and its definitions are checked against those held); nil before that, or in a log
   /// with gaps.
-  func wholeDecoder(segment: UInt64, before seq: Int) -> EventDecoder? {
+  /// Nil too when the events frame from frame `frame` on codes its sites against the site
+  /// model of the frames before it (layout 3), which only reading them gives.
+  func wholeDecoder(segment: UInt64, before seq: Int, frame: Int) -> EventDecoder? {
     guard !log.hasGaps, let (ids, aliases) = finishedIDs(of: segment) else { return nil }
+    var g = frame
+    while g < log.frames.count && log.frames[g].header.type != Format.typeEvents { g += 1 }
+    if g < log.frames.count, let p = log.payload(g), EventDecoder.needsSiteModel(ofFrame: p) {
+      return nil
+    }
     var d = EventDecoder(logID: log.logID)
     d.load(ids, aliases: aliases, segment: segment, defined: ids.count, before: seq)
     return d
@@ -260,7 +270,9 @@ struct Viewer {
   func cursor(atCheckpoint f: Int) throws(ViewError) -> Cursor {
     let seq = Int(log.frames[f].header.firstSeq)
     var d: EventDecoder
-    if let whole = wholeDecoder(segment: restart(before: f).segment, before: seq + 1) {
+    if let whole = wholeDecoder(
+      segment: restart(before: f).segment, before: seq + 1, frame: f + 1)
+    {
       d = whole
     } else {
       d = try logDecoder(before: f)

@@ -1,0 +1,280 @@
+/// What a log's frames know of its sites, shared from frame to frame (layout 3,
+/// docs/log-format.md): for each context (the event's op and the site before it) the sites
+/// met there, most frequent first; for each op the sites it used lately; and the coder's
+/// probabilities. The writer and every reader move their copies alike, so an event costs
+/// the few bits of its site's rank where the model predicted it, about 0.7 bits on an app's
+/// sessions.
+///
+/// A site is named by its raw dictionary entry (the entry the writer numbered it), never by
+/// an alias, so the model evolves the same in a salvaged or hostile log as in the writer.
+package struct SiteModel: Sendable {
+  /// Contexts plus list entries beyond which a writer starts the model over (at a frame's
+  /// start) and a reader refuses to go on with it.
+  static let limit = 1 << 18
+  /// Longest list kept per context and per op (the least used entry goes).
+  static let listLimit = 255
+
+  /// Sites coded since the model started (a layout 3 frame's header carries it, so a
+  /// reader knows whether its copy is the writer's).
+  package private(set) var coded = 0
+  /// Contexts and list entries held (bounded by `limit`).
+  private(set) var size = 0
+  private var previous: Int32 = -1
+  private var contexts: [UInt64: Int32] = [:]
+  private var lists: [RankedSites] = []
+  private var recent: [[Int32]] = Array(repeating: [], count: Int(EventCodes.codeMask) + 1)
+  private var probabilities = [UInt16](
+    repeating: RangeProbability.half, count: (Int(EventCodes.codeMask) + 1) * Slot.perOp)
+
+  package init() {}
+
+  /// Whether a writer should start the model over before its next frame.
+  var isFull: Bool { size > Self.limit }
+
+  /// Forgets everything (a new segment, or a model that grew to its bound).
+  mutating func removeAll() { self = SiteModel() }
+
+  /// Takes site `entry` of an event of op `code` that the event defines (the frame says
+  /// which events do elsewhere, so it costs no bits here).
+  mutating func define(_ entry: Int32, code: UInt8) {
+    let c = Int(code & EventCodes.codeMask)
+    learn(entry, in: context(c), code: c)
+  }
+
+  /// Codes site `entry` of an event of op `code`, an entry defined before the event;
+  /// `frame` bounds the entry numbers.
+  mutating func encode(
+    _ entry: Int32, code: UInt8, frame: SiteFrame, into coder: inout RangeEncoder
+  ) {
+    let c = Int(code & EventCodes.codeMask)
+    let list = context(c)
+    var bits = EncodingBits(coder: RangeEncoder())
+    swap(&bits.coder, &coder)
+    defer { swap(&bits.coder, &coder) }
+    // The encoder's bits cannot fail.
+    let r = lists[list].sites.firstIndex(of: entry)
+    if let hit = try? rank(r, count: lists[list].sites.count, slot: c &* Slot.perOp, &bits) {
+      use(entry: entry, at: hit, of: list, code: c)
+      return
+    }
+    let rr = recent[c].firstIndex(of: entry)
+    if (try? rank(rr, count: recent[c].count, slot: c &* Slot.perOp &+ Slot.recent, &bits)) != nil {
+      learn(entry, in: list, code: c)
+      return
+    }
+    bits.coder.encodeDirect(UInt64(entry), width: Self.width(frame.entries &- 1))
+    learn(entry, in: list, code: c)
+  }
+
+  /// The raw entry of the site of an event of op `code` that does not define it, read from
+  /// `coder` (the caller checks that the entry was defined before the event).
+  mutating func decode(code: UInt8, frame: SiteFrame, from coder: inout RangeDecoder)
+    throws(CodecError) -> Int32
+  {
+    let c = Int(code & EventCodes.codeMask)
+    let list = context(c)
+    var bits = DecodingBits(coder: coder)
+    defer { coder = bits.coder }
+    if let hit = try rank(nil, count: lists[list].sites.count, slot: c &* Slot.perOp, &bits) {
+      let entry = lists[list].sites[hit]
+      use(entry: entry, at: hit, of: list, code: c)
+      return entry
+    }
+    if let hit = try rank(
+      nil, count: recent[c].count, slot: c &* Slot.perOp &+ Slot.recent, &bits)
+    {
+      let entry = recent[c][hit]
+      learn(entry, in: list, code: c)
+      return entry
+    }
+    let v = try bits.coder.decodeDirect(width: Self.width(frame.entries &- 1))
+    guard v < UInt64(frame.entries) else {
+      throw bits.coder.fail("site entry \(v) of \(frame.entries)")
+    }
+    let entry = Int32(truncatingIfNeeded: v)
+    learn(entry, in: list, code: c)
+    return entry
+  }
+
+  /// A rank below `count` or an escape (nil), coded in the four probabilities from `slot`:
+  /// a list of one needs one bit, ranks 0 and 1 two, later ranks their number in full.
+  private mutating func rank<B: SiteBits>(_ r: Int?, count: Int, slot: Int, _ b: inout B)
+    throws(CodecError) -> Int?
+  {
+    if count == 0 { return nil }
+    if count == 1 { return try b.bit(r == nil, &probabilities[slot]) ? nil : 0 }
+    if try !b.bit((r ?? 2) >= 2, &probabilities[slot &+ 1]) {
+      return try b.bit(r == 1, &probabilities[slot &+ 2]) ? 1 : 0
+    }
+    if count == 2 { return nil }
+    if try b.bit(r == nil, &probabilities[slot &+ 3]) { return nil }
+    let v = try b.direct(UInt64((r ?? 2) &- 2), width: Self.width(count &- 3))
+    guard v < UInt64(count &- 2) else {
+      throw b.fail("site rank \(v + 2) of a list of \(count)")
+    }
+    return Int(v) &+ 2
+  }
+
+  /// The list of context (op `code`, the site before), made when first met.
+  private mutating func context(_ code: Int) -> Int {
+    let key = UInt64(code) << 32 | UInt64(UInt32(bitPattern: previous))
+    if let i = contexts[key] { return Int(i) }
+    contexts[key] = Int32(truncatingIfNeeded: lists.count)
+    lists.append(RankedSites())
+    size &+= 1
+    return lists.count &- 1
+  }
+
+  /// A hit at rank `k` of list `list`: counted, moved before the entries now counted less.
+  private mutating func use(entry: Int32, at k: Int, of list: Int, code: Int) {
+    lists[list].count(at: k)
+    touch(entry, code: code)
+  }
+
+  /// A site new to list `list`: appended (in place of the least used when full).
+  private mutating func learn(_ entry: Int32, in list: Int, code: Int) {
+    if lists[list].add(entry) { size &+= 1 }
+    touch(entry, code: code)
+  }
+
+  /// Moves `entry` to the front of op `code`'s recent sites; ends the event.
+  private mutating func touch(_ entry: Int32, code: Int) {
+    if let k = recent[code].firstIndex(of: entry) {
+      if k > 0 {
+        recent[code].remove(at: k)
+        recent[code].insert(entry, at: 0)
+      }
+    } else {
+      recent[code].insert(entry, at: 0)
+      if recent[code].count > Self.listLimit { recent[code].removeLast() }
+    }
+    previous = entry
+    coded &+= 1
+  }
+
+  /// Bits needed to write numbers up to `n` (0 for n ≤ 0).
+  static func width(_ n: Int) -> Int { n <= 0 ? 0 : Int.bitWidth &- n.leadingZeroBitCount }
+
+  private enum Slot {
+    static let recent = 4
+    static let perOp = 8
+  }
+}
+
+/// A reader's site model and whether it stands where the writer's did (a layout 3 frame
+/// carries how many sites the writer's model had coded: 0 when it started over there).
+package struct SiteSync: Sendable {
+  var model = SiteModel()
+  var segment: UInt64 = 0
+  /// Whether the frames read so far give the writer's model (else sites are lost until
+  /// the writer starts its model over).
+  package var live = false
+
+  package init() {}
+
+  /// Takes a layout 3 frame of segment `segment` whose writer had coded `siteRun` sites.
+  mutating func begin(segment: UInt64, siteRun: Int) {
+    if siteRun == 0 {
+      model.removeAll()
+      self.segment = segment
+      live = true
+    } else if live && segment == self.segment && model.coded == siteRun && !model.isFull {
+      return
+    } else if let before, before.coded == siteRun, segment == self.segment {
+      // The frame whose definitions were read last, now read for its events.
+      model = before
+      live = true
+    } else {
+      live = false
+    }
+  }
+
+  /// The model as the last frame read for its definitions alone began (a reader of
+  /// definitions reads the frame holding its last event whole, then decodes it again).
+  private var before: SiteModel?
+
+  /// Keeps the model as it stands at a frame's start, for that frame to be read again.
+  mutating func keepBefore() { before = live ? model : nil }
+
+  /// Forgets the model: the frames before the next one were not read.
+  mutating func forget() {
+    live = false
+    before = nil
+  }
+}
+
+/// What bounds a frame's site entries: the entries defined before it and in it.
+struct SiteFrame {
+  var entries: Int
+}
+
+/// One context's sites, most counted first (ties: the earlier first).
+private struct RankedSites: Sendable {
+  var sites: [Int32] = []
+  var counts: [UInt32] = []
+
+  mutating func count(at k: Int) {
+    counts[k] &+= 1
+    if counts[k] == UInt32.max >> 1 {
+      for i in counts.indices { counts[i] = counts[i] >> 1 | 1 }
+    }
+    var i = k
+    while i > 0 && counts[i &- 1] < counts[i] {
+      sites.swapAt(i, i &- 1)
+      counts.swapAt(i, i &- 1)
+      i &-= 1
+    }
+  }
+
+  /// Adds `entry` with one use; whether the list grew (else it replaced its last).
+  mutating func add(_ entry: Int32) -> Bool {
+    if sites.count >= SiteModel.listLimit {
+      sites[sites.count &- 1] = entry
+      counts[counts.count &- 1] = 0
+      count(at: sites.count &- 1)
+      return false
+    }
+    sites.append(entry)
+    counts.append(0)
+    count(at: sites.count &- 1)
+    return true
+  }
+}
+
+/// The coder's side of the model's choices: the encoder codes the value it is given, the
+/// decoder reads one, and both return what was coded.
+private protocol SiteBits {
+  mutating func bit(_ value: Bool, _ p: inout UInt16) throws(CodecError) -> Bool
+  mutating func direct(_ value: UInt64, width: Int) throws(CodecError) -> UInt64
+  func fail(_ message: String) -> CodecError
+}
+
+private struct EncodingBits: SiteBits {
+  var coder: RangeEncoder
+
+  mutating func bit(_ value: Bool, _ p: inout UInt16) -> Bool {
+    coder.encode(value, &p)
+    return value
+  }
+
+  mutating func direct(_ value: UInt64, width: Int) -> UInt64 {
+    coder.encodeDirect(value, width: width)
+    return value
+  }
+
+  func fail(_ message: String) -> CodecError { CodecError(message, offset: 0) }
+}
+
+private struct DecodingBits: SiteBits {
+  var coder: RangeDecoder
+
+  mutating func bit(_ value: Bool, _ p: inout UInt16) throws(CodecError) -> Bool {
+    try coder.decode(&p)
+  }
+
+  mutating func direct(_ value: UInt64, width: Int) throws(CodecError) -> UInt64 {
+    try coder.decodeDirect(width: width)
+  }
+
+  func fail(_ message: String) -> CodecError { coder.fail(message) }
+}

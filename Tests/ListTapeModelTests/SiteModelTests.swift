@@ -1,0 +1,244 @@
+import ListTapeJSON
+import ListTapeSamples
+import Testing
+
+@testable import ListTapeModel
+
+/// Layout 3 frames: sites range-coded against a model the segment's frames share
+/// (`SiteModel`), read back by readers that start anywhere.
+@Suite struct SiteModelTests {
+  /// Random sessions with sites drawn the way an app makes them (a few functions per op on
+  /// the screen the person is on), cut into frames by one assembler.
+  static func session(seed: UInt64, frames: Int = 12) throws -> (
+    frames: [(payload: [UInt8], events: [Event], firstSeq: Int)], encoder: EventRowEncoder
+  ) {
+    var rng = SplitMix64(seed: seed)
+    var gen = EventGenerator(seed: seed)
+    var reference = Reference()
+    var encoder = EventRowEncoder()
+    var assembler = FrameAssembler()
+    var out: [(payload: [UInt8], events: [Event], firstSeq: Int)] = []
+    var seq = 1
+    var screen = 0
+    for _ in 0..<frames {
+      let n = 1 + rng.below(300)
+      var events: [Event] = []
+      for _ in 0..<n {
+        var e = gen.event(reference)
+        try? reference.apply(e)
+        if rng.chance(3) { screen = rng.below(12) }
+        if rng.chance(95) {
+          let path = rng.chance(70) ? 0 : 1 + rng.below(3)
+          e.site = "Screen\(screen).swift:\(10 * path + e.operation.name.utf8.count) f\(path)()"
+        }
+        events.append(e)
+      }
+      out.append((try framePayload(events, &encoder, assembler: &assembler), events, seq))
+      seq += n
+    }
+    return (out, encoder)
+  }
+
+  @Test func theRangeCoderGivesBackWhatItCodedAndReadsItsBytesExactly() throws {
+    var rng = SplitMix64(seed: 11)
+    var probabilities = [UInt16](repeating: RangeProbability.half, count: 4)
+    var coder = RangeEncoder()
+    var script: [(slot: Int, bit: Bool, value: UInt64, width: Int)] = []
+    for _ in 0..<20_000 {
+      let slot = rng.below(4)
+      // Skewed bits, so probabilities adapt far from one half.
+      let bit = rng.below(100) < [3, 50, 90, 99][slot]
+      let width = rng.chance(10) ? rng.below(33) : 0
+      let value = width == 0 ? 0 : rng.next() & (UInt64.max >> (64 - width))
+      script.append((slot, bit, value, width))
+      coder.encode(bit, &probabilities[slot])
+      if width > 0 { coder.encodeDirect(value, width: width) }
+    }
+    coder.finish()
+    let bytes = coder.bytes
+    // Skewed bits cost less than a bit each.
+    #expect(bytes.count < 20_000 / 8 + 2_000 * 4 + 16)
+    try bytes.withUnsafeBytes { raw in
+      var decoder = try RangeDecoder(ByteSource(raw))
+      var p = [UInt16](repeating: RangeProbability.half, count: 4)
+      for s in script {
+        #expect(try decoder.decode(&p[s.slot]) == s.bit)
+        if s.width > 0 { #expect(try decoder.decodeDirect(width: s.width) == s.value) }
+      }
+      #expect(decoder.isAtEnd)
+    }
+    // A prefix fails somewhere, never traps.
+    for n in [0, 4, 5, bytes.count / 2, bytes.count - 1] {
+      let cut = Array(bytes[..<n])
+      #expect(throws: CodecError.self) {
+        try cut.withUnsafeBytes { raw in
+          var decoder = try RangeDecoder(ByteSource(raw))
+          var p = [UInt16](repeating: RangeProbability.half, count: 4)
+          for s in script {
+            _ = try decoder.decode(&p[s.slot])
+            if s.width > 0 { _ = try decoder.decodeDirect(width: s.width) }
+          }
+        }
+      }
+    }
+  }
+
+  @Test(arguments: [UInt64(1), 2, 3])
+  func framesShareOneModelAndReadBackInOrder(seed: UInt64) throws {
+    let (frames, _) = try Self.session(seed: seed)
+    var decoder = EventDecoder()
+    for (i, f) in frames.enumerated() {
+      #expect(f.payload.first == FrameLayout.modelVersion)
+      // The first frame starts the model; the others go on with it.
+      #expect((siteRun(f.payload) == 0) == (i == 0))
+      #expect(
+        try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
+          == f.events)
+    }
+  }
+
+  @Test func aReaderOfDefinitionsAloneKeepsTheModel() throws {
+    let (frames, _) = try Self.session(seed: 4)
+    var decoder = EventDecoder()
+    for f in frames.dropLast(3) {
+      _ = try f.payload.withUnsafeBytes { raw in
+        try decoder.skipFrame(raw, firstSeq: f.firstSeq, count: f.events.count, prefix: true)
+      }
+    }
+    for f in frames.suffix(3) {
+      #expect(
+        try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
+          == f.events)
+    }
+  }
+
+  @Test func aFrameReadInPartThenAgainKeepsItsSites() throws {
+    let (frames, _) = try Self.session(seed: 5)
+    var decoder = EventDecoder()
+    let k = frames.indices.first { frames[$0].events.count > 10 } ?? 0
+    for f in frames[..<k] {
+      _ = try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
+    }
+    let f = frames[k]
+    let mid = f.firstSeq + f.events.count / 2
+    // What a seek does: the frame to event `mid`, then again from there (its definitions
+    // already read), then on.
+    var ops = FoldOps()
+    let stopped = try f.payload.withUnsafeBytes { raw in
+      try decoder.decodeFrame(
+        raw, firstSeq: f.firstSeq, count: f.events.count, from: 1, through: mid, into: &ops)
+    }
+    #expect(stopped == .stopped(at: mid + 1))
+    var again: [Event] = []
+    _ = try f.payload.withUnsafeBytes { raw in
+      try decoder.decodeFrame(raw, firstSeq: f.firstSeq, count: f.events.count, from: mid + 1) {
+        _, e in
+        again.append(e)
+        return true
+      }
+    }
+    #expect(again == Array(f.events[(mid + 1 - f.firstSeq)...]))
+    for g in frames[(k + 1)...] {
+      #expect(
+        try decodeFrame(g.payload, &decoder, firstSeq: g.firstSeq, count: g.events.count)
+          == g.events)
+    }
+  }
+
+  @Test func aReaderWithoutTheModelKeepsEveryOperationAndNoWrongSite() throws {
+    let (frames, _) = try Self.session(seed: 6)
+    var decoder = EventDecoder()
+    for f in frames.dropLast(4) {
+      _ = try f.payload.withUnsafeBytes { raw in
+        try decoder.skipFrame(raw, firstSeq: f.firstSeq, count: f.events.count)
+      }
+    }
+    // As after a seek from an index without reading the frames before (`load`).
+    decoder.sites.forget()
+    var lost = 0
+    for f in frames.suffix(4) {
+      let read = try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
+      for (a, b) in zip(read, f.events) {
+        var bare = b
+        bare.site = a.site == nil ? nil : b.site
+        #expect(a == bare)
+        if a.site == nil && b.site != nil { lost += 1 }
+      }
+    }
+    #expect(lost > 0)
+  }
+
+  @Test func aNewSegmentANewWriterOrLayoutTwo() throws {
+    let events = (0..<50).map { i in
+      Event(
+        .appendItems([OutlineNode("i\(i)")], section: nil, parent: nil), site: "A.swift:\(i % 3)")
+    }
+    var encoder = EventRowEncoder()
+    var assembler = FrameAssembler()
+    let first = try framePayload(Array(events[..<20]), &encoder, assembler: &assembler)
+    let second = try framePayload(Array(events[20..<30]), &encoder, assembler: &assembler)
+    #expect(siteRun(first) == 0)
+    #expect(siteRun(second) == 20)
+    // A writer that reopens the log starts its model over, and so does a new segment.
+    var reopened = FrameAssembler()
+    #expect(siteRun(try framePayload(Array(events[30..<40]), &encoder, assembler: &reopened)) == 0)
+    var restarted = EventRowEncoder()
+    #expect(
+      siteRun(try framePayload(events, &restarted, segment: 7, assembler: &assembler)) == 0)
+    // Layout 2, as writers before the model wrote it, still reads.
+    var old = FrameAssembler()
+    old.modelSites = false
+    var oldEncoder = EventRowEncoder()
+    let two = try framePayload(events, &oldEncoder, assembler: &old)
+    #expect(two.first == FrameLayout.sitedVersion)
+    var decoder = EventDecoder()
+    #expect(try decodeFrame(two, &decoder, firstSeq: 1, count: events.count) == events)
+  }
+
+  @Test func damagedCodedSitesAreErrorsOrLostSitesNeverTraps() throws {
+    let (frames, _) = try Self.session(seed: 8, frames: 3)
+    let f = frames[1]
+    var clean = EventDecoder()
+    _ = try decodeFrame(frames[0].payload, &clean, firstSeq: 1, count: frames[0].events.count)
+    var rng = SplitMix64(seed: 9)
+    for trial in 0..<300 {
+      var bytes = f.payload
+      let at = trial < 100 ? bytes.count - 1 - trial % bytes.count : rng.below(bytes.count)
+      bytes[at] ^= UInt8(1 + rng.below(255))
+      var d = clean
+      if let read = try? decodeFrame(bytes, &d, firstSeq: f.firstSeq, count: f.events.count) {
+        #expect(read.count == f.events.count)
+      }
+    }
+    for n in stride(from: 0, to: f.payload.count, by: 5) {
+      var d = clean
+      #expect(throws: CodecError.self) {
+        _ = try decodeFrame(Array(f.payload[..<n]), &d, firstSeq: f.firstSeq, count: f.events.count)
+      }
+    }
+  }
+
+  @Test func theModelIsBounded() {
+    var model = SiteModel()
+    var e: Int32 = 0
+    while !model.isFull && e < 1 << 20 {
+      model.define(e, code: UInt8(e % 7))
+      e += 1
+    }
+    #expect(model.isFull)
+    #expect(Int(e) <= SiteModel.limit)
+    model.removeAll()
+    #expect(!model.isFull && model.coded == 0)
+  }
+}
+
+/// The site run of a layout 3 payload's header (nil for other layouts).
+func siteRun(_ payload: [UInt8]) -> Int? {
+  payload.withUnsafeBytes { raw in
+    var head = ByteSource(raw)
+    guard let start = try? FrameHeaderFields.start(&head),
+      start.layout == FrameLayout.modelVersion
+    else { return nil }
+    return start.siteRun
+  }
+}
