@@ -6,7 +6,7 @@ import ListTapeStore
 /// points, and decoders positioned between events.
 extension Timeline {
   /// What the log alone offers a fold to start from.
-  var logStart: LogStart { LogStart(reader: reader, path: path) }
+  var logStart: LogStart { LogStart(reader: reader, path: path, readsSites: readsSites) }
 
   /// The decoder state right after event `n` (2.0: through the index file's dictionary
   /// when it has one for that segment, else the segment's definitions read from the log).

@@ -59,7 +59,9 @@ extension Timeline {
       throw .log(error)
     }
     var state = ListState()
+    // The index stores states: the build reads no sites.
     var decoder = startDecoder()
+    decoder.sites.enabled = false
     var from = 1
     // A salvaged log: no seek point where the fold is not the recorded state (between a gap
     // and the point that restores it), so no seek starts from one (Timeline+Anchors).
@@ -73,6 +75,7 @@ extension Timeline {
       }
       state = resumed.state
       decoder = resumed.decoder
+      decoder.sites.enabled = false
       build.segment = start.segment
       from = Int(start.seq) + 1
       // The segment being extended: its entries so far come from the old index.
@@ -180,7 +183,7 @@ extension Timeline {
     } catch {
       throw .log(error)
     }
-    guard needed else { return }
+    guard needed, decoder.sites.enabled else { return }
     decoder.sites = try logStart.decoder(after: Int(p.seq)).sites
   }
 

@@ -23,6 +23,10 @@ public final class Timeline {
   /// Whether a large state spaces the index's points further than `indexSpacing`
   /// (`seekPointSpacing`); tests of small spacings over large states turn it off.
   package var spacesPointsByItems = true
+  /// Whether events read from this timeline carry their sites. A caller that wants states
+  /// only (`show --json`) turns it off: layout 3 sites are then not decoded, and a seek
+  /// from the index does not read the segment's frames for their site model.
+  package var readsSites = true
   /// Told how far an index build got (events done, events in all); the CLI draws it.
   package var indexProgress: ((Int, Int) -> Void)?
   /// Whether seeks may build or extend the index file.

@@ -25,15 +25,22 @@ package struct LogStart {
   package let reader: LogReader
   package let path: String
   package let logID: UInt64
+  /// Whether its decoders read events' sites (`SiteSync.enabled`).
+  package var readsSites = true
 
-  package init(reader: LogReader, path: String) {
+  package init(reader: LogReader, path: String, readsSites: Bool = true) {
     self.reader = reader
     self.path = path
+    self.readsSites = readsSites
     logID = LogEvents.logID(reader)
   }
 
   /// A decoder for the log's first event.
-  package func startDecoder() -> EventDecoder { EventDecoder(logID: logID) }
+  package func startDecoder() -> EventDecoder {
+    var decoder = EventDecoder(logID: logID)
+    decoder.sites.enabled = readsSites
+    return decoder
+  }
 
   /// The decoder state right after event `n`. 1.0: decoded (not folded) from the reset
   /// point at or before it, at most `EventCodecLayout.resetInterval` records. 2.0: the

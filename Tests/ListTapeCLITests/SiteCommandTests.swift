@@ -79,6 +79,43 @@ import Testing
     }
   }
 
+  /// A long session whose sites are coded against the model the frames share (layout 3):
+  /// `show` and `events` from the middle give each event's recorded site, without the
+  /// index and from it (which stores no model), and `show --json` (which reads no site)
+  /// prints the same state as for the session without sites.
+  @Test func seeksIntoALongSessionGiveEachEventsSite() throws {
+    let dir = try TempDir()
+    let generated = try CLI.run([
+      "generate", "--events", "30000", "--seed", "9", "--sites", "60", "--site-model", "screens",
+    ])
+    #expect(generated.code == 0)
+    let lines = generated.out.lines.filter { !$0.isEmpty }.map(String.init)
+    let path = dir.path("long.ltape")
+    #expect(try CLI.run(["record", path], input: Data(generated.out.utf8)).code == 0)
+    let bare = dir.path("bare.ltape")
+    let plain = try CLI.run(["generate", "--events", "30000", "--seed", "9"])
+    #expect(try CLI.run(["record", bare], input: Data(plain.out.utf8)).code == 0)
+    for indexed in [false, true] {
+      // Seek points every 5,000 events: each seek below starts from one.
+      let spacing = ["LISTTAPE_INDEX_SPACING": "5000"]
+      if indexed {
+        #expect(try CLI.run(["__build-index", path], environment: spacing).code == 0)
+      }
+      for n in [2, 12_345, 29_999] {
+        let object = try #require(
+          JSONSerialization.jsonObject(with: Data(lines[n - 1].utf8)) as? [String: Any])
+        let site = try #require(object["site"] as? String)
+        let show = try Self.lines(["show", path, "--at", "\(n)"])
+        #expect(show[0].hasSuffix("at \(site)"), "show --at \(n), index \(indexed)")
+        let events = try CLI.run(["events", path, "--from", "\(n)", "--to", "\(n)", "--json"])
+        #expect(events.out == lines[n - 1] + "\n", "events --from \(n), index \(indexed)")
+        let json = try CLI.run(["show", path, "--at", "\(n)", "--json"])
+        let expected = try CLI.run(["show", bare, "--at", "\(n)", "--json"])
+        #expect(json.code == 0 && json.out == expected.out, "show --json --at \(n)")
+      }
+    }
+  }
+
   @Test func eventsShowAndHistoryPrintEachEventsSite() throws {
     let dir = try TempDir()
     let path = try Self.log(dir)

@@ -39,6 +39,25 @@ import Testing
     return (out, encoder)
   }
 
+  /// Decodes `frames` in order with `decoder`: every event as recorded but for sites it
+  /// lost (never a wrong one); how many it lost.
+  static func readWithoutWrongSites(
+    _ frames: ArraySlice<(payload: [UInt8], events: [Event], firstSeq: Int)>,
+    _ decoder: inout EventDecoder
+  ) throws -> Int {
+    var lost = 0
+    for f in frames {
+      let read = try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
+      for (a, b) in zip(read, f.events) {
+        var bare = b
+        bare.site = a.site == nil ? nil : b.site
+        #expect(a == bare)
+        if a.site == nil && b.site != nil { lost += 1 }
+      }
+    }
+    return lost
+  }
+
   @Test func theRangeCoderGivesBackWhatItCodedAndReadsItsBytesExactly() throws {
     var rng = SplitMix64(seed: 11)
     var probabilities = [UInt16](repeating: RangeProbability.half, count: 4)
@@ -155,17 +174,15 @@ import Testing
     }
     // As after a seek from an index without reading the frames before (`load`).
     decoder.sites.forget()
-    var lost = 0
-    for f in frames.suffix(4) {
-      let read = try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
-      for (a, b) in zip(read, f.events) {
-        var bare = b
-        bare.site = a.site == nil ? nil : b.site
-        #expect(a == bare)
-        if a.site == nil && b.site != nil { lost += 1 }
-      }
-    }
-    #expect(lost > 0)
+    #expect(try Self.readWithoutWrongSites(frames.suffix(4), &decoder) > 0)
+  }
+
+  @Test func aReaderThatWantsStatesOnlyReadsNoCodedSite() throws {
+    let (frames, _) = try Self.session(seed: 7)
+    var decoder = EventDecoder()
+    decoder.sites.enabled = false
+    #expect(try Self.readWithoutWrongSites(frames[...], &decoder) > 0)
+    #expect(!decoder.sites.live)
   }
 
   @Test func aNewSegmentANewWriterOrLayoutTwo() throws {

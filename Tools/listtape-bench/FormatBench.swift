@@ -312,6 +312,27 @@ enum FuzzSeeds {
       }
       return n < 12
     }
+    // A log whose events have sites (layout 3: coded against the segment's site model),
+    // and its first event frames: the first starts the model, the others go on with it.
+    let sited = scratch + "/v2-sites.ltape"
+    let siteRecorder = try Recorder.open(path: sited, options: options)
+    try SampleSession.generate(
+      events: 1_200, seed: 5, maxItems: 60, opening: .outline(items: 40, shape: .path),
+      sites: .init(count: 30)
+    ) { e in _ = try siteRecorder.record(e) }
+    try siteRecorder.close()
+    save(
+      "log-reader", "v2-sites.ltape", try [UInt8](Data(contentsOf: URL(fileURLWithPath: sited))))
+    var k = 0
+    try LogReader(path: sited).forEachFrame(from: 1) { view in
+      if view.kind == .events {
+        k += 1
+        save(
+          "event-decoder", "sited-frame-\(k)",
+          [0, UInt8(view.eventCount - 1)] + Array(view.payload))
+      }
+      return k < 3
+    }
     // States whose ids are the target's dictionary (i0...i511), compact and canonical.
     var state = ListState()
     state.setAllowsMultipleSelection(true)

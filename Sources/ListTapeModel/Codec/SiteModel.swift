@@ -169,12 +169,17 @@ package struct SiteSync: Sendable {
   /// Whether the frames read so far give the writer's model (else sites are lost until
   /// the writer starts its model over).
   package var live = false
+  /// Whether sites are read at all: a reader that wants states only (a fold for `show
+  /// --json`, an index build) skips them, and their events come without sites.
+  package var enabled = true
 
   package init() {}
 
   /// Takes a layout 3 frame of segment `segment` whose writer had coded `siteRun` sites.
   mutating func begin(segment: UInt64, siteRun: Int) {
-    if siteRun == 0 {
+    if !enabled {
+      live = false
+    } else if siteRun == 0 {
       model.removeAll()
       self.segment = segment
       live = true

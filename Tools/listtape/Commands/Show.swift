@@ -41,6 +41,8 @@ enum ShowCommand: Command {
       throw usageError("'--pretty' indents the JSON: use it with '--json'")
     }
     let timeline = try openTimeline(arguments.log)
+    // The JSON is the state alone: no event's site is printed, so none is read.
+    timeline.readsSites = !arguments.json
     warnIfDamaged(timeline)
     let n = try resolve(arguments.at, in: timeline, for: self)
     let shown = try replaying { () throws(StoreError) in try timeline.stateAndFault(at: n) }
