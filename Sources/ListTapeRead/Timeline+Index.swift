@@ -184,7 +184,31 @@ extension Timeline {
       throw .log(error)
     }
     guard needed, decoder.sites.enabled else { return }
-    decoder.sites = try logStart.decoder(after: Int(p.seq)).sites
+    // Sites only: the dictionary is the index's, so the frames' definitions are not read.
+    let restart = reader.restart(atOrBefore: p.seq + 1)
+    var walker = startDecoder()
+    var failure: CodecError?
+    var failedAt = 0
+    do {
+      try reader.forEachFrame(
+        from: restart?.seq ?? 1, through: p.seq, start: restart?.offset ?? reader.firstFrameOffset
+      ) { view in
+        guard view.kind == .events else { return true }
+        do throws(CodecError) {
+          try walker.skipSites(ofFrame: view.payload)
+          return true
+        } catch {
+          (failure, failedAt) = (error, Int(view.firstSeq))
+          return false
+        }
+      }
+    } catch {
+      throw .log(error)
+    }
+    if let failure {
+      throw .undecodableEvent(event: failure.event ?? failedAt, failure, path: path)
+    }
+    decoder.sites = walker.sites
   }
 
   /// A decoder standing after seek point `p`, holding its segment's dictionary as far as

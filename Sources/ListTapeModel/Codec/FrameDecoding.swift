@@ -319,6 +319,21 @@ extension EventDecoder {
     FrameHeaderFields.definitionsEnd(head)
   }
 
+  /// Moves the site model past the sites of a 2.0 event frame without reading its events or
+  /// its definitions (a seek that has its dictionary from elsewhere, the index's, and needs
+  /// the model of the segment's frames before it). Frames of other layouts, and frames of
+  /// another segment, leave it as it is.
+  package mutating func skipSites(ofFrame payload: UnsafeRawBufferPointer) throws(CodecError) {
+    let head = try FrameHeaderFields(payload)
+    guard head.layout == FrameLayout.modelVersion, sites.enabled else { return }
+    var source = FrameSource(head.columns)
+    source.defined = head.dictBase
+    swap(&source.sync, &sites)
+    defer { swap(&source.sync, &sites) }
+    try source.beginSites(base: head.dictBase, segment: head.segment, siteRun: head.siteRun)
+    try source.skipSites()
+  }
+
   /// Whether a decoder starting at the event frame whose payload begins with `head` needs
   /// the site model of the frames before it (layout 3, coded against a model begun
   /// earlier): false when `head` does not hold such a header.
