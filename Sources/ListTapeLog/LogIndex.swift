@@ -15,6 +15,10 @@ enum IndexFormat {
   static let headerLength = 128
   static let seekPointLength = 56
   static let segmentLength = 48
+  /// A row of the site-model table (header bytes 112-123: its offset and row count, zero
+  /// in an index without one): the point's event count, the model's offset, length, CRC.
+  static let siteModelRowLength = 24
+  static let maxSiteModelBytes = 64 << 20
   /// Caps on the tables, checked before anything is allocated for them.
   static let maxSeekPoints = 1 << 22
   static let maxSegments = 1 << 22
@@ -118,6 +122,13 @@ package struct IndexSeekPoint: Sendable, Equatable {
   package var isInTwoParts: Bool { partOffset > 0 }
 }
 
+/// Bytes an index file stores apart from its tables: where, how many, their CRC.
+struct IndexBlob: Sendable, Equatable {
+  var offset: UInt64
+  var length: Int
+  var crc: UInt32
+}
+
 /// A segment's dictionary as an index file stores it: its entries' stored forms, front-coded.
 package struct IndexSegment: Sendable, Equatable {
   /// The event number the segment's dictionary restart came before (0: the log's start).
@@ -159,6 +170,8 @@ package final class LogIndex {
   package let seekPoints: [IndexSeekPoint]
   /// Segment dictionaries, in order.
   package let segments: [IndexSegment]
+  /// Where each seek point's site model lies (layout 3 logs; by the point's event count).
+  let siteModels: [UInt64: IndexBlob]
   let uuid: [UInt8]
   let coveredEnd: UInt64
   /// The last frame the index covers: its offset and payload checksum (which its salted
@@ -263,6 +276,8 @@ package final class LogIndex {
     let segmentOffset = h.loadLE(UInt64.self, at: 96)
     let segmentCount = Int(h.loadLE(UInt32.self, at: 104))
     let segmentCRC = h.loadLE(UInt32.self, at: 108)
+    let modelOffset = h.loadLE(UInt64.self, at: 112)
+    let modelCount = Int(h.loadLE(UInt32.self, at: 120))
     guard snapshotLength <= IndexFormat.maxSnapshotBytes, seekCount <= IndexFormat.maxSeekPoints,
       segmentCount <= IndexFormat.maxSegments
     else { throw .damaged("table sizes out of range") }
@@ -323,6 +338,50 @@ package final class LogIndex {
       points.append(p)
     }
     self.seekPoints = points
+
+    // The site models (an index written before them has none: header bytes are zero).
+    var models: [UInt64: IndexBlob] = [:]
+    if modelCount > 0 {
+      guard modelCount <= seekCount else { throw .damaged("site model table out of range") }
+      let table = try bytes(
+        modelOffset, 4 + modelCount * IndexFormat.siteModelRowLength, "site models")
+      let rows = UnsafeRawBufferPointer(rebasing: table[4...])
+      guard crc32Bytes(0, rows) == table.loadLE(UInt32.self, at: 0) else {
+        throw .damaged("site model table checksum")
+      }
+      let seqs = Set(points.map(\.seq))
+      for i in 0..<modelCount {
+        let at = i * IndexFormat.siteModelRowLength
+        let seq = rows.loadLE(UInt64.self, at: at)
+        let blob = IndexBlob(
+          offset: rows.loadLE(UInt64.self, at: at + 8),
+          length: Int(rows.loadLE(UInt32.self, at: at + 16)),
+          crc: rows.loadLE(UInt32.self, at: at + 20))
+        guard seqs.contains(seq), blob.length <= IndexFormat.maxSiteModelBytes,
+          Self.fits(blob.offset, blob.length, source.size),
+          models.updateValue(blob, forKey: seq) == nil
+        else { throw .damaged("site model \(i) out of range") }
+      }
+    }
+    siteModels = models
+  }
+
+  /// The seek points that store a site model, in order, and where each model lies.
+  package var siteModelRanges: [(seq: UInt64, offset: UInt64, length: Int)] {
+    siteModels.map { ($0.key, $0.value.offset, $0.value.length) }.sorted { $0.seq < $1.seq }
+  }
+
+  /// The site model stored with seek point `p` (checked against its CRC), or nil when the
+  /// index stores none for it.
+  package func siteModel(at p: IndexSeekPoint) throws(LogError) -> [UInt8]? {
+    guard let blob = siteModels[p.seq] else { return nil }
+    guard let bytes = try source.bytes(at: blob.offset, count: blob.length),
+      crc32Bytes(0, bytes) == blob.crc
+    else {
+      throw LogError(
+        .damaged, path: path, message: "site model after event \(p.seq) does not check out")
+    }
+    return Array(bytes)
   }
 
   deinit {
@@ -633,6 +692,8 @@ package final class LogIndexBuilder {
   private var end: UInt64 = UInt64(IndexFormat.headerLength)
   private var points: [IndexSeekPoint] = []
   private var segments: [IndexSegment] = []
+  /// Site models written so far, with their points' event counts.
+  private var siteModels: [(seq: UInt64, blob: IndexBlob)] = []
   /// The seek points and segment dictionaries added and not yet written, in order, coded
   /// meanwhile by `compressor` (each written as soon as it and those before it are done).
   private var pending: [Pending] = []
@@ -690,6 +751,7 @@ package final class LogIndexBuilder {
       try append(blob)
       points.append(q)
       kept.insert(p.segmentIndex)
+      if let model = try old.siteModel(at: p) { try addSiteModel(seq: p.seq, model) }
     }
     // Segments of the kept points, except the last (whose dictionary grows from there on).
     let last = points.last?.segmentIndex
@@ -763,6 +825,17 @@ package final class LogIndexBuilder {
           segmentIndex: -1, blobOffset: 0, blobLength: 0, rawLength: 0, blobCRC: 0)))
     compressor.add(encode)
     try writePending(wait: false)
+  }
+
+  /// Stores `model` as the site model of the seek point after event `seq` (its stored
+  /// form, `SiteSync.stored`), added before or after the point itself.
+  package func addSiteModel(seq: UInt64, _ model: [UInt8]) throws(LogError) {
+    let blob = model.withUnsafeBytes {
+      IndexBlob(offset: end, length: $0.count, crc: crc32Bytes(0, $0))
+    }
+    try writeAt(end, model)
+    end += UInt64(model.count)
+    siteModels.append((seq, blob))
   }
 
   /// Writes the seek points and segment dictionaries coded so far, in order, after what
@@ -865,6 +938,26 @@ package final class LogIndexBuilder {
     let segmentOffset = end
     try writeAt(end, segTable)
     end += UInt64(segTable.count)
+    // The site models of the points kept (a point whose model has no point is dropped).
+    let seqs = Set(points.map(\.seq))
+    let models = siteModels.filter { seqs.contains($0.seq) }
+    var modelTable = [UInt8](
+      repeating: 0, count: 4 + models.count * IndexFormat.siteModelRowLength)
+    modelTable.withUnsafeMutableBytes { t in
+      for (i, m) in models.enumerated() {
+        let at = 4 + i * IndexFormat.siteModelRowLength
+        t.storeLE(m.seq, at: at)
+        t.storeLE(m.blob.offset, at: at + 8)
+        t.storeLE(UInt32(m.blob.length), at: at + 16)
+        t.storeLE(m.blob.crc, at: at + 20)
+      }
+      t.storeLE(crc32Bytes(0, UnsafeRawBufferPointer(rebasing: t[4...])), at: 0)
+    }
+    let modelOffset = end
+    if !models.isEmpty {
+      try writeAt(end, modelTable)
+      end += UInt64(modelTable.count)
+    }
 
     let scan = reader.scan
     let lastOffset = scan.lastFrameOffset
@@ -890,6 +983,10 @@ package final class LogIndexBuilder {
       p.storeLE(segmentOffset, at: 96)
       p.storeLE(UInt32(segments.count), at: 104)
       segTable.withUnsafeBytes { p.storeLE(crc32Bytes(0, $0), at: 108) }
+      if !models.isEmpty {
+        p.storeLE(modelOffset, at: 112)
+        p.storeLE(UInt32(models.count), at: 120)
+      }
       let crc = crc32Bytes(0, UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(p)[0..<124]))
       p.storeLE(crc, at: 124)
     }

@@ -59,9 +59,10 @@ extension Timeline {
       throw .log(error)
     }
     var state = ListState()
-    // The index stores states: the build reads no sites.
+    // The build reads sites (whatever this timeline's callers want): each seek point keeps
+    // the site model its frames go on with.
     var decoder = startDecoder()
-    decoder.sites.enabled = false
+    decoder.sites.enabled = true
     var from = 1
     // A salvaged log: no seek point where the fold is not the recorded state (between a gap
     // and the point that restores it), so no seek starts from one (Timeline+Anchors).
@@ -75,7 +76,6 @@ extension Timeline {
       }
       state = resumed.state
       decoder = resumed.decoder
-      decoder.sites.enabled = false
       build.segment = start.segment
       from = Int(start.seq) + 1
       // The segment being extended: its entries so far come from the old index.
@@ -184,6 +184,22 @@ extension Timeline {
       throw .log(error)
     }
     guard needed, decoder.sites.enabled else { return }
+    // The model stored with the point, else the frames' sites read for it.
+    if let index = reader.index {
+      do {
+        if let stored = try index.siteModel(at: p) {
+          let sites = try stored.withUnsafeBytes { raw throws(CodecError) in
+            try SiteSync(stored: raw, entries: p.dictionaryCount)
+          }
+          if sites.segment == p.segment {
+            decoder.sites = sites
+            return
+          }
+        }
+      } catch {
+        // A model that does not check out: the frames give it.
+      }
+    }
     // Sites only: the dictionary is the index's, so the frames' definitions are not read.
     let restart = reader.restart(atOrBefore: p.seq + 1)
     var walker = startDecoder()
@@ -376,6 +392,7 @@ private struct IndexBuild {
           && steps.stateIsExact(at: end.lastSeq)
       else { return }
       let (key, defined, seq) = (end.segment, end.dictionaryCount, end.lastSeq)
+      if let sites = end.sites?.stored { try builder.addSiteModel(seq: UInt64(seq), sites) }
       if ids.count <= defined {
         // Every item's entry is below `defined`: the state is copied here, then encoded
         // and compressed on another thread while the fold goes on.

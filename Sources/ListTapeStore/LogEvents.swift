@@ -137,7 +137,8 @@ package enum LogEvents {
               ops.endFrame(
                 lastSeq: firstSeq + view.eventCount - 1, offset: view.offset + view.length,
                 segment: decoder.segment, dictionary: decoder.defined,
-                restarted: false, aliasesFree: decoder.aliases.map.isEmpty)
+                restarted: false, aliasesFree: decoder.aliases.map.isEmpty,
+                sites: decoder.sites.live ? decoder.sites : nil)
             }
           case .stopped:
             break

@@ -235,6 +235,44 @@ import Testing
     }
   }
 
+  @Test func aStoredModelReadsBackAndRefusesDamage() throws {
+    let (frames, _) = try Self.session(seed: 10)
+    var decoder = EventDecoder()
+    for f in frames.dropLast(2) {
+      _ = try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
+    }
+    let bytes = try #require(decoder.sites.stored)
+    let entries = decoder.dictionary.count
+    let back = try bytes.withUnsafeBytes { try SiteSync(stored: $0, entries: entries) }
+    #expect(back.model == decoder.sites.model && back.segment == decoder.sites.segment)
+    // A decoder given the stored model (as a seek from the index) reads the sites on.
+    var seeker = decoder
+    seeker.sites = back
+    for f in frames.suffix(2) {
+      #expect(
+        try decodeFrame(f.payload, &seeker, firstSeq: f.firstSeq, count: f.events.count)
+          == f.events)
+    }
+    // Cut short, or naming entries the reader does not hold: refused, never a trap.
+    for n in stride(from: 0, to: bytes.count, by: 7) {
+      #expect(throws: CodecError.self) {
+        _ = try Array(bytes[..<n]).withUnsafeBytes { try SiteSync(stored: $0, entries: entries) }
+      }
+    }
+    #expect(throws: CodecError.self) {
+      _ = try bytes.withUnsafeBytes { try SiteSync(stored: $0, entries: 1) }
+    }
+    var rng = SplitMix64(seed: 12)
+    for _ in 0..<200 {
+      var damaged = bytes
+      damaged[rng.below(damaged.count)] ^= UInt8(1 + rng.below(255))
+      _ = try? damaged.withUnsafeBytes { try SiteSync(stored: $0, entries: entries) }
+    }
+    // A reader that is not the writer's stores nothing.
+    decoder.sites.forget()
+    #expect(decoder.sites.stored == nil)
+  }
+
   @Test func theModelIsBounded() {
     var model = SiteModel()
     var e: Int32 = 0

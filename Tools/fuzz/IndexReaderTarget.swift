@@ -1,8 +1,9 @@
 // libFuzzer entry for the index file reader (Tools/fuzz/run.sh compiles it with
 // Sources/ListTapeLog/*.swift into one module).
 
-/// Parses arbitrary bytes as an index file, reads every seek point's state and dictionary,
-/// checks it against a small log and restores the scan it describes; nothing may crash.
+/// Parses arbitrary bytes as an index file, reads every seek point's state, dictionary and
+/// site model, checks it against a small log and restores the scan it describes; nothing
+/// may crash.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzIndexReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -11,6 +12,7 @@ public func fuzzIndexReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   for p in index.seekPoints.prefix(64) {
     total &+= (try? index.state(at: p))?.count ?? 0
     total &+= (try? index.dictionary(at: p))?.ends.count ?? 0
+    total &+= ((try? index.siteModel(at: p)) ?? nil)?.count ?? 0
   }
   _ = index.seekPoint(atOrBefore: 1_000)
   // Against a log: a header whose UUID may match the index's, and no frames.

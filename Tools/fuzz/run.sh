@@ -16,9 +16,18 @@ out=.build/fuzz
 mkdir -p "$out/modules"
 sanitize=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name ListTapeFuzz)
 
+deflate_built=""
 log_target() { # name, target file
-  swiftc "${sanitize[@]}" -module-name ListTapeLog -I Sources/CListTapeZlib -lz \
-    Sources/ListTapeLog/*.swift "Tools/fuzz/$2" -o "$out/$1"
+  # ListTapeLog writes index states with ListTapeDeflate's writers: that module first.
+  if [ -z "$deflate_built" ]; then
+    deflate_built=1
+    swiftc "${sanitize[@]}" -wmo -module-name ListTapeDeflate -emit-module \
+      -emit-module-path "$out/modules/ListTapeDeflate.swiftmodule" -I Sources/CListTapeZlib \
+      -c Sources/ListTapeDeflate/*.swift -o "$out/modules/ListTapeDeflate.o"
+  fi
+  swiftc "${sanitize[@]}" -module-name ListTapeLog -I Sources/CListTapeZlib -I "$out/modules" \
+    -lz Sources/ListTapeLog/*.swift "Tools/fuzz/$2" "$out/modules/ListTapeDeflate.o" \
+    -o "$out/$1"
 }
 
 json_built=""

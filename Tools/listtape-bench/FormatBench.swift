@@ -292,14 +292,18 @@ enum FuzzSeeds {
       if lines.count < 40 { lines.append(e.jsonLine) }
     }
     try recorder.close()
-    save(
-      "log-reader", "v2-restarts.ltape", try [UInt8](Data(contentsOf: URL(fileURLWithPath: log))))
-    let timeline = try Timeline(path: log)
-    timeline.indexSpacing = 300
-    try timeline.buildIndex()
-    save(
-      "index-reader", "v2-restarts.ltape.idx",
-      try [UInt8](Data(contentsOf: URL(fileURLWithPath: LogIndex.path(forLog: log)))))
+    /// Saves `file` as a log-reader seed named `name`, and its index (a seek point every
+    /// 300 events) as an index-reader one.
+    func saveWithIndex(_ file: String, _ name: String) throws {
+      save("log-reader", name, try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))))
+      let timeline = try Timeline(path: file)
+      timeline.indexSpacing = 300
+      try timeline.buildIndex()
+      save(
+        "index-reader", name + ".idx",
+        try [UInt8](Data(contentsOf: URL(fileURLWithPath: LogIndex.path(forLog: file)))))
+    }
+    try saveWithIndex(log, "v2-restarts.ltape")
     // Event frames and dictionary restarts, inflated, behind the target's two leading bytes.
     var n = 0
     try LogReader(path: log).forEachFrame(from: 1) { view in
@@ -321,8 +325,8 @@ enum FuzzSeeds {
       sites: .init(count: 30)
     ) { e in _ = try siteRecorder.record(e) }
     try siteRecorder.close()
-    save(
-      "log-reader", "v2-sites.ltape", try [UInt8](Data(contentsOf: URL(fileURLWithPath: sited))))
+    // Its index holds the site model at each seek point.
+    try saveWithIndex(sited, "v2-sites.ltape")
     var k = 0
     try LogReader(path: sited).forEachFrame(from: 1) { view in
       if view.kind == .events {

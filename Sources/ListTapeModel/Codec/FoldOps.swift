@@ -296,7 +296,7 @@ package struct FoldOps: Sendable {
   /// the decoder stands in segment `segment` with `dictionary` entries.
   package mutating func endFrame(
     lastSeq: Int, offset: UInt64, segment: UInt64, dictionary: Int, restarted: Bool,
-    aliasesFree: Bool
+    aliasesFree: Bool, sites: SiteSync? = nil
   ) {
     let w = beginTop(kind: Kind.frameEnd, seq: lastSeq, time: nil, dictionary: dictionary)
     words.append(Int32(truncatingIfNeeded: frameEnds.count))
@@ -304,7 +304,7 @@ package struct FoldOps: Sendable {
     frameEnds.append(
       FrameEndRecord(
         lastSeq: max(lastSeq, 0), offset: offset, segment: segment, dictionaryCount: dictionary,
-        restarted: restarted, aliasesFree: aliasesFree))
+        restarted: restarted, aliasesFree: aliasesFree, sites: sites))
   }
 
   /// Where the frame of record `i` ended, if `i` is a frame's end.
@@ -362,6 +362,8 @@ package struct FrameEndRecord: Sendable, Equatable {
   package var restarted: Bool
   /// Whether no definition of the segment so far repeats an earlier entry's id.
   package var aliasesFree: Bool
+  /// The site model as the frame left it, when the reader's is the writer's (layout 3).
+  package var sites: SiteSync?
 }
 
 // MARK: - Decoding frames into records

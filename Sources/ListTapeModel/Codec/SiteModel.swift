@@ -7,7 +7,7 @@
 ///
 /// A site is named by its raw dictionary entry (the entry the writer numbered it), never by
 /// an alias, so the model evolves the same in a salvaged or hostile log as in the writer.
-package struct SiteModel: Sendable {
+package struct SiteModel: Sendable, Equatable {
   /// Contexts plus list entries beyond which a writer starts the model over (at a frame's
   /// start) and a reader refuses to go on with it.
   static let limit = 1 << 18
@@ -163,9 +163,10 @@ package struct SiteModel: Sendable {
 
 /// A reader's site model and whether it stands where the writer's did (a layout 3 frame
 /// carries how many sites the writer's model had coded: 0 when it started over there).
-package struct SiteSync: Sendable {
+package struct SiteSync: Sendable, Equatable {
   var model = SiteModel()
-  var segment: UInt64 = 0
+  /// The segment the model stands in.
+  package internal(set) var segment: UInt64 = 0
   /// Whether the frames read so far give the writer's model (else sites are lost until
   /// the writer starts its model over).
   package var live = false
@@ -214,7 +215,7 @@ struct SiteFrame {
 }
 
 /// One context's sites, most counted first (ties: the earlier first).
-private struct RankedSites: Sendable {
+private struct RankedSites: Sendable, Equatable {
   var sites: [Int32] = []
   var counts: [UInt32] = []
 
@@ -282,4 +283,113 @@ private struct DecodingBits: SiteBits {
   }
 
   func fail(_ message: String) -> CodecError { coder.fail(message) }
+}
+
+// MARK: - Stored models
+
+extension SiteSync {
+  /// The model as an index seek point stores it (nil when this copy is not the writer's):
+  /// what a seek from that point reads instead of the segment's frames before it.
+  package var stored: [UInt8]? {
+    guard live && enabled else { return nil }
+    var out = ByteSink()
+    out.varint(segment)
+    model.store(into: &out)
+    return out.bytes
+  }
+
+  /// A model read back from `stored` bytes, for a reader standing where it was taken whose
+  /// dictionary holds `entries` entries; every part is checked, so damaged bytes are an
+  /// error, never a wrong or oversized model.
+  package init(stored bytes: UnsafeRawBufferPointer, entries: Int) throws(CodecError) {
+    var s = ByteSource(bytes)
+    segment = try s.varint()
+    model = try SiteModel(from: &s, entries: entries)
+    guard s.isAtEnd else { throw s.fail("\(s.remaining) bytes after the site model") }
+    live = true
+  }
+}
+
+extension SiteModel {
+  /// Writes the whole model: its count, the site before, each context's list (in the
+  /// order contexts were made), each op's recent sites, the probabilities.
+  fileprivate func store(into out: inout ByteSink) {
+    out.count(coded)
+    out.zigzag(Int64(previous))
+    var keys = [UInt64](repeating: 0, count: lists.count)
+    for (key, i) in contexts { keys[Int(i)] = key }
+    out.count(lists.count)
+    for (key, list) in zip(keys, lists) {
+      out.byte(UInt8(truncatingIfNeeded: key >> 32))
+      out.zigzag(Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: key))))
+      out.count(list.sites.count)
+      for (e, n) in zip(list.sites, list.counts) {
+        out.count(Int(e))
+        out.count(Int(n))
+      }
+    }
+    for r in recent {
+      out.count(r.count)
+      for e in r { out.count(Int(e)) }
+    }
+    for p in probabilities {
+      out.byte(UInt8(truncatingIfNeeded: p))
+      out.byte(UInt8(truncatingIfNeeded: p >> 8))
+    }
+  }
+
+  /// Reads what `store` wrote, checking every entry below `entries`, every list within
+  /// its bound, the model within `limit` and every probability inside the coder's range.
+  fileprivate init(from s: inout ByteSource, entries: Int) throws(CodecError) {
+    self.init()
+    func entry(_ s: inout ByteSource) throws(CodecError) -> Int32 {
+      let e = try s.varint()
+      guard e < UInt64(entries) else { throw s.fail("site entry \(e) of \(entries)") }
+      return Int32(truncatingIfNeeded: e)
+    }
+    let n = try s.varint()
+    guard n <= UInt64(Int.max >> 1) else { throw s.fail("site count \(n) out of range") }
+    coded = Int(n)
+    let before = try s.zigzag()
+    guard before >= -1, before < Int64(entries) else { throw s.fail("site \(before) before") }
+    previous = Int32(truncatingIfNeeded: before)
+    let count = try s.count(minBytes: 3)
+    guard count <= Self.limit else { throw s.fail("\(count) site contexts") }
+    lists.reserveCapacity(count)
+    for i in 0..<count {
+      let op = try s.byte()
+      let site = try s.zigzag()
+      guard op <= EventCodes.codeMask, site >= -1, site < Int64(entries) else {
+        throw s.fail("site context \(op), \(site)")
+      }
+      let key = UInt64(op) << 32 | UInt64(UInt32(bitPattern: Int32(truncatingIfNeeded: site)))
+      guard contexts.updateValue(Int32(truncatingIfNeeded: i), forKey: key) == nil else {
+        throw s.fail("site context \(op), \(site) twice")
+      }
+      let length = try s.count(minBytes: 2)
+      guard length <= Self.listLimit else { throw s.fail("site list of \(length)") }
+      var list = RankedSites()
+      for _ in 0..<length {
+        list.sites.append(try entry(&s))
+        let uses = try s.varint()
+        guard uses >= 1, uses < UInt64(UInt32.max >> 1) else {
+          throw s.fail("site used \(uses) times")
+        }
+        list.counts.append(UInt32(uses))
+      }
+      lists.append(list)
+      size &+= 1 &+ length
+      guard size <= Self.limit &+ Self.limit / 2 else { throw s.fail("site model too large") }
+    }
+    for c in recent.indices {
+      let length = try s.count()
+      guard length <= Self.listLimit else { throw s.fail("recent sites of \(length)") }
+      for _ in 0..<length { recent[c].append(try entry(&s)) }
+    }
+    for k in probabilities.indices {
+      let p = UInt16(try s.byte()) | UInt16(try s.byte()) << 8
+      guard p > 0, p < RangeProbability.one else { throw s.fail("site probability \(p)") }
+      probabilities[k] = p
+    }
+  }
 }
