@@ -171,20 +171,8 @@ extension Timeline {
   private func catchUpSites(_ decoder: inout EventDecoder, after p: IndexSeekPoint)
     throws(StoreError)
   {
-    var needed = false
-    let head = FramePrefix(head: EventDecoder.definitionsHead) { _ in EventDecoder.definitionsHead }
-    do {
-      try reader.forEachFrame(
-        from: p.seq + 1, through: p.seq + 1, start: p.frameOffset, eventPrefix: head
-      ) { view in
-        if view.kind == .events { needed = EventDecoder.needsSiteModel(ofFrame: view.payload) }
-        return view.kind != .events
-      }
-    } catch {
-      throw .log(error)
-    }
-    guard needed, decoder.sites.enabled else { return }
-    // The model stored with the point, else the frames' sites read for it.
+    guard decoder.sites.enabled else { return }
+    // The model stored with the point (only frames that need one leave one to store).
     if let index = reader.index {
       do {
         if let stored = try index.siteModel(at: p) {
@@ -200,6 +188,20 @@ extension Timeline {
         // A model that does not check out: the frames give it.
       }
     }
+    // None stored: the frame after the point says whether it needs one.
+    var needed = false
+    let head = FramePrefix(head: EventDecoder.definitionsHead) { _ in EventDecoder.definitionsHead }
+    do {
+      try reader.forEachFrame(
+        from: p.seq + 1, through: p.seq + 1, start: p.frameOffset, eventPrefix: head
+      ) { view in
+        if view.kind == .events { needed = EventDecoder.needsSiteModel(ofFrame: view.payload) }
+        return view.kind != .events
+      }
+    } catch {
+      throw .log(error)
+    }
+    guard needed else { return }
     // Sites only: the dictionary is the index's, so the frames' definitions are not read.
     let restart = reader.restart(atOrBefore: p.seq + 1)
     var walker = startDecoder()

@@ -58,6 +58,30 @@ import Testing
     return lost
   }
 
+  /// Decodes `frames` in order with `decoder`, expecting each to read back as recorded.
+  static func expectReadBack(
+    _ frames: ArraySlice<(payload: [UInt8], events: [Event], firstSeq: Int)>,
+    _ decoder: inout EventDecoder
+  ) throws {
+    for f in frames {
+      #expect(
+        try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
+          == f.events)
+    }
+  }
+
+  /// Reads `frames` for their definitions alone (`skipFrame`).
+  static func skip(
+    _ frames: ArraySlice<(payload: [UInt8], events: [Event], firstSeq: Int)>,
+    _ decoder: inout EventDecoder, prefix: Bool = false
+  ) throws {
+    for f in frames {
+      _ = try f.payload.withUnsafeBytes { raw in
+        try decoder.skipFrame(raw, firstSeq: f.firstSeq, count: f.events.count, prefix: prefix)
+      }
+    }
+  }
+
   @Test func theRangeCoderGivesBackWhatItCodedAndReadsItsBytesExactly() throws {
     var rng = SplitMix64(seed: 11)
     var probabilities = [UInt16](repeating: RangeProbability.half, count: 4)
@@ -119,16 +143,8 @@ import Testing
   @Test func aReaderOfDefinitionsAloneKeepsTheModel() throws {
     let (frames, _) = try Self.session(seed: 4)
     var decoder = EventDecoder()
-    for f in frames.dropLast(3) {
-      _ = try f.payload.withUnsafeBytes { raw in
-        try decoder.skipFrame(raw, firstSeq: f.firstSeq, count: f.events.count, prefix: true)
-      }
-    }
-    for f in frames.suffix(3) {
-      #expect(
-        try decodeFrame(f.payload, &decoder, firstSeq: f.firstSeq, count: f.events.count)
-          == f.events)
-    }
+    try Self.skip(frames.dropLast(3), &decoder, prefix: true)
+    try Self.expectReadBack(frames.suffix(3), &decoder)
   }
 
   @Test func aFrameReadInPartThenAgainKeepsItsSites() throws {
@@ -157,21 +173,13 @@ import Testing
       }
     }
     #expect(again == Array(f.events[(mid + 1 - f.firstSeq)...]))
-    for g in frames[(k + 1)...] {
-      #expect(
-        try decodeFrame(g.payload, &decoder, firstSeq: g.firstSeq, count: g.events.count)
-          == g.events)
-    }
+    try Self.expectReadBack(frames[(k + 1)...], &decoder)
   }
 
   @Test func aReaderWithoutTheModelKeepsEveryOperationAndNoWrongSite() throws {
     let (frames, _) = try Self.session(seed: 6)
     var decoder = EventDecoder()
-    for f in frames.dropLast(4) {
-      _ = try f.payload.withUnsafeBytes { raw in
-        try decoder.skipFrame(raw, firstSeq: f.firstSeq, count: f.events.count)
-      }
-    }
+    try Self.skip(frames.dropLast(4), &decoder)
     // As after a seek from an index without reading the frames before (`load`).
     decoder.sites.forget()
     #expect(try Self.readWithoutWrongSites(frames.suffix(4), &decoder) > 0)
@@ -248,11 +256,7 @@ import Testing
     // A decoder given the stored model (as a seek from the index) reads the sites on.
     var seeker = decoder
     seeker.sites = back
-    for f in frames.suffix(2) {
-      #expect(
-        try decodeFrame(f.payload, &seeker, firstSeq: f.firstSeq, count: f.events.count)
-          == f.events)
-    }
+    try Self.expectReadBack(frames.suffix(2), &seeker)
     // Cut short, or naming entries the reader does not hold: refused, never a trap.
     for n in stride(from: 0, to: bytes.count, by: 7) {
       #expect(throws: CodecError.self) {
