@@ -277,6 +277,61 @@ import Testing
     #expect(decoder.sites.stored == nil)
   }
 
+  @Test func thousandsOfContextsAndFullListsCodeAndReadBackAlike() throws {
+    // 40 ops × 2,000 sites before: the context table grows many times, lists fill to
+    // their bound and drop their least used entry, ranks move.
+    var rng = SplitMix64(seed: 5)
+    var writer = SiteModel()
+    let frame = SiteFrame(entries: 2_000)
+    var script: [(entry: Int32, code: UInt8)] = []
+    // Every (op, site before) met, which the model must hold once each.
+    var contexts = Set<[Int32]>()
+    var previous: Int32 = -1
+    for e in 0..<frame.entries {
+      writer.define(Int32(e), code: UInt8(e % 40))
+      contexts.insert([Int32(e % 40), previous])
+      previous = Int32(e)
+    }
+    var reader = writer
+    var coder = RangeEncoder()
+    for _ in 0..<60_000 {
+      // Mostly a few hundred favourites, now and then any site.
+      let entry = Int32(rng.chance(20) ? rng.below(frame.entries) : rng.below(300))
+      let code = UInt8(rng.below(40))
+      script.append((entry, code))
+      writer.encode(entry, code: code, frame: frame, into: &coder)
+      contexts.insert([Int32(code), previous])
+      previous = entry
+    }
+    #expect(writer.contextCount == contexts.count)
+    coder.finish()
+    try coder.bytes.withUnsafeBytes { raw in
+      var decoder = try RangeDecoder(ByteSource(raw))
+      for s in script {
+        #expect(try reader.decode(code: s.code, frame: frame, from: &decoder) == s.entry)
+      }
+    }
+    #expect(reader == writer)
+    // Stored and loaded, the model goes on as the writer's does.
+    var sync = SiteSync()
+    sync.model = writer
+    sync.live = true
+    let stored = try #require(sync.stored)
+    var loaded = try stored.withUnsafeBytes { try SiteSync(stored: $0, entries: frame.entries) }
+    #expect(loaded.model == writer)
+    var more = RangeEncoder()
+    for s in script.prefix(5_000) {
+      writer.encode(s.entry, code: s.code, frame: frame, into: &more)
+    }
+    more.finish()
+    try more.bytes.withUnsafeBytes { raw in
+      var decoder = try RangeDecoder(ByteSource(raw))
+      for s in script.prefix(5_000) {
+        #expect(try loaded.model.decode(code: s.code, frame: frame, from: &decoder) == s.entry)
+      }
+    }
+  }
+
   @Test func theModelIsBounded() {
     var model = SiteModel()
     var e: Int32 = 0

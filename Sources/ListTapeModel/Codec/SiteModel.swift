@@ -20,13 +20,16 @@ package struct SiteModel: Sendable, Equatable {
   /// Contexts and list entries held (bounded by `limit`).
   private(set) var size = 0
   private var previous: Int32 = -1
-  private var contexts: [UInt64: Int32] = [:]
+  private var contexts = ContextTable()
   private var lists: [RankedSites] = []
   private var recent: [[Int32]] = Array(repeating: [], count: Int(EventCodes.codeMask) + 1)
   private var probabilities = [UInt16](
     repeating: RangeProbability.half, count: (Int(EventCodes.codeMask) + 1) * Slot.perOp)
 
   package init() {}
+
+  /// Contexts met so far, each with its list.
+  var contextCount: Int { lists.count }
 
   /// Whether a writer should start the model over before its next frame.
   var isFull: Bool { size > Self.limit }
@@ -52,8 +55,8 @@ package struct SiteModel: Sendable, Equatable {
     swap(&bits.coder, &coder)
     defer { swap(&bits.coder, &coder) }
     // The encoder's bits cannot fail.
-    let r = lists[list].sites.firstIndex(of: entry)
-    if let hit = try? rank(r, count: lists[list].sites.count, slot: c &* Slot.perOp, &bits) {
+    let r = lists[list].rank(of: entry)
+    if let hit = try? rank(r, count: lists[list].count, slot: c &* Slot.perOp, &bits) {
       use(entry: entry, at: hit, of: list, code: c)
       return
     }
@@ -75,8 +78,8 @@ package struct SiteModel: Sendable, Equatable {
     let list = context(c)
     var bits = DecodingBits(coder: coder)
     defer { coder = bits.coder }
-    if let hit = try rank(nil, count: lists[list].sites.count, slot: c &* Slot.perOp, &bits) {
-      let entry = lists[list].sites[hit]
+    if let hit = try rank(nil, count: lists[list].count, slot: c &* Slot.perOp, &bits) {
+      let entry = lists[list][hit]
       use(entry: entry, at: hit, of: list, code: c)
       return entry
     }
@@ -118,11 +121,11 @@ package struct SiteModel: Sendable, Equatable {
   /// The list of context (op `code`, the site before), made when first met.
   private mutating func context(_ code: Int) -> Int {
     let key = UInt64(code) << 32 | UInt64(UInt32(bitPattern: previous))
-    if let i = contexts[key] { return Int(i) }
-    contexts[key] = Int32(truncatingIfNeeded: lists.count)
+    let i = contexts.findOrAdd(key, Int32(truncatingIfNeeded: lists.count))
+    if i < lists.count { return i }
     lists.append(RankedSites())
     size &+= 1
-    return lists.count &- 1
+    return i
   }
 
   /// A hit at rank `k` of list `list`: counted, moved before the entries now counted less.
@@ -141,8 +144,15 @@ package struct SiteModel: Sendable, Equatable {
   private mutating func touch(_ entry: Int32, code: Int) {
     if let k = recent[code].firstIndex(of: entry) {
       if k > 0 {
-        recent[code].remove(at: k)
-        recent[code].insert(entry, at: 0)
+        // In place: one shift of the entries before it.
+        recent[code].withUnsafeMutableBufferPointer { r in
+          var i = k
+          while i > 0 {
+            r[i] = r[i &- 1]
+            i &-= 1
+          }
+          r[0] = entry
+        }
       }
     } else {
       recent[code].insert(entry, at: 0)
@@ -214,34 +224,94 @@ struct SiteFrame {
   var entries: Int
 }
 
-/// One context's sites, most counted first (ties: the earlier first).
+/// The model's contexts (op and site before, as one key) and the list each one has: an
+/// open-addressed table of linear probes, so that finding an event's context costs a
+/// multiply and a probe or two rather than a hash of its bytes. Keys are kept in the order
+/// they came too (the lists' order), which is what two tables are compared by.
+private struct ContextTable: Sendable, Equatable {
+  /// Keys in the order they came: key `keys[i]` names list `i`.
+  private(set) var keys: [UInt64] = []
+  /// A power of two of slots, at most half full, each a key and its list number plus one
+  /// (0: empty), side by side so that a probe reads one place.
+  private var slots: [(key: UInt64, list: Int32)] = []
+
+  static func == (a: ContextTable, b: ContextTable) -> Bool { a.keys == b.keys }
+
+  /// The list of `key`, or `next` (the number of lists so far) after adding it.
+  mutating func findOrAdd(_ key: UInt64, _ next: Int32) -> Int {
+    if keys.count &* 2 >= slots.count { grow() }
+    let mask = slots.count &- 1
+    var h = Self.slot(key, mask)
+    while true {
+      let s = slots[h]
+      if s.list == 0 {
+        slots[h] = (key, next &+ 1)
+        keys.append(key)
+        return Int(next)
+      }
+      if s.key == key { return Int(s.list) &- 1 }
+      h = (h &+ 1) & mask
+    }
+  }
+
+  /// A key's first slot: Fibonacci hashing of its bits (the op in the high half, the site
+  /// below), whose top bits spread sites that differ in their low ones.
+  private static func slot(_ key: UInt64, _ mask: Int) -> Int {
+    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+  }
+
+  /// Twice the slots (at least 64), every key placed again.
+  private mutating func grow() {
+    let count = Swift.max(64, slots.count &* 2)
+    slots = Array(repeating: (0, 0), count: count)
+    let mask = count &- 1
+    for (i, key) in keys.enumerated() {
+      var h = Self.slot(key, mask)
+      while slots[h].list != 0 { h = (h &+ 1) & mask }
+      slots[h] = (key, Int32(truncatingIfNeeded: i) &+ 1)
+    }
+  }
+}
+
+/// One context's sites, most counted first (ties: the earlier first), each beside its
+/// count (one array: a hit reads and moves one place).
 private struct RankedSites: Sendable, Equatable {
-  var sites: [Int32] = []
-  var counts: [UInt32] = []
+  struct Site: Sendable, Equatable {
+    var entry: Int32
+    var uses: UInt32
+  }
+  var sites: [Site] = []
+
+  var count: Int { sites.count }
+
+  subscript(k: Int) -> Int32 { sites[k].entry }
+
+  func rank(of entry: Int32) -> Int? { sites.firstIndex { $0.entry == entry } }
 
   mutating func count(at k: Int) {
-    counts[k] &+= 1
-    if counts[k] == UInt32.max >> 1 {
-      for i in counts.indices { counts[i] = counts[i] >> 1 | 1 }
-    }
-    var i = k
-    while i > 0 && counts[i &- 1] < counts[i] {
-      sites.swapAt(i, i &- 1)
-      counts.swapAt(i, i &- 1)
-      i &-= 1
+    sites.withUnsafeMutableBufferPointer { s in
+      s[k].uses &+= 1
+      if s[k].uses == UInt32.max >> 1 {
+        for i in s.indices { s[i].uses = s[i].uses >> 1 | 1 }
+      }
+      let moved = s[k]
+      var i = k
+      while i > 0 && s[i &- 1].uses < moved.uses {
+        s[i] = s[i &- 1]
+        i &-= 1
+      }
+      s[i] = moved
     }
   }
 
   /// Adds `entry` with one use; whether the list grew (else it replaced its last).
   mutating func add(_ entry: Int32) -> Bool {
     if sites.count >= SiteModel.listLimit {
-      sites[sites.count &- 1] = entry
-      counts[counts.count &- 1] = 0
+      sites[sites.count &- 1] = Site(entry: entry, uses: 0)
       count(at: sites.count &- 1)
       return false
     }
-    sites.append(entry)
-    counts.append(0)
+    sites.append(Site(entry: entry, uses: 0))
     count(at: sites.count &- 1)
     return true
   }
@@ -316,16 +386,14 @@ extension SiteModel {
   fileprivate func store(into out: inout ByteSink) {
     out.count(coded)
     out.zigzag(Int64(previous))
-    var keys = [UInt64](repeating: 0, count: lists.count)
-    for (key, i) in contexts { keys[Int(i)] = key }
     out.count(lists.count)
-    for (key, list) in zip(keys, lists) {
+    for (key, list) in zip(contexts.keys, lists) {
       out.byte(UInt8(truncatingIfNeeded: key >> 32))
       out.zigzag(Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: key))))
-      out.count(list.sites.count)
-      for (e, n) in zip(list.sites, list.counts) {
-        out.count(Int(e))
-        out.count(Int(n))
+      out.count(list.count)
+      for site in list.sites {
+        out.count(Int(site.entry))
+        out.count(Int(site.uses))
       }
     }
     for r in recent {
@@ -363,19 +431,19 @@ extension SiteModel {
         throw s.fail("site context \(op), \(site)")
       }
       let key = UInt64(op) << 32 | UInt64(UInt32(bitPattern: Int32(truncatingIfNeeded: site)))
-      guard contexts.updateValue(Int32(truncatingIfNeeded: i), forKey: key) == nil else {
+      guard contexts.findOrAdd(key, Int32(truncatingIfNeeded: i)) == i else {
         throw s.fail("site context \(op), \(site) twice")
       }
       let length = try s.count(minBytes: 2)
       guard length <= Self.listLimit else { throw s.fail("site list of \(length)") }
       var list = RankedSites()
       for _ in 0..<length {
-        list.sites.append(try entry(&s))
+        let site = try entry(&s)
         let uses = try s.varint()
         guard uses >= 1, uses < UInt64(UInt32.max >> 1) else {
           throw s.fail("site used \(uses) times")
         }
-        list.counts.append(UInt32(uses))
+        list.sites.append(.init(entry: site, uses: UInt32(uses)))
       }
       lists.append(list)
       size &+= 1 &+ length
