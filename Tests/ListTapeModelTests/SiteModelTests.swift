@@ -294,16 +294,26 @@ import Testing
     }
     var reader = writer
     var coder = RangeEncoder()
-    for _ in 0..<60_000 {
-      // Mostly a few hundred favourites, now and then any site.
-      let entry = Int32(rng.chance(20) ? rng.below(frame.entries) : rng.below(300))
-      let code = UInt8(rng.below(40))
+    for k in 0..<90_000 {
+      // Mostly a few hundred favourites, now and then any site; after 60,000 events, every
+      // other event is site 7 of op 3 followed by any site of op 3, whose context's list
+      // fills to its bound and then replaces its least used.
+      var entry = Int32(rng.chance(20) ? rng.below(frame.entries) : rng.below(300))
+      var code = UInt8(rng.below(40))
+      if k >= 60_000 {
+        code = 3
+        entry = k % 2 == 0 ? 7 : Int32(rng.below(frame.entries))
+      }
       script.append((entry, code))
       writer.encode(entry, code: code, frame: frame, into: &coder)
       contexts.insert([Int32(code), previous])
       previous = entry
     }
     #expect(writer.contextCount == contexts.count)
+    // Read into locals: a failed expectation would print the whole model otherwise.
+    let (longest, ranked) = (writer.longestList, writer.listsAreRanked)
+    #expect(longest == SiteModel.listLimit)
+    #expect(ranked)
     coder.finish()
     try coder.bytes.withUnsafeBytes { raw in
       var decoder = try RangeDecoder(ByteSource(raw))
@@ -311,14 +321,16 @@ import Testing
         #expect(try reader.decode(code: s.code, frame: frame, from: &decoder) == s.entry)
       }
     }
-    #expect(reader == writer)
+    let readerIsWriter = reader == writer
+    #expect(readerIsWriter)
     // Stored and loaded, the model goes on as the writer's does.
     var sync = SiteSync()
     sync.model = writer
     sync.live = true
     let stored = try #require(sync.stored)
     var loaded = try stored.withUnsafeBytes { try SiteSync(stored: $0, entries: frame.entries) }
-    #expect(loaded.model == writer)
+    let loadedIsWriter = loaded.model == writer
+    #expect(loadedIsWriter)
     var more = RangeEncoder()
     for s in script.prefix(5_000) {
       writer.encode(s.entry, code: s.code, frame: frame, into: &more)

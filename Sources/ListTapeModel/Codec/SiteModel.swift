@@ -21,7 +21,7 @@ package struct SiteModel: Sendable, Equatable {
   private(set) var size = 0
   private var previous: Int32 = -1
   private var contexts = ContextTable()
-  private var lists: [RankedSites] = []
+  private var lists = ContextSites()
   private var recent: [[Int32]] = Array(repeating: [], count: Int(EventCodes.codeMask) + 1)
   private var probabilities = [UInt16](
     repeating: RangeProbability.half, count: (Int(EventCodes.codeMask) + 1) * Slot.perOp)
@@ -30,6 +30,18 @@ package struct SiteModel: Sendable, Equatable {
 
   /// Contexts met so far, each with its list.
   var contextCount: Int { lists.count }
+
+  /// Whether every context's list holds distinct sites, each used, most used first.
+  var listsAreRanked: Bool {
+    (0..<lists.count).allSatisfy { i in
+      let sites = lists.sites(of: i)
+      return Set(sites.map(\.entry)).count == sites.count && sites.allSatisfy { $0.uses > 0 }
+        && zip(sites, sites.dropFirst()).allSatisfy { $0.uses >= $1.uses }
+    }
+  }
+
+  /// The longest context's list (at most `listLimit`).
+  var longestList: Int { (0..<lists.count).map { lists.length(of: $0) }.max() ?? 0 }
 
   /// Whether a writer should start the model over before its next frame.
   var isFull: Bool { size > Self.limit }
@@ -55,8 +67,8 @@ package struct SiteModel: Sendable, Equatable {
     swap(&bits.coder, &coder)
     defer { swap(&bits.coder, &coder) }
     // The encoder's bits cannot fail.
-    let r = lists[list].rank(of: entry)
-    if let hit = try? rank(r, count: lists[list].count, slot: c &* Slot.perOp, &bits) {
+    let r = lists.rank(of: entry, in: list)
+    if let hit = try? rank(r, count: lists.length(of: list), slot: c &* Slot.perOp, &bits) {
       use(entry: entry, at: hit, of: list, code: c)
       return
     }
@@ -78,8 +90,8 @@ package struct SiteModel: Sendable, Equatable {
     let list = context(c)
     var bits = DecodingBits(coder: coder)
     defer { coder = bits.coder }
-    if let hit = try rank(nil, count: lists[list].count, slot: c &* Slot.perOp, &bits) {
-      let entry = lists[list][hit]
+    if let hit = try rank(nil, count: lists.length(of: list), slot: c &* Slot.perOp, &bits) {
+      let entry = lists.entry(list, hit)
       use(entry: entry, at: hit, of: list, code: c)
       return entry
     }
@@ -123,20 +135,20 @@ package struct SiteModel: Sendable, Equatable {
     let key = UInt64(code) << 32 | UInt64(UInt32(bitPattern: previous))
     let i = contexts.findOrAdd(key, Int32(truncatingIfNeeded: lists.count))
     if i < lists.count { return i }
-    lists.append(RankedSites())
+    lists.append()
     size &+= 1
     return i
   }
 
   /// A hit at rank `k` of list `list`: counted, moved before the entries now counted less.
   private mutating func use(entry: Int32, at k: Int, of list: Int, code: Int) {
-    lists[list].count(at: k)
+    lists.count(list, at: k)
     touch(entry, code: code)
   }
 
   /// A site new to list `list`: appended (in place of the least used when full).
   private mutating func learn(_ entry: Int32, in list: Int, code: Int) {
-    if lists[list].add(entry) { size &+= 1 }
+    if lists.add(entry, to: list) { size &+= 1 }
     touch(entry, code: code)
   }
 
@@ -273,23 +285,71 @@ private struct ContextTable: Sendable, Equatable {
   }
 }
 
-/// One context's sites, most counted first (ties: the earlier first), each beside its
-/// count (one array: a hit reads and moves one place).
-private struct RankedSites: Sendable, Equatable {
+/// Every context's sites, each list most counted first (ties: the earlier first), all in
+/// one pool: a copy of the model (an index build takes one at each frame's end) is a few
+/// flat arrays rather than an array per context, and a hit reads one place.
+private struct ContextSites: Sendable, Equatable {
   struct Site: Sendable, Equatable {
     var entry: Int32
     var uses: UInt32
   }
-  var sites: [Site] = []
+  /// Where list `i` lives in `pool`: its first place, length and room.
+  private struct Head: Sendable {
+    var start: Int32
+    var count: Int32
+    var room: Int32
+  }
+  private var heads: [Head] = []
+  /// The lists' places; a list that outgrows its room moves to the end (room doubled, up to
+  /// the list bound), so the pool holds at most about twice its lists' room.
+  private var pool: [Site] = []
 
-  var count: Int { sites.count }
+  /// Lists (contexts).
+  var count: Int { heads.count }
 
-  subscript(k: Int) -> Int32 { sites[k].entry }
+  static func == (a: ContextSites, b: ContextSites) -> Bool {
+    a.count == b.count && (0..<a.count).allSatisfy { a.sites(of: $0) == b.sites(of: $0) }
+  }
 
-  func rank(of entry: Int32) -> Int? { sites.firstIndex { $0.entry == entry } }
+  /// A new, empty list.
+  mutating func append() { heads.append(Head(start: 0, count: 0, room: 0)) }
 
-  mutating func count(at k: Int) {
-    sites.withUnsafeMutableBufferPointer { s in
+  /// A new list of `sites` (a stored model's), within the list bound.
+  mutating func append(_ sites: [Site]) {
+    heads.append(
+      Head(
+        start: Int32(truncatingIfNeeded: pool.count), count: Int32(truncatingIfNeeded: sites.count),
+        room: Int32(truncatingIfNeeded: sites.count)))
+    pool.append(contentsOf: sites)
+  }
+
+  func length(of list: Int) -> Int { Int(heads[list].count) }
+
+  func sites(of list: Int) -> ArraySlice<Site> {
+    let h = heads[list]
+    return pool[Int(h.start)..<Int(h.start &+ h.count)]
+  }
+
+  /// Site `k` of `list`.
+  func entry(_ list: Int, _ k: Int) -> Int32 { pool[Int(heads[list].start) &+ k].entry }
+
+  func rank(of entry: Int32, in list: Int) -> Int? {
+    let h = heads[list]
+    return pool.withUnsafeBufferPointer { p in
+      var k = 0
+      while k < Int(h.count) {
+        if p[Int(h.start) &+ k].entry == entry { return k }
+        k &+= 1
+      }
+      return nil
+    }
+  }
+
+  /// Counts a use of site `k` of `list` and moves it before the sites now counted less.
+  mutating func count(_ list: Int, at k: Int) {
+    let h = heads[list]
+    pool.withUnsafeMutableBufferPointer { p in
+      let s = UnsafeMutableBufferPointer(rebasing: p[Int(h.start)..<Int(h.start &+ h.count)])
       s[k].uses &+= 1
       if s[k].uses == UInt32.max >> 1 {
         for i in s.indices { s[i].uses = s[i].uses >> 1 | 1 }
@@ -304,15 +364,28 @@ private struct RankedSites: Sendable, Equatable {
     }
   }
 
-  /// Adds `entry` with one use; whether the list grew (else it replaced its last).
-  mutating func add(_ entry: Int32) -> Bool {
-    if sites.count >= SiteModel.listLimit {
-      sites[sites.count &- 1] = Site(entry: entry, uses: 0)
-      count(at: sites.count &- 1)
+  /// Adds `entry` with one use to `list`; whether the list grew (else it replaced its last).
+  mutating func add(_ entry: Int32, to list: Int) -> Bool {
+    var h = heads[list]
+    if Int(h.count) >= SiteModel.listLimit {
+      pool[Int(h.start &+ h.count) &- 1] = Site(entry: entry, uses: 0)
+      count(list, at: Int(h.count) &- 1)
       return false
     }
-    sites.append(Site(entry: entry, uses: 0))
-    count(at: sites.count &- 1)
+    if h.count == h.room {
+      let room = Swift.min(SiteModel.listLimit, Swift.max(2, Int(h.room) &* 2))
+      let start = pool.count
+      pool.append(contentsOf: repeatElement(Site(entry: 0, uses: 0), count: room))
+      pool.withUnsafeMutableBufferPointer { p in
+        for k in 0..<Int(h.count) { p[start &+ k] = p[Int(h.start) &+ k] }
+      }
+      h.start = Int32(truncatingIfNeeded: start)
+      h.room = Int32(truncatingIfNeeded: room)
+    }
+    pool[Int(h.start &+ h.count)] = Site(entry: entry, uses: 0)
+    h.count &+= 1
+    heads[list] = h
+    count(list, at: Int(h.count) &- 1)
     return true
   }
 }
@@ -387,11 +460,12 @@ extension SiteModel {
     out.count(coded)
     out.zigzag(Int64(previous))
     out.count(lists.count)
-    for (key, list) in zip(contexts.keys, lists) {
+    for (list, key) in contexts.keys.enumerated() {
       out.byte(UInt8(truncatingIfNeeded: key >> 32))
       out.zigzag(Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: key))))
-      out.count(list.count)
-      for site in list.sites {
+      let sites = lists.sites(of: list)
+      out.count(sites.count)
+      for site in sites {
         out.count(Int(site.entry))
         out.count(Int(site.uses))
       }
@@ -423,7 +497,6 @@ extension SiteModel {
     previous = Int32(truncatingIfNeeded: before)
     let count = try s.count(minBytes: 3)
     guard count <= Self.limit else { throw s.fail("\(count) site contexts") }
-    lists.reserveCapacity(count)
     for i in 0..<count {
       let op = try s.byte()
       let site = try s.zigzag()
@@ -436,14 +509,14 @@ extension SiteModel {
       }
       let length = try s.count(minBytes: 2)
       guard length <= Self.listLimit else { throw s.fail("site list of \(length)") }
-      var list = RankedSites()
+      var list: [ContextSites.Site] = []
       for _ in 0..<length {
         let site = try entry(&s)
         let uses = try s.varint()
         guard uses >= 1, uses < UInt64(UInt32.max >> 1) else {
           throw s.fail("site used \(uses) times")
         }
-        list.sites.append(.init(entry: site, uses: UInt32(uses)))
+        list.append(.init(entry: site, uses: UInt32(uses)))
       }
       lists.append(list)
       size &+= 1 &+ length
