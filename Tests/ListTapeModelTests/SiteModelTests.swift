@@ -344,6 +344,27 @@ import Testing
     }
   }
 
+  @Test func aChunkCountsTheSiteModelsItsFrameEndsHold() {
+    // Each frame end of an index build holds a copy of the model: a reader's queue of
+    // chunks, bounded by their bytes, must see them (a log of one-event frames and a large
+    // model would otherwise queue a model per event).
+    var sync = SiteSync()
+    for e in 0..<20_000 { sync.model.define(Int32(e), code: UInt8(e % 30)) }
+    sync.live = true
+    let model = sync.model.heldBytes
+    #expect(model > 20_000 * 8)
+    var ops = FoldOps()
+    let empty = ops.heldBytes
+    for k in 0..<3 {
+      ops.endFrame(
+        lastSeq: k, offset: 0, segment: 0, dictionary: 0, restarted: false, aliasesFree: true,
+        sites: sync)
+    }
+    #expect(ops.heldBytes >= empty + 3 * model)
+    ops.removeAll()
+    #expect(ops.heldBytes < model)
+  }
+
   @Test func theModelIsBounded() {
     var model = SiteModel()
     var e: Int32 = 0

@@ -43,6 +43,9 @@ package struct FoldOps: Sendable {
   var restarts: [(dictionary: IdSpace, aliases: DefinitionAliases, from: Renumbering?)] = []
   /// Frames that ended, by index (`frameEnd` records).
   var frameEnds: [FrameEndRecord] = []
+  /// The bytes of the site models `frameEnds` hold (each its own copy once the decoder
+  /// moves on), counted in `heldBytes`.
+  private var siteModelBytes = 0
 
   static let noTime = Int64.min
 
@@ -59,6 +62,7 @@ package struct FoldOps: Sendable {
   package var heldBytes: Int {
     words.count &* 4 &+ texts.count &+ textEnds.count &* 4 &+ definitions.bytes.count
       &+ definitions.count &* 4 &+ starts.count &* (4 &+ 8 &+ MemoryLayout<Head>.stride)
+      &+ siteModelBytes
   }
 
   /// Empties the buffers, keeping their capacity unless one event made them outgrow a
@@ -74,6 +78,7 @@ package struct FoldOps: Sendable {
     definitions.removeAll()
     restarts.removeAll()
     frameEnds.removeAll()
+    siteModelBytes = 0
     madeEvents.removeAll()
   }
 
@@ -301,6 +306,7 @@ package struct FoldOps: Sendable {
     let w = beginTop(kind: Kind.frameEnd, seq: lastSeq, time: nil, dictionary: dictionary)
     words.append(Int32(truncatingIfNeeded: frameEnds.count))
     end(w)
+    siteModelBytes &+= sites?.model.heldBytes ?? 0
     frameEnds.append(
       FrameEndRecord(
         lastSeq: max(lastSeq, 0), offset: offset, segment: segment, dictionaryCount: dictionary,

@@ -28,6 +28,12 @@ package struct SiteModel: Sendable, Equatable {
 
   package init() {}
 
+  /// The bytes the model's storage takes (a copy held apart costs as much).
+  var heldBytes: Int {
+    lists.heldBytes &+ contexts.heldBytes &+ recent.reduce(0) { $0 &+ $1.capacity &* 4 }
+      &+ probabilities.count &* 2
+  }
+
   /// Contexts met so far, each with its list.
   var contextCount: Int { lists.count }
 
@@ -249,6 +255,8 @@ private struct ContextTable: Sendable, Equatable {
 
   static func == (a: ContextTable, b: ContextTable) -> Bool { a.keys == b.keys }
 
+  var heldBytes: Int { keys.capacity &* 8 &+ slots.capacity &* 16 }
+
   /// The list of `key`, or `next` (the number of lists so far) after adding it.
   mutating func findOrAdd(_ key: UInt64, _ next: Int32) -> Int {
     if keys.count &* 2 >= slots.count { grow() }
@@ -306,6 +314,8 @@ private struct ContextSites: Sendable, Equatable {
 
   /// Lists (contexts).
   var count: Int { heads.count }
+
+  var heldBytes: Int { heads.capacity &* 12 &+ pool.capacity &* 8 }
 
   static func == (a: ContextSites, b: ContextSites) -> Bool {
     a.count == b.count && (0..<a.count).allSatisfy { a.sites(of: $0) == b.sites(of: $0) }
