@@ -165,8 +165,9 @@ extension Timeline {
   }
 
   /// Gives a decoder loaded at seek point `p` the site model of the frames before it, when
-  /// the frame after the point codes its sites against one (layout 3): the index stores no
-  /// model, so the segment's frames up to the point are read for it, as a seek without an
+  /// the frame after the point codes its sites against one (layout 3): the model the index
+  /// stores with the point, else (an index written before its models, or one that does not
+  /// check out) the segment's frames up to the point read for it, as a seek without an
   /// index reads them (docs/log-format.md, "Sites").
   private func catchUpSites(_ decoder: inout EventDecoder, after p: IndexSeekPoint)
     throws(StoreError)

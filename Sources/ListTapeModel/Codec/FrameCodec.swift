@@ -643,14 +643,17 @@ struct FrameSource: EventSource {
     ring.reserveCapacity(FrameLayout.ringSize)
   }
 
-  /// Starts reading layout 3 sites: `base` entries defined before the frame, the model as
-  /// `sync` holds it (`siteRun` sites coded before the frame, segment `segment`).
-  mutating func beginSites(base: Int, segment: UInt64, siteRun: Int) throws(CodecError) {
+  /// Starts reading the sites of the frame `head` describes when it is layout 3 (its
+  /// entries defined before it, the model as `sync` holds it, the header's site run);
+  /// whether it is.
+  mutating func beginSites(_ head: FrameHeaderFields) throws(CodecError) -> Bool {
+    guard head.layout == FrameLayout.modelVersion else { return false }
     layout = FrameLayout.modelVersion
-    siteBase = base
-    siteFrame = SiteFrame(entries: base &+ definitions.remaining)
-    sync.begin(segment: segment, siteRun: siteRun)
+    siteBase = head.dictBase
+    siteFrame = SiteFrame(entries: head.dictBase &+ definitions.remaining)
+    sync.begin(segment: head.segment, siteRun: head.siteRun)
     try readNextDefining(after: 0)
+    return true
   }
 
   /// Reads where the next sited event that defines its site is, counted from `ordinal`.

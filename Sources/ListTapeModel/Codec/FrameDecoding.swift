@@ -203,10 +203,9 @@ extension EventDecoder {
       swap(&source.aliases, &aliases)
       swap(&source.sync, &sites)
     }
-    if head.layout == FrameLayout.modelVersion {
-      try source.beginSites(base: head.dictBase, segment: head.segment, siteRun: head.siteRun)
-      // A frame read only in part is read again for the events after `through`.
-      if firstSeq &+ count &- 1 > through { source.sync.keepBefore() }
+    // A frame read only in part is read again for the events after `through`.
+    if try source.beginSites(head), firstSeq &+ count &- 1 > through {
+      source.sync.keepBefore()
     }
     /// Enters the batch's definitions; whether none repeats an earlier id.
     func entered() -> Bool {
@@ -302,10 +301,7 @@ extension EventDecoder {
       swap(&source.aliases, &aliases)
       swap(&source.sync, &sites)
     }
-    if head.layout == FrameLayout.modelVersion {
-      try source.beginSites(base: head.dictBase, segment: head.segment, siteRun: head.siteRun)
-      source.sync.keepBefore()
-    }
+    if try source.beginSites(head) { source.sync.keepBefore() }
     try source.remainingDefinitions()
     try source.skipSites()
     defined = source.defined
@@ -325,12 +321,12 @@ extension EventDecoder {
   /// another segment, leave it as it is.
   package mutating func skipSites(ofFrame payload: UnsafeRawBufferPointer) throws(CodecError) {
     let head = try FrameHeaderFields(payload)
-    guard head.layout == FrameLayout.modelVersion, sites.enabled else { return }
+    guard sites.enabled else { return }
     var source = FrameSource(head.columns)
     source.defined = head.dictBase
     swap(&source.sync, &sites)
     defer { swap(&source.sync, &sites) }
-    try source.beginSites(base: head.dictBase, segment: head.segment, siteRun: head.siteRun)
+    guard try source.beginSites(head) else { return }
     try source.skipSites()
   }
 
