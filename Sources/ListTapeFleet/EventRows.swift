@@ -32,7 +32,8 @@ struct EventRows {
   mutating func op(
     _ ops: FoldOps, _ i: Int, _ state: inout ListState, into s: inout SessionSummary
   ) {
-    let idsLineage = state.idsLineage
+    // In place: see `ListState.idsLineage(of:)`.
+    let idsLineage = ListState.idsLineage(of: &state)
     if idsLineage != lineage {
       // The fold calls `resolve` before the state's ids are renumbered (`beforeIds`).
       precondition(!writer.hasUnresolvedKeys, "ids renumbered with keys unresolved")
@@ -47,7 +48,7 @@ struct EventRows {
     keyed(w, C.section, f.section, ops, &state)
     keyed(w, C.parent, f.parent, ops, &state)
     keyed(w, C.anchor, f.anchor, ops, &state)
-    var label = f.label
+    var label = ops.label(f)
     if ops.isBatch(atWord: start) {
       batch(w, ops, atWord: start, &state, label: &label)
     } else {
@@ -55,7 +56,7 @@ struct EventRows {
     }
     if let label {
       w.append(C.label, string: label)
-      if f.label != nil { s.marks += 1 }
+      if f.labelText >= 0 { s.marks += 1 }
     } else {
       w.appendNull(C.label)
     }
@@ -93,7 +94,7 @@ struct EventRows {
         continue
       }
       let f = ops.fields(atWord: word)
-      if let text = f.label, label == nil { label = text }
+      if label == nil, let text = ops.label(f) { label = text }
       listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, ops, &state)
     }
   }

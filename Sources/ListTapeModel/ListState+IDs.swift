@@ -8,6 +8,12 @@ extension ListState {
   /// that reads it per event would otherwise copy the ids (three arrays retained) each time.
   package var idsLineage: UInt64 { forest.ids.lineage }
 
+  /// `idsLineage` of a state read in place: a caller holding the state `inout` in another
+  /// module copies all of it (~600 bytes) to ask the property.
+  package static func idsLineage(of state: inout ListState) -> UInt64 {
+    state.forest.ids.lineage
+  }
+
   /// Calls `body` with entry `e`'s text (`IdSpace.withText`), read in place.
   package func withIdText<R>(_ e: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     forest.ids.withText(e, body)

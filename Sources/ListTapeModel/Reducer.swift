@@ -116,7 +116,6 @@ extension ListState {
     let kind = ops.kind(atWord: start)
     let after = ops.flags(atWord: start) & 1 != 0
     let w = start &+ FoldOps.header
-    let words = ops.words
     // Error paths only: an entry's text for a fault.
     func name(_ e: Int32) -> String { ops.name(e, forest.ids) }
     func item(_ e: Int32) -> Handle? {
@@ -136,10 +135,11 @@ extension ListState {
       guard let s = section(e) else { throw .missingSection(name(e)) }
       return s
     }
-    /// The entries of the list at word `w`.
-    func list() -> ArraySlice<Int32> {
-      let n = Int(words[w])
-      return words[(w &+ 1)..<(w &+ 1 &+ n)]
+    /// The words holding the entries of the list at word `w`: indices, not a slice, as a
+    /// slice retains the words once per event.
+    func list() -> Range<Int> {
+      let n = Int(ops.words[w])
+      return (w &+ 1)..<(w &+ 1 &+ n)
     }
     func newSections(_ l: ArraySlice<Int32>) throws(ListFault) {
       var seen = Set<Int32>()
@@ -152,13 +152,13 @@ extension ListState {
     }
     switch kind {
     case Int32(EventCodes.appendSections):
-      let l = list()
+      let l = ops.words[list()]
       try newSections(l)
       for e in l { forest.addSection(entry: e, at: nil) }
     case Int32(EventCodes.insertSections):
-      let l = list()
+      let l = ops.words[list()]
       try newSections(l)
-      let anchor = words[w &+ 1 &+ l.count]
+      let anchor = ops.words[w &+ 1 &+ l.count]
       let a = try requireSection(anchor)
       guard let pos = forest.sectionPosition(a) else { throw .missingSection(name(anchor)) }
       var at = after ? pos &+ 1 : pos
@@ -167,21 +167,23 @@ extension ListState {
         at &+= 1
       }
     case Int32(EventCodes.deleteSections):
-      for e in list() {
-        if let s = section(e) { forest.deleteSection(s) }
+      for k in list() {
+        if let s = section(ops.words[k]) { forest.deleteSection(s) }
       }
       forest.compactIfNeeded()
     case Int32(EventCodes.moveSection):
-      let s = try requireSection(words[w])
-      let a = try requireSection(words[w &+ 1])
-      guard s != a else { throw .moveNextToItself(name(words[w])) }
+      let s = try requireSection(ops.words[w])
+      let a = try requireSection(ops.words[w &+ 1])
+      guard s != a else { throw .moveNextToItself(name(ops.words[w])) }
       forest.moveSection(s, anchor: a, after: after)
     case Int32(EventCodes.reloadSections):
-      for e in list() where section(e) == nil { throw .missingSection(name(e)) }
+      for k in list() where section(ops.words[k]) == nil {
+        throw .missingSection(name(ops.words[k]))
+      }
     case Int32(EventCodes.appendItems):
       let flags = ops.flags(atWord: start)
-      let se = words[w]
-      let pe = words[w &+ 1]
+      let se = ops.words[w]
+      let pe = ops.words[w &+ 1]
       if flags & 2 != 0 {
         guard let p = item(pe) else { throw .missingParent(name(pe)) }
         if flags & 1 != 0 {
@@ -204,48 +206,48 @@ extension ListState {
         forest.insertList(xs, parent: -1, section: s, at: nil)
       }
     case Int32(EventCodes.insertItems):
-      guard let a = item(words[w]) else { throw .missingAnchor(name(words[w])) }
+      guard let a = item(ops.words[w]) else { throw .missingAnchor(name(ops.words[w])) }
       let xs = try forest.build(ops, atWord: w &+ 1, base: forest.level(of: a))
       forest.insert(xs, nextTo: a, after: after)
     case Int32(EventCodes.deleteItems):
-      for e in list() {
-        if let x = item(e) { forest.delete(x) }
+      for k in list() {
+        if let x = item(ops.words[k]) { forest.delete(x) }
       }
       forest.compactIfNeeded()
     case Int32(EventCodes.deleteAllItems):
       forest.deleteAllItems()
     case Int32(EventCodes.moveItem):
-      let x = try requireItem(words[w])
-      guard let a = item(words[w &+ 1]) else { throw .missingAnchor(name(words[w &+ 1])) }
+      let x = try requireItem(ops.words[w])
+      guard let a = item(ops.words[w &+ 1]) else { throw .missingAnchor(name(ops.words[w &+ 1])) }
       try forest.moveItem(x, anchor: a, after: after)
     case Int32(EventCodes.replaceChildren):
-      guard let p = item(words[w]) else { throw .missingParent(name(words[w])) }
+      guard let p = item(ops.words[w]) else { throw .missingParent(name(ops.words[w])) }
       try forest.replaceChildren(of: p, with: ops, atWord: w &+ 1)
     case Int32(EventCodes.applySectionSnapshot):
-      let s = try requireSection(words[w])
+      let s = try requireSection(ops.words[w])
       try forest.replaceSection(s, with: ops, atWord: w &+ 1)
     case Int32(EventCodes.reloadItems), Int32(EventCodes.reconfigureItems):
-      for e in list() where item(e) == nil { throw .missingItem(name(e)) }
+      for k in list() where item(ops.words[k]) == nil { throw .missingItem(name(ops.words[k])) }
     case Int32(EventCodes.update):
-      let x = try requireItem(words[w])
-      let k = words[w &+ 1]
+      let x = try requireItem(ops.words[w])
+      let k = ops.words[w &+ 1]
       if k >= 0 { ops.withText(k) { forest.update(x, with: $0) } }
     case Int32(EventCodes.expand), Int32(EventCodes.collapse):
       let l = list()
       let value = kind == Int32(EventCodes.expand)
       if l.count == 1 {
-        forest.expandOrCollapse(try requireItem(l[l.startIndex]), value)
+        forest.expandOrCollapse(try requireItem(ops.words[l.lowerBound]), value)
         return
       }
       var handles: [Handle] = []
       handles.reserveCapacity(l.count)
-      for e in l { handles.append(try requireItem(e)) }
+      for k in l { handles.append(try requireItem(ops.words[k])) }
       for x in handles { forest.expandOrCollapse(x, value) }
     case Int32(EventCodes.select):
       try select(list(), ops)
     case Int32(EventCodes.deselect):
-      for e in list() {
-        if let x = item(e) { forest.setSelected(x, false) }
+      for k in list() {
+        if let x = item(ops.words[k]) { forest.setSelected(x, false) }
       }
     case FoldOps.Kind.deselectAll:
       deselect(nil)
@@ -257,10 +259,10 @@ extension ListState {
     }
   }
 
-  /// `select` of the items of entries `l` (of `ops`, which names them in a fault): visible
-  /// ones only; in single-selection mode the selection becomes the one item given (none
-  /// clears it).
-  private mutating func select(_ l: ArraySlice<Int32>, _ ops: borrowing FoldOps)
+  /// `select` of the items of the entries at words `l` of `ops` (which names them in a
+  /// fault): visible ones only; in single-selection mode the selection becomes the one item
+  /// given (none clears it).
+  private mutating func select(_ l: Range<Int>, _ ops: borrowing FoldOps)
     throws(ListFault)
   {
     func require(_ e: Int32) throws(ListFault) -> Handle {
@@ -270,11 +272,12 @@ extension ListState {
     }
     if l.count == 1 {
       // One row tapped (the usual event): no list to build.
-      try select(try require(l[l.startIndex]))
+      try select(try require(ops.words[l.lowerBound]))
       return
     }
     var handles: [Handle] = []
-    for e in l {
+    for k in l {
+      let e = ops.words[k]
       let x = try require(e)
       guard forest.isVisible(x) else { throw .hiddenItem(ops.name(e, forest.ids)) }
       if !handles.contains(x) { handles.append(x) }

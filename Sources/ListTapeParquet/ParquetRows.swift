@@ -214,17 +214,37 @@ package final class ParquetRows {
       // Whole rows until the page is full.
       let firstEntry = entry
       let firstValue = value
-      var pageRows = 0
       var bytes = 0
-      while entry < entries && pageRows < options.pageRows && bytes < options.pageBytes {
-        repeat {
-          if maxDef == 0 || b.defs[entry] == 1 {
-            bytes += valueBytes ?? b.plainSize(value)
-            value += 1
+      if let size = valueBytes, !isList {
+        // A value per row at most, of one size: counted on the levels' bytes.
+        let end = min(entries, entry + options.pageRows)
+        if maxDef == 0 {
+          entry = min(end, entry + (options.pageBytes + size - 1) / size)
+          bytes = (entry - firstEntry) * size
+          value = entry
+        } else {
+          b.defs.withUnsafeBufferPointer { defs in
+            while entry < end && bytes < options.pageBytes {
+              if defs[entry] == 1 {
+                bytes += size
+                value += 1
+              }
+              entry += 1
+            }
           }
-          entry += 1
-        } while isList && entry < entries && b.reps[entry] != 0
-        pageRows += 1
+        }
+      } else {
+        var pageRows = 0
+        while entry < entries && pageRows < options.pageRows && bytes < options.pageBytes {
+          repeat {
+            if maxDef == 0 || b.defs[entry] == 1 {
+              bytes += valueBytes ?? b.plainSize(value)
+              value += 1
+            }
+            entry += 1
+          } while isList && entry < entries && b.reps[entry] != 0
+          pageRows += 1
+        }
       }
       var page: [UInt8] = []
       page.reserveCapacity(bytes + 64)

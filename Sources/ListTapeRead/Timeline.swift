@@ -225,7 +225,7 @@ public final class Timeline {
           failure = .undecodableEvent(event: seq, error, path: path)
           return false
         }
-        if let end = ops.frameEnd(i) {
+        if ops.isFrameEnd(i), let end = ops.frameEnd(i) {
           if !restored, let restore, end.lastSeq >= restore.seq {
             beforeIds?(state)
             state = restore.state

@@ -407,6 +407,6 @@ import Testing
     #expect(text(f.section) == section, "\(what)")
     #expect(text(f.parent) == parent, "\(what)")
     #expect(text(f.anchor) == anchor, "\(what)")
-    #expect(f.label == label, "\(what)")
+    #expect(ops.label(f) == label, "\(what)")
   }
 }

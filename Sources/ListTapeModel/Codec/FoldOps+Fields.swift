@@ -13,8 +13,9 @@ package struct FoldOpFields {
   package var idsStart = 0
   package var idsCount = 0
   package var idsStride = 1
-  /// A mark's label.
-  package var label: String?
+  /// A mark's label, as the record's text number (-1: none; `FoldOps.label(_:)` reads it):
+  /// no `String` here, so that the fields copy as plain words, once per exported row.
+  package var labelText: Int32 = -1
   /// Whether the event, when it applies, may add or remove items (and so change the
   /// deepest level).
   package var structural = false
@@ -80,11 +81,16 @@ extension FoldOps {
       f.idsStart = w
       f.idsCount = 1
     case Int32(EventCodes.mark):
-      f.label = text(words[w])
+      f.labelText = words[w]
     default:
       break
     }
     return f
+  }
+
+  /// The label of a mark whose fields are `f`, nil for another record.
+  package func label(_ f: FoldOpFields) -> String? {
+    f.labelText >= 0 ? text(f.labelText) : nil
   }
 
   /// The records of the events of the batch record at word `start`, in order.

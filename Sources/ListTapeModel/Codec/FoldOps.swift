@@ -313,6 +313,10 @@ package struct FoldOps: Sendable {
         restarted: restarted, aliasesFree: aliasesFree, sites: sites))
   }
 
+  /// Whether top-level record `i` is a frame's end: asked first, as `frameEnd(_:)` copies
+  /// out its result's 200 bytes even when it is nil.
+  package func isFrameEnd(_ i: Int) -> Bool { kind(i) == Kind.frameEnd }
+
   /// Where the frame of record `i` ended, if `i` is a frame's end.
   package func frameEnd(_ i: Int) -> FrameEndRecord? {
     guard kind(i) == Kind.frameEnd else { return nil }
