@@ -219,6 +219,55 @@ import Testing
     #expect(read["plain"]?["encodings"] as? [String] == ["PLAIN", "RLE"])
   }
 
+  /// Pages cut small, by rows and by bytes, in every kind of column: required and optional
+  /// numbers (cut by arithmetic and by one pass over the levels), dictionary indices,
+  /// plain strings and a list; every value reads back in its row.
+  @Test(.enabled(if: Self.hasPyarrow, "pyarrow is not installed (pip install pyarrow)"))
+  func smallPagesReadBackRowByRow() throws {
+    let path = NSTemporaryDirectory() + "listtape-pages-\(UUID().uuidString).parquet"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var options = ParquetOptions()
+    options.pageRows = 11
+    options.pageBytes = 50
+    options.rowGroupRows = 400
+    let w = try ParquetWriter(
+      path: path,
+      columns: [
+        ParquetColumn("n", .int64), ParquetColumn("m", .int32, .optional),
+        ParquetColumn("d", .string), ParquetColumn("s", .string, .optional),
+        ParquetColumn("b", .bool), ParquetColumn("l", .string, .list),
+      ], options: options)
+    for i in 0..<1_000 {
+      w.append(0, int64: Int64(i) * 1_000_003)
+      if i % 3 == 1 { w.appendNull(1) } else { w.append(1, int32: Int32(i % 97) - 40) }
+      w.append(2, string: "d\(i % 13)")
+      if i % 5 == 2 { w.appendNull(3) } else { w.append(3, string: "s\(i)") }
+      w.append(4, bool: i % 7 == 0)
+      for k in 0..<(i % 4) { w.append(5, string: "e\(i + k)") }
+      try w.endRow()
+    }
+    try w.close()
+    let script = """
+      import json, sys, pyarrow.parquet as pq
+      print(json.dumps(pq.read_table(sys.argv[1]).to_pylist()))
+      """
+    let rows = try #require(try python(script, path) as? [[String: Any]])
+    #expect(rows.count == 1_000)
+    var wrong: [Int] = []
+    for (i, row) in rows.enumerated() {
+      let m: Int? = i % 3 == 1 ? nil : i % 97 - 40
+      let s: String? = i % 5 == 2 ? nil : "s\(i)"
+      let good =
+        row["n"] as? Int == i * 1_000_003 && row["m"] as? Int == m
+        && (m != nil || row["m"] is NSNull) && row["d"] as? String == "d\(i % 13)"
+        && row["s"] as? String == s && (s != nil || row["s"] is NSNull)
+        && row["b"] as? Bool == (i % 7 == 0)
+        && row["l"] as? [String] == (0..<(i % 4)).map { "e\(i + $0)" }
+      if !good { wrong.append(i) }
+    }
+    #expect(wrong.isEmpty, "rows read back otherwise: \(wrong.prefix(10))")
+  }
+
   /// Pages large enough to try Huffman codes alone: hex ids (which take them) and
   /// repetitive text (which does not) read back as written.
   @Test(.enabled(if: Self.hasPyarrow, "pyarrow is not installed (pip install pyarrow)"))
