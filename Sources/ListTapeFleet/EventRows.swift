@@ -11,6 +11,10 @@ struct EventRows {
   /// The rows being filled; the caller swaps in empty ones when they fill a row group.
   var writer: ParquetRows
   let log: String
+  /// The columns every row fills with a number or a key, kept here and handed to `writer`
+  /// a column at a time (`StagedRows.flush(into:)`), before `writer` is encoded or its keys
+  /// resolved.
+  let staged: StagedRows
   /// The deepest level after the last event: it changes only when items come or go.
   private var depth: Int?
 
@@ -19,9 +23,10 @@ struct EventRows {
   /// The numbering of the ids keyed since the last `resolve` (`ParquetRows.append(_:key:)`).
   private var lineage: UInt64 = 0
 
-  init(rows: ParquetRows, log: String) {
+  init(rows: ParquetRows, log: String, staged: StagedRows) {
     self.writer = rows
     self.log = log
+    self.staged = staged
     // Keys name strings of one log's dictionary (and the log column's key its path).
     precondition(!rows.hasUnresolvedKeys, "rows handed on with keys unresolved")
   }
@@ -124,10 +129,14 @@ struct EventRows {
     w.append(c, string: ops.name(entry: e, state.ids))
   }
 
-  /// Gives `rows` the strings of the keys appended since the last call: ids from `state`'s
-  /// (the numbering they were keyed in), the log's path, ops and fault kinds. Static: the
-  /// fold's `beforeIds` calls it without the `EventRows` its callback holds.
-  static func resolve(_ rows: ParquetRows, log: String, _ state: ListState) {
+  /// Gives `rows` the rows `staged` holds and the strings of the keys appended since the
+  /// last call: ids from `state`'s (the numbering they were keyed in), the log's path, ops
+  /// and fault kinds. Static: the fold's `beforeIds` calls it without the `EventRows` its
+  /// callback holds.
+  static func resolve(
+    _ rows: ParquetRows, _ staged: StagedRows, log: String, _ state: ListState
+  ) {
+    staged.flush(into: rows)
     rows.resolveKeys { c, key, bytes in
       switch c {
       case C.log: bytes.append(contentsOf: log.utf8)
@@ -138,20 +147,19 @@ struct EventRows {
     }
   }
 
-  /// The log, event, time and op columns.
+  /// The log, event, time and op columns (staged).
   private func common(
     _ w: ParquetRows, _ seq: Int, _ time: Int64?, name: Int, into s: inout SessionSummary
   ) {
-    w.append(C.log, key: 0)
-    w.append(C.event, int64: Int64(seq))
+    let k = staged.count
+    staged.event[k] = Int64(seq)
+    staged.time[k] = time ?? 0
+    staged.timePresent[k] = time != nil
+    staged.op[k] = Int32(truncatingIfNeeded: name)
     if let t = time {
-      w.append(C.time, int64: t)
       if s.firstTime == nil { s.firstTime = t }
       s.lastTime = t
-    } else {
-      w.appendNull(C.time)
     }
-    w.append(C.op, key: name)
   }
 
   /// Ends the row of event `seq` (its event columns written by `op`): its fault and the
@@ -191,17 +199,75 @@ struct EventRows {
     s.visible = counts.visible
     s.selected = counts.selected
     s.depth = depth
-    w.append(C.sections, int32: Int32(clamping: s.sections))
-    w.append(C.items, int32: Int32(clamping: s.items))
-    w.append(C.visible, int32: Int32(clamping: s.visible))
-    w.append(C.selected, int32: Int32(clamping: s.selected))
-    if let depth { w.append(C.depth, int32: Int32(depth)) } else { w.appendNull(C.depth) }
-    w.append(C.exact, bool: step.stateIsExact)
+    let k = staged.count
+    staged.sections[k] = Int64(Int32(clamping: s.sections))
+    staged.items[k] = Int64(Int32(clamping: s.items))
+    staged.visible[k] = Int64(Int32(clamping: s.visible))
+    staged.selected[k] = Int64(Int32(clamping: s.selected))
+    staged.depth[k] = Int64(Int32(clamping: depth ?? 0))
+    staged.depthPresent[k] = depth != nil
+    staged.exact[k] = step.stateIsExact
     if !step.stateIsExact { s.inexactRows += 1 }
+    staged.count = k + 1
     w.endRow()
-    return w.isFull
+    let full = w.isFull
+    if full || staged.count == StagedRows.capacity { staged.flush(into: w) }
+    return full
   }
 
   private static let kindIndex: [FaultKind: Int] = Dictionary(
     uniqueKeysWithValues: FaultKind.allCases.enumerated().map { ($1, $0) })
+}
+
+/// The columns of `events.parquet` that every row fills with a number or a key (log, event,
+/// time, op, the counts, depth, exact), kept for up to `capacity` rows and handed to the
+/// rows a column at a time: ten appends a row fewer, each a call into the rows otherwise.
+final class StagedRows {
+  typealias C = FleetTables.Event
+  static let capacity = 4_096
+  /// Rows staged (each ended in the rows it belongs to).
+  var count = 0
+  let event = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let time = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let timePresent = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
+  let op = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+  let sections = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let items = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let visible = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let selected = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let depth = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let depthPresent = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
+  let exact = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
+  /// The log column's key (0) for every row.
+  private let logKeys = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+
+  init() { logKeys.initialize(repeating: 0, count: Self.capacity) }
+
+  deinit {
+    for p in [event, time, sections, items, visible, selected, depth] { p.deallocate() }
+    for p in [timePresent, depthPresent, exact] { p.deallocate() }
+    op.deallocate()
+    logKeys.deallocate()
+  }
+
+  /// Appends the staged rows' columns to `rows` (whose other columns hold these rows) and
+  /// empties the stage.
+  func flush(into rows: ParquetRows) {
+    let n = count
+    guard n > 0 else { return }
+    func all<T>(_ p: UnsafeMutablePointer<T>) -> UnsafeBufferPointer<T> {
+      UnsafeBufferPointer(start: p, count: n)
+    }
+    rows.append(C.log, keys: all(logKeys))
+    rows.append(C.event, int64s: all(event))
+    rows.append(C.time, int64s: all(time), present: all(timePresent))
+    rows.append(C.op, keys: all(op))
+    rows.append(C.sections, int64s: all(sections))
+    rows.append(C.items, int64s: all(items))
+    rows.append(C.visible, int64s: all(visible))
+    rows.append(C.selected, int64s: all(selected))
+    rows.append(C.depth, int64s: all(depth), present: all(depthPresent))
+    rows.append(C.exact, bools: all(exact))
+    count = 0
+  }
 }

@@ -157,7 +157,8 @@ package final class FleetExport {
     summary.damage = timeline.damage
     summary.lostEvents = timeline.gaps.reduce(0) { $0 + Int($1.count) }
     let skippedBefore = timeline.skippedAfterGaps
-    var eventRows = EventRows(rows: rows, log: log)
+    let staged = StagedRows()
+    var eventRows = EventRows(rows: rows, log: log, staged: staged)
     // After events lost in a salvage: which rows hold states that are not the recorded ones.
     let steps = timeline.exactSteps
     var failure: ParquetError?
@@ -168,7 +169,9 @@ package final class FleetExport {
     // with the callback (a variable captured by an escaping closure is checked at every
     // access).
     let filling = Filling(rows)
-    let resolve: (ListState) -> Void = { EventRows.resolve(filling.rows, log: log, $0) }
+    let resolve: (ListState) -> Void = {
+      EventRows.resolve(filling.rows, staged, log: log, $0)
+    }
     do throws(StoreError) {
       try timeline.fold(
         &state, &decoder, from: 1, through: timeline.eventCount, progress: progress,

@@ -150,6 +150,22 @@ struct Values<T: BitwiseCopyable>: RandomAccessCollection {
     count &+= 1
   }
 
+  /// Appends `values` in one copy.
+  mutating func append(contentsOf values: UnsafeBufferPointer<T>) {
+    guard let from = values.baseAddress, !values.isEmpty else { return }
+    while count &+ values.count > capacity { grow() }
+    (base.unsafelyUnwrapped + count).update(from: from, count: values.count)
+    count &+= values.count
+  }
+
+  /// Appends `value` `n` times.
+  mutating func append(repeating value: T, count n: Int) {
+    guard n > 0 else { return }
+    while count &+ n > capacity { grow() }
+    (base.unsafelyUnwrapped + count).update(repeating: value, count: n)
+    count &+= n
+  }
+
   /// Forgets the values, keeping the storage.
   mutating func removeAll() { count = 0 }
 

@@ -97,6 +97,55 @@ package final class ParquetRows {
     appendEntry(c, UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved, bytes: 0)
   }
 
+  // MARK: Columns of many rows at once
+
+  /// Column `c`'s values for the next `values.count` rows, a column at a time: INT64,
+  /// timestamp or INT32 values (an INT32 column's must fit), null where `present` says so
+  /// (an optional column). A caller that fills some columns this way fills every other
+  /// column of those rows row by row (`endRow` counts the rows), and all of them before
+  /// `isFull`'s row group is encoded.
+  package func append(
+    _ c: Int, int64s values: UnsafeBufferPointer<Int64>,
+    present: UnsafeBufferPointer<Bool>? = nil
+  ) {
+    let width = columns[c].type == .int32 ? 4 : 8
+    guard let present else {
+      precondition(columns[c].repetition == .required, "\(columns[c].name) is not required")
+      buffers[c].int64s.append(contentsOf: values)
+      groupBytes.pointee += width * values.count
+      return
+    }
+    precondition(columns[c].repetition == .optional, "\(columns[c].name) is not optional")
+    precondition(present.count == values.count, "a presence per value")
+    for (v, here) in zip(values, present) {
+      buffers[c].defs.append(here ? 1 : 0)
+      if here {
+        buffers[c].int64s.append(v)
+        groupBytes.pointee += width
+      }
+    }
+  }
+
+  /// Column `c`'s values for the next `values.count` rows, a column at a time (as
+  /// `append(_:int64s:present:)`): booleans of a required column.
+  package func append(_ c: Int, bools values: UnsafeBufferPointer<Bool>) {
+    precondition(columns[c].repetition == .required, "\(columns[c].name) is not required")
+    buffers[c].bools.append(contentsOf: values)
+    groupBytes.pointee += values.count
+  }
+
+  /// Column `c`'s values for the next `keys.count` rows, a column at a time (as
+  /// `append(_:int64s:present:)`): strings of a required column by the caller's keys (as
+  /// `append(_:key:)`).
+  package func append(_ c: Int, keys: UnsafeBufferPointer<Int32>) {
+    precondition(columns[c].repetition == .required, "\(columns[c].name) is not required")
+    for key in keys {
+      buffers[c].mark(key: Int(key))
+      buffers[c].indices.append(UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved)
+    }
+    groupBytes.pointee += 4 * keys.count
+  }
+
   /// Whether some column holds keys `resolveKeys(_:)` has not given the bytes of yet.
   package var hasUnresolvedKeys: Bool {
     (0..<columns.count).contains { buffers[$0].hasUnresolvedKeys }

@@ -142,6 +142,71 @@ import Testing
     #expect(b.strings.count == count)
   }
 
+  /// Columns filled many rows at a time (numbers, optional numbers with nulls, keys,
+  /// booleans), beside columns filled row by row, make the same file as every value
+  /// appended in its row.
+  @Test func columnsFilledManyRowsAtATimeMakeTheSameFile() throws {
+    func write(atATime: Int?) throws -> [UInt8] {
+      let path = temporaryPath()
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      var options = ParquetOptions()
+      options.rowGroupRows = 300
+      options.pageRows = 70
+      let w = try ParquetWriter(
+        path: path,
+        columns: [
+          ParquetColumn("n", .int64), ParquetColumn("m", .int32, .optional),
+          ParquetColumn("k", .string), ParquetColumn("b", .bool),
+          ParquetColumn("s", .string, .optional), ParquetColumn("l", .string, .list),
+        ], options: options)
+      let rows = w.rows
+      var n: [Int64] = []
+      var m: [Int64] = []
+      var present: [Bool] = []
+      var k: [Int32] = []
+      var b: [Bool] = []
+      func flush() {
+        n.withUnsafeBufferPointer { rows.append(0, int64s: $0) }
+        m.withUnsafeBufferPointer { values in
+          present.withUnsafeBufferPointer { rows.append(1, int64s: values, present: $0) }
+        }
+        k.withUnsafeBufferPointer { rows.append(2, keys: $0) }
+        b.withUnsafeBufferPointer { rows.append(3, bools: $0) }
+        (n, m, present, k, b) = ([], [], [], [], [])
+      }
+      for i in 0..<1_000 {
+        let value: Int32? = i % 4 == 1 ? nil : Int32(i % 300) - 150
+        if atATime != nil {
+          n.append(Int64(i) * 7_919)
+          m.append(Int64(value ?? 0))
+          present.append(value != nil)
+          k.append(Int32(i % 17))
+          b.append(i % 3 == 0)
+        } else {
+          rows.append(0, int64: Int64(i) * 7_919)
+          if let value { rows.append(1, int32: value) } else { rows.appendNull(1) }
+          rows.append(2, key: i % 17)
+          rows.append(3, bool: i % 3 == 0)
+        }
+        if i % 6 == 0 { rows.appendNull(4) } else { rows.append(4, string: "s\(i % 40)") }
+        for e in 0..<(i % 3) { rows.append(5, string: "e\(e)") }
+        rows.endRow()
+        if let atATime, n.count == atATime || rows.isFull { flush() }
+        if rows.isFull || i == 999 {
+          if atATime != nil { flush() }
+          rows.resolveKeys { _, key, bytes in bytes.append(contentsOf: Array("key \(key)".utf8)) }
+          if rows.isFull { try w.append(try rows.encode()) }
+        }
+      }
+      try w.close()
+      return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+    let byRow = try write(atATime: nil)
+    for atATime in [1, 37, 300] {
+      #expect(try write(atATime: atATime) == byRow, "\(atATime) rows at a time")
+    }
+  }
+
   /// Row groups encoded on the pipeline's thread land in the file in the order handed over:
   /// the same bytes as encoding them on the caller's thread.
   @Test func pipelinedRowGroupsMakeTheSameFile() throws {
