@@ -158,14 +158,6 @@ struct Values<T: BitwiseCopyable>: RandomAccessCollection {
     count &+= values.count
   }
 
-  /// Appends `value` `n` times.
-  mutating func append(repeating value: T, count n: Int) {
-    guard n > 0 else { return }
-    while count &+ n > capacity { grow() }
-    (base.unsafelyUnwrapped + count).update(repeating: value, count: n)
-    count &+= n
-  }
-
   /// Forgets the values, keeping the storage.
   mutating func removeAll() { count = 0 }
 
