@@ -41,7 +41,8 @@ struct EventRows {
     let idsLineage = ListState.idsLineage(of: &state)
     if idsLineage != lineage {
       // The fold calls `resolve` before the state's ids are renumbered (`beforeIds`).
-      precondition(!writer.hasUnresolvedKeys, "ids renumbered with keys unresolved")
+      precondition(
+        staged.count == 0 && !writer.hasUnresolvedKeys, "ids renumbered with keys unresolved")
       lineage = idsLineage
     }
     let w = writer
@@ -49,10 +50,11 @@ struct EventRows {
     let start = ops.start(i)
     let f = ops.fields(atWord: start)
     common(w, seq, ops.time(i), name: f.name, into: &s)
-    keyed(w, C.site, ops.siteEntry(i) ?? -1, ops, &state)
-    keyed(w, C.section, f.section, ops, &state)
-    keyed(w, C.parent, f.parent, ops, &state)
-    keyed(w, C.anchor, f.anchor, ops, &state)
+    let k = staged.count
+    keyed(StagedRows.site, k, ops.siteEntry(i) ?? -1, ops, &state)
+    keyed(StagedRows.section, k, f.section, ops, &state)
+    keyed(StagedRows.parent, k, f.parent, ops, &state)
+    keyed(StagedRows.anchor, k, f.anchor, ops, &state)
     var label = ops.label(f)
     if ops.isBatch(atWord: start) {
       batch(w, ops, atWord: start, &state, label: &label)
@@ -60,10 +62,10 @@ struct EventRows {
       listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, ops, &state)
     }
     if let label {
-      w.append(C.label, string: label)
+      staged.set(StagedRows.label, k, text: label)
       if f.labelText >= 0 { s.marks += 1 }
     } else {
-      w.appendNull(C.label)
+      staged.set(StagedRows.label, k, key: StagedRows.null)
     }
     structural = f.structural
   }
@@ -75,7 +77,12 @@ struct EventRows {
   ) {
     var k = start
     for _ in 0..<count {
-      keyed(w, C.ids, ops.entry(atWord: k), ops, &state)
+      let e = ops.entry(atWord: k)
+      if e >= 0 {
+        w.append(C.ids, key: Int(e))
+      } else if e != -1 {
+        w.append(C.ids, string: Self.name(e, ops, &state))
+      }
       k &+= stride
     }
   }
@@ -104,29 +111,23 @@ struct EventRows {
     }
   }
 
-  /// Column `c`'s value (or next element): entry `e`, an id the record holds as text, or
+  /// Staged column `slot`'s value in row `k`: entry `e`, an id the record holds as text, or
   /// null for -1.
   private func keyed(
-    _ w: ParquetRows, _ c: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState
+    _ slot: Int, _ k: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState
   ) {
-    guard e >= 0 else {
-      if e == -1 {
-        if c != C.ids { w.appendNull(c) }
-      } else {
-        named(w, c, e, ops, &state)
-      }
-      return
+    if e >= -1 {
+      staged.set(slot, k, key: e)
+    } else {
+      staged.set(slot, k, text: Self.name(e, ops, &state))
     }
-    w.append(c, key: Int(e))
   }
 
-  /// `keyed`'s id held as text: apart, so that the usual call does not copy the state
+  /// An id the record holds as text: apart, so that the usual call does not copy the state
   /// that reading its ids needs.
   @inline(never)
-  private func named(
-    _ w: ParquetRows, _ c: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState
-  ) {
-    w.append(c, string: ops.name(entry: e, state.ids))
+  private static func name(_ e: Int32, _ ops: FoldOps, _ state: inout ListState) -> String {
+    ops.name(entry: e, state.ids)
   }
 
   /// Gives `rows` the rows `staged` holds and the strings of the keys appended since the
@@ -179,18 +180,19 @@ struct EventRows {
     into s: inout SessionSummary
   ) -> Bool {
     let w = writer
+    let k = staged.count
     if let fault {
       let kind = fault.kind
       let index = Self.kindIndex[kind] ?? 0
-      w.append(C.fault, key: index)
-      w.append(C.reason, string: fault.description)
+      staged.set(StagedRows.fault, k, key: Int32(index))
+      staged.set(StagedRows.reason, k, text: fault.description)
       if step == .exact {
         s.faults += 1
         s.faultsByKind[index] += 1
       }
     } else {
-      w.appendNull(C.fault)
-      w.appendNull(C.reason)
+      staged.set(StagedRows.fault, k, key: StagedRows.null)
+      staged.set(StagedRows.reason, k, key: StagedRows.null)
     }
     if fault == nil && structural { depth = counts.deepest }
     s.events = seq
@@ -199,7 +201,6 @@ struct EventRows {
     s.visible = counts.visible
     s.selected = counts.selected
     s.depth = depth
-    let k = staged.count
     staged.sections[k] = Int64(Int32(clamping: s.sections))
     staged.items[k] = Int64(Int32(clamping: s.items))
     staged.visible[k] = Int64(Int32(clamping: s.visible))
@@ -219,12 +220,27 @@ struct EventRows {
     uniqueKeysWithValues: FaultKind.allCases.enumerated().map { ($1, $0) })
 }
 
-/// The columns of `events.parquet` that every row fills with a number or a key (log, event,
-/// time, op, the counts, depth, exact), kept for up to `capacity` rows and handed to the
-/// rows a column at a time: ten appends a row fewer, each a call into the rows otherwise.
+/// The columns of `events.parquet` that hold one value a row (all but `ids`), kept for up to
+/// `capacity` rows and handed to the rows a column at a time: seventeen appends a row fewer,
+/// each a call into the rows otherwise.
 final class StagedRows {
   typealias C = FleetTables.Event
   static let capacity = 4_096
+  /// The optional string columns, each staged as keys (`set(_:_:key:)`) or null, and text
+  /// where a row has some (an id a record holds as text, a fault's reason, a label). Each
+  /// column's place (its slot) in `keyedColumns`.
+  static let keyedColumns = [C.site, C.section, C.parent, C.anchor, C.fault, C.reason, C.label]
+  static let site = 0
+  static let section = 1
+  static let parent = 2
+  static let anchor = 3
+  static let fault = 4
+  static let reason = 5
+  static let label = 6
+  /// A staged key column's null.
+  static let null: Int32 = -1
+  /// A staged key column's value that is the next of its `texts`.
+  private static let text: Int32 = -2
   /// Rows staged (each ended in the rows it belongs to).
   var count = 0
   let event = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
@@ -240,6 +256,11 @@ final class StagedRows {
   let exact = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
   /// The log column's key (0) for every row.
   private let logKeys = UnsafeMutablePointer<Int32>.allocate(capacity: capacity)
+  /// The key columns, `capacity` rows each, in slot order.
+  private let keys = UnsafeMutablePointer<Int32>.allocate(
+    capacity: capacity * keyedColumns.count)
+  /// Each key column's text values, in row order.
+  private var texts = [[String]](repeating: [], count: keyedColumns.count)
 
   init() { logKeys.initialize(repeating: 0, count: Self.capacity) }
 
@@ -248,6 +269,18 @@ final class StagedRows {
     for p in [timePresent, depthPresent, exact] { p.deallocate() }
     op.deallocate()
     logKeys.deallocate()
+    keys.deallocate()
+  }
+
+  /// Key column `slot`'s value in row `k`: `key` (from 0), or null for `StagedRows.null`.
+  @inline(__always) func set(_ slot: Int, _ k: Int, key: Int32) {
+    keys[slot &* Self.capacity &+ k] = key
+  }
+
+  /// Key column `slot`'s value in row `k`: a string (of a key column, a value not keyed).
+  func set(_ slot: Int, _ k: Int, text: String) {
+    keys[slot &* Self.capacity &+ k] = Self.text
+    texts[slot].append(text)
   }
 
   /// Appends the staged rows' columns to `rows` (whose other columns hold these rows) and
@@ -268,6 +301,24 @@ final class StagedRows {
     rows.append(C.selected, int64s: all(selected))
     rows.append(C.depth, int64s: all(depth), present: all(depthPresent))
     rows.append(C.exact, bools: all(exact))
+    for (slot, c) in Self.keyedColumns.enumerated() {
+      let column = UnsafeBufferPointer(start: keys + slot * Self.capacity, count: n)
+      if texts[slot].isEmpty {
+        rows.append(c, keys: column)
+        continue
+      }
+      // The texts between runs of keys and nulls, in row order.
+      var from = 0
+      var next = 0
+      for k in 0..<n where column[k] == Self.text {
+        rows.append(c, keys: UnsafeBufferPointer(rebasing: column[from..<k]))
+        rows.append(c, string: texts[slot][next])
+        next += 1
+        from = k + 1
+      }
+      rows.append(c, keys: UnsafeBufferPointer(rebasing: column[from..<n]))
+      texts[slot].removeAll(keepingCapacity: true)
+    }
     count = 0
   }
 }

@@ -135,15 +135,32 @@ package final class ParquetRows {
   }
 
   /// Column `c`'s values for the next `keys.count` rows, a column at a time (as
-  /// `append(_:int64s:present:)`): strings of a required column by the caller's keys (as
-  /// `append(_:key:)`).
+  /// `append(_:int64s:present:)`): strings by the caller's keys (as `append(_:key:)`), and
+  /// in an optional column null where a key is negative.
   package func append(_ c: Int, keys: UnsafeBufferPointer<Int32>) {
-    precondition(columns[c].repetition == .required, "\(columns[c].name) is not required")
-    for key in keys {
-      buffers[c].mark(key: Int(key))
-      buffers[c].indices.append(UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved)
+    switch columns[c].repetition {
+    case .required:
+      for key in keys {
+        buffers[c].mark(key: Int(key))
+        buffers[c].indices.append(UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved)
+      }
+      groupBytes.pointee += 4 * keys.count
+    case .optional:
+      var values = 0
+      for key in keys {
+        guard key >= 0 else {
+          buffers[c].defs.append(0)
+          continue
+        }
+        buffers[c].mark(key: Int(key))
+        buffers[c].indices.append(UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved)
+        buffers[c].defs.append(1)
+        values += 1
+      }
+      groupBytes.pointee += 4 * values
+    case .list:
+      preconditionFailure("\(columns[c].name) is a list")
     }
-    groupBytes.pointee += 4 * keys.count
   }
 
   /// Whether some column holds keys `resolveKeys(_:)` has not given the bytes of yet.

@@ -211,6 +211,16 @@ enum Python {
   }
 
   /// Each column of the handmade session's rows, by event.
+  /// A row read back by pyarrow as one line: values apart by spaces, null as `-`, lists in
+  /// brackets.
+  static func text(_ row: [Any]) -> String {
+    row.map { v in
+      if v is NSNull { return "-" }
+      if let list = v as? [String] { return "[" + list.joined(separator: ",") + "]" }
+      return "\(v)"
+    }.joined(separator: " ")
+  }
+
   @Test(.enabled(if: pythonHas("pyarrow"), "pyarrow is not installed (pip install pyarrow)"))
   func rowsSayWhatEachEventDid() throws {
     let dir = try TempDir()
@@ -234,15 +244,8 @@ enum Python {
         "[[r[c] for c in ['event','op','section','parent','anchor','ids','fault','label',"
           + "'sections','items','visible','selected','depth']] for r in t.to_pylist()]")
         as? [[Any]])
-    func text(_ row: [Any]) -> String {
-      row.map { v in
-        if v is NSNull { return "-" }
-        if let list = v as? [String] { return "[" + list.joined(separator: ",") + "]" }
-        return "\(v)"
-      }.joined(separator: " ")
-    }
     #expect(
-      rows.map(text) == [
+      rows.map(Self.text) == [
         "1 appendSections - - - [main] - - 1 0 0 0 -",
         "2 appendItems main - - [Communication,mic,phone,Devices,mouse,Weather] - - 1 6 3 0 1",
         "3 expand - - - [Communication] - - 1 6 5 0 1",
@@ -268,6 +271,44 @@ enum Python {
     #expect(session["damage"] is NSNull)
     #expect(session["items"] as? Int == 5)
     #expect(session["depth"] as? Int == 1)
+  }
+
+  /// Ids a 1.0 log's events name but the list never had are held as text, not as keys:
+  /// they land in their own rows among keyed values and nulls, sites and labels too.
+  @Test(.enabled(if: pythonHas("pyarrow"), "pyarrow is not installed (pip install pyarrow)"))
+  func idsHeldAsTextLandInTheirRows() throws {
+    let dir = try TempDir()
+    let log = dir.path("form.ltape")
+    try FileManager.default.copyItem(
+      atPath: CLI.samples.appendingPathComponent("form.ltape").path, toPath: log)
+    let lines = [
+      #"{"op":"appendItems","items":["x1"],"parent":"nope","site":"A.swift:1"}"#,
+      #"{"op":"mark","label":"m"}"#,
+      #"{"op":"moveItem","item":"x2","after":"ghost"}"#,
+      #"{"op":"insertItems","items":["x3"],"before":"ghost2","site":"B.swift:2 f()"}"#,
+      #"{"op":"appendItems","items":["x4"],"section":"nosection"}"#,
+    ]
+    let recorded = try CLI.run(
+      ["record", log], input: Data((lines.joined(separator: "\n") + "\n").utf8))
+    #expect(recorded.code == 0, "\(recorded.err)")
+    let out = dir.path("out")
+    let r = try CLI.run(["export", log, "--parquet", "-o", out])
+    #expect(r.code == 0, "\(r.err)")
+    let rows = try #require(
+      try Python.pyarrow(
+        out,
+        "[[r[c] for c in ['event','op','site','section','parent','anchor','ids','fault','label']]"
+          + " for r in t.to_pylist()[-6:]]")
+        as? [[Any]])
+    #expect(
+      rows.map(Self.text) == [
+        "41 mark - - - - [] - form complete",
+        "42 appendItems A.swift:1 - nope - [x1] missingParent -",
+        "43 mark - - - - [] - m",
+        "44 moveItem - - - ghost [x2] missingItem -",
+        "45 insertItems B.swift:2 f() - - ghost2 [x3] missingAnchor -",
+        "46 appendItems - nosection - - [x4] missingSection -",
+      ])
   }
 
   /// The counts after each event are the list's as `show --json` prints it.

@@ -158,6 +158,7 @@ import Testing
           ParquetColumn("n", .int64), ParquetColumn("m", .int32, .optional),
           ParquetColumn("k", .string), ParquetColumn("b", .bool),
           ParquetColumn("s", .string, .optional), ParquetColumn("l", .string, .list),
+          ParquetColumn("o", .string, .optional),
         ], options: options)
       let rows = w.rows
       var n: [Int64] = []
@@ -165,6 +166,7 @@ import Testing
       var present: [Bool] = []
       var k: [Int32] = []
       var b: [Bool] = []
+      var o: [Int32] = []
       func flush() {
         n.withUnsafeBufferPointer { rows.append(0, int64s: $0) }
         m.withUnsafeBufferPointer { values in
@@ -172,21 +174,25 @@ import Testing
         }
         k.withUnsafeBufferPointer { rows.append(2, keys: $0) }
         b.withUnsafeBufferPointer { rows.append(3, bools: $0) }
-        (n, m, present, k, b) = ([], [], [], [], [])
+        o.withUnsafeBufferPointer { rows.append(6, keys: $0) }
+        (n, m, present, k, b, o) = ([], [], [], [], [], [])
       }
       for i in 0..<1_000 {
         let value: Int32? = i % 4 == 1 ? nil : Int32(i % 300) - 150
+        let key: Int32? = i % 5 == 2 ? nil : Int32(i % 11)
         if atATime != nil {
           n.append(Int64(i) * 7_919)
           m.append(Int64(value ?? 0))
           present.append(value != nil)
           k.append(Int32(i % 17))
           b.append(i % 3 == 0)
+          o.append(key ?? -1)
         } else {
           rows.append(0, int64: Int64(i) * 7_919)
           if let value { rows.append(1, int32: value) } else { rows.appendNull(1) }
           rows.append(2, key: i % 17)
           rows.append(3, bool: i % 3 == 0)
+          if let key { rows.append(6, key: Int(key)) } else { rows.appendNull(6) }
         }
         if i % 6 == 0 { rows.appendNull(4) } else { rows.append(4, string: "s\(i % 40)") }
         for e in 0..<(i % 3) { rows.append(5, string: "e\(e)") }
