@@ -33,9 +33,12 @@ struct EventRows {
 
   /// Writes the event columns of the row for record `i` of `ops`, its ids read from
   /// `state`'s (the fold's, synced past it): ids go in by entry number, their text given
-  /// by `EventRows.resolve` with a state of the same numbering.
+  /// by `EventRows.resolve` with a state of the same numbering. A record kept across a
+  /// swap of the state (`FoldOps.isKept`, a recovery point's own event) numbers the ids of
+  /// the state swapped out: `earlier`, whose text they go in as.
   mutating func op(
-    _ ops: FoldOps, _ i: Int, _ state: inout ListState, into s: inout SessionSummary
+    _ ops: FoldOps, _ i: Int, _ state: inout ListState, earlier: IdSpace? = nil,
+    into s: inout SessionSummary
   ) {
     // In place: see `ListState.idsLineage(of:)`.
     let idsLineage = ListState.idsLineage(of: &state)
@@ -51,15 +54,16 @@ struct EventRows {
     let f = ops.fields(atWord: start)
     common(w, seq, ops.time(i), name: f.name, into: &s)
     let k = staged.count
-    keyed(StagedRows.site, k, ops.siteEntry(i) ?? -1, ops, &state)
-    keyed(StagedRows.section, k, f.section, ops, &state)
-    keyed(StagedRows.parent, k, f.parent, ops, &state)
-    keyed(StagedRows.anchor, k, f.anchor, ops, &state)
+    let names = Names(ops: ops, earlier: earlier)
+    keyed(StagedRows.site, k, ops.siteEntry(i) ?? -1, names, &state)
+    keyed(StagedRows.section, k, f.section, names, &state)
+    keyed(StagedRows.parent, k, f.parent, names, &state)
+    keyed(StagedRows.anchor, k, f.anchor, names, &state)
     var label = ops.label(f)
     if ops.isBatch(atWord: start) {
-      batch(w, ops, atWord: start, &state, label: &label)
+      batch(w, names, atWord: start, &state, label: &label)
     } else {
-      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, ops, &state)
+      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, names, &state)
     }
     if let label {
       staged.set(StagedRows.label, k, text: label)
@@ -70,18 +74,28 @@ struct EventRows {
     structural = f.structural
   }
 
+  /// The records a row is read from, and the ids their entries number when those are not
+  /// the state's (`op`'s `earlier`).
+  private struct Names {
+    let ops: FoldOps
+    let earlier: IdSpace?
+
+    /// Whether entry `e` goes in by its key: an entry of the state's ids.
+    @inline(__always) func keys(_ e: Int32) -> Bool { e >= 0 && earlier == nil }
+  }
+
   /// The ids a record lists (its nodes' in pre-order).
   private func listed(
-    _ w: ParquetRows, from start: Int, count: Int, stride: Int, _ ops: FoldOps,
+    _ w: ParquetRows, from start: Int, count: Int, stride: Int, _ names: Names,
     _ state: inout ListState
   ) {
     var k = start
     for _ in 0..<count {
-      let e = ops.entry(atWord: k)
-      if e >= 0 {
+      let e = names.ops.entry(atWord: k)
+      if names.keys(e) {
         w.append(C.ids, key: Int(e))
       } else if e != -1 {
-        w.append(C.ids, string: Self.name(e, ops, &state))
+        w.append(C.ids, string: Self.name(e, names, &state))
       }
       k &+= stride
     }
@@ -90,9 +104,10 @@ struct EventRows {
   /// A batch's ids are those of the events inside it, in order; its label is the first
   /// mark's inside it. Nested batches are walked with a stack.
   private func batch(
-    _ w: ParquetRows, _ ops: FoldOps, atWord start: Int, _ state: inout ListState,
+    _ w: ParquetRows, _ names: Names, atWord start: Int, _ state: inout ListState,
     label: inout String?
   ) {
+    let ops = names.ops
     var stack: [(records: [Int], next: Int)] = [(ops.batchRecords(atWord: start), 0)]
     while let top = stack.last {
       if top.next == top.records.count {
@@ -107,27 +122,27 @@ struct EventRows {
       }
       let f = ops.fields(atWord: word)
       if label == nil, let text = ops.label(f) { label = text }
-      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, ops, &state)
+      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, names, &state)
     }
   }
 
   /// Staged column `slot`'s value in row `k`: entry `e`, an id the record holds as text, or
   /// null for -1.
   private func keyed(
-    _ slot: Int, _ k: Int, _ e: Int32, _ ops: FoldOps, _ state: inout ListState
+    _ slot: Int, _ k: Int, _ e: Int32, _ names: Names, _ state: inout ListState
   ) {
-    if e >= -1 {
+    if e == -1 || names.keys(e) {
       staged.set(slot, k, key: e)
     } else {
-      staged.set(slot, k, text: Self.name(e, ops, &state))
+      staged.set(slot, k, text: Self.name(e, names, &state))
     }
   }
 
-  /// An id the record holds as text: apart, so that the usual call does not copy the state
-  /// that reading its ids needs.
+  /// An id the record holds as text, or names by an entry of `names.earlier`: apart, so
+  /// that the usual call does not copy the state that reading its ids needs.
   @inline(never)
-  private static func name(_ e: Int32, _ ops: FoldOps, _ state: inout ListState) -> String {
-    ops.name(entry: e, state.ids)
+  private static func name(_ e: Int32, _ names: Names, _ state: inout ListState) -> String {
+    names.ops.name(entry: e, names.earlier ?? state.ids)
   }
 
   /// Gives `rows` the rows `staged` holds and the strings of the keys appended since the

@@ -171,6 +171,7 @@ package final class FleetExport {
     let filling = Filling(rows)
     let resolve: (ListState) -> Void = {
       EventRows.resolve(filling.rows, staged, log: log, $0)
+      filling.earlierIds = $0.ids
     }
     do throws(StoreError) {
       try timeline.fold(
@@ -178,7 +179,9 @@ package final class FleetExport {
         beforeIds: resolve
       ) { ops, i, fault, state in
         let seq = ops.seqs[i]
-        eventRows.op(ops, i, &state, into: &summary)
+        let earlier = ops.isKept(i) ? filling.earlierIds : nil
+        filling.earlierIds = nil  // not kept past the row: a dictionary's worth
+        eventRows.op(ops, i, &state, earlier: earlier, into: &summary)
         let full = eventRows.add(seq, fault, &state, step: steps.at(seq), into: &summary)
         last = seq
         guard full else { return true }
@@ -246,6 +249,9 @@ package final class FleetExport {
 /// The rows one log's fold fills (`FleetExport.fold`), as its `beforeIds` finds them.
 private final class Filling {
   var rows: ParquetRows
+  /// The ids of the state `beforeIds` saw last: those a record the fold kept across a swap
+  /// of the state numbers (`EventRows.op`'s `earlier`).
+  var earlierIds: IdSpace?
   init(_ rows: ParquetRows) { self.rows = rows }
 }
 

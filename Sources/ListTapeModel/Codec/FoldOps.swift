@@ -174,6 +174,11 @@ package struct FoldOps: Sendable {
   /// `event(_:_:)` to give back after the fold swaps the state (a recovery point).
   package mutating func keepEvent(_ i: Int, _ ids: IdSpace) { madeEvents[i] = event(i, ids) }
 
+  /// Whether record `i` was kept (`keepEvent`): its entries number the ids of the state the
+  /// fold swapped out, not of the one it hands on, so a reader by entry names them through
+  /// the former's ids.
+  package func isKept(_ i: Int) -> Bool { !madeEvents.isEmpty && madeEvents[i] != nil }
+
   /// Record `i`'s time, nil when untimed.
   @inline(__always) package func time(_ i: Int) -> Int64? {
     let t = heads[i].time
@@ -868,7 +873,8 @@ extension FoldOps {
 
   /// The site of top-level record `i`, its entry read from `ids`; nil when it has none.
   package func site(_ i: Int, _ ids: IdSpace) -> String? {
-    siteWord(atWord: Int(starts[i])).map { name($0, ids) }
+    if !madeEvents.isEmpty, let e = madeEvents[i] { return e.site }
+    return siteWord(atWord: Int(starts[i])).map { name($0, ids) }
   }
 
   /// Ids made `String`s while one event is read back: a long id named again (an expand of
