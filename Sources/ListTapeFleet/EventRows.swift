@@ -54,16 +54,15 @@ struct EventRows {
     let f = ops.fields(atWord: start)
     common(w, seq, ops.time(i), name: f.name, into: &s)
     let k = staged.count
-    let names = Names(ops: ops, earlier: earlier)
-    keyed(StagedRows.site, k, ops.siteEntry(i) ?? -1, names, &state)
-    keyed(StagedRows.section, k, f.section, names, &state)
-    keyed(StagedRows.parent, k, f.parent, names, &state)
-    keyed(StagedRows.anchor, k, f.anchor, names, &state)
+    keyed(StagedRows.site, k, ops.siteEntry(i) ?? -1, ops, earlier, &state)
+    keyed(StagedRows.section, k, f.section, ops, earlier, &state)
+    keyed(StagedRows.parent, k, f.parent, ops, earlier, &state)
+    keyed(StagedRows.anchor, k, f.anchor, ops, earlier, &state)
     var label = ops.label(f)
     if ops.isBatch(atWord: start) {
-      batch(w, names, atWord: start, &state, label: &label)
+      batch(w, ops, earlier, atWord: start, &state, label: &label)
     } else {
-      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, names, &state)
+      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, ops, earlier, &state)
     }
     if let label {
       staged.set(StagedRows.label, k, text: label)
@@ -74,28 +73,18 @@ struct EventRows {
     structural = f.structural
   }
 
-  /// The records a row is read from, and the ids their entries number when those are not
-  /// the state's (`op`'s `earlier`).
-  private struct Names {
-    let ops: FoldOps
-    let earlier: IdSpace?
-
-    /// Whether entry `e` goes in by its key: an entry of the state's ids.
-    @inline(__always) func keys(_ e: Int32) -> Bool { e >= 0 && earlier == nil }
-  }
-
   /// The ids a record lists (its nodes' in pre-order).
   private func listed(
-    _ w: ParquetRows, from start: Int, count: Int, stride: Int, _ names: Names,
-    _ state: inout ListState
+    _ w: ParquetRows, from start: Int, count: Int, stride: Int, _ ops: FoldOps,
+    _ earlier: IdSpace?, _ state: inout ListState
   ) {
     var k = start
     for _ in 0..<count {
-      let e = names.ops.entry(atWord: k)
-      if names.keys(e) {
+      let e = ops.entry(atWord: k)
+      if e >= 0 && earlier == nil {
         w.append(C.ids, key: Int(e))
       } else if e != -1 {
-        w.append(C.ids, string: Self.name(e, names, &state))
+        w.append(C.ids, string: Self.name(e, ops, earlier, &state))
       }
       k &+= stride
     }
@@ -104,10 +93,9 @@ struct EventRows {
   /// A batch's ids are those of the events inside it, in order; its label is the first
   /// mark's inside it. Nested batches are walked with a stack.
   private func batch(
-    _ w: ParquetRows, _ names: Names, atWord start: Int, _ state: inout ListState,
-    label: inout String?
+    _ w: ParquetRows, _ ops: FoldOps, _ earlier: IdSpace?, atWord start: Int,
+    _ state: inout ListState, label: inout String?
   ) {
-    let ops = names.ops
     var stack: [(records: [Int], next: Int)] = [(ops.batchRecords(atWord: start), 0)]
     while let top = stack.last {
       if top.next == top.records.count {
@@ -122,27 +110,30 @@ struct EventRows {
       }
       let f = ops.fields(atWord: word)
       if label == nil, let text = ops.label(f) { label = text }
-      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, names, &state)
+      listed(w, from: f.idsStart, count: f.idsCount, stride: f.idsStride, ops, earlier, &state)
     }
   }
 
   /// Staged column `slot`'s value in row `k`: entry `e`, an id the record holds as text, or
   /// null for -1.
   private func keyed(
-    _ slot: Int, _ k: Int, _ e: Int32, _ names: Names, _ state: inout ListState
+    _ slot: Int, _ k: Int, _ e: Int32, _ ops: FoldOps, _ earlier: IdSpace?,
+    _ state: inout ListState
   ) {
-    if e == -1 || names.keys(e) {
+    if e == -1 || (e >= 0 && earlier == nil) {
       staged.set(slot, k, key: e)
     } else {
-      staged.set(slot, k, text: Self.name(e, names, &state))
+      staged.set(slot, k, text: Self.name(e, ops, earlier, &state))
     }
   }
 
-  /// An id the record holds as text, or names by an entry of `names.earlier`: apart, so
-  /// that the usual call does not copy the state that reading its ids needs.
+  /// An id the record holds as text, or names by an entry of `earlier`: apart, so that
+  /// the usual call does not copy the state that reading its ids needs.
   @inline(never)
-  private static func name(_ e: Int32, _ names: Names, _ state: inout ListState) -> String {
-    names.ops.name(entry: e, names.earlier ?? state.ids)
+  private static func name(
+    _ e: Int32, _ ops: FoldOps, _ earlier: IdSpace?, _ state: inout ListState
+  ) -> String {
+    ops.name(entry: e, earlier ?? state.ids)
   }
 
   /// Gives `rows` the rows `staged` holds and the strings of the keys appended since the

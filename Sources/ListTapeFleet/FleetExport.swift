@@ -171,17 +171,20 @@ package final class FleetExport {
     let filling = Filling(rows)
     let resolve: (ListState) -> Void = {
       EventRows.resolve(filling.rows, staged, log: log, $0)
+    }
+    let beforeIds: (ListState) -> Void = {
+      resolve($0)
+      // Until the next swap or restart (at most one dictionary kept).
       filling.earlierIds = $0.ids
     }
     do throws(StoreError) {
       try timeline.fold(
         &state, &decoder, from: 1, through: timeline.eventCount, progress: progress,
-        beforeIds: resolve
+        beforeIds: beforeIds
       ) { ops, i, fault, state in
         let seq = ops.seqs[i]
-        let earlier = ops.isKept(i) ? filling.earlierIds : nil
-        filling.earlierIds = nil  // not kept past the row: a dictionary's worth
-        eventRows.op(ops, i, &state, earlier: earlier, into: &summary)
+        eventRows.op(
+          ops, i, &state, earlier: ops.isKept(i) ? filling.earlierIds : nil, into: &summary)
         let full = eventRows.add(seq, fault, &state, step: steps.at(seq), into: &summary)
         last = seq
         guard full else { return true }
