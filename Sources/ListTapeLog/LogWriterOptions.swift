@@ -25,7 +25,8 @@ package struct LogWriterOptions: Sendable, Equatable {
   package var checkpointBytesRatio: UInt64 = 4
   /// ...but never for fewer bytes than this (so tiny states do not checkpoint constantly).
   package var minCheckpointSpacingBytes: UInt64 = 64 << 10
-  /// zlib level (0...9) for every frame (why 3: docs/performance.md).
+  /// zlib level (0...9) for every frame (why 3: docs/log-format.md; `Recorder.options`, which
+  /// the tools and the store write 2.0 logs with, takes 4).
   package var compressionLevel: Int32 = 3
   /// Event encoding version written into a new log's header (the model's schema).
   package var eventCodecVersion: UInt32 = 0

@@ -129,7 +129,8 @@ package struct LogStart {
         Self.makeRoom(&decoder)
       case .events:
         let before = decoder.dictionary.count
-        _ = try decoder.skipFrame(payload, firstSeq: seq, count: count, prefix: true)
+        _ = try decoder.skipFrame(
+          payload, firstSeq: seq, count: count, prefix: true, acrossGaps: !reader.gaps.isEmpty)
         if before == 0 { Self.makeRoom(&decoder) }
       case .checkpoint: break
       }

@@ -298,6 +298,26 @@ import Testing
     #expect((answer["rows"] as? Int ?? 0) > 30_000)
   }
 
+  /// A listing that starts a few events before the recovery point reads there what one
+  /// from before the gap reads: the seek's decoder enters the definitions of the frames
+  /// after the gap as the long fold's does (it named the point's own event unreadable).
+  @Test func aListingFromNearARecoveryPointReadsWhatALongOneReads() throws {
+    let f = try Fixture()
+    let c = f.restored
+    func events(from: Int) throws -> [Substring] {
+      let r = try CLI.run([
+        "events", f.salvaged, "--numbered", "--from", "\(from)", "--to", "\(c + 2)",
+      ])
+      #expect(r.code == 2, "\(r.err)")  // lost events in the range
+      return r.out.split(separator: "\n").filter {
+        $0.hasPrefix("#") && Int($0.dropFirst().prefix { $0.isNumber }) ?? 0 >= c - 5
+      }
+    }
+    let near = try events(from: c - 5)
+    #expect(near == (try events(from: f.gap.lowerBound - 1)))
+    #expect(near.contains { $0.hasPrefix("#\(c) ") }, "the point's own event is read")
+  }
+
   @Test func diffAndExportLabelWhatIsNotRecorded() throws {
     let f = try Fixture()
     let c = f.restored

@@ -102,6 +102,66 @@ import Testing
     #expect(ids.entry(of: "s") == 0)
   }
 
+  /// Across a gap (a salvaged log), a frame whose definitions start past the entries a
+  /// skipping decoder holds (a seek's) makes holes of the lost ones, as a decoding one does,
+  /// so its own definitions take their numbers; without `acrossGaps`, or when its header
+  /// claims more lost entries than `maxHoles` (a hostile one), it is a gap.
+  @Test func aSkippedFrameAfterLostDefinitionsMakesHolesAsADecodedOne() throws {
+    var encoder = EventRowEncoder()
+    _ = try framePayload([Event(.appendSections(["x", "y", "z"]))], &encoder)  // lost
+    let after = try framePayload(
+      [
+        Event(.appendSections(["s"])),
+        Event(.appendItems([OutlineNode("a")], section: "s", parent: nil)),
+      ], &encoder)
+    var skipped = EventDecoder()
+    let outcome = try after.withUnsafeBytes {
+      try skipped.skipFrame($0, firstSeq: 2, count: 2, acrossGaps: true)
+    }
+    #expect(outcome == .done)
+    var decoded = EventDecoder()
+    var ops = FoldOps()
+    _ = try after.withUnsafeBytes {
+      try decoded.decodeFrame(
+        $0, firstSeq: 2, count: 2, from: 2, through: 3, acrossGaps: true, into: &ops)
+    }
+    #expect(skipped.dictionary.count == 5)
+    #expect(skipped.dictionary.ends == decoded.dictionary.ends)
+    #expect(skipped.dictionary.bytes == decoded.dictionary.bytes)
+    var ids = skipped.dictionary
+    #expect(ids.entry(of: "a") == 4)
+    var plain = EventDecoder()
+    #expect(try after.withUnsafeBytes { try plain.skipFrame($0, firstSeq: 2, count: 2) } == .gap)
+    #expect(plain.dictionary.count == 0)
+    // The same frame claiming its definitions start past `maxHoles` lost entries.
+    // The header: the layout byte, then the segment and the dictionary base as varints.
+    func varintEnd(_ at: Int) -> Int {
+      var i = at
+      while after[i] & 0x80 != 0 { i += 1 }
+      return i + 1
+    }
+    let baseAt = varintEnd(1)
+    let baseEnd = varintEnd(baseAt)
+    var far = Array(after[..<baseAt])
+    ByteSink.appendVarint(UInt64(EventDecoder.maxHoles + 3 + 1), to: &far)
+    far += after[baseEnd...]
+    for across in [false, true] {
+      var decoder = EventDecoder()
+      var skipping = EventDecoder()
+      var none = FoldOps()
+      #expect(
+        try far.withUnsafeBytes {
+          try decoder.decodeFrame(
+            $0, firstSeq: 2, count: 2, from: 2, through: 3, acrossGaps: across, into: &none)
+        } == .gap)
+      #expect(
+        try far.withUnsafeBytes {
+          try skipping.skipFrame($0, firstSeq: 2, count: 2, acrossGaps: across)
+        } == .gap)
+      #expect(decoder.dictionary.count == 0 && skipping.dictionary.count == 0)
+    }
+  }
+
   /// A decoded frame's new definitions are checked for repeats in one batch after its
   /// events; one that repeats an id the dictionary holds (a hostile log) has the frame
   /// decoded again checking each as it comes, so its references name the earlier entries

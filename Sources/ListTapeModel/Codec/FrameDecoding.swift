@@ -147,7 +147,9 @@ extension EventDecoder {
       defined = 0
       lostRestart = true
     }
-    if acrossGaps && dictionary.count < head.dictBase {
+    if acrossGaps && dictionary.count < head.dictBase
+      && head.dictBase - dictionary.count <= Self.maxHoles
+    {
       // Entries defined in lost frames: holes, which events naming them are lost with.
       let known = dictionary.count
       while dictionary.count < head.dictBase {
@@ -283,13 +285,28 @@ extension EventDecoder {
     return outcome
   }
 
+  /// The most entries a gap may have defined that a reader makes holes of: a frame claiming
+  /// more (a hostile header) is a gap itself rather than gigabytes of holes.
+  static let maxHoles = 1 << 24
+
   /// Reads only the definitions of a 2.0 event frame (rebuilding a dictionary without
-  /// decoding events); `.gap` as for `decodeFrame`. With `prefix`, `payload` is only the
+  /// decoding events); `.gap` as for `decodeFrame`, and with `acrossGaps` entries defined in
+  /// lost frames of the segment become holes as there, so that the frame's own definitions
+  /// take the numbers a fold across the gap gives them. With `prefix`, `payload` is only the
   /// first `definitionsEnd(ofFrame:)` bytes of the frame's payload.
   package mutating func skipFrame(
-    _ payload: UnsafeRawBufferPointer, firstSeq: Int, count: Int, prefix: Bool = false
+    _ payload: UnsafeRawBufferPointer, firstSeq: Int, count: Int, prefix: Bool = false,
+    acrossGaps: Bool = false
   ) throws(CodecError) -> FrameOutcome {
     let head = try FrameHeaderFields(payload, prefix: prefix)
+    if acrossGaps && head.segment == segment && dictionary.count < head.dictBase
+      && head.dictBase - dictionary.count <= Self.maxHoles
+    {
+      while dictionary.count < head.dictBase {
+        dictionary.append(stored: UnsafeRawBufferPointer(start: nil, count: 0))
+      }
+      aliases.vetted = max(aliases.vetted, dictionary.count)
+    }
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
     var source = FrameSource(head.columns)
     source.defined = head.dictBase
