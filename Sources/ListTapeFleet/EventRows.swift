@@ -52,7 +52,7 @@ struct EventRows {
     let seq = ops.seqs[i]
     let start = ops.start(i)
     let f = ops.fields(atWord: start)
-    common(w, seq, ops.time(i), name: f.name, into: &s)
+    common(seq, ops.time(i), name: f.name, into: &s)
     let k = staged.count
     keyed(StagedRows.site, k, ops.siteEntry(i) ?? -1, ops, earlier, &state)
     keyed(StagedRows.section, k, f.section, ops, earlier, &state)
@@ -81,7 +81,7 @@ struct EventRows {
     var k = start
     for _ in 0..<count {
       let e = ops.entry(atWord: k)
-      if e >= 0 && earlier == nil {
+      if Self.byKey(e, earlier) {
         w.append(C.ids, key: Int(e))
       } else if e != -1 {
         w.append(C.ids, string: Self.name(e, ops, earlier, &state))
@@ -120,12 +120,17 @@ struct EventRows {
     _ slot: Int, _ k: Int, _ e: Int32, _ ops: FoldOps, _ earlier: IdSpace?,
     _ state: inout ListState
   ) {
-    if e == -1 || (e >= 0 && earlier == nil) {
+    if e == -1 || Self.byKey(e, earlier) {
       staged.set(slot, k, key: e)
     } else {
       staged.set(slot, k, text: Self.name(e, ops, earlier, &state))
     }
   }
+
+  /// Whether entry `e` goes in by its key: an entry of the state's own ids (not of
+  /// `earlier`'s, nor an id the record holds as text, nor null).
+  @inline(__always)
+  private static func byKey(_ e: Int32, _ earlier: IdSpace?) -> Bool { e >= 0 && earlier == nil }
 
   /// An id the record holds as text, or names by an entry of `earlier`: apart, so that
   /// the usual call does not copy the state that reading its ids needs.
@@ -155,9 +160,7 @@ struct EventRows {
   }
 
   /// The log, event, time and op columns (staged).
-  private func common(
-    _ w: ParquetRows, _ seq: Int, _ time: Int64?, name: Int, into s: inout SessionSummary
-  ) {
+  private func common(_ seq: Int, _ time: Int64?, name: Int, into s: inout SessionSummary) {
     let k = staged.count
     staged.event[k] = Int64(seq)
     staged.time[k] = time ?? 0

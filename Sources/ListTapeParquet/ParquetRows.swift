@@ -138,29 +138,20 @@ package final class ParquetRows {
   /// `append(_:int64s:present:)`): strings by the caller's keys (as `append(_:key:)`), and
   /// in an optional column null where a key is negative.
   package func append(_ c: Int, keys: UnsafeBufferPointer<Int32>) {
-    switch columns[c].repetition {
-    case .required:
-      for key in keys {
-        buffers[c].mark(key: Int(key))
-        buffers[c].indices.append(UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved)
+    let optional = columns[c].repetition == .optional
+    precondition(optional || columns[c].repetition == .required, "\(columns[c].name) is a list")
+    var values = 0
+    for key in keys {
+      // A required column's negative key traps in `mark(key:)`.
+      if optional {
+        buffers[c].defs.append(key >= 0 ? 1 : 0)
+        if key < 0 { continue }
       }
-      groupBytes.pointee += 4 * keys.count
-    case .optional:
-      var values = 0
-      for key in keys {
-        guard key >= 0 else {
-          buffers[c].defs.append(0)
-          continue
-        }
-        buffers[c].mark(key: Int(key))
-        buffers[c].indices.append(UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved)
-        buffers[c].defs.append(1)
-        values += 1
-      }
-      groupBytes.pointee += 4 * values
-    case .list:
-      preconditionFailure("\(columns[c].name) is a list")
+      buffers[c].mark(key: Int(key))
+      buffers[c].indices.append(UInt32(truncatingIfNeeded: key) | ColumnBuffer.unresolved)
+      values &+= 1
     }
+    groupBytes.pointee += 4 * values
   }
 
   /// Whether some column holds keys `resolveKeys(_:)` has not given the bytes of yet.

@@ -147,16 +147,8 @@ extension EventDecoder {
       defined = 0
       lostRestart = true
     }
-    if acrossGaps && dictionary.count < head.dictBase
-      && head.dictBase - dictionary.count <= Self.maxHoles
-    {
-      // Entries defined in lost frames: holes, which events naming them are lost with.
-      let known = dictionary.count
-      while dictionary.count < head.dictBase {
-        dictionary.append(stored: UnsafeRawBufferPointer(start: nil, count: 0))
-      }
-      aliases.vetted = max(aliases.vetted, dictionary.count)
-      if !lostRestart { ops.holes(dictionary, known..<dictionary.count, seq: firstSeq) }
+    if acrossGaps, let known = makeHoles(before: head), !lostRestart {
+      ops.holes(dictionary, known..<dictionary.count, seq: firstSeq)
     }
     if lostRestart {
       ops.restart(dictionary, aliases: aliases, seq: firstSeq, flags: FoldOps.lostRestart)
@@ -289,6 +281,20 @@ extension EventDecoder {
   /// more (a hostile header) is a gap itself rather than gigabytes of holes.
   static let maxHoles = 1 << 24
 
+  /// Makes holes of the entries of this segment that frames lost before the one `head`
+  /// begins defined (a salvaged log), which events naming them are lost with; returns how
+  /// many entries the dictionary held before, or nil when it made none.
+  private mutating func makeHoles(before head: FrameHeaderFields) -> Int? {
+    let known = dictionary.count
+    guard head.segment == segment, known < head.dictBase, head.dictBase - known <= Self.maxHoles
+    else { return nil }
+    while dictionary.count < head.dictBase {
+      dictionary.append(stored: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+    aliases.vetted = max(aliases.vetted, dictionary.count)
+    return known
+  }
+
   /// Reads only the definitions of a 2.0 event frame (rebuilding a dictionary without
   /// decoding events); `.gap` as for `decodeFrame`, and with `acrossGaps` entries defined in
   /// lost frames of the segment become holes as there, so that the frame's own definitions
@@ -299,14 +305,7 @@ extension EventDecoder {
     acrossGaps: Bool = false
   ) throws(CodecError) -> FrameOutcome {
     let head = try FrameHeaderFields(payload, prefix: prefix)
-    if acrossGaps && head.segment == segment && dictionary.count < head.dictBase
-      && head.dictBase - dictionary.count <= Self.maxHoles
-    {
-      while dictionary.count < head.dictBase {
-        dictionary.append(stored: UnsafeRawBufferPointer(start: nil, count: 0))
-      }
-      aliases.vetted = max(aliases.vetted, dictionary.count)
-    }
+    if acrossGaps { _ = makeHoles(before: head) }
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
     var source = FrameSource(head.columns)
     source.defined = head.dictBase
