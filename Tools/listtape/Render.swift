@@ -10,6 +10,60 @@ import Darwin
 enum Render {
   /// `2020-09-22T10:22:13.120Z` for milliseconds since the epoch.
   static func time(_ ms: Int64) -> String {
+    var bytes: [UInt8] = []
+    time(ms, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// The last moment `time(_:into:)` spells by arithmetic: 9999-12-31T23:59:59.999Z.
+  static let arithmeticTimes: Range<Int64> = 0..<253_402_300_800_000
+
+  /// `time(_:)` appended to `out`: from the calendar's arithmetic (no `gmtime_r`, no
+  /// `String`) for years 1970...9999, which a listing of a million events meets a million
+  /// times; through `gmtimeText` for the rest.
+  static func time(_ ms: Int64, into out: inout [UInt8]) {
+    guard arithmeticTimes.contains(ms) else {
+      out.append(contentsOf: gmtimeText(ms).utf8)
+      return
+    }
+    // Days since 1970-01-01 to a civil date (H. Hinnant's `civil_from_days`).
+    let z = ms / 86_400_000 + 719_468
+    let era = z / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let month = mp < 10 ? mp + 3 : mp - 9
+    let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let inDay = ms % 86_400_000
+    // Constant divisors: each digit is a multiplication, not a division.
+    func digit(_ n: Int64) { out.append(UInt8(truncatingIfNeeded: 0x30 &+ n)) }
+    func two(_ n: Int64) {
+      digit(n / 10)
+      digit(n % 10)
+    }
+    func mark(_ c: Unicode.Scalar) { out.append(UInt8(ascii: c)) }
+    two(year / 100)
+    two(year % 100)
+    mark("-")
+    two(month)
+    mark("-")
+    two(day)
+    mark("T")
+    two(inDay / 3_600_000)
+    mark(":")
+    two(inDay / 60_000 % 60)
+    mark(":")
+    two(inDay / 1_000 % 60)
+    mark(".")
+    digit(inDay % 1_000 / 100)
+    two(inDay % 100)
+    mark("Z")
+  }
+
+  /// `time(_:)` by the C library's calendar: times before 1970 and after 9999.
+  static func gmtimeText(_ ms: Int64) -> String {
     let whole = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
     var seconds = time_t(whole)
     let millis = Int(ms - whole * 1000)
@@ -201,14 +255,36 @@ enum Render {
 
   /// One event on one line: op, then what it does in a few words, then its site.
   static func event(_ event: Event, number: Int?, style: Style) -> String {
-    var parts: [String] = []
-    if let number { parts.append(style.bold("#\(number)")) }
-    if let t = event.time { parts.append(style.dim(time(t))) }
-    parts.append(style.cyan(event.op))
+    var line: [UInt8] = []
+    self.event(event, number: number, style: style, into: &line)
+    return String(decoding: line, as: UTF8.self)
+  }
+
+  /// `event(_:number:style:)` appended to `line` (no `String` but the description's).
+  static func event(_ event: Event, number: Int?, style: Style, into line: inout [UInt8]) {
+    var first = true
+    func part(_ code: StaticString?, _ body: (inout [UInt8]) -> Void) {
+      if !first { line.append(contentsOf: [0x20, 0x20]) }
+      first = false
+      guard let code else { return body(&line) }
+      style.wrap(code, into: &line, body)
+    }
+    if let number {
+      part("1") {
+        $0.append(UInt8(ascii: "#"))
+        $0.append(contentsOf: String(number).utf8)
+      }
+    }
+    if let t = event.time { part("2") { time(t, into: &$0) } }
+    part("36") { $0.append(contentsOf: event.op.utf8) }
     let detail = describe(event.operation)
-    if !detail.isEmpty { parts.append(detail) }
-    if let site = event.site { parts.append(self.site(site, style: style)) }
-    return parts.joined(separator: "  ")
+    if !detail.isEmpty { part(nil) { $0.append(contentsOf: detail.utf8) } }
+    if let site = event.site {
+      part("2") {
+        $0.append(contentsOf: "at ".utf8)
+        $0.append(contentsOf: site.utf8)
+      }
+    }
   }
 
   /// Where an event was made, as every text output writes it: `at ListVC.swift:42 tap(_:)`.

@@ -142,9 +142,22 @@ struct Style {
 
   /// What `red` makes of the text `body` appends to `bytes`, appended to `bytes`.
   func red(into bytes: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
-    if enabled { bytes.append(contentsOf: "\u{1B}[31m".utf8) }
+    wrap("31", into: &bytes, body)
+  }
+
+  /// The text `body` appends to `bytes` in the style of SGR `code` (`"1"` bold, `"36"`
+  /// cyan…), as the `String` methods wrap it.
+  func wrap(_ code: StaticString, into bytes: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
+    if enabled {
+      bytes.append(contentsOf: [0x1B, UInt8(ascii: "[")])
+      bytes.append(
+        contentsOf: UnsafeBufferPointer(start: code.utf8Start, count: code.utf8CodeUnitCount))
+      bytes.append(UInt8(ascii: "m"))
+    }
     body(&bytes)
-    if enabled { bytes.append(contentsOf: "\u{1B}[0m".utf8) }
+    if enabled {
+      bytes.append(contentsOf: [0x1B, UInt8(ascii: "["), UInt8(ascii: "0"), UInt8(ascii: "m")])
+    }
   }
 
   private func wrap(_ s: String, _ code: String) -> String {

@@ -127,9 +127,10 @@ struct EventLines {
     if let op, event.op != op { return }
     hole(before: n)
     guard json else {
-      out.line(
-        Render.event(event, number: numbered ? n : nil, style: style)
-          + (exact ? "" : style.dim("  (not the recorded state)")))
+      out.line(building: { line in
+        Render.event(event, number: numbered ? n : nil, style: style, into: &line)
+        if !exact { line.append(contentsOf: style.dim("  (not the recorded state)").utf8) }
+      })
       return
     }
     scratch.reset()
