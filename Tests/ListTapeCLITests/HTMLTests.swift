@@ -105,6 +105,29 @@ struct HTMLTests {
     #expect(url == URL(fileURLWithPath: html).absoluteString + "#event=40")
   }
 
+  /// Times are the app's: one beyond a JavaScript `Date`'s range once threw in the page
+  /// ("RangeError: Invalid time value") and left the event's header half drawn.
+  @Test func anEventsTimeBeyondADateStillDrawsItsHeader() throws {
+    let dir = try TempDir()
+    let log = dir.path("t.ltape")
+    let lines = [
+      #"{"op":"appendSections","sections":["s"],"t":9223372036854775807}"#,
+      #"{"op":"appendItems","items":["a"],"t":1600770133120}"#,
+    ]
+    let recorded = try CLI.run(["record", log], input: Data(lines.joined(separator: "\n").utf8))
+    #expect(recorded.code == 0, "\(recorded.err)")
+    let html = dir.path("t.html")
+    #expect(try CLI.run(["html", log, "-o", html]).code == 0)
+    let first = try Chromium.dumpDOM(html, hash: "#event=1")
+    #expect(
+      first.dom.contains(
+        "<span class=\"op\">  appendSections</span><span class=\"dim\">  9223372036854776000 ms"),
+      "\(first.log.suffix(2_000))")
+    #expect(!first.log.contains("RangeError"))
+    let second = try Chromium.dumpDOM(html, hash: "#event=2").dom
+    #expect(second.contains("<span class=\"dim\">  2020-09-22T10:22:13.120Z</span>"))
+  }
+
   @Test func rendersTheEventInTheAddress() throws {
     let dir = try TempDir()
     let html = try Self.page("symbols", in: dir)

@@ -121,6 +121,10 @@ import Testing
     Case(line: #"{"op":"deleteAllItems","t":1e3}"#, fragment: "found float"),
     Case(line: #"{"op":"deleteAllItems","t":1.0}"#, fragment: "found float"),
     Case(line: #"{"op":"deleteAllItems","t":true}"#, fragment: "found boolean"),
+    // The log's "no time".
+    Case(
+      line: #"{"op":"deleteAllItems","t":-9223372036854775808}"#,
+      fragment: #"from -9223372036854775807 to 9223372036854775807, found -9223372036854775808"#),
     Case(
       line: #"{"op":"appendItems","items":["a"],"section":5}"#,
       fragment: #"field "section" must be an identifier string"#),

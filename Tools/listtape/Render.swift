@@ -64,9 +64,10 @@ enum Render {
 
   /// `time(_:)` by the C library's calendar: times before 1970 and after 9999.
   static func gmtimeText(_ ms: Int64) -> String {
-    let whole = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
-    var seconds = time_t(whole)
-    let millis = Int(ms - whole * 1000)
+    // Floor division that cannot overflow, down to Int64.min.
+    let below = ms % 1000 < 0
+    var seconds = time_t(ms / 1000 - (below ? 1 : 0))
+    let millis = Int(ms % 1000 + (below ? 1000 : 0))
     var parts = tm()
     guard gmtime_r(&seconds, &parts) != nil else { return "\(ms) ms" }
     func pad(_ n: Int32, _ width: Int = 2) -> String {

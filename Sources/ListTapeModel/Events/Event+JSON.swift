@@ -108,6 +108,13 @@ extension Event {
       guard let v = t.intValue else {
         throw MalformedEvent("field \"t\" must be an integer (milliseconds), found \(t.kindName)")
       }
+      // The one integer a log keeps as "no time" (`FoldOps.noTime`): recorded, it would read
+      // back as an event without one.
+      guard v != Int64.min else {
+        throw MalformedEvent(
+          "field \"t\" must be an integer (milliseconds) from \(Int64.min + 1) to \(Int64.max), "
+            + "found \(v)")
+      }
       ms = v
     }
     guard let s = f.present("site") else { return (op, f, ms, nil) }

@@ -101,10 +101,12 @@ enum StatsCommand: Command {
       "\(Render.count(stats.checkpoints)) (\(Render.count(stats.checkpointBytes)) bytes, "
         + String(format: "%.1f%%", share) + " of the file)")
     if let first = stats.firstTime, let last = stats.lastTime {
-      row(
-        "time span",
-        "\(Render.time(first)) → \(Render.time(last)) "
-          + "(\(Render.duration(milliseconds: last - first)))")
+      // The earliest and latest times: any size, so the span may not fit a duration.
+      let (span, overflow) = last.subtractingReportingOverflow(first)
+      let length =
+        overflow
+        ? "more than \(Render.duration(milliseconds: .max))" : Render.duration(milliseconds: span)
+      row("time span", "\(Render.time(first)) → \(Render.time(last)) (\(length))")
     } else {
       row("time span", "-")
     }

@@ -276,7 +276,13 @@ enum HTMLPage {
 
     // ---- Rendering ----
     var position = FIRST, playing = null, MAX_ROWS = 500;
-    function time(t) { return typeof t === 'number' ? new Date(t).toISOString() : ''; }
+    // A time beyond a Date's range (±8.64e15 ms) in milliseconds, as a number: toISOString
+    // throws on it, and the event's header would stop there.
+    function time(t) {
+      if (typeof t !== 'number') return '';
+      var d = new Date(t);
+      return isNaN(d.getTime()) ? t + ' ms' : d.toISOString();
+    }
     function clamp(n) { return Math.max(FIRST, Math.min(TO, n)); }
     function plural(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }
 
