@@ -188,6 +188,14 @@ import Testing
     #expect(try event("time:2020-09-13T12:26:41.5Z") == 2)
     #expect(try event("time:2020-09-13T14:26:41.600+02:00") == 2)
     #expect(try event("time:2000-01-01T00:00:00Z") == 0)
+    // A date alone is its midnight, UTC; a date the calendar lacks is no time.
+    #expect(try event("time:2020-09-14") == 3)
+    #expect(try event("time:2020-09-13") == 0)
+    #expect(try event("time:2020-02-29T00:00:00Z") == 0)
+    for wrong in ["2020-02-30T00:00:00Z", "2019-02-29", "2020-13-01", "2020-04-31T12:00:00Z"] {
+      let r = try CLI.run(["show", path, "--at", "time:" + wrong])
+      #expect(r.code == 64 && r.err.contains("expected an ISO 8601 time"), "\(wrong): \(r.err)")
+    }
     #expect(try CLI.run(["show", path, "--at", "4"]).code == 64)
     #expect(try CLI.run(["show", path, "--at", "-1"]).code == 64)
   }

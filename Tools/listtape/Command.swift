@@ -117,8 +117,11 @@ enum Point: ArgumentValue, Equatable {
   }
 
   /// Milliseconds since the epoch for an ISO 8601 date-time (fractional seconds and zone
-  /// offsets accepted; UTC when no zone is given).
+  /// offsets accepted; UTC when no zone is given) or a date alone (its midnight, UTC).
   static func parseTime(_ text: String) -> Int64? {
+    let dateOnly = text.range(of: #"^\d{4}-\d\d-\d\d$"#, options: .regularExpression) != nil
+    let text = dateOnly ? text + "T00:00:00Z" : text
+    guard isCalendarDate(text) else { return nil }
     let withZone =
       text.hasSuffix("Z") || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil
     let full = withZone ? text : text + "Z"
@@ -130,6 +133,26 @@ enum Point: ArgumentValue, Equatable {
       if let d = f.date(from: full) { return Int64((d.timeIntervalSince1970 * 1000).rounded()) }
     }
     return nil
+  }
+
+  /// False when `text` begins with a date `YYYY-MM-DD` the calendar does not have:
+  /// Foundation's parser reads 2020-02-30 as March 1st.
+  static func isCalendarDate(_ text: String) -> Bool {
+    let head = Array(text.utf8.prefix(10))
+    func number(_ r: Range<Int>) -> Int? {
+      var n = 0
+      for c in head[r] {
+        guard (0x30...0x39).contains(c) else { return nil }
+        n = n * 10 + Int(c - 0x30)
+      }
+      return n
+    }
+    guard head.count == 10, head[4] == UInt8(ascii: "-"), head[7] == UInt8(ascii: "-"),
+      let year = number(0..<4), let month = number(5..<7), let day = number(8..<10)
+    else { return true }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    return (1...12).contains(month) && (1...days[month - 1]).contains(day)
   }
 }
 
