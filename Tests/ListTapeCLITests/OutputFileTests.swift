@@ -261,7 +261,14 @@ import Glibc
     #expect(try Self.entries(dir).isEmpty)
     let nowhere = try CLI.run(["html", Self.symbols, "-o", dir.path("no/such/page.html")])
     #expect(nowhere.code == 73)
-    #expect(nowhere.err.contains("is not a directory"), "\(nowhere.err)")
+    #expect(
+      nowhere.err.contains(
+        "cannot create \(dir.path("no/such/page.html")): \(dir.path("no/such")) does not exist"),
+      "\(nowhere.err)")
+    try Data("x".utf8).write(to: dir.url.appendingPathComponent("file"))
+    let under = try CLI.run(["html", Self.symbols, "-o", dir.path("file/page.html")])
+    #expect(under.code == 73)
+    #expect(under.err.contains("as the output: Not a directory"), "\(under.err)")
   }
 }
 

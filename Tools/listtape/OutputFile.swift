@@ -81,10 +81,10 @@ final class OutputFile {
     case .missing(let target):
       let directory = (target as NSString).deletingLastPathComponent
       var info = stat()
-      guard stat(directory.isEmpty ? "." : directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR
-      else {
-        throw .failure(
-          "cannot create \(path): \(directory) is not a directory", code: ExitCode.cannotCreate)
+      let found = stat(directory.isEmpty ? "." : directory, &info) == 0
+      guard found, info.st_mode & S_IFMT == S_IFDIR else {
+        let why = found || errno != ENOENT ? "is not a directory" : "does not exist"
+        throw .failure("cannot create \(path): \(directory) \(why)", code: ExitCode.cannotCreate)
       }
       return OutputFile(
         path: path, destination: .file(target: target, replacing: false, mode: nil),
