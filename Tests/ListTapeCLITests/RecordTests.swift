@@ -55,6 +55,23 @@ import Glibc
     #expect(show.out.contains(#""selected":["b"]"#))
   }
 
+  /// A byte-order mark before the first line (as some editors save JSON Lines) is not part
+  /// of the line; anywhere else it is what it is: not JSON.
+  @Test func aByteOrderMarkBeforeTheFirstLineIsSkipped() throws {
+    let dir = try TempDir()
+    let path = dir.path("log.ltape")
+    let bom = "\u{FEFF}"
+    let input =
+      bom + #"{"op":"appendSections","sections":["s"],"t":1}"# + "\r\n" + bom
+      + #"{"op":"mark","label":"x","t":2}"# + "\r\n"
+    let r = try CLI.run(["record", path], input: Data(input.utf8))
+    #expect(r.code == 65)
+    #expect(r.err.contains("listtape: line 2: invalid JSON at column 1"), "\(r.err)")
+    #expect(!r.err.contains("line 1:"), "\(r.err)")
+    let events = try CLI.run(["events", path, "--json"])
+    #expect(events.out == #"{"op":"appendSections","sections":["s"],"t":1}"# + "\n")
+  }
+
   @Test func appendsToAnExistingLog() throws {
     let dir = try TempDir()
     let path = dir.path("log.ltape")

@@ -263,7 +263,10 @@ struct LineRecorder {
     switch line {
     case .tooLong(_, let length):
       return .rejected("line too long (\(length) bytes)")
-    case .text(let number, let bytes):
+    case .text(let number, var bytes):
+      // A byte-order mark before the first line (some editors write one): RFC 8259 lets a
+      // parser ignore it.
+      if number == 1 && bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
       if isBlank(bytes) { return .blank }
       if number == 1 && bytes.starts(with: [0x89, 0x55, 0x4C, 0x4F, 0x47]) {
         return .rejected(
