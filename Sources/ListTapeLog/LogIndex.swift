@@ -205,10 +205,10 @@ package final class LogIndex {
   /// Opens and checks the index file at `path` on its own (not yet against a log).
   convenience init(path: String) throws(IndexProblem) {
     let fd: Int32
-    switch Posix.open(path, O_RDONLY) {
-    case .success(let f): fd = f
-    case .failure(let e):
-      throw e == ENOENT ? .missing : .damaged("cannot open: \(errnoText(e))")
+    do {
+      fd = try Posix.openFile(path)
+    } catch {
+      throw error.errno == ENOENT ? .missing : .damaged(error.message)
     }
     do throws(IndexProblem) {
       let source: ByteSource

@@ -155,7 +155,7 @@ extension LogReader {
   /// The format major version in the header of the file at `path`, without scanning it;
   /// nil when there is no such file or its header is not a valid log header.
   package static func formatMajor(ofFileAt path: String) -> UInt16? {
-    guard case .success(let fd) = Posix.open(path, O_RDONLY) else { return nil }
+    guard let fd = try? Posix.openFile(path) else { return nil }
     defer { _ = Posix.close(fd) }
     var bytes = [UInt8](repeating: 0, count: Format.headerLength)
     let n = bytes.withUnsafeMutableBytes { p -> Int in

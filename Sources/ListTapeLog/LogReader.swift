@@ -30,11 +30,7 @@ package final class LogReader {
   /// Opens and scans the log at `path`. With `useIndex` (2.0 logs), a valid index file
   /// next to it stands in for the scan of the frames it covers; only later ones are scanned.
   package convenience init(path: String, useIndex: Bool = true) throws(LogError) {
-    let fd: Int32
-    switch Posix.open(path, O_RDONLY) {
-    case .success(let f): fd = f
-    case .failure(let e): throw .io("cannot open", path: path, errno: e)
-    }
+    let fd = try Posix.openFile(path)
     let source: ByteSource
     do throws(LogError) {
       source = try ByteSource(fd: fd, path: path)

@@ -21,6 +21,37 @@ package enum Posix {
     }
   }
 
+  /// Opens `path` to read it at offsets (a log, an index): without waiting for a pipe's
+  /// writer, and refused unless it is a regular file (a pipe or a terminal would block or
+  /// could not be read again at an offset; a directory or a device is no log).
+  package static func openFile(_ path: String) throws(LogError) -> Int32 {
+    let fd: Int32
+    switch open(path, O_RDONLY | O_NONBLOCK) {
+    case .success(let f): fd = f
+    case .failure(let e): throw .io("cannot open", path: path, errno: e)
+    }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else {
+      let e = errno
+      _ = close(fd)
+      throw .io("cannot stat", path: path, errno: e)
+    }
+    let kind = st.st_mode & S_IFMT
+    guard kind == S_IFREG else {
+      _ = close(fd)
+      let what =
+        kind == S_IFDIR
+        ? "a directory" : kind == S_IFIFO ? "a pipe" : kind == S_IFSOCK ? "a socket" : "a device"
+      throw LogError(
+        .io, path: path,
+        message: "cannot open: it is \(what), and a log is a regular file (read again at offsets)",
+        errno: kind == S_IFDIR ? EISDIR : ESPIPE)
+    }
+    let flags = fcntl(fd, F_GETFL)
+    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+    return fd
+  }
+
   /// An open file descriptor or the errno of the failure.
   package enum Opened {
     case success(Int32)

@@ -99,11 +99,7 @@ extension LogReader {
     if lstat(destination, &st) == 0 {
       throw LogError(.exists, path: destination, message: "salvage target already exists")
     }
-    let srcFD: Int32
-    switch Posix.open(source, O_RDONLY) {
-    case .success(let f): srcFD = f
-    case .failure(let e): throw .io("cannot open", path: source, errno: e)
-    }
+    let srcFD = try Posix.openFile(source)
     defer { _ = Posix.close(srcFD) }
     let src = try ByteSource(fd: srcFD, path: source)
     let oldHeader = try FileHeader.read(from: src, path: source)

@@ -39,6 +39,42 @@ import Darwin
     #expect(r.err.split(separator: "\n").count == 1)
   }
 
+  /// A reader refuses a pipe, a directory or a device as a log at once (66, what it is):
+  /// opening a pipe used to wait for a writer forever (CLI.run's guard calls that hung),
+  /// and a pipe among the logs of a directory hung `stats`, `find` and `export` over it. A
+  /// pipe where the index file would be is no index: the log is read without it.
+  @Test func aReaderRefusesAPipeADirectoryOrADevice() throws {
+    let dir = try TempDir()
+    let fifo = dir.path("pipe.ltape")
+    #expect(mkfifo(fifo, 0o644) == 0)
+    let symbols = CLI.samples.appendingPathComponent("symbols.ltape").path
+    for (path, what) in [
+      (fifo, "a pipe"), (dir.url.path, "a directory"), ("/dev/null", "a device"),
+    ] {
+      for args in [["show", path], ["verify", path], ["upgrade", path, "-o", dir.path("up")]] {
+        let r = try CLI.run(args, seconds: 20)
+        #expect(r.code == 66, "\(args): \(r.err)")
+        #expect(
+          r.err
+            == "listtape: error: cannot open: it is \(what), and a log is a regular file (read "
+            + "again at offsets) (\(path))\n", "\(args)")
+      }
+    }
+    try FileManager.default.copyItem(atPath: symbols, toPath: dir.path("symbols.ltape"))
+    for args in [
+      ["stats", dir.url.path], ["export", dir.url.path, "--parquet", "-o", dir.path("t")],
+    ] {
+      let r = try CLI.run(args, seconds: 20)
+      #expect(r.code == 2, "\(args): \(r.err)")
+      #expect((r.out + r.err).contains("it is a pipe"), "\(args)")
+    }
+    #expect(mkfifo(dir.path("symbols.ltape.idx"), 0o644) == 0)
+    let shown = try CLI.run(
+      ["show", dir.path("symbols.ltape"), "--at", "40", "--json"], seconds: 20)
+    #expect(shown.code == 0, "\(shown.err)")
+    #expect(shown.out == (try CLI.run(["show", symbols, "--at", "40", "--json"])).out)
+  }
+
   /// A reading command's LOG of `-` is a file named `-` when there is one; otherwise the
   /// error says why standard input cannot be a log (66, as for any log that is not there).
   @Test func aReaderTakesDashAsAFileAndSaysWhyNotStandardInput() throws {

@@ -81,8 +81,9 @@ enum Failures {
   static func exitCode(_ error: LogError) -> Int32 {
     switch error.kind {
     case .io:
-      // ENOENT, EACCES and EISDIR at open time: the file cannot be opened at all.
-      let cannotOpen = error.errno == 2 || error.errno == 13 || error.errno == 21
+      // ENOENT, EACCES and EISDIR at open time: the file cannot be opened at all; ESPIPE:
+      // a pipe, socket or device where a log should be (`Posix.openFile`).
+      let cannotOpen = [2, 13, 21, 29].contains(error.errno)
       return cannotOpen ? ExitCode.cannotOpen : ExitCode.io
     case .notALog, .incompleteHeader, .unsupportedVersion, .damaged, .tooLarge:
       return ExitCode.damaged
