@@ -96,7 +96,8 @@ enum CLI {
         Diagnostics.write(Help.usageError(message, command: name))
         return ExitCode.usage
       case .failure(let message, let code):
-        Diagnostics.line("listtape: error: \(message)")
+        // Messages may quote a log's ids, labels or lines: never raw control characters.
+        Diagnostics.line("listtape: error: \(Visible.text(message))")
         return code
       }
     }

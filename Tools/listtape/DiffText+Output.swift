@@ -10,14 +10,15 @@ extension DiffText {
   }
 
   static func colored(_ line: DiffLine, _ style: Style) -> String {
+    let text = Visible.text(line.text)
     switch line.kind {
-    case .inserted: style.green(line.text)
-    case .deleted: style.red(line.text)
-    case .changed: style.yellow(line.text)
-    case .disclosure: style.cyan(line.text)
-    case .section: style.bold(style.blue(line.text))
-    case .unchanged: line.text
-    case .folded, .summary: style.dim(line.text)
+    case .inserted: return style.green(text)
+    case .deleted: return style.red(text)
+    case .changed: return style.yellow(text)
+    case .disclosure: return style.cyan(text)
+    case .section: return style.bold(style.blue(text))
+    case .unchanged: return text
+    case .folded, .summary: return style.dim(text)
     }
   }
 

@@ -121,14 +121,16 @@ enum Render {
     if let event {
       line += "  " + style.cyan(event.op)
       if let t = event.time { line += "  " + time(t) }
-      if case .mark(let label) = event.operation { line += "  " + style.yellow("“\(label)”") }
+      if case .mark(let label) = event.operation {
+        line += "  " + style.yellow("“\(Visible.text(label))”")
+      }
       if site, let s = event.site { line += "  " + self.site(s, style: style) }
     } else if n > 0 {
       line += "  " + style.dim("(lost in a salvage, or unreadable after lost events)")
     } else {
       line += "  " + style.dim("(the empty list before the first event)")
     }
-    if let fault { line += "  " + style.red("fault: \(fault)") }
+    if let fault { line += "  " + style.red("fault: \(Visible.text(fault.description))") }
     if !exact { line += "  " + style.yellow("(not the recorded state)") }
     return line
   }
@@ -155,7 +157,7 @@ enum Render {
       let visible = state.numberOfItems(in: ref)
       let total = state.numberOfAllItems(in: ref)
       out.line(
-        style.bold(style.blue(state.id(of: ref))) + "  "
+        style.bold(style.blue(Visible.text(state.id(of: ref)))) + "  "
           + style.dim("\(plural(total, "item")), \(count(visible)) visible"))
       var bytes: [UInt8] = []
       bytes.reserveCapacity(1 << 16 + 4096)
@@ -187,12 +189,12 @@ enum Render {
     }
     func close() { if style.enabled { ascii("\u{1B}[0m") } }
     func text() {
-      line.append(contentsOf: row.id)
+      Visible.append(row.id, to: &line)
       if let title = row.title, !title.elementsEqual(row.id) {
         ascii("  ")
         open("36")
         ascii("\"")
-        line.append(contentsOf: title)
+        Visible.append(title, to: &line)
         ascii("\"")
         close()
       }
@@ -202,9 +204,9 @@ enum Render {
         ascii("[")
         for (i, field) in row.fields.enumerated() {
           if i > 0 { ascii(", ") }
-          line.append(contentsOf: field.key)
+          Visible.append(field.key, to: &line)
           ascii("=")
-          line.append(contentsOf: field.value)
+          Visible.append(field.value, to: &line)
         }
         ascii("]")
         close()
@@ -235,10 +237,14 @@ enum Render {
   static func row(_ row: OutlineRow, style: Style) -> String {
     let indent = String(repeating: "  ", count: row.level + 1)
     let disclosure = row.hasChildren ? (row.expanded ? "▾ " : "▸ ") : "  "
-    var text = row.id
-    if let title = row.title, title != row.id { text += "  " + style.cyan("\"\(title)\"") }
+    var text = Visible.text(row.id)
+    if let title = row.title, title != row.id {
+      text += "  " + style.cyan("\"\(Visible.text(title))\"")
+    }
     if let fields = row.fields, !fields.isEmpty {
-      let pairs = fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }
+      let pairs = fields.keys.sorted().map {
+        "\(Visible.text($0))=\(Visible.text(fields[$0] ?? ""))"
+      }
       text += "  " + style.dim("[" + pairs.joined(separator: ", ") + "]")
     }
     var line = indent + disclosure
@@ -283,14 +289,17 @@ enum Render {
     if let site = event.site {
       part("2") {
         $0.append(contentsOf: "at ".utf8)
-        $0.append(contentsOf: site.utf8)
+        Visible.append(site.utf8, to: &$0)
       }
     }
   }
 
   /// Where an event was made, as every text output writes it: `at ListVC.swift:42 tap(_:)`.
-  static func site(_ site: String, style: Style) -> String { style.dim("at \(site)") }
+  static func site(_ site: String, style: Style) -> String {
+    style.dim("at \(Visible.text(site))")
+  }
 
-  /// An operation's arguments in a line (`EventText.describe`).
-  static func describe(_ op: ListOperation) -> String { EventText.describe(op) }
+  /// An operation's arguments in a line (`EventText.describe`), its control characters
+  /// escaped (`Visible`).
+  static func describe(_ op: ListOperation) -> String { Visible.text(EventText.describe(op)) }
 }

@@ -83,8 +83,8 @@ enum FindCommand: Command {
             })
         } else {
           out.line(
-            style.bold("event \(change.event)") + ": \(change.from) → "
-              + style.green(change.to.description) + "  "
+            style.bold("event \(change.event)") + ": \(Visible.text(change.from.description)) → "
+              + style.green(Visible.text(change.to.description)) + "  "
               + Render.event(event, number: nil, style: style)
               + (change.exact ? "" : "  " + style.yellow("(not the recorded state)")))
         }

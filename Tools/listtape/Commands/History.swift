@@ -59,7 +59,9 @@ enum HistoryCommand: Command {
         } else {
           var line = Render.event(entry.op, number: entry.event, style: style)
           if !entry.named { line += "  " + style.dim("(indirect)") }
-          if let fault = entry.fault { line += "  " + style.red("fault: \(fault)") }
+          if let fault = entry.fault {
+            line += "  " + style.red("fault: \(Visible.text(fault.description))")
+          }
           if !entry.exact { line += "  " + style.yellow("(not the recorded state)") }
           out.line(line)
           out.line("    \(describe(entry.before)) → \(style.bold(describe(entry.after)))")
@@ -71,8 +73,9 @@ enum HistoryCommand: Command {
       out.line(
         style.dim(
           count == 0
-            ? "no event touched \(id) in \(Render.plural(total, "event"))"
-            : "\(Render.plural(count, "event")) touched \(id) in \(Render.plural(total, "event"))"))
+            ? "no event touched \(Visible.text(id)) in \(Render.plural(total, "event"))"
+            : "\(Render.plural(count, "event")) touched \(Visible.text(id)) in "
+              + Render.plural(total, "event")))
     }
     if timeline.readIncompletely { return ExitCode.damaged }
     return count > 0 ? ExitCode.success : ExitCode.notFound
@@ -92,7 +95,7 @@ enum HistoryCommand: Command {
         "[" + fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }.joined(separator: ", ")
           + "]")
     }
-    return parts.joined(separator: " · ")
+    return Visible.text(parts.joined(separator: " · "))
   }
 
   static func write(_ item: ItemState?, to w: inout JSONWriter) {

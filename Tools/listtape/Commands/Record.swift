@@ -320,7 +320,7 @@ struct LineRecorder {
   mutating func reject(_ reason: String, at place: String) {
     malformed += 1
     guard malformed <= maxMessages else { return }
-    Diagnostics.line("listtape: \(place): \(reason)")
+    Diagnostics.line("listtape: \(place): \(Visible.text(reason))")
   }
 
   /// `listtape: recorded N events to LOG [from K clients] (M malformed lines, F faults; …)`.

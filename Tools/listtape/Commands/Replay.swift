@@ -156,10 +156,10 @@ func appendFaultLine(
   bytes.append(contentsOf: ": ".utf8)
   bytes.append(contentsOf: op.utf8)
   bytes.append(contentsOf: ": ".utf8)
-  bytes.append(contentsOf: fault.description.utf8)
+  Visible.append(fault.description.utf8, to: &bytes)
   if let site {
     bytes.append(contentsOf: "  at ".utf8)
-    bytes.append(contentsOf: site.utf8)
+    Visible.append(site.utf8, to: &bytes)
   }
 }
 

@@ -363,7 +363,7 @@ final class ScrubViewer {
     }
     if let fault = frame.fault, let event = frame.event {
       lines.append(
-        style.red("✗ fault: \(event.op): \(fault)") + style.dim(" · state unchanged"))
+        style.red("✗ fault: \(event.op): \(Visible.text(fault))") + style.dim(" · state unchanged"))
     } else {
       lines.append("")
     }
@@ -483,7 +483,7 @@ final class ScrubViewer {
       let all = state.numberOfAllItems(in: ref)
       lines.append("")
       lines.append(
-        style.bold(style.blue(state.id(of: ref))) + "  "
+        style.bold(style.blue(Visible.text(state.id(of: ref)))) + "  "
           + style.dim("\(Render.plural(all, "item")), \(Render.count(rows.count)) visible"))
       if rows.isEmpty { lines.append(style.dim("  (empty)")) }
       for row in rows { lines.append(Render.row(row, style: style)) }
