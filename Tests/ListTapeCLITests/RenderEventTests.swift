@@ -49,4 +49,15 @@ import Testing
       String(decoding: line, as: UTF8.self) == "> " + style.bold("#3") + "  "
         + style.cyan("deleteAllItems"))
   }
+  /// Control characters escaped, every other character (`¡` shares the C1 controls' first
+  /// byte) kept, the same whether from a `String` or from bytes.
+  @Test func visibleTextEscapesControlsOnly() {
+    let text = "¡x\u{9B}\u{1B}[2Jé\n\t\r\u{0}\u{7F}😀"
+    let expected = #"¡x\u009b\u001b[2Jé\n\t\r\u0000\u007f😀"#
+    #expect(Visible.text(text) == expected)
+    var bytes: [UInt8] = []
+    Visible.append(Array(text.utf8), to: &bytes)
+    #expect(String(decoding: bytes, as: UTF8.self) == expected)
+    #expect(Visible.text("plain ¡é😀") == "plain ¡é😀")
+  }
 }
