@@ -8,52 +8,52 @@ enum Visible {
   /// `text` with its control characters escaped; `text` itself when it has none.
   static func text(_ text: String) -> String {
     var text = text
-    let clean = text.withUTF8 { !needsEscapes($0) }
-    if clean { return text }
-    var bytes: [UInt8] = []
-    text.withUTF8 { append($0, to: &bytes) }
-    return String(decoding: bytes, as: UTF8.self)
+    return text.withUTF8 { utf8 in
+      guard needsEscapes(utf8) else { return nil }
+      var bytes: [UInt8] = []
+      escaping(utf8, to: &bytes)
+      return String(decoding: bytes, as: UTF8.self)
+    } ?? text
   }
 
   /// Appends the UTF-8 `text` to `out`, its control characters escaped: a copy when it
   /// has none (nearly always: a list of 100k rows goes through here id by id).
   static func append(_ text: some Collection<UInt8>, to out: inout [UInt8]) {
-    if text.withContiguousStorageIfAvailable({ !needsEscapes($0) }) == true {
-      out.append(contentsOf: text)
-      return
+    let done: Bool? = text.withContiguousStorageIfAvailable { utf8 in
+      if needsEscapes(utf8) { escaping(utf8, to: &out) } else { out.append(contentsOf: utf8) }
+      return true
     }
-    var previous: UInt8 = 0
-    for c in text {
-      defer { previous = c }
-      if c == 0xC2 {
-        continue  // Written with the byte after it: a C1 control, or the character it starts.
-      }
-      if previous == 0xC2 {
-        if (0x80...0x9F).contains(c) {
-          escape(c, to: &out)
-        } else {
-          out.append(0xC2)
-          out.append(c)
-        }
-        continue
-      }
-      if c < 0x20 || c == 0x7F {
-        escape(c, to: &out)
-      } else {
-        out.append(c)
-      }
-    }
-    if previous == 0xC2 { out.append(0xC2) }
+    if done == nil { Array(text).withUnsafeBufferPointer { escaping($0, to: &out) } }
   }
 
   /// Whether the UTF-8 `text` holds a character `append` escapes.
   static func needsEscapes(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
     // Printable ASCII (0x20...0x7E) cannot need one; only then look closer.
     for (i, c) in text.enumerated() where c < 0x20 || c >= 0x7F {
-      if c < 0x20 || c == 0x7F { return true }
-      if c == 0xC2, i + 1 < text.count, (0x80...0x9F).contains(text[i + 1]) { return true }
+      if isControl(text, i) { return true }
     }
     return false
+  }
+
+  /// Whether the byte at `i` is a C0 control or DEL, or starts a C1 control (`C2 80...9F`).
+  private static func isControl(_ text: UnsafeBufferPointer<UInt8>, _ i: Int) -> Bool {
+    let c = text[i]
+    return c < 0x20 || c == 0x7F
+      || (c == 0xC2 && i + 1 < text.count && (0x80...0x9F).contains(text[i + 1]))
+  }
+
+  private static func escaping(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    var i = 0
+    while i < text.count {
+      if isControl(text, i) {
+        // A C1 control is its second byte's code point.
+        if text[i] == 0xC2 { i += 1 }
+        escape(text[i], to: &out)
+      } else {
+        out.append(text[i])
+      }
+      i += 1
+    }
   }
 
   private static func escape(_ c: UInt8, to out: inout [UInt8]) {
