@@ -57,8 +57,10 @@ public struct Query: Sendable, CustomStringConvertible {
     case row(Ref)
     case parent(Ref)
     case not(Node)
-    case and(Node, Node)
-    case or(Node, Node)
+    /// A chain of `and`s (or `or`s) as one node: `a or b or c ...` of any length stays one
+    /// level deep, so evaluating or freeing it never recurses once per operand.
+    case and([Node])
+    case or([Node])
     case compare(String, Node, Node)
   }
 
@@ -134,10 +136,12 @@ public struct Query: Sendable, CustomStringConvertible {
       case .parent(let r):
         return s.item(&probes[r.slot]).flatMap { s.parent(of: $0) }.map { .string($0) } ?? .null
       case .not(let a): return .bool(eval(a, s) != .bool(true))
-      case .and(let a, let b):
-        return .bool(eval(a, s) == .bool(true) && eval(b, s) == .bool(true))
-      case .or(let a, let b):
-        return .bool(eval(a, s) == .bool(true) || eval(b, s) == .bool(true))
+      case .and(let operands):
+        for a in operands where eval(a, s) != .bool(true) { return .bool(false) }
+        return .bool(true)
+      case .or(let operands):
+        for a in operands where eval(a, s) == .bool(true) { return .bool(true) }
+        return .bool(false)
       case .compare(let op, let a, let b):
         return .bool(Query.compare(op, eval(a, s), eval(b, s)))
       }
@@ -211,31 +215,31 @@ struct QueryParser {
     depth += 1
     defer { depth -= 1 }
     guard depth < 200 else { throw fail("expression nested too deeply") }
-    var (lhs, lk) = try parseAnd()
+    let (lhs, lk) = try parseAnd()
+    var operands = [lhs]
     while peekWord() == "or" {
       let at = i
       i += 2
       let (rhs, rk) = try parseAnd()
       try requireBool(lk, at: at, "or")
       try requireBool(rk, at: at, "or")
-      lhs = .or(lhs, rhs)
-      lk = .bool
+      operands.append(rhs)
     }
-    return (lhs, lk)
+    return operands.count == 1 ? (lhs, lk) : (.or(operands), .bool)
   }
 
   mutating func parseAnd() throws(QueryError) -> (Query.Node, Query.Kind) {
-    var (lhs, lk) = try parseNot()
+    let (lhs, lk) = try parseNot()
+    var operands = [lhs]
     while peekWord() == "and" {
       let at = i
       i += 3
       let (rhs, rk) = try parseNot()
       try requireBool(lk, at: at, "and")
       try requireBool(rk, at: at, "and")
-      lhs = .and(lhs, rhs)
-      lk = .bool
+      operands.append(rhs)
     }
-    return (lhs, lk)
+    return operands.count == 1 ? (lhs, lk) : (.and(operands), .bool)
   }
 
   mutating func parseNot() throws(QueryError) -> (Query.Node, Query.Kind) {

@@ -456,8 +456,8 @@ extension Query {
         return true
       case .countVisible, .countItems: return false
       case .not(let a): return walk(a)
-      case .and(let a, let b), .or(let a, let b), .compare(_, let a, let b):
-        return walk(a) && walk(b)
+      case .and(let operands), .or(let operands): return operands.allSatisfy(walk)
+      case .compare(_, let a, let b): return walk(a) && walk(b)
       }
     }
     return walk(root) ? Relevance(items: items, selection: selection) : nil

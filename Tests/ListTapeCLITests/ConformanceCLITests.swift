@@ -261,6 +261,24 @@ import Testing
     #expect(try CLI.run(["find", path, "--where", #"exists("zz")"#]).code == 1)
   }
 
+  /// A script's long `... or ... or ...`: 18,000 `or`s (as many as one argument holds)
+  /// crashed every command that evaluates an expression (it recursed per operand: exit 139).
+  @Test func aLongChainOfOrsIsAnExpressionLikeAnyOther() throws {
+    let dir = try TempDir()
+    let path = try log(small, in: dir)
+    let chain = Array(repeating: "1>2", count: 18_000) + [#"exists("a")"#]
+    let expr = chain.joined(separator: " or ")
+    let found = try CLI.run(["bisect", path, "--where", expr])
+    #expect(found.code == 0, "\(found.err.prefix(300))")
+    #expect(found.out.contains(" holds: 2"))
+    let changes = try CLI.run(["find", path, "--where", expr])
+    #expect(changes.code == 0)
+    #expect(changes.out.contains("event 2: false → true"))
+    let logs = try CLI.run(["find", "--where", expr, path, path])
+    #expect(logs.code == 0)
+    #expect(logs.out.contains("2 of 2 logs match"))
+  }
+
   @Test func bisectNeedsExactlyOneOfWhereAndRun() throws {
     let dir = try TempDir()
     let path = try log(small, in: dir)

@@ -276,6 +276,28 @@ func plantedSession(events: Int = 6_000, planted: Int = 4_321, seed: UInt64 = 9)
       #expect(try Query(text).evaluate(s) == expected, "\(text)")
     }
   }
+
+  /// A script's `a or b or c ...` over many ids: the chain was a tree as deep as it was long,
+  /// and evaluating or freeing 18,000 `or`s overflowed the stack (exit 139).
+  @Test func aLongChainOfAndsAndOrsNeitherRecursesNorChangesItsMeaning() throws {
+    var s = ListState()
+    try s.appendSections(["one"])
+    try s.appendItems(["a", "b"], toSection: "one")
+    let misses = Array(repeating: #"exists("zz")"#, count: 300_000)
+    let anyOf = try Query((misses + [#"exists("b")"#]).joined(separator: " or "))
+    #expect(anyOf.evaluate(s) == .bool(true))
+    #expect(try Query(misses.joined(separator: " or ")).evaluate(s) == .bool(false))
+    let hits = Array(repeating: #"exists("a")"#, count: 300_000)
+    #expect(try Query(hits.joined(separator: " and ")).evaluate(s) == .bool(true))
+    let allOf = try Query((hits + [#"exists("zz")"#]).joined(separator: " and "))
+    #expect(allOf.evaluate(s) == .bool(false))
+    // `and` binds tighter than `or` inside a chain: false or (true and false) or true.
+    let mixed = #"exists("zz") or exists("a") and exists("zz") or exists("b")"#
+    #expect(try Query(mixed).evaluate(s) == .bool(true))
+    let noTrailingTrue = #"exists("zz") or exists("a") and exists("zz")"#
+    #expect(try Query(noTrailingTrue).evaluate(s) == .bool(false))
+    #expect(anyOf.relevance?.items.count == 300_001)
+  }
 }
 
 /// The search with a check that is neither a query nor cheap: skips, and a check that
