@@ -53,14 +53,20 @@ package final class LogWriter: @unchecked Sendable {
     var created = false
     var fd: Int32 = -1
     // Another process may create the log between our open and our link: then open again.
-    // A name that neither opens nor links (a dangling symlink) ends after a few rounds.
+    // A link to nothing is followed: the log is created where it points.
     for _ in 0..<3 where fd < 0 {
       switch files.open(path, O_RDWR | O_APPEND) {
       case .success(let f): fd = f
       case .failure(ENOENT):
-        if let f = try create(path: path, options: options, files: files) {
-          fd = f
-          created = true
+        let target = Posix.creationTarget(path)
+        do throws(LogError) {
+          if let f = try create(path: target, options: options, files: files) {
+            fd = f
+            created = true
+          }
+        } catch  where target != path && error.kind == .io {
+          throw .io(
+            "cannot create", path: "\(target), where \(path) links", errno: error.errno ?? EIO)
         }
       case .failure(let e): throw .io("cannot open", path: path, errno: e)
       }

@@ -115,6 +115,25 @@ package enum Posix {
     return d.isEmpty ? "/" : d
   }
 
+  /// Where a file created at `path` lands: `path` itself, or, when `path` is a symbolic link
+  /// to nothing (a chain of them), the missing name at its end, as `open(O_CREAT)` and a
+  /// shell's `>` would create it. A loop or a chain over 40 links gives `path` back.
+  static func creationTarget(_ path: String) -> String {
+    var current = path
+    for _ in 0..<40 {
+      var info = stat()
+      guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let n = readlink(current, &buffer, buffer.count - 1)
+      guard n > 0 else { return path }
+      let target = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current =
+        target.hasPrefix("/") || !current.contains("/")
+        ? target : directory(of: current) + "/" + target
+    }
+    return path
+  }
+
   static func close(_ fd: Int32) -> Int32 { sysClose(fd) }
 
   /// Milliseconds since the Unix epoch, for the header's creation stamp.

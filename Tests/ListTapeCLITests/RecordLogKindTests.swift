@@ -140,4 +140,59 @@ import Darwin
     #expect(try record("./-").code == 0)
     #expect(try Self.entries(dir) == ["-"])
   }
+
+  /// A link to a log that does not exist yet is followed as a shell's `>` follows it: the
+  /// log is made where it points (it failed with "cannot create: File exists", 74). A link
+  /// into a missing directory names both; a loop of links cannot be opened (66).
+  @Test func aLinkToNothingIsRecordedThroughAndABadOneNamesItsTarget() throws {
+    let dir = try TempDir()
+    try FileManager.default.createDirectory(
+      atPath: dir.path("sub"), withIntermediateDirectories: false)
+    #expect(symlink("../chain.ltape", dir.path("sub/first.ltape")) == 0)
+    #expect(symlink("target.ltape", dir.path("chain.ltape")) == 0)
+    let r = try CLI.run(["record", dir.path("sub/first.ltape")], input: Self.event)
+    #expect(r.code == 0, "\(r.err)")
+    #expect(FileManager.default.fileExists(atPath: dir.path("target.ltape")))
+    let again = try CLI.run(["record", dir.path("chain.ltape")], input: Self.event)
+    #expect(again.err.contains("2 events in the log"), "\(again.err)")
+    #expect(try CLI.run(["stats", dir.path("target.ltape")]).out.contains("events       2"))
+
+    #expect(symlink("nowhere/x.ltape", dir.path("lost.ltape")) == 0)
+    let lost = try CLI.run(["record", dir.path("lost.ltape")], input: Self.event)
+    #expect(lost.code == 66)
+    #expect(
+      lost.err
+        == "listtape: error: cannot create: No such file or directory (\(dir.path("nowhere/x.ltape")), "
+        + "where \(dir.path("lost.ltape")) links)\n")
+    #expect(symlink("loop2", dir.path("loop1")) == 0)
+    #expect(symlink("loop1", dir.path("loop2")) == 0)
+    let loop = try CLI.run(["record", dir.path("loop1")], input: Self.event)
+    #expect(loop.code == 66, "\(loop.err)")
+    #expect(loop.err.contains("Too many levels of symbolic links"), "\(loop.err)")
+  }
+
+  /// The mistakes a newcomer makes with LOG: a directory, an empty name, and the JSON Lines
+  /// file itself (`record session.jsonl`), which is left as it was.
+  @Test func aDirectoryAnEmptyNameOrTheJSONLinesThemselvesAreExplained() throws {
+    let dir = try TempDir()
+    let folder = try CLI.run(["record", dir.url.path], input: Self.event)
+    #expect(folder.code == 66)
+    #expect(
+      folder.err
+        == "listtape: error: cannot record to \(dir.url.path): it is a directory; name a file "
+        + "in it, like \(dir.url.path)/session.ltape\n")
+    let empty = try CLI.run(["record", ""], input: Self.event)
+    #expect(empty.code == 64)
+    #expect(empty.err.hasPrefix("Error: the log's name is empty"), "\(empty.err)")
+    let lines = dir.path("session.jsonl")
+    try Self.event.write(to: URL(fileURLWithPath: lines))
+    let jsonl = try CLI.run(["record", lines], input: Self.event)
+    #expect(jsonl.code == 2)
+    #expect(
+      jsonl.err
+        == "listtape: error: \(lines) holds JSON Lines, not a log; record appends to a log, "
+        + "reading the events from standard input: listtape record NEW.ltape < \(lines)\n")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: lines)) == Self.event)
+    #expect(try Self.entries(dir) == ["session.jsonl"])
+  }
 }

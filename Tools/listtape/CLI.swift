@@ -143,7 +143,7 @@ func openTimeline(_ path: String) throws(CLIError) -> Timeline {
 }
 
 /// Whether the file at `path` starts (after blanks) with `{`, as JSON Lines do.
-private func looksLikeJSONLines(_ path: String) -> Bool {
+func looksLikeJSONLines(_ path: String) -> Bool {
   guard let handle = FileHandle(forReadingAtPath: path) else { return false }
   defer { try? handle.close() }
   let head = (try? handle.read(upToCount: 256)) ?? Data()

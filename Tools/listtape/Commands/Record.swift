@@ -79,6 +79,7 @@ enum RecordCommand: Command {
         "a log is a file that record appends to and reads back; '-' (standard output) cannot "
           + "be one: name a file (./- for a file named '-')")
     }
+    if path.isEmpty { throw usageError("the log's name is empty: name a file, like session.ltape") }
     try checkKind(of: path)
     // The socket first: a path that cannot be listened on leaves no new log behind.
     var listener: Listener? = nil
@@ -87,8 +88,17 @@ enum RecordCommand: Command {
       listener = try Listener(path: socketPath)
     }
     defer { listener?.close() }
-    let recorder = try replaying { () throws(StoreError) in
-      try Recorder.open(path: path, fsync: mode.policy)
+    let recorder: Recorder
+    do {
+      recorder = try Recorder.open(path: path, fsync: mode.policy)
+    } catch {
+      // `record session.jsonl` for `record NEW.ltape < session.jsonl`: say so.
+      if case .log(let e) = error, e.kind == .notALog, looksLikeJSONLines(path) {
+        throw .failure(
+          "\(path) holds JSON Lines, not a log; record appends to a log, reading the events "
+            + "from standard input: listtape record NEW.ltape < \(path)", code: ExitCode.damaged)
+      }
+      throw CLIError(error)
     }
     if let recovery = recorder.recovery {
       Diagnostics.line("listtape: warning: \(recovery) (\(recorder.path))")
@@ -190,7 +200,11 @@ extension RecordCommand {
     guard stat(path, &info) == 0 else { return }
     let kind: String
     switch info.st_mode & S_IFMT {
-    case S_IFREG, S_IFDIR: return
+    case S_IFREG: return
+    case S_IFDIR:
+      throw .failure(
+        "cannot record to \(path): it is a directory; name a file in it, like "
+          + "\(path.hasSuffix("/") ? path : path + "/")session.ltape", code: ExitCode.cannotOpen)
     case S_IFIFO: kind = "a pipe"
     case S_IFCHR, S_IFBLK: kind = "a device"
     case S_IFSOCK: kind = "a socket"
