@@ -97,12 +97,11 @@ enum HTMLCommand: Command {
           code: ExitCode.usage)
       }
     }
-    let page = HTMLPage.render(parts)
-    try output.write(page)
+    let size = try HTMLPage.write(parts) { bytes throws(CLIError) in try output.write(bytes) }
     try output.commit()
     Diagnostics.line(
       "listtape: wrote \(output.name) (\(Render.plural(window, "event")), "
-        + "\(Render.decimal(Double(page.count) / 1_048_576, 1)) MB: "
+        + "\(Render.decimal(Double(size) / 1_048_576, 1)) MB: "
         + "\(Render.decimal(Double(parts.logBytes) / 1_048_576, 1)) MB of log)")
     return timeline.readIncompletely ? ExitCode.damaged : ExitCode.success
   }

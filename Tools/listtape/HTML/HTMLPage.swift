@@ -8,8 +8,17 @@ import Foundation
 /// A strict Content-Security-Policy allows only that script (by its SHA-256), compiling the
 /// embedded module, and inline styles, so the page can make no request at all.
 enum HTMLPage {
-  /// The whole page around the report's parts (already escaped for `<script>`).
-  static func render(_ parts: HTMLReport.Parts) -> [UInt8] {
+  /// Writes the whole page around the report's parts (already escaped for `<script>`)
+  /// through `emit`, the log's base64 a piece at a time (memory stays a piece, not the
+  /// page: a 10M-event log's page is over 120 MB). Returns the page's size in bytes.
+  static func write(
+    _ parts: HTMLReport.Parts, _ emit: ([UInt8]) throws(CLIError) -> Void
+  ) throws(CLIError) -> Int {
+    var written = 0
+    func put(_ bytes: [UInt8]) throws(CLIError) {
+      written += bytes.count
+      try emit(bytes)
+    }
     var out = Array(
       """
       <!DOCTYPE html>
@@ -26,18 +35,17 @@ enum HTMLPage {
       \(body)
       <script type="application/json" id="listtape-data">
       """.utf8)
-    out.reserveCapacity(
-      out.count + parts.data.count + parts.log.count + ViewerModule.base64.utf8.count
-        + script.utf8.count + 4096)
     out += parts.data
     out += Array("</script>\n<script type=\"application/octet-stream\" id=\"listtape-log\">".utf8)
-    out += parts.log
-    out += Array("</script>\n<script type=\"application/wasm\" id=\"listtape-wasm\">\n".utf8)
+    try put(out)
+    try parts.log.forEachBase64Piece { piece throws(CLIError) in try put(piece) }
+    out = Array("</script>\n<script type=\"application/wasm\" id=\"listtape-wasm\">\n".utf8)
     out += Array(ViewerModule.base64.utf8)
     out += Array("\n</script>\n<script>".utf8)
     out += Array(script.utf8)
     out += Array("</script>\n</body>\n</html>\n".utf8)
-    return out
+    try put(out)
+    return written
   }
 
   /// Only the inline script (by hash) runs, and it may compile WebAssembly; nothing loads.

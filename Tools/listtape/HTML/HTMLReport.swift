@@ -35,10 +35,65 @@ struct HTMLReport {
     /// "anchors"}`: `inexact` the `[first, last]` ranges of states that are not the
     /// recorded ones, `anchors` the recovery points where the fold restores them.
     var data: [UInt8]
-    /// The log's bytes as base64.
-    var log: [UInt8]
+    /// The log's bytes, written as base64.
+    var log: LogBytes
     /// How many bytes of log that is.
-    var logBytes: Int
+    var logBytes: Int { log.count }
+  }
+
+  /// The log bytes a page embeds: the start of the log's own file (read a piece at a time
+  /// as the page is written), or a 1.0 log cut to 2.0 in memory.
+  enum LogBytes {
+    case file(path: String, count: Int)
+    case data(Data)
+
+    /// Bytes read and encoded at a time: a multiple of 3, so the pieces' base64 joins up.
+    static let piece = 3 << 20
+
+    var count: Int {
+      switch self {
+      case .file(_, let count): return count
+      case .data(let data): return data.count
+      }
+    }
+
+    /// Hands over the bytes' base64 in order, a piece at a time.
+    func forEachBase64Piece(_ body: ([UInt8]) throws(CLIError) -> Void) throws(CLIError) {
+      switch self {
+      case .data(let data):
+        var start = 0
+        while start < data.count {
+          let end = min(start + Self.piece, data.count)
+          try body(Array(data[start..<end].base64EncodedString().utf8))
+          start = end
+        }
+      case .file(let path, let count):
+        let handle: FileHandle
+        do {
+          handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+          throw .failure("cannot read \(path): \(error.localizedDescription)", code: ExitCode.io)
+        }
+        defer { try? handle.close() }
+        var done = 0
+        while done < count {
+          let want = min(Self.piece, count - done)
+          let data: Data
+          do {
+            data = try handle.read(upToCount: want) ?? Data()
+          } catch {
+            throw .failure("cannot read \(path): \(error.localizedDescription)", code: ExitCode.io)
+          }
+          guard data.count == want else {
+            throw .failure(
+              "\(path) became shorter while the page was written (\(done + data.count) of "
+                + "\(count) bytes read)", code: ExitCode.io)
+          }
+          try body(Array(data.base64EncodedString().utf8))
+          done += want
+        }
+      }
+    }
   }
 
   var name: String
@@ -95,15 +150,13 @@ struct HTMLReport {
     out += Array(",\"inexact\":".utf8) + inexact.bytes
     out += Array(",\"anchors\":".utf8) + anchors.bytes
     out.append(UInt8(ascii: "}"))
-    return Parts(
-      data: Self.escapeForScript(out), log: Array(bytes.base64EncodedString().utf8),
-      logBytes: bytes.count)
+    return Parts(data: Self.escapeForScript(out), log: bytes)
   }
 
   /// The log's bytes through the frames of event `through` (and the frames after it that
   /// hold no event: a restart, the checkpoint of a recovery point); a 1.0 log cut to 2.0.
-  func logBytes() throws(Failure) -> Data {
-    if timeline.formatMajor < 2 { return try cutBytes() }
+  func logBytes() throws(Failure) -> LogBytes {
+    if timeline.formatMajor < 2 { return .data(try cutBytes()) }
     var end = timeline.reader.validEnd
     if through < timeline.eventCount {
       do {
@@ -117,14 +170,7 @@ struct HTMLReport {
         throw .replay(.log(error))
       }
     }
-    do {
-      let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: timeline.path))
-      defer { try? handle.close() }
-      return try handle.read(upToCount: Int(end)) ?? Data()
-    } catch {
-      throw .replay(
-        .log(LogError(.io, path: timeline.path, message: "cannot read the log: \(error)")))
-    }
+    return .file(path: timeline.path, count: Int(end))
   }
 
   /// A 1.0 log's events `1...through` written as a 2.0 log (in a private temporary file,
