@@ -226,14 +226,18 @@ public enum Differ {
     var d = StateDiff()
     compareSections(a, b, into: &d)
 
-    // Every item of each state with its place; children lists per parent for move detection.
+    // Every item of each state with its place, in pre-order; each id's position there.
     struct Info {
+      var section: String
       var row: OutlineRow
       var place: ItemPlace
     }
-    func index(_ s: ListState) -> (rows: [IdentifierKey: Info], order: [(String, OutlineRow)]) {
-      var rows: [IdentifierKey: Info] = [:]
-      var order: [(String, OutlineRow)] = []
+    func index(_ s: ListState) -> (rows: [IdentifierKey: Int], order: [Info]) {
+      // Sized once, the table holding positions rather than rows: growing by doubling held
+      // the old and the new tables at once, and rows inline made each bucket ~150 bytes.
+      var rows: [IdentifierKey: Int] = Dictionary(minimumCapacity: s.numberOfAllItems)
+      var order: [Info] = []
+      order.reserveCapacity(s.numberOfAllItems)
       for ref in s.sections {
         let section = s.id(of: ref)
         var lastAtLevel: [String?] = []
@@ -242,32 +246,30 @@ public enum Differ {
           while lastAtLevel.count < row.level + 1 { lastAtLevel.append(nil) }
           let place = ItemPlace(section: section, parent: row.parent, after: lastAtLevel[row.level])
           lastAtLevel[row.level] = row.id
-          rows[IdentifierKey(row.id)] = Info(row: row, place: place)
-          order.append((section, row))
+          rows[IdentifierKey(row.id)] = order.count
+          order.append(Info(section: section, row: row, place: place))
         }
       }
       return (rows, order)
     }
     let (aRows, aOrder) = index(a)
     let (bRows, bOrder) = index(b)
+    func inA(_ id: String) -> Info? { aRows[IdentifierKey(id)].map { aOrder[$0] } }
+    func inB(_ id: String) -> Info? { bRows[IdentifierKey(id)].map { bOrder[$0] } }
 
-    for (_, row) in aOrder where bRows[IdentifierKey(row.id)] == nil {
-      if let info = aRows[IdentifierKey(row.id)] { d.deleted.append((row.id, info.place)) }
+    for info in aOrder where bRows[IdentifierKey(info.row.id)] == nil {
+      d.deleted.append((info.row.id, info.place))
     }
     // Siblings that kept their parent: the fewest of them that must move (not in the LIS).
     var siblingsA: [IdentifierKey: [String]] = [:]
     var siblingsB: [IdentifierKey: [String]] = [:]
-    for (_, row) in aOrder {
-      guard let info = aRows[IdentifierKey(row.id)], let other = bRows[IdentifierKey(row.id)],
-        key(info.place) == key(other.place)
-      else { continue }
-      siblingsA[key(info.place), default: []].append(row.id)
+    for info in aOrder {
+      guard let other = inB(info.row.id), key(info.place) == key(other.place) else { continue }
+      siblingsA[key(info.place), default: []].append(info.row.id)
     }
-    for (_, row) in bOrder {
-      guard let info = bRows[IdentifierKey(row.id)], let other = aRows[IdentifierKey(row.id)],
-        key(info.place) == key(other.place)
-      else { continue }
-      siblingsB[key(info.place), default: []].append(row.id)
+    for info in bOrder {
+      guard let other = inA(info.row.id), key(info.place) == key(other.place) else { continue }
+      siblingsB[key(info.place), default: []].append(info.row.id)
     }
     var movedIDs = Set<IdentifierKey>()
     for (k, list) in siblingsB {
@@ -275,10 +277,11 @@ public enum Differ {
         Reordering.moved(from: siblingsA[k] ?? [], to: list).map(IdentifierKey.init))
     }
 
-    for (section, row) in bOrder {
+    d.rows.reserveCapacity(bOrder.count)
+    for info in bOrder {
+      let row = info.row
       var changes: [ItemChange] = []
-      guard let info = bRows[IdentifierKey(row.id)] else { continue }
-      if let old = aRows[IdentifierKey(row.id)] {
+      if let old = inA(row.id) {
         let moved = key(old.place) != key(info.place) || movedIDs.contains(IdentifierKey(row.id))
         changes = d.recordKept(
           row.id, moved: moved,
@@ -289,7 +292,7 @@ public enum Differ {
         d.inserted.append((row.id, info.place))
         changes.append(.inserted(at: info.place))
       }
-      d.rows.append(DiffRow(section: section, id: row.id, level: row.level, changes: changes))
+      d.rows.append(DiffRow(section: info.section, id: row.id, level: row.level, changes: changes))
     }
     compareSelection(a, b, into: &d)
     return d
