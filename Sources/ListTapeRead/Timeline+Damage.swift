@@ -113,7 +113,8 @@ extension Timeline {
     _ body: (FoldOps, Int, ListFault?, inout ListState) -> Bool
   ) throws(StoreError) -> (state: ListState?, stoppedAt: Int) {
     var last = 0
-    var final: ListState?
+    // The state at 0 is the empty list, exact in every log (an empty one has no stretch).
+    var final: ListState? = n == 0 ? ListState() : nil
     for (start, events) in exactStretches where start <= n {
       var state = ListState()
       var decoder = startDecoder()

@@ -46,6 +46,22 @@ import Testing
     #expect(strict.out.contains("replayed 2 events of 5: 1 fault (stopped at the first, --strict)"))
   }
 
+  /// A log with no events replays to the empty list, which is the recorded state at 0 (it
+  /// said "the state at event 0 is not the recorded one" and `"exact": false`).
+  @Test func anEmptyLogReplaysToTheEmptyList() throws {
+    let dir = try TempDir()
+    let path = dir.path("empty.ltape")
+    #expect(try CLI.run(["record", path], input: Data()).code == 0)
+    let r = try CLI.run(["replay", path])
+    #expect(r.code == 0)
+    #expect(r.out.hasPrefix("replayed 0 events: no faults; 0 sections, 0 items (0 visible, "))
+    let json = try CLI.run(["replay", path, "--json"])
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+    #expect(object["exact"] as? Bool == true)
+    #expect(object["events"] as? Int == 0)
+  }
+
   @Test func jsonSummary() throws {
     let dir = try TempDir()
     let path = try CLI.record(CLI.sample("contacts"), in: dir)
