@@ -21,6 +21,13 @@ import Testing
     #expect(more.code == 0)
     #expect(try CLI.run(["show", out]).out.hasPrefix("event 11 of 11  mark"))
     #expect(try CLI.run(["diverge", path, out]).out.contains("diverge at event 11"))
+    // A cut at 0: a log of no events, said as such.
+    let none = try CLI.run(["cut", path, "--to", "0", "-o", dir.path("none.ltape")])
+    #expect(none.code == 0)
+    #expect(
+      none.err
+        == "listtape: wrote 0 events (none of 41) from \(path) to \(dir.path("none.ltape"))\n")
+    #expect(try CLI.run(["show", dir.path("none.ltape")]).out.hasPrefix("event 0 of 0"))
   }
 
   @Test func refusesAnExistingOutput() throws {

@@ -43,8 +43,9 @@ enum CutCommand: Command {
       try replaying { () throws(StoreError) in try timeline.cut(through: n, to: file) }
     }
     try output.commit()
+    let which = n == 0 ? "none" : "1...\(n)"
     Diagnostics.line(
-      "listtape: wrote \(Render.plural(written, "event")) (1...\(n) of "
+      "listtape: wrote \(Render.plural(written, "event")) (\(which) of "
         + "\(Render.count(timeline.eventCount))) from \(path) to \(output.name)")
     return ExitCode.success
   }
