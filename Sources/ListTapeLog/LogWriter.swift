@@ -64,7 +64,8 @@ package final class LogWriter: @unchecked Sendable {
             fd = f
             created = true
           }
-        } catch  where target != path && error.kind == .io {
+        } catch {
+          guard target != path, error.kind == .io else { throw error }
           throw .io(
             "cannot create", path: "\(target), where \(path) links", errno: error.errno ?? EIO)
         }

@@ -187,6 +187,9 @@ import Testing
     #expect(try event("time:2020-09-13T12:26:41Z") == 1)
     #expect(try event("time:2020-09-13T12:26:41.5Z") == 2)
     #expect(try event("time:2020-09-13T14:26:41.600+02:00") == 2)
+    // RFC 3339's space for the `T` (as `date` and SQL print times).
+    #expect(try event("time:2020-09-13 12:26:41.5Z") == 2)
+    #expect(try event("time:2020-09-13 12:26:41") == 1)
     #expect(try event("time:2000-01-01T00:00:00Z") == 0)
     // A date alone is its midnight, UTC; a date the calendar lacks is no time.
     #expect(try event("time:2020-09-14") == 3)

@@ -81,6 +81,15 @@ enum PlantedBug {
     #expect(never.code == 1)
     #expect(never.err.contains("does not satisfy the predicate"))
     #expect(!FileManager.default.fileExists(atPath: dir.path("n.ltape")))
+    // A command that skips (125) or calls the final state good is not a predicate that holds.
+    for command in ["exit 125", "exit 0"] {
+      let skipped = try CLI.run(["shrink", log, "--run", command, "-o", dir.path("s.ltape")])
+      #expect(skipped.code == 1)
+      #expect(
+        skipped.err.hasSuffix(
+          "is not bad for the command (it exits 0, good, or 125, skip, there) (\(log))\n"),
+        "\(skipped.err)")
+    }
   }
 
   @Test func runTakesGitBisectExitCodes() throws {

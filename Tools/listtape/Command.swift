@@ -117,10 +117,15 @@ enum Point: ArgumentValue, Equatable {
   }
 
   /// Milliseconds since the epoch for an ISO 8601 date-time (fractional seconds and zone
-  /// offsets accepted; UTC when no zone is given) or a date alone (its midnight, UTC).
-  static func parseTime(_ text: String) -> Int64? {
-    let dateOnly = text.range(of: #"^\d{4}-\d\d-\d\d$"#, options: .regularExpression) != nil
-    let text = dateOnly ? text + "T00:00:00Z" : text
+  /// offsets accepted; UTC when no zone is given; a space for the `T`, as RFC 3339 allows)
+  /// or a date alone (its midnight, UTC).
+  static func parseTime(_ given: String) -> Int64? {
+    var spelled = given
+    if spelled.range(of: #"^\d{4}-\d\d-\d\d \d"#, options: .regularExpression) != nil {
+      spelled = String(spelled.prefix(10)) + "T" + spelled.dropFirst(11)
+    }
+    let dateOnly = spelled.range(of: #"^\d{4}-\d\d-\d\d$"#, options: .regularExpression) != nil
+    let text = dateOnly ? spelled + "T00:00:00Z" : spelled
     guard isCalendarDate(text) else { return nil }
     let withZone =
       text.hasSuffix("Z") || text.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil

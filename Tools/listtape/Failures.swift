@@ -81,9 +81,8 @@ enum Failures {
   static func exitCode(_ error: LogError) -> Int32 {
     switch error.kind {
     case .io:
-      // ENOENT, EACCES, ENOTDIR, EISDIR and ELOOP at open time: the file cannot be opened at
-      // all; ESPIPE:
-      // a pipe, socket or device where a log should be (`Posix.openFile`).
+      // ENOENT, EACCES, ENOTDIR, EISDIR and ELOOP at open time: the file cannot be opened
+      // at all; ESPIPE: a pipe, socket or device where a log should be (`Posix.openFile`).
       let cannotOpen = [2, 13, 20, 21, 29, 40].contains(error.errno)
       return cannotOpen ? ExitCode.cannotOpen : ExitCode.io
     case .notALog, .incompleteHeader, .unsupportedVersion, .damaged, .tooLarge:

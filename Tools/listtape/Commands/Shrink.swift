@@ -84,7 +84,11 @@ enum ShrinkCommand: Command {
         timeline.gaps.isEmpty
         ? "the state after the last event \(timeline.eventCount)"
         : "the fold of the events that remain after those lost in a salvage"
-      throw .failure("\(which) does not satisfy the predicate (\(path))", code: ExitCode.notFound)
+      let verdict =
+        arguments.query == nil
+        ? "is not bad for the command (it exits 0, good, or 125, skip, there)"
+        : "does not satisfy the predicate"
+      throw .failure("\(which) \(verdict) (\(path))", code: ExitCode.notFound)
     }
     try outputFile.writeFile { (file) throws(CLIError) in
       try replaying { () throws(StoreError) in try Shrink.write(result, to: file) }
