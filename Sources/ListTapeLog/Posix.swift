@@ -36,20 +36,28 @@ package enum Posix {
       _ = close(fd)
       throw .io("cannot stat", path: path, errno: e)
     }
-    let kind = st.st_mode & S_IFMT
-    guard kind == S_IFREG else {
+    if let what = kindName(st.st_mode) {
       _ = close(fd)
-      let what =
-        kind == S_IFDIR
-        ? "a directory" : kind == S_IFIFO ? "a pipe" : kind == S_IFSOCK ? "a socket" : "a device"
       throw LogError(
         .io, path: path,
         message: "cannot open: it is \(what), and a log is a regular file (read again at offsets)",
-        errno: kind == S_IFDIR ? EISDIR : ESPIPE)
+        errno: st.st_mode & S_IFMT == S_IFDIR ? EISDIR : ESPIPE)
     }
     let flags = fcntl(fd, F_GETFL)
     if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
     return fd
+  }
+
+  /// What a file of mode `mode` is, as messages say it ("a pipe"); nil for a regular file.
+  package static func kindName(_ mode: mode_t) -> String? {
+    switch mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a pipe"
+    case S_IFSOCK: return "a socket"
+    case S_IFCHR, S_IFBLK: return "a device"
+    default: return "a special file"
+    }
   }
 
   /// An open file descriptor or the errno of the failure.

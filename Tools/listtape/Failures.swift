@@ -3,6 +3,12 @@ import ListTapeLog
 import ListTapeRead
 import ListTapeStore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The libraries' errors as the tool reports them: one line naming the file and the event
 /// number or byte offset, and the protocol's exit code (section 4).
 extension CLIError {
@@ -83,7 +89,7 @@ enum Failures {
     case .io:
       // ENOENT, EACCES, ENOTDIR, EISDIR and ELOOP at open time: the file cannot be opened
       // at all; ESPIPE: a pipe, socket or device where a log should be (`Posix.openFile`).
-      let cannotOpen = [2, 13, 20, 21, 29, 40].contains(error.errno)
+      let cannotOpen = [ENOENT, EACCES, ENOTDIR, EISDIR, ESPIPE, ELOOP].contains(error.errno)
       return cannotOpen ? ExitCode.cannotOpen : ExitCode.io
     case .notALog, .incompleteHeader, .unsupportedVersion, .damaged, .tooLarge:
       return ExitCode.damaged

@@ -194,21 +194,14 @@ extension RecordCommand {
   /// Refuses a LOG that exists and is a pipe, a device or a socket, before anything is
   /// created: a log is appended to, read back and synced in place (opening a pipe would wait
   /// for a reader, a device would take the header and fail). A missing path is created; a
-  /// directory is the log layer's error (66).
+  /// directory gets the name of a file in it (66).
   static func checkKind(of path: String) throws(CLIError) {
     var info = stat()
-    guard stat(path, &info) == 0 else { return }
-    let kind: String
-    switch info.st_mode & S_IFMT {
-    case S_IFREG: return
-    case S_IFDIR:
+    guard stat(path, &info) == 0, let kind = Posix.kindName(info.st_mode) else { return }
+    if info.st_mode & S_IFMT == S_IFDIR {
       throw .failure(
         "cannot record to \(path): it is a directory; name a file in it, like "
           + "\(path.hasSuffix("/") ? path : path + "/")session.ltape", code: ExitCode.cannotOpen)
-    case S_IFIFO: kind = "a pipe"
-    case S_IFCHR, S_IFBLK: kind = "a device"
-    case S_IFSOCK: kind = "a socket"
-    default: kind = "a special file"
     }
     throw .failure(
       "cannot record to \(path): it is \(kind), and a log must be a regular file; record to "

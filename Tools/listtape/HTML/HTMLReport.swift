@@ -61,37 +61,48 @@ struct HTMLReport {
     func forEachBase64Piece(_ body: ([UInt8]) throws(CLIError) -> Void) throws(CLIError) {
       switch self {
       case .data(let data):
-        var start = 0
-        while start < data.count {
-          let end = min(start + Self.piece, data.count)
-          try body(Array(data[start..<end].base64EncodedString().utf8))
-          start = end
+        try Self.pieces(count: data.count, body) { done, want in
+          data[data.startIndex + done..<data.startIndex + done + want]
         }
       case .file(let path, let count):
+        func failed(_ error: any Error) -> CLIError {
+          .failure("cannot read \(path): \(error.localizedDescription)", code: ExitCode.io)
+        }
         let handle: FileHandle
         do {
           handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         } catch {
-          throw .failure("cannot read \(path): \(error.localizedDescription)", code: ExitCode.io)
+          throw failed(error)
         }
         defer { try? handle.close() }
-        var done = 0
-        while done < count {
-          let want = min(Self.piece, count - done)
+        try Self.pieces(count: count, body) { (done, want) throws(CLIError) in
           let data: Data
           do {
             data = try handle.read(upToCount: want) ?? Data()
           } catch {
-            throw .failure("cannot read \(path): \(error.localizedDescription)", code: ExitCode.io)
+            throw failed(error)
           }
           guard data.count == want else {
             throw .failure(
               "\(path) became shorter while the page was written (\(done + data.count) of "
                 + "\(count) bytes read)", code: ExitCode.io)
           }
-          try body(Array(data.base64EncodedString().utf8))
-          done += want
+          return data
         }
+      }
+    }
+
+    /// `count` bytes taken `piece` at a time from `read(done, want)`, each handed to `body`
+    /// as base64.
+    private static func pieces(
+      count: Int, _ body: ([UInt8]) throws(CLIError) -> Void,
+      read: (Int, Int) throws(CLIError) -> Data
+    ) throws(CLIError) {
+      var done = 0
+      while done < count {
+        let want = min(piece, count - done)
+        try body(Array(try read(done, want).base64EncodedString().utf8))
+        done += want
       }
     }
   }
