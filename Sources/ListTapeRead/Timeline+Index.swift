@@ -368,13 +368,15 @@ private struct IndexBuild {
   mutating func frameEnded(_ end: FrameEndRecord, _ state: inout ListState) {
     guard failure == nil else { return }
     do throws(LogError) {
-      if end.restarted {
+      if end.restarted || end.segment != segment {
         try builder.addSegment(key: segment, stored: stored, ends: ends)
         stored.removeAll(keepingCapacity: true)
         ends.removeAll(keepingCapacity: true)
         written = 0
         segment = end.segment
-        whole = true
+        // A segment met without its dictionary frame (a salvage lost it) has entries no
+        // frame names: no seek point in it, even where a checkpoint restores the state.
+        whole = end.restarted
       }
       let ids = state.ids
       let count = min(end.dictionaryCount, ids.count)

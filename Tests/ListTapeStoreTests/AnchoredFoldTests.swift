@@ -96,6 +96,42 @@ import Testing
     }
   }
 
+  /// A salvage that loses a dictionary frame leaves a segment whose entries no frame names:
+  /// the index places no seek point in it, not even at the checkpoint that makes the states
+  /// exact again before the next restart (the build failed "seek point after event N has no
+  /// dictionary"), and every point it places loads the original's state.
+  @Test func theIndexSkipsASegmentWhoseDictionaryWasLost() throws {
+    let recorded = try RecoveryPointTests.Recorded()
+    defer { recorded.remove() }
+    let pristine = recorded.directory + "/pristine.ltape"
+    try FileManager.default.copyItem(atPath: recorded.path, toPath: pristine)
+    var found: (offset: UInt64, seq: Int)?
+    let count = recorded.events.count
+    try LogReader(path: pristine).forEachFrame(from: UInt64(count / 2), through: UInt64(count)) {
+      view in
+      guard view.kind == .dictionary else { return true }
+      found = (view.offset, Int(view.firstSeq))
+      return false
+    }
+    let lost = try #require(found)
+    try RecoveryPointTests.damage(recorded.path, at: Int(lost.offset), length: 3 * (8 << 10))
+    let path = recorded.directory + "/salvaged.ltape"
+    let report = try Timeline.salvage(recorded.path, to: path)
+    // (Parity may mend the frame hit first; the damage reaches the next restart's.)
+    let lostSeq = try #require(report.lostRestarts.first)
+    let salvaged = try Timeline(path: path)
+    let restored = try #require(salvaged.reader.recoveryPoint(atOrAfter: lostSeq))
+    salvaged.indexSpacing = 300
+    try salvaged.buildIndex()
+    let points = try #require(salvaged.reader.index).seekPoints.map { Int($0.seq) }
+    #expect(points.count > 20)
+    #expect(!points.contains { (Int(lostSeq)...Int(restored.seq)).contains($0) })
+    let original = try Self.states(pristine, every: 1 << 40, extra: points)
+    for p in points {
+      #expect(try salvaged.state(at: p) == original[p], "seek point \(p)")
+    }
+  }
+
   @Test func theIndexPlacesNoSeekPointInAnInexactStretch() throws {
     let s = try Salvaged()
     defer { s.recorded.remove() }
