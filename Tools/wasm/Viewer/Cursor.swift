@@ -141,6 +141,13 @@ struct Cursor {
         }
         try decoder.restart(payload, seq: firstSeq, afterGaps: log.hasGaps, into: &ops)
       case Format.typeEvents:
+        // A frame past a dictionary frame a salvage lost starts its segment without one:
+        // the segment being left is retired as at a restart.
+        if findings != nil, log.hasGaps,
+          try EventDecoder.frameSegment(payload).segment > decoder.segment
+        {
+          retired.append((decoder.segment, decoder.dictionary, decoder.aliases))
+        }
         _ = try decoder.decodeFrame(
           payload, firstSeq: firstSeq, count: Int(h.eventCount), from: 1, through: .max,
           acrossGaps: log.hasGaps, into: &ops)
