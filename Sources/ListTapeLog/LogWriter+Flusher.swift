@@ -1,7 +1,8 @@
 import Foundation
 
 /// The background flusher: one thread per writer that cuts a batch once it is `batchDelay`
-/// old and, under `.interval`, syncs at most once per interval while frames are unsynced.
+/// old, frames and writes the full batches handed to it (`cutsAhead`) and, under
+/// `.interval`, syncs at most once per interval while frames are unsynced.
 /// It sleeps until its next deadline, or until an append gives it one: an idle writer's
 /// thread never wakes. With a `ManualClock` there is no thread: advancing the clock does
 /// the same work (`flushDue`).
@@ -59,8 +60,11 @@ extension WriterCore {
   private func flusherLoop() {
     cond.lock()
     while !isClosed {
+      writeAhead()
       let now = flushDueLocked()
       guard !isClosed else { break }
+      // A batch handed ahead during the background sync: no signal is left to wake for it.
+      if aheadWaiting { continue }
       let deadline = nextDeadline()
       flusherDeadline = deadline ?? .max
       if let deadline {

@@ -111,6 +111,9 @@ package final class LogWriter: @unchecked Sendable {
   /// Times the background flusher woke up (deadlines reached, new work, close).
   package var flusherWakeups: Int { core.flusherWakeups }
 
+  /// Full batches handed to the flusher thread to frame and write (`cutsAhead`).
+  package var batchesCutAhead: Int { core.batchesCutAhead }
+
   /// The log's format major version (1 or 2): an existing log keeps its own.
   package var formatMajor: UInt16 { core.major }
 

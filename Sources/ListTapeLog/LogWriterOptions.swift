@@ -53,6 +53,10 @@ package struct LogWriterOptions: Sendable, Equatable {
   /// `ManualClock` makes a writer's background work happen only when it is advanced (tests
   /// that need the same operations every run).
   package var clock: ManualClock?
+  /// Full batches are compressed and written on the flusher thread while appends fill the
+  /// next one (one frame in flight; a failed write throws from the next call). Not under
+  /// `.always` (an append returns with its frame durable) or a `ManualClock` (no thread).
+  package var cutsAhead = false
 
   /// The defaults above.
   package init() {}

@@ -24,7 +24,7 @@ final class WriterCore: @unchecked Sendable {
   // Behind `cond`.
   /// Where the writer is in its life; every change is a named transition.
   var state = WriterState.open
-  let batch: WriterBatch
+  private(set) var batch: WriterBatch
   let output: FrameOutput
   var policy: CheckpointPolicy
   /// The number the next event appended gets.
@@ -47,6 +47,25 @@ final class WriterCore: @unchecked Sendable {
   private var fdClosed = false
   let maxEvents: Int
   let maxRaw: Int
+  /// Whether full batches are framed and written on the flusher thread (`cutsAhead`, with a
+  /// flusher thread to do it).
+  let cutsAhead: Bool
+  /// A full batch handed to the flusher thread to frame and write while appends fill
+  /// `batch`, with the segment and next event number it was cut at; one at a time.
+  private var ahead: (batch: WriterBatch, segment: UInt64, nextSeq: UInt64)?
+  /// Whether a thread is framing `ahead` outside the lock.
+  private var aheadTaken = false
+  /// What writing `ahead` did, for the checkpoint policy: counted when the next batch is
+  /// handed ahead or cut, so the policy's answers never depend on the flusher's timing.
+  private var aheadWritten: FrameOutput.Written?
+  /// Why writing `ahead` failed: thrown by the next cut, even by `close`'s.
+  private var aheadFailure: LogError?
+  /// Events of batches handed ahead whose write failed: appended, never written.
+  private var lostAhead = 0
+  /// Batches handed ahead so far.
+  private var handedAhead = 0
+  /// The emptied batch `ahead` held, for the next hand-off.
+  private var spare: WriterBatch?
 
   /// The flusher thread's bookkeeping (LogWriter+Flusher).
   let flusherDone = DispatchSemaphore(value: 0)
@@ -72,6 +91,7 @@ final class WriterCore: @unchecked Sendable {
     self.frames = prepared.header.major >= 2 ? frames : nil
     self.maxEvents = min(max(options.maxEventsPerFrame, 1), Int(UInt16.max))
     self.maxRaw = maxRaw
+    self.cutsAhead = options.cutsAhead && options.clock == nil && options.fsync != .always
     self.batch = WriterBatch(capacity: batchCapacity)
     self.output = FrameOutput(
       fd: fd, path: path, files: files, salt: prepared.header.salt, deflater: deflater,
@@ -119,13 +139,13 @@ final class WriterCore: @unchecked Sendable {
       guard n <= Format.maxRecord else {
         throw LogError(.tooLarge, path: path, message: "record of \(n) bytes exceeds the cap")
       }
-      if !batch.isEmpty && batch.bytes + n + 5 > maxRaw { try cut() }
+      if !batch.isEmpty && batch.bytes + n + 5 > maxRaw { try cutFull() }
       let opened = batch.add(r, seq: nextSeq, now: currentTime)
       state.beginWriting()
       nextSeq += 1
       policy.appended()
       if batch.count >= maxEvents || batch.bytes >= maxRaw {
-        try cut()
+        try cutFull()
         settle()
       } else if opened {
         noteWork()
@@ -222,34 +242,123 @@ final class WriterCore: @unchecked Sendable {
     dirty = true
   }
 
-  /// Compresses and writes the batch as one EVENTS frame. Lock held.
+  /// Compresses and writes the batch as one EVENTS frame, after the batch handed ahead.
+  /// Lock held.
   func cut() throws(LogError) {
+    try settleAhead()
     guard !batch.isEmpty else { return }
-    if let frames {
-      framePayload.removeAll(keepingCapacity: true)
-      flushPoints.removeAll(keepingCapacity: true)
-      if let problem = frames.payload(
-        records: batch.records, count: batch.count, segment: segment, into: &framePayload,
-        flushPoints: &flushPoints)
-      {
-        throw fail(LogError(.poisoned, path: path, message: "cannot encode frame: \(problem)"))
-      }
-      let points = flushPoints
-      let written: Result<Void, LogError> = framePayload.withUnsafeBytes { raw in
-        Result { () throws(LogError) in
-          try writeFrame(
-            type: Format.typeEvents, count: batch.count, firstSeq: batch.firstSeq, raw: raw,
-            flushPoints: points)
-        }
-      }
-      try written.get()
-      if framePayload.capacity > (8 << 20) { framePayload = [] }
-    } else {
-      try writeFrame(
-        type: Format.typeEvents, count: batch.count, firstSeq: batch.firstSeq, raw: batch.records)
+    let written: FrameOutput.Written
+    do {
+      written = try writeEvents(batch, segment: segment, nextSeq: nextSeq)
+    } catch {
+      throw fail(error)
     }
+    policy.wrote(Format.typeEvents, length: written.length, parityLength: written.parityLength)
+    try frameWritten()
     batch.clear()
   }
+
+  /// Frames `events` (2.0: its payload from `frames`) and writes it as one EVENTS frame;
+  /// the caller fails the writer on an error. Lock held, or `ahead` taken.
+  private func writeEvents(_ events: WriterBatch, segment: UInt64, nextSeq: UInt64)
+    throws(LogError) -> FrameOutput.Written
+  {
+    guard let frames else {
+      return try output.write(
+        type: Format.typeEvents, count: events.count, firstSeq: events.firstSeq,
+        raw: events.records, nextSeq: nextSeq)
+    }
+    framePayload.removeAll(keepingCapacity: true)
+    flushPoints.removeAll(keepingCapacity: true)
+    if let problem = frames.payload(
+      records: events.records, count: events.count, segment: segment, into: &framePayload,
+      flushPoints: &flushPoints)
+    {
+      throw LogError(.poisoned, path: path, message: "cannot encode frame: \(problem)")
+    }
+    let points = flushPoints
+    let written: Result<FrameOutput.Written, LogError> = framePayload.withUnsafeBytes { raw in
+      Result { () throws(LogError) in
+        try output.write(
+          type: Format.typeEvents, count: events.count, firstSeq: events.firstSeq, raw: raw,
+          flushPoints: points, nextSeq: nextSeq)
+      }
+    }
+    if framePayload.capacity > (8 << 20) { framePayload = [] }
+    return try written.get()
+  }
+
+  // MARK: Cutting ahead
+
+  /// Cuts a full batch: hands it to the flusher thread when the writer cuts ahead (appends
+  /// go on into the spare batch while it is framed), else cuts it here. Lock held.
+  private func cutFull() throws(LogError) {
+    guard cutsAhead, flusherRunning else { return try cut() }
+    try settleAhead()
+    guard !batch.isEmpty else { return }
+    ahead = (batch, segment, nextSeq)
+    handedAhead += 1
+    batch = spare ?? WriterBatch(capacity: min(maxRaw, 1 << 20) + 64)
+    spare = nil
+    cond.broadcast()
+  }
+
+  /// Waits for the batch handed ahead to be written (writing it here when no thread has
+  /// taken it), counts its frame for the policy, and throws its failure. Lock held.
+  private func settleAhead() throws(LogError) {
+    while ahead != nil {
+      if aheadTaken { cond.wait() } else { writeAhead() }
+    }
+    if let written = aheadWritten {
+      aheadWritten = nil
+      policy.wrote(Format.typeEvents, length: written.length, parityLength: written.parityLength)
+    }
+    if let failure = aheadFailure {
+      aheadFailure = nil
+      throw failure
+    }
+  }
+
+  /// Frames and writes the batch handed ahead, outside the lock, unless a thread already
+  /// does. Lock held on entry and exit.
+  func writeAhead() {
+    guard let job = ahead, !aheadTaken else { return }
+    if case .failed = state {
+      // Nothing is written after a failure (the writer's error is what the next call throws).
+      lostAhead += job.batch.count
+      job.batch.clear()
+      spare = job.batch
+      ahead = nil
+      cond.broadcast()
+      return
+    }
+    aheadTaken = true
+    cond.unlock()
+    let result = Result { () throws(LogError) in
+      try writeEvents(job.batch, segment: job.segment, nextSeq: job.nextSeq)
+    }
+    cond.lock()
+    switch result {
+    case .success(let written):
+      aheadWritten = written
+      do throws(LogError) {
+        try frameWritten()
+      } catch {
+        aheadFailure = error
+      }
+    case .failure(let error):
+      aheadFailure = fail(error)
+      lostAhead += job.batch.count
+    }
+    job.batch.clear()
+    spare = job.batch
+    ahead = nil
+    aheadTaken = false
+    cond.broadcast()
+  }
+
+  /// Whether a batch waits for the flusher thread to take it. Lock held.
+  var aheadWaiting: Bool { ahead != nil && !aheadTaken }
 
   /// Writes one frame (and the parity frame it makes due), counts it, and syncs under
   /// `.always`; fails the writer when the write does. Lock held.
@@ -301,7 +410,7 @@ final class WriterCore: @unchecked Sendable {
   }
 
   /// writing → open when nothing waits and nothing is unsynced: after every call. Lock held.
-  func settle() { state.settle(idle: batch.isEmpty && !dirty) }
+  func settle() { state.settle(idle: batch.isEmpty && ahead == nil && !dirty) }
 
   /// Fails the writer with `e` (the first failure stays) and returns it for throwing.
   func fail(_ e: LogError) -> LogError {
@@ -317,8 +426,9 @@ final class WriterCore: @unchecked Sendable {
     locked { (policy.checkpointDue, policy.recoveryPointDue(estimate: restartEstimate)) }
   }
   var currentSegment: UInt64 { locked { segment } }
-  var unwrittenEvents: Int { locked { batch.count } }
+  var unwrittenEvents: Int { locked { batch.count + (ahead?.batch.count ?? 0) + lostAhead } }
   var flusherWakeups: Int { locked { wakeups } }
+  var batchesCutAhead: Int { locked { handedAhead } }
   var currentState: WriterState { locked { state } }
 
   // MARK: Close

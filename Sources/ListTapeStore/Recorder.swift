@@ -64,6 +64,9 @@ package final class Recorder {
     o.parity = ParityOptions()
     o.recoveryPointRatio = recoveryPointRatio
     o.recoveryPointEvents = recoveryPointEvents
+    // Compressing a frame is an eighth of recording's CPU: the flusher thread does it while
+    // the recorder folds and encodes the next events.
+    o.cutsAhead = true
     return o
   }
 
@@ -360,7 +363,8 @@ extension Recorder {
 
 /// Turns a 2.0 frame's rows into its columns for the writer (`FrameAssembler`).
 ///
-/// `@unchecked Sendable`: the writer calls it only under its own lock, one frame at a time.
+/// `@unchecked Sendable`: the writer calls it for one frame at a time (under its lock, or on
+/// the flusher thread for a batch handed ahead, which every other cut waits for).
 final class FrameEncoding: FramePayloadEncoder, @unchecked Sendable {
   private var assembler = FrameAssembler()
 

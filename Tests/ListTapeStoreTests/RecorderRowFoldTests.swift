@@ -116,6 +116,41 @@ import Testing
 
   /// Writer options with small frames and close checkpoints, cut by count alone (a manual
   /// clock), so that the log's layout is the same however slow the machine.
+  /// A recorder cuts full batches ahead (the flusher thread frames and writes them while
+  /// it folds): its frames, checkpoints and restarts fall where a second recording of the
+  /// same events puts them (the policy counts a frame written ahead at the next cut, never
+  /// when the thread happens to finish it), and the log reads back to its state.
+  @Test func recordingTwiceCutsAheadToTheSameFrames() throws {
+    var layouts: [[String]] = []
+    for _ in 0..<2 {
+      let path = temporaryLogPath()
+      defer { removeLog(path) }
+      var options = Recorder.options(.never)
+      options.maxEventsPerFrame = 100
+      options.maxEventsBetweenCheckpoints = 1_500
+      options.batchDelay = 3_600  // frames cut when full, never by time
+      let recorder = try Recorder.open(path: path, options: options)
+      recorder.restartSlack = 64
+      try SampleSession.generate(
+        events: 8_000, seed: 5, maxItems: 300, opening: .outline(items: 200, shape: .uuid)
+      ) { e in _ = try recorder.record(e, stampingTime: false) }
+      #expect(recorder.writer.batchesCutAhead > 40)
+      let state = recorder.state
+      try recorder.close()
+      let reader = try LogReader(path: path)
+      var layout: [String] = []
+      try reader.forEachFrame(from: 1, through: reader.eventCount, checkpoints: true) { view in
+        layout.append("\(view.kind) \(view.firstSeq) \(view.eventCount)")
+        return true
+      }
+      layouts.append(layout)
+      #expect(try Timeline(path: path).state(at: 8_000) == state)
+    }
+    #expect(layouts[0] == layouts[1])
+    #expect(layouts[0].contains { $0.hasPrefix("checkpoint") })
+    #expect(layouts[0].contains { $0.hasPrefix("dictionary") })
+  }
+
   static func options(perFrame: Int, checkpointEvery: Int) -> LogWriterOptions {
     var options = Recorder.options(.never)
     options.maxEventsPerFrame = perFrame

@@ -130,9 +130,10 @@ enum RecordCommand: Command {
   /// Records standard input to its end (or to SIGINT/SIGTERM); returns what stopped it early.
   ///
   /// Lines are read and recorded on this thread (where the signals land, see
-  /// `Interruption`) and parsed on a second one, a batch ahead: parsing JSON is a third of
-  /// the work. Before a read that may wait for input, every line read so far is recorded,
-  /// so a person's or an app's events reach the log as they come.
+  /// `Interruption`) and parsed on a second one, two batches ahead: parsing JSON is a third
+  /// of the work. Before a read that would wait for input, every line read so far is
+  /// recorded, so a person's or an app's events reach the log as they come; input that is
+  /// there already (a file, a pipe with data) is read on without emptying the pipeline.
   private static func readStandardInput(into lines: inout LineRecorder) -> CLIError? {
     Interruption.install()
     defer { Interruption.uninstall() }
@@ -170,23 +171,37 @@ enum RecordCommand: Command {
     while true {
       while let line = reader.nextBuffered() {
         batch.append(line)
-        if batch.count == ParseBatch.size {
+        if batch.count >= ParseBatch.size {
           submit()
-          if let failure = record(keeping: 1) { return failure }
+          if let failure = record(keeping: 2) { return failure }
         }
       }
-      // The next read may wait: record everything read so far first.
-      submit()
-      if let failure = record(keeping: 0) { return failure }
+      if !Self.inputReady(0) {
+        // The next read waits: record everything read so far first.
+        submit()
+        if let failure = record(keeping: 0) { return failure }
+      }
       let line: LineReader.Line?
       do {
         line = try reader.next()
       } catch {
-        return .failure("reading standard input: \(error)", code: ExitCode.io)
+        // What was read before the failure is recorded first.
+        submit()
+        return record(keeping: 0)
+          ?? .failure("reading standard input: \(error)", code: ExitCode.io)
       }
-      guard let line else { return nil }
+      guard let line else {
+        submit()
+        return record(keeping: 0)
+      }
       batch.append(line)
     }
+  }
+
+  /// Whether a read of `fd` returns at once: data, the end of input or an error waits.
+  private static func inputReady(_ fd: Int32) -> Bool {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&p, 1, 0) > 0
   }
 }
 
