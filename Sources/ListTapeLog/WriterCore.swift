@@ -47,6 +47,8 @@ final class WriterCore: @unchecked Sendable {
   private var fdClosed = false
   let maxEvents: Int
   let maxRaw: Int
+  /// The room a new batch starts with.
+  private let batchCapacity: Int
   /// Whether full batches are framed and written on the flusher thread (`cutsAhead`, with a
   /// flusher thread to do it).
   let cutsAhead: Bool
@@ -91,6 +93,7 @@ final class WriterCore: @unchecked Sendable {
     self.frames = prepared.header.major >= 2 ? frames : nil
     self.maxEvents = min(max(options.maxEventsPerFrame, 1), Int(UInt16.max))
     self.maxRaw = maxRaw
+    self.batchCapacity = batchCapacity
     self.cutsAhead = options.cutsAhead && options.clock == nil && options.fsync != .always
     self.batch = WriterBatch(capacity: batchCapacity)
     self.output = FrameOutput(
@@ -298,7 +301,7 @@ final class WriterCore: @unchecked Sendable {
     guard !batch.isEmpty else { return }
     ahead = (batch, segment, nextSeq)
     handedAhead += 1
-    batch = spare ?? WriterBatch(capacity: min(maxRaw, 1 << 20) + 64)
+    batch = spare ?? WriterBatch(capacity: batchCapacity)
     spare = nil
     cond.broadcast()
   }

@@ -64,8 +64,8 @@ package final class Recorder {
     o.parity = ParityOptions()
     o.recoveryPointRatio = recoveryPointRatio
     o.recoveryPointEvents = recoveryPointEvents
-    // Compressing a frame is an eighth of recording's CPU: the flusher thread does it while
-    // the recorder folds and encodes the next events.
+    // Frames are laid out and compressed on the flusher thread while the recorder folds
+    // and encodes the next events (what that gives: docs/performance.md).
     o.cutsAhead = true
     return o
   }
