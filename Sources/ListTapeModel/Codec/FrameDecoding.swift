@@ -305,6 +305,13 @@ extension EventDecoder {
     acrossGaps: Bool = false
   ) throws(CodecError) -> FrameOutcome {
     let head = try FrameHeaderFields(payload, prefix: prefix)
+    if acrossGaps && head.segment > segment {
+      // The restart that began this frame's segment was lost (as `decodeFrame` reads it).
+      dictionary.removeAll(lineage: Self.lineage(log: logID, segment: head.segment))
+      aliases.removeAll()
+      segment = head.segment
+      defined = 0
+    }
     if acrossGaps { _ = makeHoles(before: head) }
     guard head.segment == segment, head.dictBase <= dictionary.count else { return .gap }
     var source = FrameSource(head.columns)
