@@ -317,6 +317,29 @@ func decodeFrame(_ payload: [UInt8], _ decoder: inout EventDecoder, firstSeq: In
     #expect(throws: CodecError.self) { try v1.encode(Event(.select(["fresh", tooLong]))) }
     let next = Event(.select(["fresh"]))
     #expect(try d1.decode(try v1.encode(next), seq: 1) == next)
+    // The row encoder forgets the entries a refused event defined before its refusal (ids
+    // and a site, short and long), and keeps those defined before it.
+    var v2 = EventRowEncoder()
+    var d2 = EventDecoder()
+    let first = Event(.select(["kept", "a-kept-identifier-of-some-length"]))
+    #expect(
+      try decodeFrame(try framePayload([first], &v2), &d2, firstSeq: 1, count: 1) == [first])
+    var row: [UInt8] = []
+    let before = v2.table.count
+    var refusedEvent = Event(
+      .select(["fresh", "kept", "a-fresh-identifier-of-some-length", "fresh", tooLong]))
+    refusedEvent.site = "Refused.swift:1"
+    #expect(throws: CodecError.self) { try v2.encode(refusedEvent, into: &row) }
+    #expect(v2.table.count == before)
+    for id in ["fresh", "a-fresh-identifier-of-some-length", "Refused.swift:1"] {
+      #expect(v2.table.number(of: id) == nil, "\(id)")
+    }
+    #expect(v2.table.number(of: "kept") == 0)
+    #expect(v2.table.number(of: "a-kept-identifier-of-some-length") == 1)
+    var again = Event(.select(["a-fresh-identifier-of-some-length", "kept", "fresh"]))
+    again.site = "Refused.swift:1"
+    #expect(
+      try decodeFrame(try framePayload([again], &v2), &d2, firstSeq: 2, count: 1) == [again])
   }
 
   /// Decoding a legal 256-level subtree or 256 nested batches needs no deep call stack:

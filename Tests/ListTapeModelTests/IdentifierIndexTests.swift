@@ -3,8 +3,8 @@ import Testing
 
 @testable import ListTapeModel
 
-/// The writer's id table (`IdentifierIndex`, insert-only) against a plain dictionary: growth,
-/// updates, and keys that differ only in how a character is spelled; and the state's own
+/// The writer's id table (`IdentifierIndex`) against a plain dictionary: growth, updates,
+/// removals (backward shifts through runs of colliding slots), and keys that differ only in how a character is spelled; and the state's own
 /// ids (`IdSpace`), kept as bytes and bounded under churn.
 @Suite struct IdentifierIndexTests {
   @Test(arguments: [7, 8, 9] as [UInt64])
@@ -26,6 +26,9 @@ import Testing
         let h = Handle(rng.below(1 << 20))
         index[key] = h
         reference[IdentifierKey(key)] = h
+      case 5:
+        index.remove(key)
+        reference[IdentifierKey(key)] = nil
       default:
         #expect(index[key] == reference[IdentifierKey(key)], "step \(step): \(key)")
       }

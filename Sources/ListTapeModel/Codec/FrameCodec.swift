@@ -129,7 +129,7 @@ package struct EventRowEncoder: Sendable {
   /// Appends the row of `event` to `bytes`; refuses what a decoder would refuse
   /// (`CodecLimits`), leaving `bytes` and the dictionary unchanged.
   package mutating func encode(_ event: Event, into bytes: inout [UInt8]) throws(CodecError) {
-    try EventWalk.check(event)
+    let (mark, start) = (table.mark, bytes.count)
     var sink = RowSink(table: IdTable(), out: ByteSink())
     swap(&sink.table, &table)
     swap(&sink.out.bytes, &bytes)
@@ -138,8 +138,30 @@ package struct EventRowEncoder: Sendable {
       swap(&sink.out.bytes, &bytes)
     }
     sink.out.count(sink.table.count)
-    try EventWalk.encode(event, &sink)
+    do {
+      try EventWalk.encode(event, &sink)
+    } catch {
+      // Refused part way (rare): the ids written so far are walked again, as far as the
+      // refusal, and the entries they defined forgotten.
+      var written = IdList()
+      try? EventWalk.encode(event, &written)
+      sink.table.rollBack(to: mark, added: written.ids)
+      sink.out.bytes.removeSubrange(start...)
+      throw error
+    }
   }
+}
+
+/// The identifiers and sites of an event, in the order the row sink meets them.
+private struct IdList: EventSink {
+  var ids: [String] = []
+  mutating func tag(_ code: UInt8, timed: Bool) {}
+  mutating func time(_ t: Int64, nested: Bool) {}
+  mutating func count(_ n: Int) {}
+  mutating func flag(_ b: UInt8) {}
+  mutating func id(_ s: String) { ids.append(s) }
+  mutating func string(_ s: String) {}
+  mutating func site(_ s: String) { ids.append(s) }
 }
 
 /// The row layout as an `EventSink`: a varint (entries defined before the row), then tokens.

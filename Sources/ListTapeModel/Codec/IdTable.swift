@@ -69,6 +69,25 @@ package struct IdTable: Sendable {
     return count - 1
   }
 
+  /// Where the table stands, to go back to (`rollBack`).
+  package struct Mark: Sendable {
+    let count: Int
+    let arena: Int
+  }
+
+  /// The table as it is now.
+  package var mark: Mark { Mark(count: count, arena: numbers.arena.count) }
+
+  /// Forgets the entries defined since `mark`, all among `added` (ids defined before the
+  /// mark, and repeats, are passed over): an encoder undoes a refused event so.
+  package mutating func rollBack(to mark: Mark, added: some Sequence<String>) {
+    for id in added {
+      if let e = numbers[id], Int(e) >= mark.count { numbers.remove(id) }
+    }
+    numbers.truncateArena(to: mark.arena)
+    count = mark.count
+  }
+
   /// Forgets every entry (a restart).
   package mutating func removeAll() {
     numbers = IdentifierIndex()

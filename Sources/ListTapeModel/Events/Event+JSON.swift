@@ -13,6 +13,15 @@ package struct MalformedEvent: Error, Equatable, Sendable, CustomStringConvertib
 extension Event {
   /// Decodes one JSON Lines line; blank lines are the caller's business.
   package init(jsonLine bytes: UnsafeRawBufferPointer) throws(MalformedEvent) {
+    if let event = FastEventLine.decode(bytes) {
+      self = event
+      return
+    }
+    try self.init(treeLine: bytes)
+  }
+
+  /// `init(jsonLine:)` through the JSON tree, for every line (the fast path's reference).
+  package init(treeLine bytes: UnsafeRawBufferPointer) throws(MalformedEvent) {
     let value: JSONValue
     do {
       value = try JSONParser.parse(bytes)

@@ -102,8 +102,9 @@ struct ProbeKey {
 /// dictionary (`IdTable`), which looks up every id it writes: one probe usually touches one
 /// slot holding the id inline (up to 15 bytes) or its place in the arena, a 32-bit hash tag
 /// and the number. Ids longer than 15 bytes live back to back in one byte arena, so
-/// inserting and looking up allocates nothing per id. Entries are never removed (a writer
-/// starts a new table at a dictionary restart).
+/// inserting and looking up allocates nothing per id. Entries are removed only to undo the
+/// inserts of an event the writer refused (`IdTable.rollBack`); a writer starts a new table
+/// at a dictionary restart.
 ///
 /// Keys compare by their UTF-8 bytes (Unicode scalars, as `IdentifierKey`). Open addressing
 /// with linear probing, at most 3/4 full. The hash is keyed by a random per-process seed, so
@@ -251,6 +252,37 @@ struct IdentifierIndex {
       initialized = size
     }
     for slot in old where slot.handle >= 0 { place(slot) }
+  }
+
+  // MARK: Removal
+
+  /// Removes `id`'s entry, if there: the entries after it in its probe run move back
+  /// (backward-shift deletion), so every other lookup still finds its entry with no marker
+  /// left behind. The arena keeps its bytes (`truncateArena` drops a tail nothing uses).
+  mutating func remove(_ id: String) {
+    guard count > 0, let found = withKey(id, { find($0) }) else { return }
+    slots.withUnsafeMutableBufferPointer { table in
+      let mask = table.count &- 1
+      var hole = found
+      var j = found
+      while true {
+        j = (j &+ 1) & mask
+        guard table[j].handle >= 0 else { break }
+        // The entry at j may fill the hole when its home slot is not in (hole, j].
+        let home = Int(truncatingIfNeeded: table[j].hash) & mask
+        if (j &- home) & mask >= (j &- hole) & mask {
+          table[hole] = table[j]
+          hole = j
+        }
+      }
+      table[hole].handle = -1
+    }
+    count &-= 1
+  }
+
+  /// Drops the arena's bytes from `n` on (only those of removed entries).
+  mutating func truncateArena(to n: Int) {
+    if n < arena.count { arena.removeSubrange(n...) }
   }
 
   // MARK: Stored bytes

@@ -157,13 +157,21 @@ enum RecordCommand: Command {
       while pending.count > keep {
         let job = pending.removeFirst()
         job.done.wait()
-        // Moved out of the batch, not copied: each event's arrays are not retained again.
-        for (number, decoded) in job.takeDecoded() {
-          do {
-            try lines.take(decoded, at: "line \(number)")
-          } catch {
-            return CLIError(error)
-          }
+        let failure = record(job)
+        // The batch's lines and events are freed on the parsing thread, which waits for the
+        // recording thread more than it is waited for.
+        parser.async { withExtendedLifetime(job) {} }
+        if let failure { return failure }
+      }
+      return nil
+    }
+    func record(_ job: ParseBatch) -> CLIError? {
+      let (numbers, decoded) = (job.numbers, job.decoded)
+      for i in decoded.indices {
+        do {
+          try lines.take(decoded[i], at: "line \(numbers[i])")
+        } catch {
+          return CLIError(error)
         }
       }
       return nil
@@ -233,22 +241,21 @@ private final class ParseBatch: @unchecked Sendable {
   static let size = 1_024
 
   let lines: [LineReader.Line]
-  var decoded: [(number: Int, decoded: LineRecorder.Decoded)] = []
+  /// Each line's number and what it holds, in order; complete at `done`.
+  private(set) var numbers: [Int] = []
+  private(set) var decoded: [LineRecorder.Decoded] = []
   let done = DispatchSemaphore(value: 0)
 
   init(_ lines: [LineReader.Line]) { self.lines = lines }
 
   func parse() {
+    numbers.reserveCapacity(lines.count)
     decoded.reserveCapacity(lines.count)
-    for line in lines { decoded.append((line.number, LineRecorder.decode(line))) }
+    for line in lines {
+      numbers.append(line.number)
+      decoded.append(LineRecorder.decode(line))
+    }
     done.signal()
-  }
-
-  /// The decoded lines, moved out (after `done`).
-  func takeDecoded() -> [(number: Int, decoded: LineRecorder.Decoded)] {
-    var taken: [(number: Int, decoded: LineRecorder.Decoded)] = []
-    swap(&taken, &decoded)
-    return taken
   }
 }
 
