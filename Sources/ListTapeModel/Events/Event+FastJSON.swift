@@ -12,13 +12,33 @@ struct FastEventLine {
   private enum Key: Int {
     case op, t, site, sections, section, items, item, parent, before, after, title, fields
     case label, multipleSelection
+
+    init?(_ name: String) {
+      switch name {
+      case "op": self = .op
+      case "t": self = .t
+      case "site": self = .site
+      case "sections": self = .sections
+      case "section": self = .section
+      case "items": self = .items
+      case "item": self = .item
+      case "parent": self = .parent
+      case "before": self = .before
+      case "after": self = .after
+      case "title": self = .title
+      case "fields": self = .fields
+      case "label": self = .label
+      case "multipleSelection": self = .multipleSelection
+      default: return nil
+      }
+    }
   }
 
-  private var opRange = 0..<0
   private var seen = 0
   private var time: Int64?
   /// The string fields read, by `Key`.
   private var strings = [String?](repeating: nil, count: 14)
+  /// The one list read (`items` or `sections`).
   private var list: [String]?
   private var map: [String: String]?
   private var flag: Bool?
@@ -28,8 +48,10 @@ struct FastEventLine {
   /// The event `bytes` hold when they have the fast shape, else nil.
   static func decode(_ bytes: UnsafeRawBufferPointer) -> Event? {
     var line = FastEventLine(bytes)
-    guard line.object() else { return nil }
-    return line.event()
+    guard line.object(), line.has(.op), let op = line.strings[Key.op.rawValue] else { return nil }
+    if line.has(.site), line.strings[Key.site.rawValue]?.isEmpty != false { return nil }
+    guard let operation = try? Event.operation(op, line) else { return nil }
+    return Event(operation, time: line.time, site: line.strings[Key.site.rawValue])
   }
 
   // MARK: Scanning
@@ -126,40 +148,11 @@ struct FastEventLine {
     return take(UInt8(ascii: "}")) ? out : nil
   }
 
-  private func key(_ r: Range<Int>) -> Key? {
-    let name = UnsafeRawBufferPointer(rebasing: p[r])
-    func equals(_ s: StaticString) -> Bool { Self.same(name, s) }
-    switch name.count {
-    case 1: return equals("t") ? .t : nil
-    case 2: return equals("op") ? .op : nil
-    case 4: return equals("site") ? .site : equals("item") ? .item : nil
-    case 5:
-      return equals("items")
-        ? .items
-        : equals("after")
-          ? .after
-          : equals("title")
-            ? .title
-            : equals("label") ? .label : nil
-    case 6:
-      return equals("parent")
-        ? .parent
-        : equals("before")
-          ? .before
-          : equals("fields")
-            ? .fields : nil
-    case 7: return equals("section") ? .section : nil
-    case 8: return equals("sections") ? .sections : nil
-    case 17: return equals("multipleSelection") ? .multipleSelection : nil
-    default: return nil
-    }
-  }
-
   /// Reads the line's one object, each field into its place; false to decline.
   private mutating func object() -> Bool {
     guard take(UInt8(ascii: "{")) else { return false }
     repeat {
-      guard let r = rawString(), let k = key(r), seen & (1 << k.rawValue) == 0,
+      guard let name = string(), let k = Key(name), seen & (1 << k.rawValue) == 0,
         take(UInt8(ascii: ":"))
       else { return false }
       seen |= 1 << k.rawValue
@@ -167,10 +160,8 @@ struct FastEventLine {
       case .t:
         guard let v = integer(), v != Int64.min else { return false }
         time = v
-      case .op:
-        guard let r = rawString() else { return false }
-        opRange = r
       case .items, .sections:
+        // Both in one line: declined (the tree reads whichever the op takes).
         guard list == nil, let l = stringArray() else { return false }
         list = l
       case .fields:
@@ -194,112 +185,62 @@ struct FastEventLine {
     return i == p.count
   }
 
-  /// Whether `bytes` spell `s`.
-  private static func same(_ bytes: UnsafeRawBufferPointer, _ s: StaticString) -> Bool {
-    guard bytes.count == s.utf8CodeUnitCount else { return false }
-    for k in 0..<bytes.count where bytes[k] != s.utf8Start[k] { return false }
-    return true
+  private func has(_ k: Key) -> Bool { seen & (1 << k.rawValue) != 0 }
+}
+
+/// A fast line's fields as `Event.operation` asks for them; anything missing, empty where an
+/// identifier is needed, or not read declines the line (the error's text is never shown).
+extension FastEventLine: EventFields {
+  private static let declined = MalformedEvent("")
+
+  private func key(_ name: String) throws(MalformedEvent) -> Key {
+    guard let k = Key(name) else { throw Self.declined }
+    return k
   }
 
-  // MARK: The event
+  func has(_ key: String) -> Bool { Key(key).map { has($0) } ?? false }
 
-  private func has(_ k: Key) -> Bool { seen & (1 << k.rawValue) != 0 }
-
-  /// A present identifier field (non-empty), or nil.
-  private func id(_ k: Key) -> String? {
-    guard let s = strings[k.rawValue], !s.isEmpty else { return nil }
+  func id(_ key: String) throws(MalformedEvent) -> String {
+    guard let s = strings[try self.key(key).rawValue], !s.isEmpty else { throw Self.declined }
     return s
   }
 
-  /// Identifiers of `k` (the list read), all non-empty, or nil.
-  private func ids(_ k: Key) -> [String]? {
-    guard has(k), let l = list, !l.contains(where: { $0.isEmpty }) else { return nil }
-    return l
+  func optionalID(_ key: String) throws(MalformedEvent) -> String? {
+    has(key) ? try id(key) : nil
   }
 
-  private func nodes() -> [OutlineNode]? { ids(.items).map { $0.map { OutlineNode($0) } } }
+  func string(_ key: String) throws(MalformedEvent) -> String {
+    guard let s = strings[try self.key(key).rawValue] else { throw Self.declined }
+    return s
+  }
 
-  /// One of `before` and `after`, or nil.
-  private func anchor() -> Anchor? {
+  func optionalString(_ key: String) throws(MalformedEvent) -> String? {
+    strings[try self.key(key).rawValue]
+  }
+
+  func bool(_ key: String) throws(MalformedEvent) -> Bool {
+    guard has(key), let flag else { throw Self.declined }
+    return flag
+  }
+
+  func ids(_ key: String) throws(MalformedEvent) -> [String] {
+    guard has(key), let list, !list.contains(where: { $0.isEmpty }) else { throw Self.declined }
+    return list
+  }
+
+  func optionalFields(_ key: String) throws(MalformedEvent) -> [String: String]? {
+    has(key) ? map : nil
+  }
+
+  func anchor() throws(MalformedEvent) -> Anchor {
     switch (has(.before), has(.after)) {
-    case (true, false): return id(.before).map { .before($0) }
-    case (false, true): return id(.after).map { .after($0) }
-    default: return nil
+    case (true, false): return .before(try id("before"))
+    case (false, true): return .after(try id("after"))
+    default: throw Self.declined
     }
   }
 
-  /// An optional identifier: absent is `.some(nil)`, present and empty nil (declined).
-  private func optionalID(_ k: Key) -> String?? {
-    guard has(k) else { return .some(nil) }
-    return id(k).map { .some($0) }
-  }
-
-  private func event() -> Event? {
-    guard has(.op) else { return nil }
-    if has(.site), strings[Key.site.rawValue]?.isEmpty != false { return nil }
-    if has(.sections) && has(.items) { return nil }
-    let op = UnsafeRawBufferPointer(rebasing: p[opRange])
-    func named(_ s: StaticString) -> Bool { Self.same(op, s) }
-    let operation: ListOperation?
-    if named("expand") {
-      operation = ids(.items).map { .expand($0) }
-    } else if named("collapse") {
-      operation = ids(.items).map { .collapse($0) }
-    } else if named("select") {
-      operation = ids(.items).map { .select($0) }
-    } else if named("update") {
-      guard let item = id(.item) else { return nil }
-      operation = .update(item: item, title: strings[Key.title.rawValue], fields: map)
-    } else if named("deleteItems") {
-      operation = ids(.items).map { .deleteItems($0) }
-    } else if named("appendItems") {
-      guard let items = nodes(), let section = optionalID(.section),
-        let parent = optionalID(.parent)
-      else { return nil }
-      operation = .appendItems(items, section: section, parent: parent)
-    } else if named("deselect") {
-      if has(.items) {
-        operation = ids(.items).map { .deselect($0) }
-      } else {
-        operation = .deselect(nil)
-      }
-    } else if named("moveItem") {
-      guard let item = id(.item), let a = anchor() else { return nil }
-      operation = .moveItem(item, a)
-    } else if named("insertItems") {
-      guard let items = nodes(), let a = anchor() else { return nil }
-      operation = .insertItems(items, a)
-    } else if named("reloadItems") {
-      operation = ids(.items).map { .reloadItems($0) }
-    } else if named("reconfigureItems") {
-      operation = ids(.items).map { .reconfigureItems($0) }
-    } else if named("mark") {
-      operation = strings[Key.label.rawValue].map { .mark($0) }
-    } else if named("replaceChildren") {
-      guard let parent = id(.parent), let items = nodes() else { return nil }
-      operation = .replaceChildren(parent: parent, items: items)
-    } else if named("applySectionSnapshot") {
-      guard let section = id(.section), let items = nodes() else { return nil }
-      operation = .applySectionSnapshot(section: section, items: items)
-    } else if named("appendSections") {
-      operation = ids(.sections).map { .appendSections($0) }
-    } else if named("deleteSections") {
-      operation = ids(.sections).map { .deleteSections($0) }
-    } else if named("reloadSections") {
-      operation = ids(.sections).map { .reloadSections($0) }
-    } else if named("insertSections") {
-      guard let sections = ids(.sections), let a = anchor() else { return nil }
-      operation = .insertSections(sections, a)
-    } else if named("moveSection") {
-      guard let section = id(.section), let a = anchor() else { return nil }
-      operation = .moveSection(section, a)
-    } else if named("deleteAllItems") {
-      operation = .deleteAllItems
-    } else if named("configure") {
-      operation = flag.map { .configure(multipleSelection: $0) }
-    } else {
-      operation = nil
-    }
-    return operation.map { Event($0, time: time, site: strings[Key.site.rawValue]) }
+  func nodes(_ key: String) throws(MalformedEvent) -> [OutlineNode] {
+    try ids(key).map { OutlineNode($0) }
   }
 }

@@ -134,7 +134,11 @@ extension Event {
     return (op, f, ms, site)
   }
 
-  private static func operation(_ op: String, _ f: Fields) throws(MalformedEvent) -> ListOperation {
+  /// The operation `op` names, from its fields as `f` reads them (the JSON tree's `Fields`,
+  /// or a line read in one pass, `FastEventLine`): the one table of which fields each op takes.
+  static func operation<F: EventFields>(_ op: String, _ f: F) throws(MalformedEvent)
+    -> ListOperation
+  {
     switch op {
     case "appendSections": return .appendSections(try f.ids("sections"))
     case "insertSections": return .insertSections(try f.ids("sections"), try f.anchor())
@@ -162,7 +166,7 @@ extension Event {
     case "expand": return .expand(try f.ids("items"))
     case "collapse": return .collapse(try f.ids("items"))
     case "select": return .select(try f.ids("items"))
-    case "deselect": return .deselect(f.present("items") == nil ? nil : try f.ids("items"))
+    case "deselect": return .deselect(f.has("items") ? try f.ids("items") : nil)
     case "configure": return .configure(multipleSelection: try f.bool("multipleSelection"))
     case "mark": return .mark(try f.string("label"))
     default:
@@ -171,15 +175,35 @@ extension Event {
   }
 }
 
+/// An event object's fields as `Event.operation` asks for them, by their JSON keys: each
+/// accessor throws when the field is missing or of the wrong kind.
+protocol EventFields {
+  /// Whether the field is there (not `null`).
+  func has(_ key: String) -> Bool
+  /// A non-empty identifier.
+  func id(_ key: String) throws(MalformedEvent) -> String
+  func optionalID(_ key: String) throws(MalformedEvent) -> String?
+  func string(_ key: String) throws(MalformedEvent) -> String
+  func optionalString(_ key: String) throws(MalformedEvent) -> String?
+  func bool(_ key: String) throws(MalformedEvent) -> Bool
+  func ids(_ key: String) throws(MalformedEvent) -> [String]
+  func optionalFields(_ key: String) throws(MalformedEvent) -> [String: String]?
+  /// One of `before` and `after`.
+  func anchor() throws(MalformedEvent) -> Anchor
+  func nodes(_ key: String) throws(MalformedEvent) -> [OutlineNode]
+}
+
 /// Typed access to an event object's fields with the protocol's rules: `null` is absent,
 /// identifiers are non-empty strings, wrong types are malformed.
-private struct Fields {
+private struct Fields: EventFields {
   let object: JSONObject
 
   func present(_ key: String) -> JSONValue? {
     guard let v = object[key], !v.isNull else { return nil }
     return v
   }
+
+  func has(_ key: String) -> Bool { present(key) != nil }
 
   func require(_ key: String) throws(MalformedEvent) -> JSONValue {
     guard let v = present(key) else { throw MalformedEvent("missing field \"\(key)\"") }
