@@ -364,11 +364,11 @@ enum FuzzSeeds {
   }
 }
 
-/// `listtape-bench __seek-parts LOG`: where a seek's time goes on a 2.0 log with an index
-/// (built first if missing): reading the dictionary, inflating the state, loading it, and
-/// folding to the target; medians of 21 random events.
+/// `listtape-bench __seek-parts LOG [SAMPLES]`: where a seek's time goes on a 2.0 log with an
+/// index (built first if missing): reading the dictionary, inflating the state, loading it,
+/// and folding to the target; medians over SAMPLES random events (21 unless given).
 enum SeekParts {
-  /// Medians over 21 random events: reading the dictionary at the seek point, inflating
+  /// Medians over `samples` random events: reading the dictionary at the seek point, inflating
   /// its state alone, inflating and loading it (as a seek does: the two overlap), the whole
   /// seek (a fresh timeline's `state(at:)`), and the events it folded past the seek point;
   /// seconds, and a count.
@@ -380,7 +380,7 @@ enum SeekParts {
     var folded = 0
   }
 
-  static func measure(_ path: String) throws -> Figures {
+  static func measure(_ path: String, samples: Int = 21) throws -> Figures {
     let timeline = try Timeline(path: path)
     if timeline.indexBytes == nil { try timeline.buildIndex() }
     let reopened = try Timeline(path: path)
@@ -388,7 +388,7 @@ enum SeekParts {
     guard let index = reader.index else { return Figures() }
     var rng = Rng(seed: 9)
     var parts: [[Double]] = [[], [], [], [], []]
-    for _ in 0..<21 {
+    for _ in 0..<max(1, samples) {
       let n = 1 + rng.below(reopened.eventCount)
       guard let p = index.seekPoint(atOrBefore: UInt64(n)) else { continue }
       var t = Clock.now()
@@ -492,12 +492,12 @@ enum SeekParts {
         + "(memory the allocator reuses from the copy before, median of 21)")
   }
 
-  static func run(_ path: String) throws {
-    let f = try measure(path)
+  static func run(_ path: String, samples: Int = 21) throws {
+    let f = try measure(path, samples: samples)
     print(
       "dictionary \(fmt(f.dictionary * 1000)) ms, state inflate alone \(fmt(f.inflate * 1000)) ms, "
         + "state inflate + load \(fmt(f.load * 1000)) ms, whole seek \(fmt(f.seek * 1000)) ms, "
-        + "events folded \(f.folded) (medians of 21)")
+        + "events folded \(f.folded) (medians of \(samples))")
   }
 }
 
