@@ -4,8 +4,9 @@ import Testing
 @testable import ListTapeModel
 
 /// The writer's id table (`IdentifierIndex`) against a plain dictionary: growth, updates,
-/// removals (backward shifts through runs of colliding slots), and keys that differ only in how a character is spelled; and the state's own
-/// ids (`IdSpace`), kept as bytes and bounded under churn.
+/// removals (backward shifts through runs of colliding slots), and keys that differ only in
+/// how a character is spelled; and the state's own ids (`IdSpace`), kept as bytes and
+/// bounded under churn.
 @Suite struct IdentifierIndexTests {
   @Test(arguments: [7, 8, 9] as [UInt64])
   func agreesWithADictionaryUnderChurn(seed: UInt64) {

@@ -9,7 +9,7 @@ struct FastEventLine {
   private var i = 0
 
   /// The fields a fast line may hold (a bit each, to refuse a repeat).
-  private enum Key: Int {
+  private enum Key: Int, CaseIterable {
     case op, t, site, sections, section, items, item, parent, before, after, title, fields
     case label, multipleSelection
 
@@ -37,7 +37,7 @@ struct FastEventLine {
   private var seen = 0
   private var time: Int64?
   /// The string fields read, by `Key`.
-  private var strings = [String?](repeating: nil, count: 14)
+  private var strings = [String?](repeating: nil, count: Key.allCases.count)
   /// The one list read (`items` or `sections`).
   private var list: [String]?
   private var map: [String: String]?

@@ -166,10 +166,10 @@ enum RecordCommand: Command {
       return nil
     }
     func record(_ job: ParseBatch) -> CLIError? {
-      let (numbers, decoded) = (job.numbers, job.decoded)
+      let (read, decoded) = (job.lines, job.decoded)
       for i in decoded.indices {
         do {
-          try lines.take(decoded[i], at: "line \(numbers[i])")
+          try lines.take(decoded[i], at: "line \(read[i].number)")
         } catch {
           return CLIError(error)
         }
@@ -241,20 +241,15 @@ private final class ParseBatch: @unchecked Sendable {
   static let size = 1_024
 
   let lines: [LineReader.Line]
-  /// Each line's number and what it holds, in order; complete at `done`.
-  private(set) var numbers: [Int] = []
+  /// What each line holds, in order; complete at `done`.
   private(set) var decoded: [LineRecorder.Decoded] = []
   let done = DispatchSemaphore(value: 0)
 
   init(_ lines: [LineReader.Line]) { self.lines = lines }
 
   func parse() {
-    numbers.reserveCapacity(lines.count)
     decoded.reserveCapacity(lines.count)
-    for line in lines {
-      numbers.append(line.number)
-      decoded.append(LineRecorder.decode(line))
-    }
+    for line in lines { decoded.append(LineRecorder.decode(line)) }
     done.signal()
   }
 }
