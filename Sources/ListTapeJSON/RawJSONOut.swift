@@ -131,6 +131,24 @@ package struct RawJSONOut {
     copy.value(json: UnsafeRawBufferPointer(start: base + start, count: count &- start))
   }
 
+  /// `quoted(_:spillingInto:alsoInto:)` with a second copy.
+  @inline(__always) package mutating func quoted(
+    _ utf8: UnsafeBufferPointer<UInt8>, spillingInto w: inout JSONWriter,
+    alsoInto copy: inout JSONWriter, and second: inout JSONWriter
+  ) {
+    guard makeRoom(quoting: utf8.count, spillingInto: &w) else {
+      w.appendQuotedFragment(utf8)
+      copy.string(utf8: utf8)
+      second.string(utf8: utf8)
+      return
+    }
+    let start = count
+    quoted(utf8)
+    let quoted = UnsafeRawBufferPointer(start: base + start, count: count &- start)
+    copy.value(json: quoted)
+    second.value(json: quoted)
+  }
+
   @inline(__always) private static func hex(_ v: UInt8) -> UInt8 {
     v < 10 ? ASCII.zero &+ v : ASCII.lowerA &+ (v &- 10)
   }

@@ -8,7 +8,8 @@ extension ListState {
   /// Writes the state as protocol section 3's JSON: `event`, `sections` (each with `items`
   /// in pre-order and `visible`), then `selected` in display order, then what `more` adds
   /// to the object. Ids, titles and fields are written from the state's bytes (no `String`
-  /// per item, no array per sibling list). With `drain`, the buffer is handed to it every
+  /// per item, no array per sibling list); compact output gathers `visible` and `selected`
+  /// in the one walk that writes the items. With `drain`, the buffer is handed to it every
   /// megabyte or so and emptied (a large state streamed out). - Complexity: O(items),
   /// without recursion.
   package func writeJSON(
@@ -24,7 +25,7 @@ extension ListState {
     w.key(plain: "sections")
     w.beginArray()
     var stack: [PreorderFrame] = []
-    var visible = JSONWriter()
+    var lists = ShownIDs()
     for s in f.sectionOrder {
       w.beginObject()
       w.key(plain: "id")
@@ -40,13 +41,12 @@ extension ListState {
           f.withID(of: x) { w.string(utf8: $0) }
         }
       } else {
-        visible.reset()
-        writeItemsCompact(
-          section: s, to: &w, visible: &visible, &stack, drain: drain, piece: piece)
+        lists.visible.reset()
+        writeItemsCompact(section: s, to: &w, &lists, &stack, drain: drain, piece: piece)
         w.endArray()
         w.key(plain: "visible")
         w.beginArray()
-        visible.bytes.withUnsafeBytes { w.appendFragment($0) }
+        lists.visible.bytes.withUnsafeBytes { w.appendFragment($0) }
         if let drain, w.bytes.count >= piece { w.drain(drain) }
       }
       w.endArray()
@@ -55,7 +55,11 @@ extension ListState {
     w.endArray()
     w.key(plain: "selected")
     w.beginArray()
-    for x in f.selectedItems() { f.withID(of: x) { w.string(utf8: $0) } }
+    if w.pretty {
+      for x in f.selectedItems() { f.withID(of: x) { w.string(utf8: $0) } }
+    } else {
+      lists.selected.bytes.withUnsafeBytes { w.appendFragment($0) }
+    }
     w.endArray()
     more(&w)
     w.endObject()
@@ -104,15 +108,15 @@ extension ListState {
 
   /// `writeItems` for compact output, the same bytes written through a cursor over a
   /// scratch buffer (no capacity check per byte), handed to `drain` every `piece` bytes;
-  /// the ids shown go to `visible` on the way (one walk for both arrays).
+  /// the ids shown and those selected go to `lists` on the way (one walk for the arrays).
   private func writeItemsCompact(
-    section s: Handle, to w: inout JSONWriter, visible: inout JSONWriter,
+    section s: Handle, to w: inout JSONWriter, _ lists: inout ShownIDs,
     _ stack: inout [PreorderFrame],
     drain: (([UInt8]) -> Void)?, piece: Int
   ) {
     #if canImport(Dispatch) && !hasFeature(Embedded)
     if let drain, forest.itemCount >= HalfItems.from {
-      writeItemsInHalves(section: s, to: &w, visible: &visible, &stack, drain: drain, piece: piece)
+      writeItemsInHalves(section: s, to: &w, &lists, &stack, drain: drain, piece: piece)
       return
     }
     #endif
@@ -120,7 +124,7 @@ extension ListState {
     let root = forest.sections[Int(s)].roots
     if root >= 0 { stack.append(PreorderFrame(block: root, next: 0, level: 0, visible: true)) }
     CompactItems.write(
-      forest, &stack, limit: Int.max, first: true, to: &w, visible: &visible, drain: drain,
+      forest, &stack, limit: Int.max, first: true, to: &w, lists: &lists, drain: drain,
       piece: piece)
   }
 
@@ -130,7 +134,7 @@ extension ListState {
   /// its own while this one writes (and drains) the first half, then hands it to `drain`
   /// after it; the same bytes as one pass.
   private func writeItemsInHalves(
-    section s: Handle, to w: inout JSONWriter, visible: inout JSONWriter,
+    section s: Handle, to w: inout JSONWriter, _ lists: inout ShownIDs,
     _ stack: inout [PreorderFrame], drain: @escaping ([UInt8]) -> Void, piece: Int
   ) {
     let root = forest.sections[Int(s)].roots
@@ -139,22 +143,19 @@ extension ListState {
     if root >= 0 { stack.append(PreorderFrame(block: root, next: 0, level: 0, visible: true)) }
     guard count >= HalfItems.sectionFrom else {
       CompactItems.write(
-        forest, &stack, limit: Int.max, first: true, to: &w, visible: &visible, drain: drain,
+        forest, &stack, limit: Int.max, first: true, to: &w, lists: &lists, drain: drain,
         piece: piece)
       return
     }
     let mid = count / 2
     let tail = HalfItems(forest, forest.preorderStack(list: root, before: mid)).start()
     CompactItems.write(
-      forest, &stack, limit: mid, first: true, to: &w, visible: &visible, drain: drain,
+      forest, &stack, limit: mid, first: true, to: &w, lists: &lists, drain: drain,
       piece: piece)
     let (json, shown) = tail.finish()
     w.drain(drain)
     for piece in json { drain(piece) }
-    if !visible.bytes.isEmpty && !shown.isEmpty {
-      [UInt8(ascii: ",")].withUnsafeBytes { visible.appendFragment($0) }
-    }
-    shown.withUnsafeBytes { visible.appendFragment($0) }
+    lists.append(shown)
   }
   #endif
 
@@ -163,6 +164,25 @@ extension ListState {
     var w = JSONWriter(pretty: pretty)
     writeJSON(event: event, to: &w)
     return w.text
+  }
+}
+
+/// The ids a compact state's walk gathers beside its items, each array's values
+/// comma-separated: those shown (one section's) and those selected (every section's so far).
+struct ShownIDs {
+  var visible = JSONWriter()
+  var selected = JSONWriter()
+
+  /// Appends the lists a later part of the same walk gathered.
+  mutating func append(_ later: ShownIDs) {
+    Self.append(later.visible, to: &visible)
+    Self.append(later.selected, to: &selected)
+  }
+
+  private static func append(_ later: JSONWriter, to w: inout JSONWriter) {
+    guard !later.bytes.isEmpty else { return }
+    if !w.bytes.isEmpty { [UInt8(ascii: ",")].withUnsafeBytes { w.appendFragment($0) } }
+    later.bytes.withUnsafeBytes { w.appendFragment($0) }
   }
 }
 
@@ -292,7 +312,7 @@ private struct CompactItems {
     batch.reserveCapacity(Self.size)
   }
 
-  mutating func write(_ f: Forest, _ w: inout JSONWriter, _ visible: inout JSONWriter) {
+  mutating func write(_ f: Forest, _ w: inout JSONWriter, _ lists: inout ShownIDs) {
     var touched: UInt32 = 0
     for b in batch {
       let x = Int(b.block)
@@ -309,10 +329,12 @@ private struct CompactItems {
       first = false
       out.ascii("{\"id\":")
       f.withID(of: x) {
-        if b.visible {
-          out.quoted($0, spillingInto: &w, alsoInto: &visible)
-        } else {
-          out.quoted($0, spillingInto: &w)
+        switch (b.visible, n.selected) {
+        case (false, false): out.quoted($0, spillingInto: &w)
+        case (true, false): out.quoted($0, spillingInto: &w, alsoInto: &lists.visible)
+        case (false, true): out.quoted($0, spillingInto: &w, alsoInto: &lists.selected)
+        case (true, true):
+          out.quoted($0, spillingInto: &w, alsoInto: &lists.visible, and: &lists.selected)
         }
       }
       out.ensure(64, spillingInto: &w)
@@ -377,7 +399,7 @@ private struct CompactItems {
   /// first unless `first`), handing the buffer to `drain` every `piece` bytes.
   static func write(
     _ f: Forest, _ stack: inout [PreorderFrame], limit: Int, first: Bool,
-    to w: inout JSONWriter, visible: inout JSONWriter, drain: (([UInt8]) -> Void)?, piece: Int
+    to w: inout JSONWriter, lists: inout ShownIDs, drain: (([UInt8]) -> Void)?, piece: Int
   ) {
     let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
     defer { scratch.deallocate() }
@@ -385,9 +407,9 @@ private struct CompactItems {
     items.first = first
     f.walkPreorder(&stack, visibleOnly: false, limit: limit) { x, level, shown in
       items.batch.append(PreorderFrame(block: x, next: 0, level: Int32(level), visible: shown))
-      if items.batch.count == CompactItems.size { items.write(f, &w, &visible) }
+      if items.batch.count == CompactItems.size { items.write(f, &w, &lists) }
     }
-    items.write(f, &w, &visible)
+    items.write(f, &w, &lists)
     items.out.spill(into: &w)
   }
 
@@ -400,7 +422,8 @@ private struct CompactItems {
 
 #if canImport(Dispatch) && !hasFeature(Embedded)
 /// Part of a section's items written as compact JSON on a thread of its own: the bytes of
-/// the items and of the shown ids, each a fragment to append after the part before it.
+/// the items and the ids shown and selected, each a fragment to append after the part
+/// before it.
 private final class HalfItems: @unchecked Sendable {
   /// States with fewer items are written on one thread (a thread costs more than it saves),
   /// and so are sections with fewer items than `sectionFrom`.
@@ -412,7 +435,7 @@ private final class HalfItems: @unchecked Sendable {
   /// The items' bytes in pieces of about a megabyte: a fresh process faults each page of
   /// them in once, where one growing buffer is copied and faulted in again as it doubles.
   private var json: [[UInt8]] = []
-  private var shown: [UInt8] = []
+  private var shown = ShownIDs()
   private let done = DispatchSemaphore(value: 0)
 
   init(_ forest: Forest, _ stack: [PreorderFrame]) {
@@ -429,20 +452,20 @@ private final class HalfItems: @unchecked Sendable {
   private func run() {
     let piece = 1 << 20
     var w = JSONWriter(reservingCapacity: piece &+ 4096)
-    var visible = JSONWriter()
+    var lists = ShownIDs()
     var pieces: [[UInt8]] = []
     CompactItems.write(
-      forest, &stack, limit: Int.max, first: false, to: &w, visible: &visible,
+      forest, &stack, limit: Int.max, first: false, to: &w, lists: &lists,
       drain: { pieces.append($0) }, piece: piece)
     pieces.append(w.bytes)
     json = pieces
-    shown = visible.bytes
+    shown = lists
     done.signal()
   }
 
   /// Waits for the thread: the items' bytes in pieces (each item preceded by a comma),
-  /// and the shown ids (comma-separated, none before the first).
-  func finish() -> (json: [[UInt8]], shown: [UInt8]) {
+  /// and the ids shown and selected (comma-separated, none before the first).
+  func finish() -> (json: [[UInt8]], shown: ShownIDs) {
     done.wait()
     return (json, shown)
   }

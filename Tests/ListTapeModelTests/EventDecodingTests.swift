@@ -121,6 +121,15 @@ import Testing
     Case(line: #"{"op":"deleteAllItems","t":1e3}"#, fragment: "found float"),
     Case(line: #"{"op":"deleteAllItems","t":1.0}"#, fragment: "found float"),
     Case(line: #"{"op":"deleteAllItems","t":true}"#, fragment: "found boolean"),
+    // Digits beyond Int64 (read as a float by the parser) are out of range, not a fraction.
+    Case(
+      line: #"{"op":"deleteAllItems","t":9223372036854775808}"#,
+      fragment: #"from -9223372036854775807 to 9223372036854775807, found one out of that range"#),
+    Case(line: #"{"op":"deleteAllItems","t":-9223372036854775809}"#, fragment: "out of that range"),
+    Case(
+      line: #"{"op":"deleteAllItems","t":123456789012345678901}"#, fragment: "out of that range"),
+    Case(
+      line: #"{"op":"deleteAllItems","t":9223372036854775807.5}"#, fragment: "out of that range"),
     // The log's "no time".
     Case(
       line: #"{"op":"deleteAllItems","t":-9223372036854775808}"#,

@@ -84,8 +84,9 @@ import Testing
   }
 
   /// A large state's items are written in two halves on two threads (each half's shown
-  /// ids appended after the other's): the bytes must be the one-thread document's, whether
-  /// the second half shows rows or hides them all.
+  /// and selected ids appended after the other's): the bytes must be the one-thread
+  /// document's, whether the second half shows rows or hides them all, with items selected
+  /// in both halves, shown and hidden, and in another section.
   @Test(arguments: [true, false])
   func largeStateWrittenInHalvesIsTheSameDocument(secondHalfShown: Bool) throws {
     let shown = (0..<20_000).map { #"{"id":"r-\#($0)","title":"row \"\#($0)\""}"# }
@@ -94,22 +95,27 @@ import Testing
     let items = secondHalfShown ? [parent] + shown : shown.prefix(5000) + [parent]
     let s = try folded(
       """
+      {"op":"configure","multipleSelection":true}
       {"op":"appendSections","sections":["small","big"]}
       {"op":"appendItems","section":"small","items":["a","b"]}
       {"op":"appendItems","section":"big","items":[\(items.joined(separator: ","))]}
-      {"op":"select","items":["r-4999"]}
+      {"op":"expand","items":["p"]}
+      {"op":"select","items":["r-4999","b","c-29999","r-3","c-2"]}
+      {"op":"select","items":[\(secondHalfShown ? #""r-19999","r-12000""# : #""c-17000""#)]}
+      {"op":"collapse","items":["p"]}
       """)
     #expect(s.numberOfAllItems > 32_768)
-    let reference = try JSONParser.parse(s.json(event: 4, pretty: true)).serialized()
+    #expect(s.selectedItems.count == (secondHalfShown ? 5 : 3))  // collapsing deselects
+    let reference = try JSONParser.parse(s.json(event: 8, pretty: true)).serialized()
     var pieces: [UInt8] = []
     var w = JSONWriter()
-    s.writeJSON(event: 4, to: &w, drain: { pieces += $0 })
+    s.writeJSON(event: 8, to: &w, drain: { pieces += $0 })
     // Compared as a Bool: a failure would otherwise print megabytes.
     let halves = String(decoding: pieces + w.bytes, as: UTF8.self)
     let same = halves == reference
     let at = zip(halves.utf8, reference.utf8).prefix { $0 == $1 }.count
     #expect(same, "the documents differ from byte \(at)")
-    let oneThread = s.json(event: 4) == reference
+    let oneThread = s.json(event: 8) == reference
     #expect(oneThread, "one thread, no drain")
   }
 

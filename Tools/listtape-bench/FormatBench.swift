@@ -683,3 +683,37 @@ enum DeltaShare {
     }
   }
 }
+
+/// `listtape-bench __json LOG N`: what writing the state at event N as compact JSON costs in
+/// process, streamed in pieces (two threads for a large state, as `show --json` writes it)
+/// and into one buffer (one thread); medians of 21.
+enum JSONParts {
+  static func run(_ path: String, at n: Int) throws {
+    let state = try Timeline(path: path).state(at: n)
+    func median(_ body: () -> Int) -> (ms: Double, bytes: Int) {
+      var times: [Double] = []
+      var bytes = 0
+      for _ in 0..<21 {
+        let t = Clock.now()
+        bytes = body()
+        times.append(Clock.now() - t)
+      }
+      return (times.sorted()[10] * 1000, bytes)
+    }
+    let streamed = median {
+      var w = JSONWriter()
+      var bytes = 0
+      state.writeJSON(event: n, to: &w, drain: { bytes += $0.count })
+      return bytes + w.bytes.count
+    }
+    let whole = median {
+      var w = JSONWriter()
+      state.writeJSON(event: n, to: &w)
+      return w.bytes.count
+    }
+    print(
+      String(
+        format: "%d items, %d bytes: streamed %.2f ms, one buffer %.2f ms (medians of 21)",
+        state.numberOfAllItems, streamed.bytes, streamed.ms, whole.ms))
+  }
+}

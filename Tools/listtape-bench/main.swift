@@ -52,6 +52,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try DeflateBench.run(args[1], cuts: args.dropFirst(2).compactMap { Int($0) })
 } else if (2...3).contains(args.count) && args[0] == "__seek-parts" {
   try SeekParts.run(args[1], samples: args.count == 3 ? Int(args[2]) ?? 21 : 21)
+} else if args.count == 3 && args[0] == "__json" {
+  try JSONParts.run(args[1], at: Int(args[2]) ?? 1)
 } else if args.count == 2 && args[0] == "__fuzz-seeds" {
   try FuzzSeeds.write(args[1])
 } else if args.count == 1 && args[0] == "__sizes" {

@@ -114,15 +114,20 @@ extension Event {
     }
     var ms: Int64?
     if let t = f.present("t") {
+      let range = "from \(Int64.min + 1) to \(Int64.max)"
       guard let v = t.intValue else {
+        // Digits beyond Int64 parse as a float: say they are out of range, not a fraction.
+        if case .double(let d) = t, d == d.rounded(), d.magnitude >= 0x1p63 {
+          throw MalformedEvent(
+            "field \"t\" must be an integer (milliseconds) \(range), found one out of that range")
+        }
         throw MalformedEvent("field \"t\" must be an integer (milliseconds), found \(t.kindName)")
       }
       // The one integer a log keeps as "no time" (`FoldOps.noTime`): recorded, it would read
       // back as an event without one.
       guard v != Int64.min else {
         throw MalformedEvent(
-          "field \"t\" must be an integer (milliseconds) from \(Int64.min + 1) to \(Int64.max), "
-            + "found \(v)")
+          "field \"t\" must be an integer (milliseconds) \(range), found \(v)")
       }
       ms = v
     }
