@@ -1,5 +1,6 @@
 import Foundation
 import ListTapeInvestigate
+import ListTapeToolSupport
 
 /// A subcommand of the tool: its declaration and what it does.
 ///
@@ -22,6 +23,9 @@ protocol Command: Sendable {
   associatedtype Arguments: ParsableArguments
   static var spec: CommandSpec<Arguments> { get }
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32
+  /// Whether the command loads one state and exits, so that its heap is best backed by large
+  /// pages (`AllocatorTuning.backTheHeapWithLargePages`); false unless it says so.
+  static var loadsOneLargeState: Bool { get }
 }
 
 extension Command {
@@ -43,8 +47,11 @@ extension Command {
     let color = ColorChoice.resolve(
       flag: parsed.color, environment: environment, stdoutIsTTY: Terminal.isTTY(1))
     let io = IO(out: out, style: Style(enabled: color), environment: environment)
+    if loadsOneLargeState { AllocatorTuning.backTheHeapWithLargePages() }
     return try run(parsed.arguments, io)
   }
+
+  static var loadsOneLargeState: Bool { false }
 }
 
 /// Where a command writes, and how.

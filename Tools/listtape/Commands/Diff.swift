@@ -7,6 +7,8 @@ import ListTapeStore
 /// `listtape diff LOG --from A --to B` and `listtape diff LOG1 LOG2 --at N`: what changed,
 /// by item identity.
 enum DiffCommand: Command {
+  static var loadsOneLargeState: Bool { true }
+
   struct Arguments: ParsableArguments {
     var log = ""
     var otherLog: String?

@@ -6,6 +6,8 @@ import ListTapeStore
 
 /// `listtape show LOG [--at POINT]`: the list as it was at an event.
 enum ShowCommand: Command {
+  static var loadsOneLargeState: Bool { true }
+
   struct Arguments: ParsableArguments {
     var log = ""
     var at: Point?
