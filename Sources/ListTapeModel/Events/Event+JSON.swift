@@ -116,8 +116,9 @@ extension Event {
     if let t = f.present("t") {
       let range = "from \(Int64.min + 1) to \(Int64.max)"
       guard let v = t.intValue else {
-        // Digits beyond Int64 parse as a float: say they are out of range, not a fraction.
-        if case .double(let d) = t, d == d.rounded(), d.magnitude >= 0x1p63 {
+        // Digits beyond Int64 parse as a float (every double that large is a whole number):
+        // say they are out of range, not a fraction.
+        if case .double(let d) = t, d.magnitude >= 0x1p63 {
           throw MalformedEvent(
             "field \"t\" must be an integer (milliseconds) \(range), found one out of that range")
         }
