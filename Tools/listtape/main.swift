@@ -10,6 +10,7 @@ import Darwin
 #endif
 
 AllocatorTuning.keepFreedMemoryForReuse()
+Terminal.widenOutputPipe()
 let code = CLI.main(
   Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 PartialOutputs.shared.beforeExit()
