@@ -121,14 +121,11 @@ package struct RawJSONOut {
     _ utf8: UnsafeBufferPointer<UInt8>, spillingInto w: inout JSONWriter,
     alsoInto copy: inout JSONWriter
   ) {
-    guard makeRoom(quoting: utf8.count, spillingInto: &w) else {
-      w.appendQuotedFragment(utf8)
+    if let quoted = quotedHere(utf8, spillingInto: &w) {
+      copy.value(json: quoted)
+    } else {
       copy.string(utf8: utf8)
-      return
     }
-    let start = count
-    quoted(utf8)
-    copy.value(json: UnsafeRawBufferPointer(start: base + start, count: count &- start))
   }
 
   /// `quoted(_:spillingInto:alsoInto:)` with a second copy.
@@ -136,17 +133,27 @@ package struct RawJSONOut {
     _ utf8: UnsafeBufferPointer<UInt8>, spillingInto w: inout JSONWriter,
     alsoInto copy: inout JSONWriter, and second: inout JSONWriter
   ) {
-    guard makeRoom(quoting: utf8.count, spillingInto: &w) else {
-      w.appendQuotedFragment(utf8)
+    if let quoted = quotedHere(utf8, spillingInto: &w) {
+      copy.value(json: quoted)
+      second.value(json: quoted)
+    } else {
       copy.string(utf8: utf8)
       second.string(utf8: utf8)
-      return
+    }
+  }
+
+  /// `quoted(_:spillingInto:)`, returning the quoted bytes when they were written here (nil:
+  /// the string was larger than the buffer and went straight into `w`).
+  @inline(__always) private mutating func quotedHere(
+    _ utf8: UnsafeBufferPointer<UInt8>, spillingInto w: inout JSONWriter
+  ) -> UnsafeRawBufferPointer? {
+    guard makeRoom(quoting: utf8.count, spillingInto: &w) else {
+      w.appendQuotedFragment(utf8)
+      return nil
     }
     let start = count
     quoted(utf8)
-    let quoted = UnsafeRawBufferPointer(start: base + start, count: count &- start)
-    copy.value(json: quoted)
-    second.value(json: quoted)
+    return UnsafeRawBufferPointer(start: base + start, count: count &- start)
   }
 
   @inline(__always) private static func hex(_ v: UInt8) -> UInt8 {

@@ -690,23 +690,13 @@ enum DeltaShare {
 enum JSONParts {
   static func run(_ path: String, at n: Int) throws {
     let state = try Timeline(path: path).state(at: n)
-    func median(_ body: () -> Int) -> (ms: Double, bytes: Int) {
-      var times: [Double] = []
-      var bytes = 0
-      for _ in 0..<21 {
-        let t = Clock.now()
-        bytes = body()
-        times.append(Clock.now() - t)
-      }
-      return (times.sorted()[10] * 1000, bytes)
-    }
-    let streamed = median {
+    let streamed = DeflateBench.median {
       var w = JSONWriter()
       var bytes = 0
       state.writeJSON(event: n, to: &w, drain: { bytes += $0.count })
       return bytes + w.bytes.count
     }
-    let whole = median {
+    let whole = DeflateBench.median {
       var w = JSONWriter()
       state.writeJSON(event: n, to: &w)
       return w.bytes.count
@@ -714,6 +704,6 @@ enum JSONParts {
     print(
       String(
         format: "%d items, %d bytes: streamed %.2f ms, one buffer %.2f ms (medians of 21)",
-        state.numberOfAllItems, streamed.bytes, streamed.ms, whole.ms))
+        state.numberOfAllItems, streamed.0, streamed.1 * 1000, whole.1 * 1000))
   }
 }

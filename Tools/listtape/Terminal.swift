@@ -174,7 +174,7 @@ enum Terminal {
 
   /// Widens the pipe standard output writes to (Linux): a state's JSON is megabytes, and
   /// through the default 64 KiB a writer and its reader take turns every 64 KiB; `show
-  /// --json` into a pipe ran 0.89 × the time with 1 MiB (docs/performance.md). Anything
+  /// --json` into a pipe ran 0.85-0.92 × the time with 1 MiB (docs/performance.md). Anything
   /// else (a file, a terminal, a pipe already as wide, a refusal) is left as it is.
   static func widenOutputPipe() {
     #if os(Linux)
