@@ -20,31 +20,23 @@ package enum AllocatorTuning {
   }
 
   /// For a command that loads one large state and exits (`show`, `diff`): every thread
-  /// allocates from the one heap, which grows now by `room` bytes that the kernel is asked to
-  /// back with 2 MiB pages (transparent huge pages, where the system allows them). A fresh
-  /// process otherwise faults in each 4 KiB page of its state and dictionary, and those
-  /// faults were a third of a `diff`'s time (docs/performance.md). Memory is only reserved:
-  /// a page is backed when first touched. Call before any other thread allocates.
-  package static func backTheHeapWithLargePages(room: Int = 64 << 20) {
+  /// allocates from the one heap, which grows now by `room` bytes (reserved, not touched),
+  /// so that what one thread frees another reuses and the heap is not grown step by step.
+  /// No 2 MiB pages: on a host that hands freed memory back to its hypervisor they made a
+  /// command run a few seconds after the last 1.3-1.6 × slower (docs/performance.md). Call
+  /// before any other thread allocates.
+  package static func growOneHeap(room: Int = 64 << 20) {
     #if canImport(Glibc)
     let topPad: Int32 = -2
     let arenaMax: Int32 = -8
     _ = glibcMallopt(arenaMax, 1)
     _ = glibcMallopt(topPad, Int32(clamping: room))
-    guard let before = sbrk(0) else { return }
     // One allocation (below the mmap threshold) grows the heap by itself and the pad; freed,
     // it stays as the heap's top, where the next allocations are carved from. (Its size is
     // asked so that the compiler cannot drop the pair.)
     let grown = malloc(16 << 20)
     _ = glibcUsableSize(grown)
     free(grown)
-    guard let after = sbrk(0) else { return }
-    let page = 2 << 20
-    let start = (Int(bitPattern: before) + page - 1) & ~(page - 1)
-    let end = Int(bitPattern: after) & ~(page - 1)
-    guard end > start, let at = UnsafeMutableRawPointer(bitPattern: start) else { return }
-    let adviseHugePage: Int32 = 14  // MADV_HUGEPAGE
-    _ = madvise(at, end - start, adviseHugePage)
     #endif
   }
 }

@@ -23,8 +23,8 @@ protocol Command: Sendable {
   associatedtype Arguments: ParsableArguments
   static var spec: CommandSpec<Arguments> { get }
   static func run(_ arguments: Arguments, _ io: IO) throws(CLIError) -> Int32
-  /// Whether the command loads one state and exits, so that its heap is best backed by large
-  /// pages (`AllocatorTuning.backTheHeapWithLargePages`); false unless it says so.
+  /// Whether the command loads one state and exits, so that every thread is best served from
+  /// one heap grown at once (`AllocatorTuning.growOneHeap`); false unless it says so.
   static var loadsOneLargeState: Bool { get }
 }
 
@@ -47,7 +47,7 @@ extension Command {
     let color = ColorChoice.resolve(
       flag: parsed.color, environment: environment, stdoutIsTTY: Terminal.isTTY(1))
     let io = IO(out: out, style: Style(enabled: color), environment: environment)
-    if loadsOneLargeState { AllocatorTuning.backTheHeapWithLargePages() }
+    if loadsOneLargeState { AllocatorTuning.growOneHeap() }
     return try run(parsed.arguments, io)
   }
 
