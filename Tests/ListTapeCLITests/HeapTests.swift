@@ -9,26 +9,20 @@ import Testing
 /// last 1.3-1.6 × slower (docs/performance.md, "The thirtieth stop").
 @Suite(.enabled(if: toolAvailable("strace"), "strace is not installed (apt-get install strace)"))
 struct HeapTests {
-  /// The calls named `calls` in a run of `listtape` with `args`, and its exit status.
-  static func trace(_ calls: String, _ args: [String]) throws -> (lines: [String], code: Int32) {
+  /// The `brk` and `madvise` calls of a run of `listtape` with `args`, and its exit status.
+  static func trace(_ args: [String]) throws -> (lines: [String], code: Int32) {
     let dir = try TempDir()
     let trace = dir.url.appendingPathComponent("trace").path
-    let strace = findTool("strace") ?? "/usr/bin/strace"
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: strace)
-    process.arguments = ["-f", "-qq", "-e", "trace=\(calls)", "-o", trace, CLI.binary.path] + args
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
+    let run = try runTool(
+      findTool("strace") ?? "/usr/bin/strace",
+      ["-f", "-qq", "-e", "trace=brk,madvise", "-o", trace, CLI.binary.path] + args)
     let lines = String(decoding: try Data(contentsOf: URL(fileURLWithPath: trace)), as: UTF8.self)
       .split(separator: "\n").map(String.init)
-    return (lines, process.terminationStatus)
+    return (lines, run.code)
   }
 
-  /// The largest step by which a run of `listtape` with `args` moved the end of its heap.
-  static func largestHeapStep(_ args: [String]) throws -> (step: Int, code: Int32) {
-    let (lines, code) = try trace("brk", args)
+  /// The largest step by which the traced run moved the end of its heap.
+  static func largestHeapStep(_ lines: [String]) -> Int {
     var ends: [Int] = []
     for line in lines where line.contains("brk(") {
       guard let hex = line.split(separator: "=").last?.trimmingCharacters(in: .whitespaces),
@@ -36,29 +30,19 @@ struct HeapTests {
       else { continue }
       ends.append(end)
     }
-    let steps = zip(ends, ends.dropFirst()).map { $1 - $0 }
-    return (steps.max() ?? 0, code)
+    return zip(ends, ends.dropFirst()).map { $1 - $0 }.max() ?? 0
   }
 
-  static let commands: [[String]] = [
+  @Test(arguments: [
     ["show", "--json"], ["show"], ["diff", "--from", "3", "--to", "40"], ["replay"],
-  ]
-
-  @Test(arguments: commands)
-  func noCommandAsksForLargePages(_ command: [String]) throws {
+  ])
+  func aCommandsHeapHasNoLargePagesAndGrowsAtOnceForOneState(_ command: [String]) throws {
     let dir = try TempDir()
     let log = try CLI.record(CLI.sample("symbols"), in: dir)
-    let (lines, code) = try Self.trace("madvise", [command[0], log] + command.dropFirst())
+    let (lines, code) = try Self.trace([command[0], log] + command.dropFirst())
     #expect(code == 0 || (command[0] == "replay" && code == 3))
     #expect(!lines.contains { $0.contains("MADV_HUGEPAGE") }, "\(lines)")
-  }
-
-  @Test(arguments: commands)
-  func aOneStateCommandGrowsOneHeapAtOnce(_ command: [String]) throws {
-    let dir = try TempDir()
-    let log = try CLI.record(CLI.sample("symbols"), in: dir)
-    let (step, code) = try Self.largestHeapStep([command[0], log] + command.dropFirst())
-    #expect(code == 0 || (command[0] == "replay" && code == 3))
+    let step = Self.largestHeapStep(lines)
     if command[0] == "replay" {
       #expect(step < 64 << 20, "replay grew its heap by \(step) bytes at once")
     } else {
