@@ -1,9 +1,9 @@
 import Foundation
 import ListTapeLog
 
-/// Reads and inflates a run of a log's frames on a second thread, a few frames ahead of
-/// the caller's thread, which takes each as an owned copy: reading definitions then costs
-/// the slower of inflating and entering them, not their sum.
+/// Reads and inflates a run of a log's frames on a second thread, up to `aheadBytes` of
+/// them ahead of the caller's thread, which takes each as an owned copy: reading
+/// definitions then costs the slower of inflating and entering them, not their sum.
 ///
 /// `@unchecked Sendable`: the queue and flags are only touched under `cond`; `reader` only
 /// by the producer thread until `consume` returns (it joins the thread). A thread of its
@@ -11,8 +11,14 @@ import ListTapeLog
 package final class FramesAhead: @unchecked Sendable {
   /// Runs shorter than this are read on the caller's thread: a thread costs more.
   package static let minimumEvents = 65_536
-  /// Frames inflated ahead of the consumer.
-  static let depth = 4
+  /// Bytes of inflated frames kept ahead of the consumer: enough to inflate on while it
+  /// enters a frame of 100,000 new ids (~40 average frames; four frames left the reader
+  /// waiting there, then the consumer waiting on it: docs/performance.md).
+  static let aheadBytes = 4 << 20
+  /// Frames kept ahead at most, however small.
+  static let depth = 256
+  /// Buffers kept for reuse at most: each keeps the size of the largest frame it held.
+  static let spares = 8
 
   /// A frame as `LogReader.forEachFrame` gave it, its payload (or prefix) copied.
   struct Frame {
@@ -30,6 +36,7 @@ package final class FramesAhead: @unchecked Sendable {
   private let cond = NSCondition()
   // Under `cond`:
   private var ready: [Frame] = []
+  private var readyBytes = 0
   private var spare: [[UInt8]] = []
   private var done = false
   private var stopped = false
@@ -68,6 +75,7 @@ package final class FramesAhead: @unchecked Sendable {
         return
       }
       var frame = ready.removeFirst()
+      readyBytes -= frame.payload.count
       cond.signal()
       cond.unlock()
       let go = body(frame)
@@ -75,10 +83,17 @@ package final class FramesAhead: @unchecked Sendable {
       var payload: [UInt8] = []
       swap(&payload, &frame.payload)
       cond.lock()
-      spare.append(consume payload)
+      if spare.count < Self.spares { spare.append(consume payload) }
       cond.unlock()
       if !go { return }
     }
+  }
+
+  /// Frames inflated and waiting for the consumer.
+  var waiting: Int {
+    cond.lock()
+    defer { cond.unlock() }
+    return ready.count
   }
 
   private func produce() {
@@ -88,7 +103,9 @@ package final class FramesAhead: @unchecked Sendable {
         from: UInt64(from), through: UInt64(max(through, 0)), start: start, eventPrefix: prefix
       ) { view in
         cond.lock()
-        while ready.count >= Self.depth && !stopped { cond.wait() }
+        while (ready.count >= Self.depth || readyBytes >= Self.aheadBytes) && !stopped {
+          cond.wait()
+        }
         var bytes = spare.popLast() ?? []
         let stop = stopped
         cond.unlock()
@@ -99,6 +116,7 @@ package final class FramesAhead: @unchecked Sendable {
           kind: view.kind, firstSeq: Int(view.firstSeq), eventCount: view.eventCount,
           payload: bytes)
         cond.lock()
+        readyBytes += frame.payload.count
         ready.append(frame)
         cond.signal()
         cond.unlock()

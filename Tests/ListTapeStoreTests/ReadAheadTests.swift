@@ -267,6 +267,32 @@ import Testing
     #expect(ahead.ids == direct.ids)
   }
 
+  /// The frames read ahead for a seek's definitions are bounded by bytes, not by a few
+  /// frames: while the consumer holds its first frame (as it holds one of 100,000 new ids),
+  /// the second thread inflates on through a run of small frames.
+  @Test func definitionsReadAheadRunOnByBytes() throws {
+    let (timeline, _) = try Self.bigEvents(64, refs: 1)
+    defer { Self.remove(timeline) }
+    let reader = try LogReader(path: timeline.path)
+    let ahead = try #require(
+      FramesAhead(reader: reader, from: 1, through: 66, start: reader.firstFrameOffset, prefix: nil)
+    )
+    var frames = 0
+    var waiting = 0
+    try ahead.consume { _ in
+      frames += 1
+      if frames == 1 {
+        // Waits for the condition (10 s at most), never for luck.
+        let deadline = Date().addingTimeInterval(10)
+        while ahead.waiting < 32 && Date() < deadline { usleep(1_000) }
+        waiting = ahead.waiting
+      }
+      return true
+    }
+    #expect(waiting >= 32)
+    #expect(frames >= 64)
+  }
+
   /// A log of `count` events after an opening, each a `reconfigureItems` naming the same
   /// two items `refs` times in all (as large in records as an event of `refs` items), each
   /// its own frame; and the state of the whole.

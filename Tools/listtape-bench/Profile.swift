@@ -168,24 +168,58 @@ enum FoldSplit {
 
 /// `listtape-bench __absorb-split LOG`: what reading a segment's definitions costs a seek
 /// without an index (the decoder after the second event before the first restart, or its
-/// last event): reading and inflating those frames alone, then the whole of it. Best of 3.
+/// last event, or event N): reading and inflating those frames alone, then the whole of it,
+/// and the dictionary it comes to. Best of 3.
 enum AbsorbSplit {
-  static func run(_ path: String) throws {
+  static func run(_ path: String, through fixed: Int? = nil) throws {
     let reader = try LogReader(path: path)
     let start = LogStart(reader: reader, path: path)
     let restart = reader.restart(atOrBefore: reader.eventCount).map { Int($0.seq) } ?? 0
-    let through = restart > 2 ? restart - 2 : Int(reader.eventCount)
+    let through = fixed ?? (restart > 2 ? restart - 2 : Int(reader.eventCount))
     var frames = 0
+    var raw = 0
     let inflate = try Clock.best {
-      frames = 0
-      try reader.forEachFrame(from: 1, through: UInt64(through)) { _ in
+      (frames, raw) = (0, 0)
+      try reader.forEachFrame(from: 1, through: UInt64(through)) { view in
         frames += 1
+        raw += view.payload.count
         return true
       }
     }
-    let whole = try Clock.best { _ = try start.decoder(after: through) }
+    // As far as a reader of definitions inflates each event frame (`absorbDefinitions`).
+    let prefix = FramePrefix(head: EventDecoder.definitionsHead) {
+      EventDecoder.definitionsEnd(ofFrame: $0)
+    }
+    var inPrefix = 0
+    let prefixes = try Clock.best {
+      inPrefix = 0
+      try reader.forEachFrame(from: 1, through: UInt64(through), eventPrefix: prefix) { view in
+        inPrefix += view.payload.count
+        return true
+      }
+    }
+    var decoder = start.startDecoder()
+    let whole = try Clock.best { decoder = try start.decoder(after: through) }
+    let serial = try Clock.best {
+      var d = start.startDecoder()
+      try start.absorbDefinitions(
+        &d, from: 1, through: through, start: reader.firstFrameOffset, aheadFrom: .max)
+    }
+    print("read on one thread: \(fmt(serial * 1000)) ms (best of 3)")
+    let ids = decoder.dictionary
+    let bare = ids.withoutStringTable()
+    let table = Clock.best {
+      var fresh = bare
+      fresh.buildTable()
+      precondition(fresh.heldBytes > 0)
+    }
+    print("its string table built in one piece: \(fmt(table * 1000)) ms (best of 3)")
     print(
-      "definitions of events 1...\(through) (\(frames) frames): inflating \(fmt(inflate * 1000)) ms, "
+      "dictionary: \(ids.count) entries, \(ids.bytes.count) bytes stored "
+        + "(\(ids.heldBytes) held with its table and room)")
+    print(
+      "definitions of events 1...\(through) (\(frames) frames): inflating \(fmt(inflate * 1000)) ms "
+        + "(\(raw) bytes), through their definitions \(fmt(prefixes * 1000)) ms (\(inPrefix) bytes), "
         + "with the definitions read and entered \(fmt(whole * 1000)) ms (best of 3)")
   }
 }

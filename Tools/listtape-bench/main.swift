@@ -24,8 +24,8 @@ if args.count == 2 && args[0] == "__replay-memory" {
   try DecodedFold.run(args[1])
 } else if args.count == 2 && args[0] == "__fold-split" {
   try FoldSplit.run(args[1])
-} else if args.count == 2 && args[0] == "__absorb-split" {
-  try AbsorbSplit.run(args[1])
+} else if (2...3).contains(args.count) && args[0] == "__absorb-split" {
+  try AbsorbSplit.run(args[1], through: args.count == 3 ? Int(args[2]) : nil)
 } else if args.count == 2 && args[0] == "__decode-only" {
   try DecodeOnly.run(args[1])
 } else if args.count == 2 && args[0] == "__diff" {
