@@ -33,7 +33,11 @@ let package = Package(
     // zlib's levels for what the index and the Parquet export compress; any inflater reads
     // their output.
     .target(name: "ListTapeDeflate", dependencies: ["CListTapeZlib"]),
-    .target(name: "ListTapeLog", dependencies: ["CListTapeZlib", "ListTapeDeflate"]),
+    // CRC-32 by carry-less multiplication where the processor has it (x86-64), for the log's
+    // checks of every frame; elsewhere zlib's.
+    .target(name: "CListTapeCRC"),
+    .target(
+      name: "ListTapeLog", dependencies: ["CListTapeZlib", "ListTapeDeflate", "CListTapeCRC"]),
     // Deterministic sessions and the seeded generator (SplitMix64) for the bench, the tests
     // and `listtape generate`; no product.
     .target(name: "ListTapeSamples", dependencies: ["ListTapeModel"]),

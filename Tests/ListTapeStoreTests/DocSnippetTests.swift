@@ -140,6 +140,8 @@ struct Compiler {
       "-fmodule-map-file=\(DocSnippetTests.root.path)/Sources/CListTapeZlib/module.modulemap",
       "-Xcc",
       "-fmodule-map-file=\(DocSnippetTests.root.path)/Sources/CListTapePrefetch/include/module.modulemap",
+      "-Xcc",
+      "-fmodule-map-file=\(DocSnippetTests.root.path)/Sources/CListTapeCRC/include/module.modulemap",
     ]
     if code.contains("import UIKit") {
       let stub = dir.appendingPathComponent("UIKit.swiftmodule").path

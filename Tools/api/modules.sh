@@ -9,5 +9,6 @@ build_modules() {
   clang_maps=(
     -Xcc -fmodule-map-file="$PWD/Sources/CListTapeZlib/module.modulemap"
     -Xcc -fmodule-map-file="$PWD/Sources/CListTapePrefetch/include/module.modulemap"
+    -Xcc -fmodule-map-file="$PWD/Sources/CListTapeCRC/include/module.modulemap"
   )
 }
