@@ -166,3 +166,51 @@ import Testing
     }
   }
 }
+
+/// A big build or batch of definitions grows its arrays once, with room for as many again,
+/// instead of doubling its way there (each doubling a copy and fresh pages to fault in).
+@Suite struct BigBuildRoomTests {
+  @Test func aBigBuildGrowsTheNodeArraysOnceWithRoomForAsMany() throws {
+    var rng = SplitMix64(seed: 4)
+    var s = ListState()
+    try s.appendSections(["S"])
+    try s.appendItems(BulkBuildTests.tree(&rng, count: 20_000, prefix: "big"), toSection: "S")
+    // Appends one at a time stop doubling at 32,768 for 20,000 nodes.
+    #expect(s.forest.nodes.capacity >= 40_000)
+    #expect(s.forest.entryOf.capacity >= 40_000)
+    #expect(s.forest.content.capacity >= 40_000)
+    #expect(s.forest.handleOf.capacity >= 40_000)
+    #expect(invariantViolations(s).isEmpty)
+    // Small builds after it take the room: no node array moves.
+    let room = s.forest.nodes.capacity
+    for i in 0..<100 {
+      try s.appendItems(
+        [OutlineNode("after-\(i)", children: [OutlineNode("kid-\(i)")])], toSection: "S")
+    }
+    #expect(s.forest.nodes.capacity == room)
+    #expect(invariantViolations(s).isEmpty)
+  }
+
+  @Test func aBigBatchOfDefinitionsGrowsTheTableOnceWithRoomForAsMany() {
+    var space = IdSpace()
+    _ = space.append("a")
+    _ = space.append("b")
+    space.buildTable()
+    let from = space.count
+    for i in 0..<20_000 {
+      var form: [UInt8] = []
+      IdText.store("id-\(i)", into: &form)
+      form.withUnsafeBytes { space.appendUnindexed(stored: $0) }
+    }
+    var told = 0
+    space.indexAppended(from: from) { e, first in
+      if e == first { told += 1 }
+    }
+    #expect(told == 20_000)
+    // 20,002 entries at most half full fit in 65,536 slots (where doubling stops); room for
+    // as many again takes 131,072.
+    let table = space.heldBytes - space.bytes.capacity - space.ends.capacity * 4
+    #expect(table >= 131_072 * 8)
+    #expect(space.entry(of: "id-19999") == Int32(from + 19_999))
+  }
+}

@@ -8,6 +8,33 @@ extension Forest {
     return Handle(nodes.count)
   }
 
+  /// Makes room for `n` new nodes when they are many (one event may build a 50,000-item
+  /// outline, and the events after it add more): the node arrays and the entry map grow
+  /// once, to the power of two doubling would reach for twice the build, instead of
+  /// doubling their way there, each doubling a copy and fresh pages that a new process
+  /// faults in one by one. Room not yet used is not touched, so costs no page.
+  mutating func makeRoom(forNodes n: Int) {
+    guard n >= Self.roomFrom else { return }
+    let need = nodes.count &+ max(0, n &- freeNodes.count)
+    if need > nodes.capacity {
+      let room = Self.powerOfTwo(atLeast: need &+ n)
+      nodes.reserveCapacity(room)
+      entryOf.reserveCapacity(room)
+      content.reserveCapacity(room)
+    }
+    let entries = ids.count &+ n
+    if entries > handleOf.capacity { handleOf.reserveCapacity(Self.powerOfTwo(atLeast: entries)) }
+  }
+
+  private static func powerOfTwo(atLeast n: Int) -> Int {
+    var p = 1
+    while p < n { p &<<= 1 }
+    return p
+  }
+
+  /// Fewer new nodes than this grow the arrays as appends do.
+  static let roomFrom = 4096
+
   /// Stores new node `x` (which `nextNodeHandle` gave) with its id's entry and content,
   /// taking it off the free list or appending it. The entry map is the caller's business.
   @inline(__always) mutating func store(_ x: Handle, _ node: Node, entry e: Int32, _ c: ContentRef)

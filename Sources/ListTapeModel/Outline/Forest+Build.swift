@@ -183,6 +183,7 @@ extension Forest {
           entry: e, content: content(ops.words[w &+ 3]), expanded: l >> 16 != 0, base: base)
       ]
     }
+    makeRoom(forNodes: n)
     var b = BuildScratch()
     swap(&b, &scratch)
     defer {

@@ -146,7 +146,13 @@ package struct IdSpace: Sendable {
   package mutating func indexAppended(from first: Int, _ body: (Int32, Int32) -> Void) {
     guard first < count else { return }
     var t = takeTable()
-    if !t.isBuilt { t.build(self, entries: first, room: count) }
+    // A table grows once for a batch of definitions, to room for as many again (an outline
+    // defined in one frame is often followed by more), rather than doubling its way there.
+    if t.isBuilt {
+      t.reserve(count &+ (count &- first))
+    } else {
+      t.build(self, entries: first, room: count)
+    }
     t.insert(first..<count, self, body)
     table = t
   }
@@ -495,10 +501,23 @@ struct EntryTable: Sendable {
   }
   nonisolated(unsafe) private static var sink = 0
 
-  /// Doubles the slots, placing each entry again by the hash its slot keeps.
-  private mutating func grow() {
+  /// Grows the slots at once to hold `n` entries at most half full (many entries about to
+  /// be inserted), instead of doubling their way there.
+  mutating func reserve(_ n: Int) {
+    guard n &* 2 > slots.count else { return }
+    var size = max(16, slots.count)
+    while size < n &* 2 { size &<<= 1 }
+    grow(to: size)
+  }
+
+  /// Doubles the slots.
+  private mutating func grow() { grow(to: max(16, slots.count &* 2)) }
+
+  /// Moves to `size` slots (a power of two, room for every entry), placing each entry again
+  /// by the hash its slot keeps.
+  private mutating func grow(to size: Int) {
     var bigger = EntryTable()
-    bigger.slots = [UInt64](repeating: 0, count: max(16, slots.count &* 2))
+    bigger.slots = [UInt64](repeating: 0, count: size)
     for s in slots where s != 0 { bigger.place(s) }
     bigger.count = count
     bigger.last = last
