@@ -32,12 +32,12 @@ let package = Package(
     // Deflate writers of our own (Huffman codes alone, one-probe matching), faster than
     // zlib's levels for what the index and the Parquet export compress; any inflater reads
     // their output.
-    .target(name: "ListTapeDeflate", dependencies: ["CListTapeZlib"]),
+    .target(name: "ListTapeDeflate", dependencies: ["CListTapeZlib", "CListTapeCRC"]),
     // CRC-32 by carry-less multiplication where the processor has it (x86-64), for the log's
-    // checks of every frame; elsewhere zlib's.
+    // checks of every frame and the export's gzip pages; elsewhere zlib's.
     .target(name: "CListTapeCRC"),
     .target(
-      name: "ListTapeLog", dependencies: ["CListTapeZlib", "ListTapeDeflate", "CListTapeCRC"]),
+      name: "ListTapeLog", dependencies: ["CListTapeZlib", "ListTapeDeflate"]),
     // Deterministic sessions and the seeded generator (SplitMix64) for the bench, the tests
     // and `listtape generate`; no product.
     .target(name: "ListTapeSamples", dependencies: ["ListTapeModel"]),

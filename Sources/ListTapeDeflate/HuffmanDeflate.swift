@@ -36,7 +36,7 @@ package enum HuffmanDeflate {
       blocks(src, final: true, &w)
     }
     w.alignToByte()
-    let crc = UInt32(truncatingIfNeeded: crc32(0, src.baseAddress, uInt(src.count)))
+    let crc = crc32Bytes(0, UnsafeRawBufferPointer(src))
     w.word32(crc)
     w.word32(UInt32(truncatingIfNeeded: src.count))
     return w.count

@@ -21,13 +21,17 @@ log_target() { # name, target file
   # ListTapeLog writes index states with ListTapeDeflate's writers: that module first.
   if [ -z "$deflate_built" ]; then
     deflate_built=1
+    # ...and its CRC-32 (CListTapeCRC, C).
+    clang -O2 -fsanitize=address -I Sources/CListTapeCRC/include -c Sources/CListTapeCRC/crc32.c \
+      -o "$out/modules/CListTapeCRC.o"
     swiftc "${sanitize[@]}" -wmo -module-name ListTapeDeflate -emit-module \
       -emit-module-path "$out/modules/ListTapeDeflate.swiftmodule" -I Sources/CListTapeZlib \
+      -I Sources/CListTapeCRC/include \
       -c Sources/ListTapeDeflate/*.swift -o "$out/modules/ListTapeDeflate.o"
   fi
   swiftc "${sanitize[@]}" -module-name ListTapeLog -I Sources/CListTapeZlib -I "$out/modules" \
-    -lz Sources/ListTapeLog/*.swift "Tools/fuzz/$2" "$out/modules/ListTapeDeflate.o" \
-    -o "$out/$1"
+    -I Sources/CListTapeCRC/include -lz Sources/ListTapeLog/*.swift "Tools/fuzz/$2" \
+    "$out/modules/ListTapeDeflate.o" "$out/modules/CListTapeCRC.o" -o "$out/$1"
 }
 
 json_built=""

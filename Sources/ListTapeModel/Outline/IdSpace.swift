@@ -400,10 +400,9 @@ struct EntryTable: Sendable {
   /// with room for `room` entries (at least `n`) before it grows.
   mutating func build(_ space: IdSpace, entries n: Int? = nil, room: Int = 0) {
     let n = n ?? space.count
-    var size = 16
-    while size < max(n, room) &* 2 &+ 2 { size &<<= 1 }
-    slots = [UInt64](repeating: 0, count: size)
+    slots = []
     count = 0
+    reserve(max(n, room) &+ 1)
     insert(0..<n, space) { _, _ in }
   }
 

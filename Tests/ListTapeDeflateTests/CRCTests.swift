@@ -3,7 +3,7 @@ import CListTapeZlib
 import ListTapeSamples
 import Testing
 
-@testable import ListTapeLog
+@testable import ListTapeDeflate
 
 @Suite("CRC-32 folded by carry-less multiplication")
 struct CRCTests {
