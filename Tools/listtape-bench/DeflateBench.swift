@@ -33,6 +33,14 @@ enum DeflateBench {
     return (n, times.sorted()[10])
   }
 
+  /// `bytes` as one zlib stream at `level`: its length.
+  static func zlibSize(_ bytes: [UInt8], level: Int32) -> Int {
+    var length = compressBound(uLong(bytes.count))
+    var out = [UInt8](repeating: 0, count: Int(length))
+    _ = compress2(&out, &length, bytes, uLong(bytes.count), level)
+    return Int(length)
+  }
+
   static func zlib(_ part: [UInt8], strategy: Int32) -> (Int, Double) {
     var out = [UInt8](repeating: 0, count: part.count * 2 + 1024)
     var z = z_stream()

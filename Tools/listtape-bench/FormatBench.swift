@@ -593,7 +593,10 @@ enum NoIndexParts {
 /// what changed would hold (issue 28.3's design): at every SPACING events (49,152 by
 /// default) of a fold from the start, the items whose placement (section, parent, previous
 /// sibling) or content differ from the state 1, 2 and 4 points before (items added and
-/// removed counted), and those whose flags alone differ; as a share of the items then.
+/// removed counted), and those whose flags alone differ; as a share of the items then. And
+/// what a delta of item records would take in a log (each changed item's section, parent,
+/// item before it, flags and text; ids numbered as met), deflated at the log's level, beside
+/// the full compact state at that point deflated the same way.
 enum DeltaShare {
   struct Placed: Equatable {
     var section: String
@@ -649,15 +652,89 @@ enum DeltaShare {
     return (moved, flags)
   }
 
+  /// The records that turn `a` into `b`, deflated at zlib level 4: per item placed or
+  /// filled otherwise (or new), its number, section, parent, the item before it (numbers,
+  /// 0 for none), flags and text; per item whose flags alone changed, its number and flags;
+  /// per item gone, its number. Ids are numbered in `numbers` as first met.
+  static func deltaBytes(
+    _ a: [String: Placed], _ b: [String: Placed], _ numbers: inout [String: Int]
+  ) -> Int {
+    func n(_ id: String?) -> Int {
+      guard let id else { return 0 }
+      if let k = numbers[id] { return k }
+      let k = numbers.count + 1
+      numbers[id] = k
+      return k
+    }
+    var placed: [(Int, Placed)] = []
+    var flagged: [(Int, Placed)] = []
+    var gone: [Int] = []
+    for (id, p) in b {
+      guard let before = a[id] else {
+        placed.append((n(id), p))
+        continue
+      }
+      guard before != p else { continue }
+      var same = before
+      same.expanded = p.expanded
+      same.selected = p.selected
+      if same == p { flagged.append((n(id), p)) } else { placed.append((n(id), p)) }
+    }
+    for id in a.keys where b[id] == nil { gone.append(n(id)) }
+    var out: [UInt8] = []
+    func count(_ v: Int) {
+      var v = UInt64(v)
+      while v >= 0x80 {
+        out.append(UInt8(v & 0x7F) | 0x80)
+        v >>= 7
+      }
+      out.append(UInt8(v))
+    }
+    func flags(_ p: Placed) -> UInt8 {
+      (p.expanded ? 1 : 0) | (p.selected ? 2 : 0) | (p.title != nil ? 4 : 0)
+        | (p.fields != nil ? 8 : 0)
+    }
+    func text(_ t: String) {
+      count(t.utf8.count)
+      out.append(contentsOf: t.utf8)
+    }
+    count(placed.count)
+    for (k, p) in placed.sorted(by: { $0.0 < $1.0 }) {
+      count(k)
+      count(n(p.section))
+      count(n(p.parent))
+      count(n(p.after))
+      out.append(flags(p))
+      if let t = p.title { text(t) }
+      if let f = p.fields {
+        count(f.count)
+        for (key, value) in f.sorted(by: { $0.key < $1.key }) {
+          text(key)
+          text(value)
+        }
+      }
+    }
+    count(flagged.count)
+    for (k, p) in flagged.sorted(by: { $0.0 < $1.0 }) {
+      count(k)
+      out.append(flags(p))
+    }
+    count(gone.count)
+    for k in gone.sorted() { count(k) }
+    return DeflateBench.zlibSize(out, level: 4)
+  }
+
   static func run(_ path: String, spacing: Int) throws {
     let timeline = try Timeline(path: path)
     var state = ListState()
     var decoder = timeline.startDecoder()
     var points: [[String: Placed]] = []
+    var numbers: [String: Int] = [:]
     print(
       "| point | event | items | placed or filled otherwise, since 1 point | 2 points |"
-        + " 4 points | flags alone, since 1 point |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+        + " 4 points | flags alone, since 1 point | delta since 1 point | since 4 points |"
+        + " full state |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     var next = spacing
     var k = 0
     try timeline.fold(&state, &decoder, from: 1, through: timeline.eventCount) {
@@ -673,10 +750,17 @@ enum DeltaShare {
         let n = flags ? c.flagsOnly : c.moved
         return String(format: "%d (%.1f %%)", n, 100 * Double(n) / Double(max(items, 1)))
       }
+      func delta(_ back: Int) -> String {
+        guard points.count >= back else { return "—" }
+        return "\(deltaBytes(points[points.count - back], now, &numbers)) B"
+      }
+      let full =
+        (try? state.compactEncoded(segment: 0, dictionaryCount: state.ids.count))
+        .map { "\(DeflateBench.zlibSize($0.bytes, level: 4)) B" } ?? "—"
       k += 1
       print(
         "| \(k) | \(seq) | \(items) | \(share(1)) | \(share(2)) | \(share(4))"
-          + " | \(share(1, flags: true)) |")
+          + " | \(share(1, flags: true)) | \(delta(1)) | \(delta(4)) | \(full) |")
       points.append(now)
       if points.count > 4 { points.removeFirst() }
       return true
