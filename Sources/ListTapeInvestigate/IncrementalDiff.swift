@@ -184,12 +184,18 @@ extension Differ {
   }
 }
 
-/// What a diff compares of an item in `state`; nil when absent.
+/// What a diff compares of an item in `state`; nil when absent. The item is found once (by
+/// string, a pass over the entries when the ids have no string table).
 func itemFacts(_ state: ListState, _ id: String) -> ItemFacts? {
-  guard let p = state.placement(of: id) else { return nil }
+  state.item(id).map { itemFacts(state, $0) }
+}
+
+/// What a diff compares of item `x` of `state`.
+func itemFacts(_ state: ListState, _ x: ItemRef) -> ItemFacts {
+  let p = state.placement(of: x)
   return (
-    ItemPlace(section: p.section, parent: p.parent, after: p.after), state.isExpanded(id),
-    state.title(of: id), state.fields(of: id)
+    ItemPlace(section: p.section, parent: p.parent, after: p.after), state.isExpanded(x),
+    state.title(of: x), state.fields(of: x)
   )
 }
 
@@ -320,12 +326,7 @@ private struct Navigator: OldSide {
   }
 
   mutating func facts(_ id: String) -> ItemFacts? {
-    guard let x = ref(id) else { return nil }
-    let p = state.placement(of: x)
-    return (
-      ItemPlace(section: p.section, parent: p.parent, after: p.after), state.isExpanded(x),
-      state.title(of: x), state.fields(of: x)
-    )
+    ref(id).map { itemFacts(state, $0) }
   }
 
   mutating func level(of id: String) -> Int { ref(id).map { state.level(of: $0) } ?? 0 }
