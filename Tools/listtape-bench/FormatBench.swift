@@ -682,14 +682,7 @@ enum DeltaShare {
     }
     for id in a.keys where b[id] == nil { gone.append(n(id)) }
     var out: [UInt8] = []
-    func count(_ v: Int) {
-      var v = UInt64(v)
-      while v >= 0x80 {
-        out.append(UInt8(v & 0x7F) | 0x80)
-        v >>= 7
-      }
-      out.append(UInt8(v))
-    }
+    func count(_ v: Int) { appendVarint(UInt64(v), &out) }
     func flags(_ p: Placed) -> UInt8 {
       (p.expanded ? 1 : 0) | (p.selected ? 2 : 0) | (p.title != nil ? 4 : 0)
         | (p.fields != nil ? 8 : 0)
@@ -790,4 +783,14 @@ enum JSONParts {
         format: "%d items, %d bytes: streamed %.2f ms, one buffer %.2f ms (medians of 21)",
         state.numberOfAllItems, streamed.0, streamed.1 * 1000, whole.1 * 1000))
   }
+}
+
+/// Appends `v` as LEB128 (the logs' varints) to `out`: the bench's own encoders' one writer.
+func appendVarint(_ v: UInt64, _ out: inout [UInt8]) {
+  var v = v
+  while v >= 0x80 {
+    out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+    v >>= 7
+  }
+  out.append(UInt8(v))
 }

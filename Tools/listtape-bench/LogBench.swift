@@ -69,14 +69,6 @@ enum LogBench {
       z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
       return z ^ (z >> 31)
     }
-    func varint(_ v: UInt64, _ out: inout [UInt8]) {
-      var v = v
-      while v >= 0x80 {
-        out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-        v >>= 7
-      }
-      out.append(UInt8(v))
-    }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(count * 22)
     var offsets = [0]
@@ -86,17 +78,17 @@ enum LogBench {
       let r = next()
       bytes.append(UInt8(r % 12))
       t += r >> 60
-      varint(t - 1_700_000_000_000, &bytes)
-      varint((r >> 8) % 100_000, &bytes)
-      varint((r >> 28) % 100_000, &bytes)
-      varint((r >> 20) % 2_000, &bytes)
+      appendVarint(t - 1_700_000_000_000, &bytes)
+      appendVarint((r >> 8) % 100_000, &bytes)
+      appendVarint((r >> 28) % 100_000, &bytes)
+      appendVarint((r >> 20) % 2_000, &bytes)
       bytes += [UInt8(r >> 52 & 7), 0, UInt8(r >> 56 & 1), 1]
       if r % 5 == 0 {
         let words = ["item", "folder", "note", "photo", "mail", "draft"]
         let w = Array(words[Int((r >> 40) % 6)].utf8)
         bytes.append(UInt8(w.count + 3))
         bytes += w
-        varint((r >> 48) % 1000, &bytes)
+        appendVarint((r >> 48) % 1000, &bytes)
       } else {
         bytes.append(UInt8((r >> 44) & 3))
       }

@@ -17,19 +17,13 @@ extension Forest {
     guard n >= Self.roomFrom else { return }
     let need = nodes.count &+ max(0, n &- freeNodes.count)
     if need > nodes.capacity {
-      let room = Self.powerOfTwo(atLeast: need &+ n)
+      let room = Int.powerOfTwo(atLeast: need &+ n)
       nodes.reserveCapacity(room)
       entryOf.reserveCapacity(room)
       content.reserveCapacity(room)
     }
     let entries = ids.count &+ n
-    if entries > handleOf.capacity { handleOf.reserveCapacity(Self.powerOfTwo(atLeast: entries)) }
-  }
-
-  private static func powerOfTwo(atLeast n: Int) -> Int {
-    var p = 1
-    while p < n { p &<<= 1 }
-    return p
+    if entries > handleOf.capacity { handleOf.reserveCapacity(Int.powerOfTwo(atLeast: entries)) }
   }
 
   /// Fewer new nodes than this grow the arrays as appends do.
@@ -186,5 +180,14 @@ extension Forest {
     }
     text = fresh
     textGarbage = 0
+  }
+}
+
+extension Int {
+  /// The least power of two at least `n` (1 for `n` ≤ 1): the sizes arrays and tables grow to.
+  static func powerOfTwo(atLeast n: Int) -> Int {
+    var p = 1
+    while p < n { p &<<= 1 }
+    return p
   }
 }

@@ -504,9 +504,7 @@ struct EntryTable: Sendable {
   /// be inserted), instead of doubling their way there.
   mutating func reserve(_ n: Int) {
     guard n &* 2 > slots.count else { return }
-    var size = max(16, slots.count)
-    while size < n &* 2 { size &<<= 1 }
-    grow(to: size)
+    grow(to: max(16, slots.count, Int.powerOfTwo(atLeast: n &* 2)))
   }
 
   /// Doubles the slots.
