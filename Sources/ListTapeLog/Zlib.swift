@@ -91,6 +91,11 @@ final class Deflater {
 final class Inflater {
   private let stream: UnsafeMutablePointer<z_stream>
   private var scratch: UInt8 = 0
+  /// A raw stream for `inflatePrefix` (made on first use) and the window bits it was last
+  /// reset to: a prefix stops before the stream's Adler-32, so the sum zlib keeps of a
+  /// wrapped stream's output as it goes (a tenth of inflating definitions) would be wasted.
+  private var prefixStream: UnsafeMutablePointer<z_stream>?
+  private var prefixBits: Int32 = -15
 
   /// A zlib inflater, or with `raw` one for a raw deflate stream (no header, no Adler-32).
   init?(raw: Bool = false) {
@@ -131,6 +136,36 @@ final class Inflater {
     inflateEnd(stream)
     stream.deinitialize(count: 1)
     stream.deallocate()
+    if let p = prefixStream {
+      inflateEnd(p)
+      p.deinitialize(count: 1)
+      p.deallocate()
+    }
+  }
+
+  /// A raw stream reset for the deflate data after `src`'s zlib header, checked as zlib
+  /// checks it (method 8, a window of at most 32 KiB, the header's check bits, no preset
+  /// dictionary), with the window it names; nil when the header is bad.
+  private func prefixStream(after src: UnsafeRawBufferPointer) -> UnsafeMutablePointer<z_stream>? {
+    guard src.count >= 2 else { return nil }
+    let cmf = src[0]
+    let flg = src[1]
+    guard cmf & 0x0F == 8, cmf >> 4 <= 7, (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0,
+      flg & 0x20 == 0
+    else { return nil }
+    let bits = -(Int32(cmf >> 4) + 8)
+    if prefixStream == nil {
+      prefixStream = newStream { listtape_inflateInit2($0, bits) }
+      prefixBits = bits
+    } else if let p = prefixStream {
+      if bits == prefixBits {
+        inflateReset(p)
+      } else {
+        guard inflateReset2(p, bits) == Z_OK else { return nil }
+        prefixBits = bits
+      }
+    }
+    return prefixStream
   }
 
   /// Inflates the first bytes of a zlib stream whose whole output is `dst.count` bytes: the
@@ -148,10 +183,15 @@ final class Inflater {
       if let why = inflateExact(src, into: dst) { return .failure(InflateFailure(why: why)) }
       return .success(dst.count)
     }
-    inflateReset(stream)
+    // The header is read here and the deflate data after it by a raw stream: the same
+    // bytes out, without the Adler-32 a prefix never reaches.
+    guard let stream = prefixStream(after: src) else {
+      return .failure(
+        InflateFailure(why: "truncated stream or bad data in its first \(head) bytes"))
+    }
     stream.pointee.next_in = UnsafeMutablePointer(
-      mutating: src.baseAddress?.assumingMemoryBound(to: Bytef.self))
-    stream.pointee.avail_in = uInt(src.count)
+      mutating: src.baseAddress.map { $0 + 2 }?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.avail_in = uInt(src.count - 2)
     stream.pointee.next_out = out.assumingMemoryBound(to: Bytef.self)
     var written = 0
     /// Inflates until `n` bytes are out; false on an error or an early end of the stream.

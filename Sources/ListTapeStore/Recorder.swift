@@ -45,11 +45,11 @@ package final class Recorder {
     o.fsync = fsync
     o.formatMajor = 2
     // Checkpoints in the log only bound how far a reopening recorder (or a reader without
-    // the index file) folds: at most 1M events apart, and at least 16 times their own size
-    // of frames apart, so that they stay a small share of the file; seeks use the index
-    // file's denser seek points. See docs/log-format.md.
+    // the index file) folds: at most 1M events apart, and at least 10 times their own size
+    // of frames apart, so that they stay about a tenth of the file at most; seeks use the
+    // index file's denser seek points. See docs/log-format.md.
     o.maxEventsBetweenCheckpoints = 1_000_000
-    o.checkpointBytesRatio = 16
+    o.checkpointBytesRatio = 10
     o.minCheckpointSpacingBytes = 256 << 10
     o.maxRawBytesPerFrame = 256 << 10
     // zlib's first level with lazy matching: 1-2 % smaller logs than level 3 at the same

@@ -214,10 +214,12 @@ package struct IdSpace: Sendable {
   }
 
   /// Makes room for `entries` entries of `bytes` stored bytes in all, so that a space
-  /// read whole (a segment's definitions) is not copied at every doubling.
+  /// read whole (a segment's definitions) is not copied at every doubling, nor its string
+  /// table (when built) placed again at each.
   package mutating func reserve(entries: Int, bytes n: Int) {
     if ends.capacity < entries { ends.reserveCapacity(entries) }
     if bytes.capacity < n { bytes.reserveCapacity(n) }
+    if table.isBuilt { table.reserve(entries) }
   }
 
   /// Empties the space and gives it a new lineage (a dictionary restart).
