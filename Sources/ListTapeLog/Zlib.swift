@@ -91,11 +91,10 @@ final class Deflater {
 final class Inflater {
   private let stream: UnsafeMutablePointer<z_stream>
   private var scratch: UInt8 = 0
-  /// A raw stream for `inflatePrefix` (made on first use) and the window bits it was last
-  /// reset to: a prefix stops before the stream's Adler-32, so the sum zlib keeps of a
-  /// wrapped stream's output as it goes (a tenth of inflating definitions) would be wasted.
+  /// A raw stream for `inflatePrefix`, made on first use: a prefix stops before the
+  /// stream's Adler-32, so the sum zlib keeps of a wrapped stream's output as it goes (a
+  /// tenth of inflating definitions) would be wasted.
   private var prefixStream: UnsafeMutablePointer<z_stream>?
-  private var prefixBits: Int32 = -15
 
   /// A zlib inflater, or with `raw` one for a raw deflate stream (no header, no Adler-32).
   init?(raw: Bool = false) {
@@ -145,7 +144,9 @@ final class Inflater {
 
   /// A raw stream reset for the deflate data after `src`'s zlib header, checked as zlib
   /// checks it (method 8, a window of at most 32 KiB, the header's check bits, no preset
-  /// dictionary), with the window it names; nil when the header is bad.
+  /// dictionary); nil when the header is bad. The raw stream's window is 32 KiB whatever
+  /// the header names, as zlib's own reading of a wrapped stream allows (it bounds distances
+  /// by the header's window only when built with INFLATE_STRICT).
   private func prefixStream(after src: UnsafeRawBufferPointer) -> UnsafeMutablePointer<z_stream>? {
     guard src.count >= 2 else { return nil }
     let cmf = src[0]
@@ -153,17 +154,10 @@ final class Inflater {
     guard cmf & 0x0F == 8, cmf >> 4 <= 7, (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0,
       flg & 0x20 == 0
     else { return nil }
-    let bits = -(Int32(cmf >> 4) + 8)
-    if prefixStream == nil {
-      prefixStream = newStream { listtape_inflateInit2($0, bits) }
-      prefixBits = bits
-    } else if let p = prefixStream {
-      if bits == prefixBits {
-        inflateReset(p)
-      } else {
-        guard inflateReset2(p, bits) == Z_OK else { return nil }
-        prefixBits = bits
-      }
+    if let p = prefixStream {
+      inflateReset(p)
+    } else {
+      prefixStream = newStream { listtape_inflateInit2($0, -15) }
     }
     return prefixStream
   }
